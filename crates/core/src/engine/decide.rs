@@ -1,0 +1,277 @@
+//! Decisions: one at a time, a batch where each item stands alone, or a whole group at once.
+//! Only the owner decides; every decision is computed by the status machine from the status
+//! the proposal had when it was read, and the store applies it only if that is still true.
+
+use super::{Actor, Engine};
+use crate::canonical::canonical_sha256;
+use crate::error::CoreError;
+use crate::kinds::clip;
+use crate::proposal::{Decision, DecisionRequest, Outcome, Proposal};
+use crate::status::{next, Action, Status};
+use crate::store::{Transition, Transitioned};
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+const REASON_MAX: usize = 10_000;
+
+/// One item of a batch decision.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchItem {
+    /// The proposal.
+    pub id: String,
+    /// The decision.
+    #[serde(flatten)]
+    pub decision: DecisionRequest,
+}
+
+/// What happened to one item of a batch.
+#[derive(Debug, Clone, Serialize)]
+pub struct BatchItemResult {
+    /// The proposal.
+    pub id: String,
+    /// `decided`, `skipped` (someone settled it first) or `error`.
+    pub result: &'static str,
+    /// Its status now (when it exists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Why it was not decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<crate::proposal::ErrorInfo>,
+}
+
+/// The answer to a batch or group decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct BatchResult {
+    /// Per item, in request order.
+    pub results: Vec<BatchItemResult>,
+    /// How many were decided.
+    pub decided: usize,
+    /// How many were already settled by someone else.
+    pub skipped: usize,
+    /// How many could not be decided (not found, invalid).
+    pub failed: usize,
+}
+
+/// A decision for every pending proposal of a group.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupDecision {
+    /// The group.
+    pub group_id: String,
+    /// The decision (no edits: edits are per proposal).
+    pub outcome: Outcome,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// What to change (refine).
+    #[serde(default)]
+    pub feedback: Option<String>,
+}
+
+fn err_info(e: &CoreError) -> crate::proposal::ErrorInfo {
+    crate::proposal::ErrorInfo { code: e.code().to_string(), message: e.to_string() }
+}
+
+fn invalid_state(p_id: &str, status: Option<Status>) -> CoreError {
+    match status {
+        Some(s) => CoreError::InvalidState {
+            message: format!("proposal `{}` is {s}; only pending proposals can be decided", clip(p_id, 80)),
+        },
+        None => CoreError::NotFound(format!("no proposal `{}`", clip(p_id, 80))),
+    }
+}
+
+impl Engine {
+    /// Builds the transition for a decision on `p`, validating the request.
+    fn plan(&self, actor: &Actor, p: &Proposal, req: DecisionRequest) -> Result<Transition, CoreError> {
+        let action = match req.outcome {
+            Outcome::Approve => Action::Approve,
+            Outcome::Reject => Action::Reject,
+            Outcome::Refine => Action::Refine,
+        };
+        let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
+        let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
+            match v {
+                Some(s) if s.chars().count() > REASON_MAX => {
+                    Err(CoreError::invalid("invalid_field", format!("`{field}` is longer than {REASON_MAX} characters")))
+                }
+                Some(s) if s.trim().is_empty() => Ok(None),
+                other => Ok(other),
+            }
+        };
+        let reason = clean("reason", req.reason)?;
+        let feedback = clean("feedback", req.feedback)?;
+        if req.outcome == Outcome::Refine && feedback.is_none() {
+            return Err(CoreError::invalid("feedback_required", "a refine needs `feedback` telling the agent what to change"));
+        }
+        if req.outcome != Outcome::Approve && req.edits.is_some() {
+            return Err(CoreError::invalid("invalid_edits", "edits go with approve only"));
+        }
+        let edited_payload = match (&req.edits, req.outcome) {
+            (Some(edits), Outcome::Approve) => Some(self.inner.kinds.get(&p.kind)?.edit(&p.payload, edits)?),
+            _ => None,
+        };
+        let approved_sha256 = (req.outcome == Outcome::Approve)
+            .then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
+        let now = Timestamp::now();
+        let detail = serde_json::json!({
+            "outcome": req.outcome,
+            "reason": reason,
+            "feedback": feedback,
+            "edited": edited_payload.is_some(),
+        });
+        Ok(Transition {
+            id: p.id.clone(),
+            from: p.status,
+            to,
+            decision: Some(Decision {
+                outcome: req.outcome,
+                reason,
+                feedback,
+                edited_payload,
+                approved_sha256,
+                by: actor.by.clone(),
+                channel: actor.channel,
+                at: now,
+            }),
+            result: None,
+            error: None,
+            at: now,
+            actor: actor.by.clone(),
+            channel: actor.channel,
+            detail: Some(detail),
+        })
+    }
+
+    /// A person decides one proposal.
+    pub async fn decide(&self, actor: &Actor, id: &str, req: DecisionRequest) -> Result<Proposal, CoreError> {
+        let p = self.get(&super::Principal::Owner, id).await?;
+        let t = self.plan(actor, &p, req)?;
+        let from = [t.from];
+        let done = self.inner.store.transition(vec![t], true).await?;
+        self.announce(&from, &done);
+        match done.into_iter().next() {
+            Some(Transitioned::Done(p)) => Ok(p),
+            Some(Transitioned::Conflict(now)) => Err(invalid_state(id, now)),
+            None => Err(CoreError::invalid("internal", "no transition result")),
+        }
+    }
+
+    /// A person decides several proposals; each stands alone, and one that someone else
+    /// settled meanwhile is reported as skipped.
+    pub async fn decide_batch(&self, actor: &Actor, items: Vec<BatchItem>) -> Result<BatchResult, CoreError> {
+        let mut results: Vec<BatchItemResult> = Vec::with_capacity(items.len());
+        let mut planned = Vec::new(); // (index in results, transition)
+        for item in items {
+            let idx = results.len();
+            results.push(BatchItemResult { id: item.id.clone(), result: "error", status: None, error: None });
+            let p = match self.get(&super::Principal::Owner, &item.id).await {
+                Ok(p) => p,
+                Err(e) => {
+                    results[idx].error = Some(err_info(&e));
+                    continue;
+                }
+            };
+            results[idx].status = Some(p.status);
+            if p.status != Status::Pending {
+                results[idx].result = "skipped";
+                continue;
+            }
+            match self.plan(actor, &p, item.decision) {
+                Ok(t) => planned.push((idx, t)),
+                Err(e) => results[idx].error = Some(err_info(&e)),
+            }
+        }
+        let from: Vec<Status> = planned.iter().map(|(_, t)| t.from).collect();
+        let (idxs, ts): (Vec<usize>, Vec<Transition>) = planned.into_iter().unzip();
+        let done = if ts.is_empty() { Vec::new() } else { self.inner.store.transition(ts, false).await? };
+        self.announce(&from, &done);
+        for (idx, t) in idxs.into_iter().zip(done) {
+            match t {
+                Transitioned::Done(p) => {
+                    results[idx].result = "decided";
+                    results[idx].status = Some(p.status);
+                }
+                Transitioned::Conflict(now) => {
+                    results[idx].result = "skipped";
+                    results[idx].status = now;
+                }
+            }
+        }
+        Ok(tally(results))
+    }
+
+    /// A person decides every pending proposal of a group together: all or nothing.
+    pub async fn decide_group(&self, actor: &Actor, g: GroupDecision) -> Result<BatchResult, CoreError> {
+        let members = self.inner.store.group(&g.group_id).await?;
+        if members.is_empty() {
+            return Err(CoreError::NotFound(format!("no proposals in group `{}`", clip(&g.group_id, 80))));
+        }
+        let pending: Vec<&Proposal> = members.iter().filter(|p| p.status == Status::Pending).collect();
+        if pending.is_empty() {
+            return Err(CoreError::InvalidState {
+                message: format!("group `{}` has no pending proposals", clip(&g.group_id, 80)),
+            });
+        }
+        let mut ts = Vec::with_capacity(pending.len());
+        for p in &pending {
+            let req = DecisionRequest { outcome: g.outcome, reason: g.reason.clone(), feedback: g.feedback.clone(), edits: None };
+            ts.push(self.plan(actor, p, req)?);
+        }
+        let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
+        let done = self.inner.store.transition(ts, true).await?;
+        if let Some(pos) = done.iter().position(|t| matches!(t, Transitioned::Conflict(_))) {
+            return Err(CoreError::InvalidState {
+                message: format!(
+                    "proposal `{}` of group `{}` was settled meanwhile; nothing was changed",
+                    pending[pos].id,
+                    clip(&g.group_id, 80)
+                ),
+            });
+        }
+        self.announce(&from, &done);
+        let results = done
+            .into_iter()
+            .filter_map(|t| match t {
+                Transitioned::Done(p) => Some(BatchItemResult { id: p.id, result: "decided", status: Some(p.status), error: None }),
+                Transitioned::Conflict(_) => None,
+            })
+            .collect();
+        Ok(tally(results))
+    }
+
+    /// The agent takes back its own pending proposal.
+    pub async fn withdraw(&self, agent: &str, id: &str) -> Result<Proposal, CoreError> {
+        let p = self.get(&super::Principal::Agent(agent.to_string()), id).await?;
+        let to = next(p.status, Action::Withdraw, p.class).map_err(|_| CoreError::InvalidState {
+            message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, p.status),
+        })?;
+        let t = Transition {
+            id: p.id.clone(),
+            from: p.status,
+            to,
+            decision: None,
+            result: None,
+            error: None,
+            at: Timestamp::now(),
+            actor: agent.to_string(),
+            channel: crate::proposal::Channel::Agent,
+            detail: None,
+        };
+        let done = self.inner.store.transition(vec![t], true).await?;
+        self.announce(&[p.status], &done);
+        match done.into_iter().next() {
+            Some(Transitioned::Done(p)) => Ok(p),
+            Some(Transitioned::Conflict(now)) => Err(CoreError::InvalidState {
+                message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, now.unwrap_or(p.status)),
+            }),
+            None => Err(CoreError::invalid("internal", "no transition result")),
+        }
+    }
+}
+
+fn tally(results: Vec<BatchItemResult>) -> BatchResult {
+    let count = |r: &str| results.iter().filter(|x| x.result == r).count();
+    BatchResult { decided: count("decided"), skipped: count("skipped"), failed: count("error"), results }
+}

@@ -1,0 +1,92 @@
+//! Expiry: a background task settles pending proposals whose `expires_at` has passed. It sleeps
+//! until the earliest expiry (or a minute), and a new proposal that expires earlier wakes it.
+
+use super::Engine;
+use crate::proposal::Channel;
+use crate::status::{next, Action};
+use crate::store::Transition;
+use crate::time::Timestamp;
+use std::future::Future;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+const MAX_SLEEP_MS: i64 = 60_000;
+const BATCH: u32 = 500;
+
+impl Engine {
+    /// Expires every pending proposal that is due now. Returns how many it expired.
+    pub async fn expire_due(&self) -> usize {
+        let mut total = 0;
+        loop {
+            let due = match self.inner.store.due_for_expiry(Timestamp::now(), BATCH).await {
+                Ok(d) => d,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not read proposals due for expiry");
+                    return total;
+                }
+            };
+            if due.is_empty() {
+                return total;
+            }
+            let now = Timestamp::now();
+            let mut from = Vec::new();
+            let mut ts = Vec::new();
+            for (id, status) in due {
+                let class = crate::status::KindClass::DecisionOnly; // Expire is class-independent.
+                if let Ok(to) = next(status, Action::Expire, class) {
+                    from.push(status);
+                    ts.push(Transition {
+                        id,
+                        from: status,
+                        to,
+                        decision: None,
+                        result: None,
+                        error: None,
+                        at: now,
+                        actor: "assent".into(),
+                        channel: Channel::System,
+                        detail: None,
+                    });
+                }
+            }
+            let n = ts.len();
+            match self.inner.store.transition(ts, false).await {
+                Ok(done) => {
+                    self.announce(&from, &done);
+                    total += n;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "could not expire proposals");
+                    return total;
+                }
+            }
+            if n < BATCH as usize {
+                return total;
+            }
+        }
+    }
+
+    /// Runs the expiry sweeper until `shutdown` resolves.
+    pub async fn run_expiry(&self, shutdown: impl Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            self.expire_due().await;
+            let now = Timestamp::now().0;
+            let next = match self.inner.store.next_expiry().await {
+                Ok(Some(t)) => t.0.min(now + MAX_SLEEP_MS),
+                Ok(None) => now + MAX_SLEEP_MS,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not read the next expiry");
+                    now + 1000
+                }
+            };
+            self.inner.next_sweep.store(next, Ordering::Release);
+            let wait = Duration::from_millis((next - now).max(0) as u64);
+            tokio::select! {
+                _ = &mut shutdown => return,
+                _ = tokio::time::sleep(wait) => {}
+                _ = self.inner.sweep_now.notified() => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The engine: the one entry point hosts (the headless server, the desktop app, the CLI when
+//! no server runs) use. It authenticates callers, runs proposals through their kinds, moves
+//! them through the status machine, publishes events and wakes waiters.
+
+mod decide;
+mod expiry;
+mod propose;
+mod wait;
+
+pub use decide::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
+
+use crate::error::CoreError;
+use crate::events::{Event, EventBus, Waiters};
+use crate::kinds::KindRegistry;
+use crate::proposal::{AgentInfo, AuditEntry, Proposal};
+use crate::secret::{hashes_equal, new_token, token_hash};
+use crate::store::{ListQuery, Store, Transitioned};
+use crate::time::Timestamp;
+use std::sync::atomic::AtomicI64;
+use std::sync::{Arc, RwLock};
+use tokio::sync::{broadcast, Notify};
+
+/// Limits and defaults. Hosts fill it from `config.toml`.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Seconds until a proposal expires when the agent does not say (24 h).
+    pub default_expires_in: u64,
+    /// The longest `expires_in` accepted (30 days).
+    pub max_expires_in: u64,
+    /// Pending proposals one agent may have at once.
+    pub max_pending_per_agent: u32,
+    /// Open waits one agent may have at once.
+    pub max_waits_per_agent: u32,
+    /// The longest single wait, in seconds.
+    pub max_wait_secs: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            default_expires_in: 24 * 3600,
+            max_expires_in: 30 * 24 * 3600,
+            max_pending_per_agent: 1000,
+            max_waits_per_agent: 256,
+            max_wait_secs: 120,
+        }
+    }
+}
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    /// The person: may decide, sees everything.
+    Owner,
+    /// A named agent: may propose, sees only its own proposals, never decides.
+    Agent(String),
+}
+
+impl Principal {
+    /// The agent's name, if this is an agent.
+    pub fn agent(&self) -> Option<&str> {
+        match self {
+            Principal::Agent(a) => Some(a),
+            Principal::Owner => None,
+        }
+    }
+}
+
+/// A person's identity on a decision: who and through which channel.
+#[derive(Debug, Clone)]
+pub struct Actor {
+    /// `owner`, or a rule's name.
+    pub by: String,
+    /// The channel.
+    pub channel: crate::proposal::Channel,
+}
+
+/// A page of proposals.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Page {
+    /// The proposals, newest first.
+    pub items: Vec<Proposal>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) kinds: KindRegistry,
+    pub(crate) config: EngineConfig,
+    pub(crate) bus: EventBus,
+    pub(crate) waiters: Waiters,
+    owner_hash: [u8; 32],
+    agents: RwLock<Vec<(String, [u8; 32])>>,
+    /// When the expiry sweeper plans to wake next (ms); a new proposal expiring earlier pokes it.
+    pub(crate) next_sweep: AtomicI64,
+    pub(crate) sweep_now: Notify,
+}
+
+/// The engine. Cheap to clone.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+const AGENT_NAME_MAX: usize = 64;
+
+/// Checks an agent name: 1-64 of `a-z 0-9 . _ -`, starting with a letter or digit.
+pub fn validate_agent_name(name: &str) -> Result<(), CoreError> {
+    let ok = !name.is_empty()
+        && name.len() <= AGENT_NAME_MAX
+        && name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(
+            "invalid_agent_name",
+            "an agent name is 1-64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
+        ))
+    }
+}
+
+impl Engine {
+    /// An engine over `store`, accepting `kinds`, with the owner credential's hash.
+    pub async fn new(store: Arc<dyn Store>, kinds: KindRegistry, config: EngineConfig, owner_hash: [u8; 32]) -> Result<Self, CoreError> {
+        let agents = store.agent_tokens().await?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                store,
+                kinds,
+                config,
+                bus: EventBus::new(4096),
+                waiters: Waiters::default(),
+                owner_hash,
+                agents: RwLock::new(agents),
+                next_sweep: AtomicI64::new(i64::MAX),
+                sweep_now: Notify::new(),
+            }),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.config
+    }
+
+    /// The kinds this engine accepts.
+    pub fn kinds(&self) -> &KindRegistry {
+        &self.inner.kinds
+    }
+
+    /// Who holds this bearer token, if anyone. Every candidate is compared in constant time
+    /// and the loop never stops early, so timing says nothing about which hash was close.
+    pub fn authenticate(&self, token: &str) -> Option<Principal> {
+        let h = token_hash(token);
+        let mut found = None;
+        if hashes_equal(&h, &self.inner.owner_hash) {
+            found = Some(Principal::Owner);
+        }
+        let agents = self.inner.agents.read().unwrap_or_else(|e| e.into_inner());
+        for (name, hash) in agents.iter() {
+            if hashes_equal(&h, hash) && found.is_none() {
+                found = Some(Principal::Agent(name.clone()));
+            }
+        }
+        found
+    }
+
+    /// Subscribes to proposal events.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.inner.bus.subscribe()
+    }
+
+    /// Number of open waits.
+    pub fn open_waits(&self) -> usize {
+        self.inner.waiters.open()
+    }
+
+    /// A proposal the principal may see (agents: only their own; others are `not_found`).
+    pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
+        let p = self.inner.store.get(id).await?;
+        match p {
+            Some(p) if who.agent().is_none_or(|a| a == p.agent) => Ok(p),
+            _ => Err(CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80)))),
+        }
+    }
+
+    /// A page of proposals, newest first; agents see only their own.
+    pub async fn list(&self, who: &Principal, mut q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
+        if let Some(a) = who.agent() {
+            q.agent = Some(a.to_string());
+        }
+        q.limit = q.limit.clamp(1, 500);
+        q.before = match cursor {
+            None | Some("") => None,
+            Some(c) => Some(
+                c.parse::<i64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| CoreError::invalid("invalid_cursor", "`cursor` is not one this server returned"))?,
+            ),
+        };
+        let rows = self.inner.store.list(&q).await?;
+        let next_cursor = if rows.len() as u32 == q.limit { rows.last().map(|(seq, _)| seq.to_string()) } else { None };
+        Ok(Page { items: rows.into_iter().map(|(_, p)| p).collect(), next_cursor })
+    }
+
+    /// The audit trail of a proposal the principal may see.
+    pub async fn audit_of(&self, who: &Principal, id: &str) -> Result<Vec<AuditEntry>, CoreError> {
+        self.get(who, id).await?;
+        self.inner.store.audit_for(id).await
+    }
+
+    /// Audit rows after `after_seq` (for export).
+    pub async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError> {
+        self.inner.store.audit_after(after_seq, limit).await
+    }
+
+    /// Every agent (never their tokens).
+    pub async fn agents(&self) -> Result<Vec<AgentInfo>, CoreError> {
+        self.inner.store.agents().await
+    }
+
+    async fn reload_agents(&self) -> Result<(), CoreError> {
+        let fresh = self.inner.store.agent_tokens().await?;
+        *self.inner.agents.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        Ok(())
+    }
+
+    /// Adds a named agent and returns its token: shown once, stored only as a hash.
+    pub async fn add_agent(&self, name: &str) -> Result<String, CoreError> {
+        validate_agent_name(name)?;
+        let token = new_token("asnt");
+        self.inner.store.add_agent(name, token_hash(&token), Timestamp::now()).await?;
+        self.reload_agents().await?;
+        Ok(token)
+    }
+
+    /// Makes `token` the token of agent `name` (used for the built-in `default` agent, whose
+    /// token lives in the home's `agent.token`). False if that agent was revoked.
+    pub async fn set_agent_token(&self, name: &str, token: &str) -> Result<bool, CoreError> {
+        validate_agent_name(name)?;
+        let ok = self.inner.store.set_agent_token(name, token_hash(token), Timestamp::now()).await?;
+        self.reload_agents().await?;
+        Ok(ok)
+    }
+
+    /// Revokes an agent's token at once. Its proposals stay for the person to decide.
+    pub async fn revoke_agent(&self, name: &str) -> Result<(), CoreError> {
+        if !self.inner.store.revoke_agent(name, Timestamp::now()).await? {
+            return Err(CoreError::NotFound(format!("no active agent `{}`", crate::kinds::clip(name, 80))));
+        }
+        self.reload_agents().await
+    }
+
+    /// Publishes the outcome of transitions and wakes their waiters.
+    pub(crate) fn announce(&self, from: &[crate::status::Status], done: &[Transitioned]) {
+        for (from, t) in from.iter().zip(done) {
+            if let Transitioned::Done(p) = t {
+                self.inner.waiters.notify(&p.id);
+                self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! Waiting for a decision. The wait registers before it reads the status, so a decision that
+//! lands while the wait is starting is never missed: either the read sees it, or the
+//! notification after its commit wakes the registered wait.
+
+use super::{Engine, Principal};
+use crate::error::CoreError;
+use crate::proposal::Proposal;
+use std::time::Duration;
+use tokio::time::Instant;
+
+impl Engine {
+    /// Returns the proposal as soon as it is settled, or as it is when `timeout` passes.
+    pub async fn wait(&self, who: &Principal, id: &str, timeout: Duration) -> Result<Proposal, CoreError> {
+        let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
+        let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
+        let mut p = self.get(who, id).await?;
+        let deadline = Instant::now() + timeout;
+        while !p.settled {
+            tokio::select! {
+                _ = guard.changed() => {}
+                _ = tokio::time::sleep_until(deadline) => return Ok(p),
+            }
+            p = self.get(who, id).await?;
+        }
+        Ok(p)
+    }
+}

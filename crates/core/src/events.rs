@@ -1,0 +1,200 @@
+//! Changes are published as typed events on a broadcast bus (the event stream, the desktop
+//! app and the notifier subscribe), and waiters on one proposal are woken through a registry
+//! keyed by id, so that a decision wakes exactly its waiters, not every open wait.
+
+use crate::error::CoreError;
+use crate::proposal::ProposalSummary;
+use crate::status::Status;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{broadcast, watch};
+
+/// A change to a proposal.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// A new proposal.
+    #[serde(rename = "proposal.created")]
+    Created {
+        /// The proposal.
+        proposal: ProposalSummary,
+    },
+    /// A proposal changed status.
+    #[serde(rename = "proposal.updated")]
+    Updated {
+        /// The proposal as it now is.
+        proposal: ProposalSummary,
+        /// Its previous status.
+        from: Status,
+    },
+}
+
+impl Event {
+    /// The proposal the event is about.
+    pub fn proposal(&self) -> &ProposalSummary {
+        match self {
+            Event::Created { proposal } | Event::Updated { proposal, .. } => proposal,
+        }
+    }
+
+    /// The SSE event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Created { .. } => "proposal.created",
+            Event::Updated { .. } => "proposal.updated",
+        }
+    }
+}
+
+struct Slot {
+    tx: watch::Sender<u64>,
+    count: usize,
+}
+
+#[derive(Default)]
+struct Inner {
+    slots: HashMap<String, Slot>,
+    per_agent: HashMap<String, usize>,
+}
+
+/// Open waits, by proposal id, with a per-agent count for the open-waits limit.
+#[derive(Default, Clone)]
+pub struct Waiters {
+    inner: Arc<Mutex<Inner>>,
+}
+
+/// One open wait. Dropping it unregisters.
+pub struct WaitGuard {
+    waiters: Waiters,
+    id: String,
+    agent: Option<String>,
+    rx: watch::Receiver<u64>,
+}
+
+impl Waiters {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means another waiter panicked mid-update of plain counters.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a wait on `id`. `agent` counts it against that agent's limit.
+    pub fn register(&self, id: &str, agent: Option<&str>, max_per_agent: usize) -> Result<WaitGuard, CoreError> {
+        let mut inner = self.lock();
+        if let Some(a) = agent {
+            let n = inner.per_agent.entry(a.to_string()).or_default();
+            if *n >= max_per_agent {
+                return Err(CoreError::TooMany {
+                    code: "too_many_waits",
+                    message: format!("agent `{a}` already has {n} open waits (the limit); wait on fewer proposals at once"),
+                });
+            }
+            *n += 1;
+        }
+        let slot = inner.slots.entry(id.to_string()).or_insert_with(|| Slot { tx: watch::channel(0).0, count: 0 });
+        slot.count += 1;
+        let rx = slot.tx.subscribe();
+        Ok(WaitGuard { waiters: self.clone(), id: id.to_string(), agent: agent.map(str::to_string), rx })
+    }
+
+    /// Wakes every wait on `id`.
+    pub fn notify(&self, id: &str) {
+        let inner = self.lock();
+        if let Some(slot) = inner.slots.get(id) {
+            slot.tx.send_modify(|v| *v = v.wrapping_add(1));
+        }
+    }
+
+    /// Number of open waits (all agents).
+    pub fn open(&self) -> usize {
+        self.lock().slots.values().map(|s| s.count).sum()
+    }
+}
+
+impl WaitGuard {
+    /// Resolves when the proposal was notified since registration (or the last call).
+    pub async fn changed(&mut self) {
+        if self.rx.changed().await.is_err() {
+            // The slot lives as long as this guard, so the sender cannot be gone; never spin.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+impl Drop for WaitGuard {
+    fn drop(&mut self) {
+        let mut inner = self.waiters.lock();
+        if let Some(slot) = inner.slots.get_mut(&self.id) {
+            slot.count -= 1;
+            if slot.count == 0 {
+                inner.slots.remove(&self.id);
+            }
+        }
+        if let Some(a) = &self.agent {
+            if let Some(n) = inner.per_agent.get_mut(a) {
+                *n -= 1;
+                if *n == 0 {
+                    inner.per_agent.remove(a);
+                }
+            }
+        }
+    }
+}
+
+/// The broadcast bus of events.
+#[derive(Clone)]
+pub struct EventBus {
+    tx: broadcast::Sender<Event>,
+}
+
+impl EventBus {
+    /// A bus that buffers `capacity` events per slow subscriber before it lags.
+    pub fn new(capacity: usize) -> Self {
+        Self { tx: broadcast::channel(capacity).0 }
+    }
+
+    /// Publishes (nobody listening is fine).
+    pub fn publish(&self, e: Event) {
+        let _ = self.tx.send(e);
+    }
+
+    /// A new subscription.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn notify_wakes_registered_waiter_and_cleans_up() {
+        let w = Waiters::default();
+        let mut g = w.register("p1", Some("a"), 2).map_err(|e| e.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        w.notify("p1");
+        tokio::time::timeout(Duration::from_secs(1), g.changed()).await.unwrap_or_else(|_| panic!("not woken"));
+        assert_eq!(w.open(), 1);
+        drop(g);
+        assert_eq!(w.open(), 0);
+        assert!(w.lock().per_agent.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_notify_for_another_id_does_not_wake() {
+        let w = Waiters::default();
+        let mut g = w.register("p1", None, 1).unwrap_or_else(|e| panic!("{e}"));
+        w.notify("p2");
+        assert!(tokio::time::timeout(Duration::from_millis(50), g.changed()).await.is_err());
+    }
+
+    #[test]
+    fn per_agent_limit() {
+        let w = Waiters::default();
+        let _a = w.register("p1", Some("a"), 2);
+        let _b = w.register("p2", Some("a"), 2);
+        assert_eq!(w.register("p3", Some("a"), 2).err().map(|e| e.code()), Some("too_many_waits"));
+        assert!(w.register("p3", Some("b"), 2).is_ok());
+    }
+}

@@ -1,0 +1,103 @@
+//! The kind registry. A kind validates and normalizes its payload, snapshots its target (when
+//! it has one), computes the preview from the stored payload, and applies a person's edits.
+//! Kinds that Assent carries out itself also name an applier, registered by the host.
+
+mod tool_call;
+
+pub use tool_call::ToolCall;
+
+use crate::error::CoreError;
+use crate::status::KindClass;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What proposing needs to know besides the payload.
+#[derive(Debug, Clone)]
+pub struct PrepareCtx {
+    /// The agent proposing.
+    pub agent: String,
+}
+
+/// A payload ready to store.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Validated and normalized.
+    pub payload: Value,
+    /// The target's state at proposal time, if the kind has a target.
+    pub base: Option<Value>,
+    /// Computed from `payload` (and `base`).
+    pub preview: Value,
+}
+
+/// One kind of proposal.
+pub trait Kind: Send + Sync {
+    /// `tool.call`, `file.write`, ...
+    fn name(&self) -> &'static str;
+    /// Whether Assent applies it or only records the decision.
+    fn class(&self) -> KindClass;
+    /// Whether preparing touches the file system or network (then it runs off the async
+    /// runtime's worker threads).
+    fn blocking(&self) -> bool {
+        false
+    }
+    /// Validates and normalizes a payload, snapshots the target, computes the preview.
+    /// Errors are [`CoreError::Invalid`] with a precise code.
+    fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError>;
+    /// Applies a person's edits to a stored payload; the result is validated like a new one.
+    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError>;
+    /// Whether approving it from a notification is too dangerous (deletes): only "Open" is
+    /// offered there.
+    fn destructive(&self, _payload: &Value) -> bool {
+        false
+    }
+}
+
+/// The kinds an engine accepts, by name.
+#[derive(Clone, Default)]
+pub struct KindRegistry {
+    kinds: BTreeMap<&'static str, Arc<dyn Kind>>,
+}
+
+impl KindRegistry {
+    /// A registry with the kinds the core ships (`tool.call`).
+    pub fn with_builtins() -> Self {
+        let mut r = Self::default();
+        r.register(Arc::new(ToolCall));
+        r
+    }
+
+    /// Adds (or replaces) a kind.
+    pub fn register(&mut self, kind: Arc<dyn Kind>) {
+        self.kinds.insert(kind.name(), kind);
+    }
+
+    /// The kind of that name, or `unknown_kind`.
+    pub fn get(&self, name: &str) -> Result<&Arc<dyn Kind>, CoreError> {
+        self.kinds.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.kinds.keys().copied().collect();
+            CoreError::invalid("unknown_kind", format!("unknown kind `{}`; known kinds: {}", clip(name, 64), known.join(", ")))
+        })
+    }
+
+    /// The kind's class, defaulting to decision-only for a kind no longer registered.
+    pub fn class_of(&self, name: &str) -> KindClass {
+        self.kinds.get(name).map(|k| k.class()).unwrap_or(KindClass::DecisionOnly)
+    }
+
+    /// Names of the registered kinds.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.kinds.keys().copied().collect()
+    }
+}
+
+/// Shortens text quoted back in an error message.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}

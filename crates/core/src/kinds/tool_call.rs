@@ -1,0 +1,143 @@
+//! `tool.call`: a decision-only kind. The agent runs the tool itself after approval; this is
+//! what coding agents' permission prompts need. Payload: `{"tool": string, "input": any}`.
+//! Edits replace `input`; the agent reads the approved input from `approved_payload`.
+
+use super::{clip, Kind, PrepareCtx, Prepared};
+use crate::error::CoreError;
+use crate::invisible;
+use crate::status::KindClass;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// The `tool.call` kind.
+pub struct ToolCall;
+
+const MAX_TOOL_NAME: usize = 200;
+
+fn invalid(message: impl Into<String>) -> CoreError {
+    CoreError::invalid("invalid_payload", message)
+}
+
+fn check_tool_name(tool: &Value) -> Result<String, CoreError> {
+    let name = tool.as_str().ok_or_else(|| invalid("`tool` must be a string"))?;
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return Err(invalid("`tool` must not be empty"));
+    }
+    if trimmed.chars().count() > MAX_TOOL_NAME {
+        return Err(invalid(format!("`tool` is longer than {MAX_TOOL_NAME} characters")));
+    }
+    if trimmed.chars().any(|c| c.is_control() || invisible::is_flagged(c)) {
+        return Err(invalid("`tool` contains control or invisible characters"));
+    }
+    Ok(trimmed.to_string())
+}
+
+fn normalize(payload: Value) -> Result<Value, CoreError> {
+    let Value::Object(mut map) = payload else {
+        return Err(invalid("a tool.call payload is an object: {\"tool\": string, \"input\": any}"));
+    };
+    let tool = check_tool_name(map.get("tool").ok_or_else(|| invalid("`tool` is required"))?)?;
+    let input = map.remove("input").unwrap_or_else(|| Value::Object(Map::new()));
+    map.remove("tool");
+    if let Some(extra) = map.keys().next() {
+        return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
+    }
+    Ok(json!({ "tool": tool, "input": input }))
+}
+
+/// The preview: the tool and its input, pretty-printed, with invisible characters flagged.
+pub fn preview(payload: &Value) -> Value {
+    let mut found = BTreeMap::new();
+    invisible::scan_json(payload, &mut found);
+    let input = payload.get("input").cloned().unwrap_or(Value::Null);
+    let input_text = serde_json::to_string_pretty(&input).unwrap_or_default();
+    json!({
+        "type": "tool.call",
+        "tool": payload.get("tool").cloned().unwrap_or(Value::Null),
+        "input": input,
+        "input_text": invisible::make_visible(&input_text),
+        "invisible_characters": invisible::report(&found),
+    })
+}
+
+impl Kind for ToolCall {
+    fn name(&self) -> &'static str {
+        "tool.call"
+    }
+
+    fn class(&self) -> KindClass {
+        KindClass::DecisionOnly
+    }
+
+    fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
+        let payload = normalize(payload)?;
+        let preview = preview(&payload);
+        Ok(Prepared { payload, base: None, preview })
+    }
+
+    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
+        let Value::Object(e) = edits else {
+            return Err(CoreError::invalid("invalid_edits", "edits to a tool.call are {\"input\": any}"));
+        };
+        if let Some(k) = e.keys().find(|k| k.as_str() != "input" && k.as_str() != "tool") {
+            return Err(CoreError::invalid("invalid_edits", format!("`{}` cannot be edited in a tool.call", clip(k, 64))));
+        }
+        if let Some(tool) = e.get("tool") {
+            if Some(tool) != payload.get("tool") {
+                return Err(CoreError::invalid("invalid_edits", "the tool of a tool.call cannot be changed, only its input"));
+            }
+        }
+        let input = e
+            .get("input")
+            .cloned()
+            .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
+        normalize(json!({ "tool": payload.get("tool").cloned().unwrap_or(Value::Null), "input": input }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> PrepareCtx {
+        PrepareCtx { agent: "default".into() }
+    }
+
+    #[test]
+    fn normalizes_and_previews() {
+        let p = ToolCall.prepare(json!({"tool": " Bash ", "input": {"command": "ls\u{202E}"}}), &ctx());
+        let p = p.map_err(|e| e.to_string());
+        let Ok(p) = p else { panic!("{p:?}") };
+        assert_eq!(p.payload, json!({"tool": "Bash", "input": {"command": "ls\u{202E}"}}));
+        assert_eq!(p.preview["tool"], "Bash");
+        assert_eq!(p.preview["invisible_characters"][0]["codepoint"], "U+202E");
+        assert!(p.preview["input_text"].as_str().unwrap_or("").contains("U+202E"));
+    }
+
+    #[test]
+    fn missing_input_becomes_empty_object() {
+        let p = ToolCall.prepare(json!({"tool": "Read"}), &ctx()).map(|p| p.payload).ok();
+        assert_eq!(p, Some(json!({"tool": "Read", "input": {}})));
+    }
+
+    #[test]
+    fn rejects_bad_payloads_with_a_code() {
+        for bad in [json!([]), json!({}), json!({"tool": 3}), json!({"tool": " "}), json!({"tool": "a", "x": 1}), json!({"tool": "a\nb"})] {
+            match ToolCall.prepare(bad.clone(), &ctx()) {
+                Err(e) => assert_eq!(e.code(), "invalid_payload", "{bad}"),
+                Ok(_) => panic!("accepted {bad}"),
+            }
+        }
+    }
+
+    #[test]
+    fn edits_replace_input_only() {
+        let stored = json!({"tool": "Bash", "input": {"command": "rm -rf /"}});
+        let edited = ToolCall.edit(&stored, &json!({"input": {"command": "ls"}})).ok();
+        assert_eq!(edited, Some(json!({"tool": "Bash", "input": {"command": "ls"}})));
+        assert!(ToolCall.edit(&stored, &json!({"tool": "Write", "input": {}})).is_err());
+        assert!(ToolCall.edit(&stored, &json!({"command": "ls"})).is_err());
+        assert!(ToolCall.edit(&stored, &json!("ls")).is_err());
+    }
+}

@@ -1,0 +1,39 @@
+//! # assent-core
+//!
+//! The domain of Assent, with no dependency on a web framework, a database or a GUI toolkit.
+//!
+//! A request flows through it like this:
+//!
+//! 1. A host (the API, the desktop app) authenticates the caller with
+//!    [`Engine::authenticate`], which yields a [`Principal`]: the owner or a named agent.
+//! 2. [`Engine::propose`] checks the envelope, asks the [`kinds::Kind`] to validate and
+//!    normalize the payload and compute its preview, and hands a [`store::NewRecord`] to the
+//!    [`store::Store`], which persists it durably before anyone is told it exists.
+//! 3. [`Engine::decide`] (owner only) computes the new status with the pure status machine
+//!    [`status::next`] and asks the store for a compare-and-set [`store::Transition`] that also
+//!    appends an audit row.
+//! 4. Every change is announced as an [`events::Event`] on a broadcast bus and wakes the waits
+//!    on that proposal through [`events::Waiters`] ([`Engine::wait`]).
+//! 5. [`Engine::run_expiry`] expires what nobody decided.
+//!
+//! Modules: [`status`] (the machine), [`proposal`] (wire and storage types), [`kinds`] (the kind
+//! registry and `tool.call`), [`engine`], [`events`], [`store`] (the storage contract),
+//! [`invisible`] (flagging hidden characters), [`canonical`] (hashing payloads), [`secret`]
+//! (tokens), [`time`], [`error`].
+
+pub mod canonical;
+pub mod engine;
+pub mod error;
+pub mod events;
+pub mod invisible;
+pub mod kinds;
+pub mod proposal;
+pub mod secret;
+pub mod status;
+pub mod store;
+pub mod time;
+
+pub use engine::{Actor, Engine, EngineConfig, Page, Principal};
+pub use error::{CoreError, StoreError};
+pub use proposal::{Channel, Decision, DecisionRequest, Outcome, Proposal};
+pub use status::{KindClass, Status};

@@ -1,0 +1,269 @@
+//! The proposal and the types around it, as they are stored and as they cross the wire.
+
+use crate::status::{KindClass, Status};
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who or what made a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The desktop inbox.
+    App,
+    /// An answered OS notification.
+    Notification,
+    /// The `assent` command (or another client of the owner API).
+    Cli,
+    /// A rule the person set.
+    Rule,
+    /// Assent itself (expiry, apply results, a revision replacing its predecessor).
+    System,
+    /// The agent (withdrawal).
+    Agent,
+}
+
+impl Channel {
+    /// The storage name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::App => "app",
+            Channel::Notification => "notification",
+            Channel::Cli => "cli",
+            Channel::Rule => "rule",
+            Channel::System => "system",
+            Channel::Agent => "agent",
+        }
+    }
+}
+
+/// A person's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Go ahead (possibly with edits).
+    Approve,
+    /// Do not.
+    Reject,
+    /// Not like this: the feedback says what to change.
+    Refine,
+}
+
+/// The decision recorded on a proposal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// What the person decided.
+    pub outcome: Outcome,
+    /// Why (shown to the agent on reject).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What to change (refine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// The payload as the person edited it, when they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_payload: Option<Value>,
+    /// SHA-256 of the canonical JSON of the payload that was approved (edited or not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_sha256: Option<String>,
+    /// Who decided (`owner`, or the rule's name).
+    pub by: String,
+    /// Through which channel.
+    pub channel: Channel,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// A stable error code and message, as stored on a failed proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    /// Stable code (`stale`, `credential_unavailable`, ...).
+    pub code: String,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// A proposal as stored and as returned by the API.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Proposal {
+    /// Opaque, unguessable id.
+    pub id: String,
+    /// The kind (`tool.call`, ...).
+    pub kind: String,
+    /// The agent that proposed it: always from its token, never from the body.
+    pub agent: String,
+    /// The agent's own title: its words, not Assent's.
+    pub title: Option<String>,
+    /// The agent's own summary: its words, not Assent's.
+    pub summary: Option<String>,
+    /// The validated, normalized payload: stored once, never changed.
+    pub payload: Value,
+    /// Computed by Assent from the stored payload.
+    pub preview: Value,
+    /// What the target looked like when proposed (for kinds that have a target).
+    pub base: Option<Value>,
+    /// The agent's session (a conversation or task).
+    pub session_id: Option<String>,
+    /// A batch of proposals decided together.
+    pub group_id: Option<String>,
+    /// The proposal this one revises.
+    pub supersedes: Option<String>,
+    /// Where it is in its life.
+    pub status: Status,
+    /// Whether this is final for the proposal's kind (the agent stops waiting).
+    pub settled: bool,
+    /// When it was proposed.
+    pub created_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+    /// When it expires if nobody decides.
+    pub expires_at: Timestamp,
+    /// The person's decision, once made.
+    pub decision: Option<Decision>,
+    /// The payload that was approved (the edited one when the person edited it): what runs.
+    pub approved_payload: Option<Value>,
+    /// What applying it produced.
+    pub result: Option<Value>,
+    /// Why it failed.
+    pub error: Option<ErrorInfo>,
+    /// The kind's class, to tell settledness (not on the wire: `settled` says it).
+    #[serde(skip)]
+    pub class: KindClass,
+}
+
+impl Proposal {
+    /// Recomputes the derived fields after a change of status or decision.
+    pub fn refresh_derived(&mut self) {
+        self.settled = self.status.is_settled(self.class);
+        self.approved_payload = match &self.decision {
+            Some(d) if d.outcome == Outcome::Approve => {
+                Some(d.edited_payload.clone().unwrap_or_else(|| self.payload.clone()))
+            }
+            _ => None,
+        };
+    }
+
+    /// The small form sent on the event stream.
+    pub fn summary_view(&self) -> ProposalSummary {
+        ProposalSummary {
+            id: self.id.clone(),
+            kind: self.kind.clone(),
+            agent: self.agent.clone(),
+            title: self.title.clone(),
+            status: self.status,
+            settled: self.settled,
+            session_id: self.session_id.clone(),
+            group_id: self.group_id.clone(),
+            supersedes: self.supersedes.clone(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
+/// The small form of a proposal carried by events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProposalSummary {
+    /// Id.
+    pub id: String,
+    /// Kind.
+    pub kind: String,
+    /// Agent.
+    pub agent: String,
+    /// The agent's title.
+    pub title: Option<String>,
+    /// Status.
+    pub status: Status,
+    /// Settled for its kind.
+    pub settled: bool,
+    /// Session.
+    pub session_id: Option<String>,
+    /// Group.
+    pub group_id: Option<String>,
+    /// Revises.
+    pub supersedes: Option<String>,
+    /// Created.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+    /// Expiry.
+    pub expires_at: Timestamp,
+}
+
+/// What an agent sends to propose.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewProposal {
+    /// The kind.
+    pub kind: String,
+    /// The kind's payload.
+    pub payload: Value,
+    /// A short title in the agent's words.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A longer summary in the agent's words.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The agent's session.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The batch it belongs to.
+    #[serde(default)]
+    pub group_id: Option<String>,
+    /// The refined (or pending) proposal this one revises.
+    #[serde(default)]
+    pub supersedes: Option<String>,
+    /// Seconds until it expires (default from config).
+    #[serde(default)]
+    pub expires_in: Option<u64>,
+}
+
+/// What a person sends to decide.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionRequest {
+    /// Approve, reject or refine.
+    pub outcome: Outcome,
+    /// Why.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// What to change (refine).
+    #[serde(default)]
+    pub feedback: Option<String>,
+    /// Changes to the payload (approve only), in the kind's edit form.
+    #[serde(default)]
+    pub edits: Option<Value>,
+}
+
+/// One row of the append-only audit log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditEntry {
+    /// Position in the log.
+    pub seq: i64,
+    /// The proposal.
+    pub proposal_id: String,
+    /// Who (`owner`, an agent's name, `assent`).
+    pub actor: String,
+    /// Through which channel.
+    pub channel: Channel,
+    /// Status before (none at creation).
+    pub from: Option<Status>,
+    /// Status after.
+    pub to: Status,
+    /// When.
+    pub at: Timestamp,
+    /// Anything worth keeping (a reason, an error code).
+    pub detail: Option<Value>,
+}
+
+/// An agent known to Assent (never its token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentInfo {
+    /// Its name, which every proposal it makes carries.
+    pub name: String,
+    /// When it was added.
+    pub created_at: Timestamp,
+    /// When its token was revoked, if it was.
+    pub revoked_at: Option<Timestamp>,
+}

@@ -1,0 +1,131 @@
+//! What the engine needs from storage. The SQLite implementation lives in `assent-store`; the
+//! core only states the contract, so it depends on no database crate.
+
+use crate::error::CoreError;
+use crate::proposal::{AgentInfo, AuditEntry, Channel, Decision, ErrorInfo, Proposal};
+use crate::status::Status;
+use crate::time::Timestamp;
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// An idempotency key and the hash of the request it was first used with.
+#[derive(Debug, Clone)]
+pub struct Idempotency {
+    /// The client's `Idempotency-Key`.
+    pub key: String,
+    /// SHA-256 of the canonical request body.
+    pub request_sha256: String,
+}
+
+/// A proposal to insert, with the checks the store makes atomically with the insert.
+#[derive(Debug, Clone)]
+pub struct NewRecord {
+    /// The proposal, status `pending`.
+    pub proposal: Proposal,
+    /// When set, a second insert with the same key returns the first proposal.
+    pub idempotency: Option<Idempotency>,
+    /// The agent's pending limit: over it, `too_many_pending`.
+    pub max_pending: u32,
+}
+
+/// What an insert did.
+#[derive(Debug, Clone)]
+pub enum Inserted {
+    /// A new proposal; `superseded` is the pending predecessor it withdrew, if any.
+    Created {
+        /// The stored proposal.
+        proposal: Proposal,
+        /// The predecessor it replaced while that was still pending.
+        superseded: Option<Proposal>,
+    },
+    /// The idempotency key was already used with the same body: the earlier proposal.
+    Existing(Proposal),
+}
+
+/// A compare-and-set status change plus its audit row.
+#[derive(Debug, Clone)]
+pub struct Transition {
+    /// The proposal.
+    pub id: String,
+    /// The status the change was computed from: applied only if the row still has it.
+    pub from: Status,
+    /// The new status.
+    pub to: Status,
+    /// A decision to record.
+    pub decision: Option<Decision>,
+    /// A result to record.
+    pub result: Option<Value>,
+    /// An error to record.
+    pub error: Option<ErrorInfo>,
+    /// When.
+    pub at: Timestamp,
+    /// Who (for the audit row).
+    pub actor: String,
+    /// Through which channel (for the audit row).
+    pub channel: Channel,
+    /// Extra audit detail.
+    pub detail: Option<Value>,
+}
+
+/// What one transition did.
+#[derive(Debug, Clone)]
+pub enum Transitioned {
+    /// Applied; the proposal as it now is.
+    Done(Proposal),
+    /// The row no longer had `from` (someone else changed it first); its current status, or
+    /// none if the proposal does not exist.
+    Conflict(Option<Status>),
+}
+
+/// Filters for listing proposals, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Only this status.
+    pub status: Option<Status>,
+    /// Only this group.
+    pub group_id: Option<String>,
+    /// Only this agent's.
+    pub agent: Option<String>,
+    /// Only this kind.
+    pub kind: Option<String>,
+    /// Only older than this position (the cursor).
+    pub before: Option<i64>,
+    /// At most this many.
+    pub limit: u32,
+}
+
+/// The storage the engine runs on.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Inserts a proposal (idempotency, pending limit and supersession checked atomically)
+    /// and appends its audit row. Returns only once the row is durable.
+    async fn insert(&self, rec: NewRecord) -> Result<Inserted, CoreError>;
+    /// Applies transitions. With `atomic`, all apply or none (a conflict rolls all back and
+    /// is reported as such); without, each stands alone.
+    async fn transition(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError>;
+    /// One proposal.
+    async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError>;
+    /// A page of proposals with their positions, newest first.
+    async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError>;
+    /// Every proposal of a group (any status), oldest first.
+    async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError>;
+    /// Ids of pending proposals whose `expires_at` is at or before `now`.
+    async fn due_for_expiry(&self, now: Timestamp, limit: u32) -> Result<Vec<(String, Status)>, CoreError>;
+    /// The earliest `expires_at` among pending proposals.
+    async fn next_expiry(&self) -> Result<Option<Timestamp>, CoreError>;
+    /// The audit trail of a proposal, oldest first.
+    async fn audit_for(&self, id: &str) -> Result<Vec<AuditEntry>, CoreError>;
+    /// Audit rows after `after_seq`, in order.
+    async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError>;
+    /// Every agent.
+    async fn agents(&self) -> Result<Vec<AgentInfo>, CoreError>;
+    /// Active agents with their token hashes.
+    async fn agent_tokens(&self) -> Result<Vec<(String, [u8; 32])>, CoreError>;
+    /// Adds an agent; `Conflict` if an active one has that name. A revoked name is reused.
+    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<(), CoreError>;
+    /// Replaces an active agent's token hash, or adds it if unknown. Returns false (and changes
+    /// nothing) if that agent was revoked.
+    async fn set_agent_token(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<bool, CoreError>;
+    /// Revokes an agent; false if there was no active agent of that name.
+    async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
+}
