@@ -1,1 +1,245 @@
-//! placeholder
+//! # assent-cli
+//!
+//! The `assent` command. `serve` hosts the engine and the API headless ([`serve`]); every
+//! other command is a client of the running server ([`client`], [`commands`]), so decisions
+//! made here wake waiting agents at once and reach the desktop inbox as events.
+//!
+//! Exit codes (see [`exit`]): 0 success (or approved / applied), 1 error, 2 usage, 3 no server
+//! running, 4 rejected, 5 refined, 6 expired or withdrawn, 7 failed, 8 still pending.
+
+pub mod client;
+pub mod commands;
+pub mod config;
+pub mod home;
+pub mod output;
+pub mod serve;
+
+use clap::{Parser, Subcommand};
+use client::AgentAuth;
+use home::Home;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit codes.
+pub mod exit {
+    /// Success; for waits: approved or applied.
+    pub const OK: u8 = 0;
+    /// Any error.
+    pub const ERROR: u8 = 1;
+    /// No server is running for the home.
+    pub const NOT_RUNNING: u8 = 3;
+    /// Rejected.
+    pub const REJECTED: u8 = 4;
+    /// Refined: the person wants changes.
+    pub const REFINED: u8 = 5;
+    /// Expired or withdrawn.
+    pub const EXPIRED: u8 = 6;
+    /// Approved but applying it failed.
+    pub const FAILED: u8 = 7;
+    /// Still pending when the wait ended.
+    pub const PENDING: u8 = 8;
+
+    /// The exit code of a wait that ended in `status`.
+    pub fn for_status(status: &str) -> u8 {
+        match status {
+            "approved" | "applied" => OK,
+            "rejected" => REJECTED,
+            "refined" => REFINED,
+            "expired" | "withdrawn" => EXPIRED,
+            "failed" => FAILED,
+            _ => PENDING,
+        }
+    }
+}
+
+/// An error that decides the exit code.
+#[derive(Debug)]
+pub struct ExitError {
+    /// The code.
+    pub code: u8,
+    /// What to print (nothing if empty).
+    pub message: String,
+}
+
+impl ExitError {
+    /// An error with a message.
+    pub fn new(code: u8, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+    /// An exit code with nothing more to say.
+    pub fn silent(code: u8) -> Self {
+        Self { code, message: String::new() }
+    }
+}
+
+impl std::fmt::Display for ExitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+impl std::error::Error for ExitError {}
+
+/// Assent: the approval inbox for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "assent", version, about, long_about = None)]
+pub struct Cli {
+    /// The data directory (default: the platform data dir, e.g. ~/.local/share/assent).
+    #[arg(long, global = true, env = "ASSENT_HOME", value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the engine and the loopback API without a desktop.
+    Serve(serve::ServeArgs),
+    /// Propose a write as an agent (prints the proposal id).
+    Propose(commands::ProposeArgs),
+    /// Wait until a proposal is decided (exit code says how).
+    Wait {
+        /// The proposal id.
+        id: String,
+        /// Give up after this many seconds (default: wait until it is settled).
+        #[arg(long)]
+        timeout: Option<u64>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Which agent token to use.
+        #[command(flatten)]
+        auth: AgentAuth,
+    },
+    /// List proposals, newest first.
+    List(commands::ListArgs),
+    /// Show one proposal: its preview, decision and audit trail.
+    Show {
+        /// The proposal id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Which agent token to use.
+        #[command(flatten)]
+        auth: AgentAuth,
+    },
+    /// Approve a pending proposal.
+    Approve {
+        /// The proposal id.
+        id: String,
+        /// Why (kept in the audit log).
+        #[arg(long)]
+        reason: Option<String>,
+        /// Approve an edited version: the kind's edit form, e.g. '{"input": {...}}' for tool.call.
+        #[arg(long, value_name = "JSON")]
+        edits: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reject a pending proposal.
+    Reject {
+        /// The proposal id.
+        id: String,
+        /// Why (the agent is told).
+        #[arg(long)]
+        reason: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a pending proposal back to the agent with feedback.
+    Refine {
+        /// The proposal id.
+        id: String,
+        /// What the agent should change.
+        #[arg(long)]
+        feedback: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Manage the agents that may propose.
+    #[command(subcommand)]
+    Agent(AgentCmd),
+    /// Write the audit log as JSON lines.
+    Export {
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// `assent agent ...`
+#[derive(Debug, Subcommand)]
+pub enum AgentCmd {
+    /// Add an agent and print its token (shown once).
+    Add {
+        /// Its name (a-z, 0-9, '.', '_', '-').
+        name: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List agents.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke an agent's token.
+    Revoke {
+        /// Its name.
+        name: String,
+    },
+}
+
+fn init_tracing(serve: bool) {
+    let default = if serve { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let home = Home::resolve(cli.home)?;
+    match cli.command {
+        Command::Serve(a) => serve::run(home, a).await,
+        Command::Propose(a) => commands::propose(&home, a).await,
+        Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
+        Command::List(a) => commands::list(&home, a).await,
+        Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
+        Command::Approve { id, reason, edits, json } => commands::decide(&home, &id, "approve", reason, None, edits, json).await,
+        Command::Reject { id, reason, json } => commands::decide(&home, &id, "reject", Some(reason), None, None, json).await,
+        Command::Refine { id, feedback, json } => commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await,
+        Command::Agent(cmd) => commands::agent(&home, cmd).await,
+        Command::Export { output } => commands::export(&home, output).await,
+    }
+}
+
+/// The `assent` binary's entry point.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(matches!(cli.command, Command::Serve(_)));
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("assent: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
+    match rt.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(x) = e.downcast_ref::<ExitError>() {
+                if !x.message.is_empty() {
+                    eprintln!("assent: {}", x.message);
+                }
+                return ExitCode::from(x.code);
+            }
+            eprintln!("assent: {e:#}");
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}

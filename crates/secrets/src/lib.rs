@@ -1,1 +1,110 @@
-//! placeholder
+//! # assent-secrets
+//!
+//! Assent's secrets live in the system keychain (the Secret Service on Linux, Keychain on
+//! macOS, the Credential Manager on Windows) through `keyring`, under the service `assent`.
+//!
+//! - [`Keychain`] reads, writes and deletes entries, with a time limit on every call (a
+//!   keychain that waits for an unlock prompt nobody can answer must not hang Assent), and
+//!   turns every failure into a [`SecretsError`] the caller can explain.
+//! - [`owner`] keeps the owner credential: in the keychain where one is reachable, else in
+//!   `owner.token` (mode 0600) in the home directory, which is logged.
+
+pub mod owner;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The keychain service name for every Assent entry.
+pub const SERVICE: &str = "assent";
+
+/// Why a secret could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretsError {
+    /// No keychain is reachable (no Secret Service on the session bus, no session bus).
+    #[error("no system keychain is reachable: {0}")]
+    Unavailable(String),
+    /// The keychain is locked or refused access.
+    #[error("the system keychain is locked or refused access: {0}")]
+    Locked(String),
+    /// There is no such entry.
+    #[error("the keychain has no entry `{0}`")]
+    Missing(String),
+    /// The keychain did not answer in time.
+    #[error("the system keychain did not answer within {0:?}")]
+    Timeout(Duration),
+    /// A file could not be read or written.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl SecretsError {
+    /// True when the keychain as a whole cannot be used (rather than one entry missing).
+    pub fn keychain_unusable(&self) -> bool {
+        matches!(self, SecretsError::Unavailable(_) | SecretsError::Locked(_) | SecretsError::Timeout(_))
+    }
+}
+
+fn map_err(e: keyring::Error, user: &str) -> SecretsError {
+    use keyring::Error as E;
+    match e {
+        E::NoEntry => SecretsError::Missing(user.to_string()),
+        E::NoStorageAccess(inner) => SecretsError::Locked(inner.to_string()),
+        other => SecretsError::Unavailable(other.to_string()),
+    }
+}
+
+/// The system keychain, entries under service [`SERVICE`].
+#[derive(Debug, Clone)]
+pub struct Keychain {
+    timeout: Duration,
+}
+
+impl Default for Keychain {
+    fn default() -> Self {
+        Self { timeout: Duration::from_secs(5) }
+    }
+}
+
+impl Keychain {
+    /// Runs `f` on its own thread and gives up after the timeout.
+    fn bounded<T: Send + 'static>(&self, f: impl FnOnce() -> Result<T, SecretsError> + Send + 'static) -> Result<T, SecretsError> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("assent-keychain".into())
+            .spawn(move || {
+                let _ = tx.send(f());
+            })
+            .map_err(|e| SecretsError::Io(e.to_string()))?;
+        rx.recv_timeout(self.timeout).map_err(|_| SecretsError::Timeout(self.timeout))?
+    }
+
+    /// Reads the secret stored for `user`.
+    pub fn get(&self, user: &str) -> Result<String, SecretsError> {
+        let u = user.to_string();
+        self.bounded(move || {
+            let entry = keyring::Entry::new(SERVICE, &u).map_err(|e| map_err(e, &u))?;
+            entry.get_password().map_err(|e| map_err(e, &u))
+        })
+    }
+
+    /// Stores `secret` for `user`, replacing what was there.
+    pub fn set(&self, user: &str, secret: &str) -> Result<(), SecretsError> {
+        let (u, s) = (user.to_string(), secret.to_string());
+        self.bounded(move || {
+            let entry = keyring::Entry::new(SERVICE, &u).map_err(|e| map_err(e, &u))?;
+            entry.set_password(&s).map_err(|e| map_err(e, &u))
+        })
+    }
+
+    /// Deletes the entry for `user`; a missing entry is not an error.
+    pub fn delete(&self, user: &str) -> Result<(), SecretsError> {
+        let u = user.to_string();
+        self.bounded(move || {
+            let entry = keyring::Entry::new(SERVICE, &u).map_err(|e| map_err(e, &u))?;
+            match entry.delete_credential() {
+                Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+                Err(e) => Err(map_err(e, &u)),
+            }
+        })
+    }
+}

@@ -1,1 +1,218 @@
-//! placeholder
+//! # assent-store
+//!
+//! Assent's storage on SQLite, through sqlx. This crate is the only place with SQL.
+//!
+//! - [`SqliteStore::open`] opens (or creates) the database in WAL mode with
+//!   `synchronous=FULL`, foreign keys on and a busy timeout, and applies `migrations/`.
+//! - Every write goes to one writer task ([`writer`]) over a channel. The writer takes all the
+//!   writes that queued up while it was busy and commits them in one `BEGIN IMMEDIATE`
+//!   transaction (group commit): one fsync for many proposals, no `SQLITE_BUSY` on upgrade,
+//!   and each write isolated in a savepoint so one failure does not undo its neighbours. A
+//!   caller is answered only after the commit, so an acknowledged proposal is durable.
+//! - Reads use a small pool of separate connections ([`rows`] decodes them).
+
+mod rows;
+mod writer;
+
+use assent_core::error::{CoreError, StoreError};
+use assent_core::proposal::{AgentInfo, AuditEntry, Proposal};
+use assent_core::status::Status;
+use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
+use assent_core::time::Timestamp;
+use async_trait::async_trait;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{ConnectOptions, Row};
+use std::path::Path;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use writer::Op;
+
+pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
+
+/// The SQLite store. Cheap to clone.
+#[derive(Clone)]
+pub struct SqliteStore {
+    tx: mpsc::Sender<Op>,
+    read: SqlitePool,
+}
+
+fn options(path: &Path) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10))
+        .disable_statement_logging()
+}
+
+impl SqliteStore {
+    /// Opens the database at `path`, creating and migrating it as needed, and starts the
+    /// writer task on the current Tokio runtime.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        let opts = options(path);
+        let mut conn = opts.connect().await.map_err(db_err)?;
+        MIGRATOR.run(&mut conn).await.map_err(|e| StoreError::Database(format!("migration failed: {e}")))?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(4)
+            .min_connections(1)
+            .connect_with(opts.clone().read_only(true))
+            .await
+            .map_err(db_err)?;
+        let (tx, rx) = mpsc::channel(8192);
+        tokio::spawn(writer::run(conn, rx));
+        Ok(Self { tx, read })
+    }
+
+    async fn send<T>(&self, make: impl FnOnce(oneshot::Sender<Result<T, CoreError>>) -> Op) -> Result<T, CoreError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(make(reply)).await.map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Closes the read pool; the writer stops when the last clone is dropped.
+    pub async fn close(&self) {
+        self.read.close().await;
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn insert(&self, rec: NewRecord) -> Result<Inserted, CoreError> {
+        self.send(|reply| Op::Insert(Box::new(rec), reply)).await
+    }
+
+    async fn transition(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+        self.send(|reply| Op::Transition(ts, atomic, reply)).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError> {
+        let row = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+    }
+
+    async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR group_id = ?2)",
+            " AND (?3 IS NULL OR agent = ?3) AND (?4 IS NULL OR kind = ?4) AND (?5 IS NULL OR seq < ?5)",
+            " ORDER BY seq DESC LIMIT ?6"
+        ))
+        .bind(q.status.map(Status::as_str))
+        .bind(q.group_id.as_deref())
+        .bind(q.agent.as_deref())
+        .bind(q.kind.as_deref())
+        .bind(q.before)
+        .bind(i64::from(q.limit))
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>("seq").map_err(db_err)?, rows::proposal(r)?)))
+            .collect()
+    }
+
+    async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError> {
+        let rows = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE group_id = ? ORDER BY seq"))
+            .bind(group_id)
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
+    }
+
+    async fn due_for_expiry(&self, now: Timestamp, limit: u32) -> Result<Vec<(String, Status)>, CoreError> {
+        let rows = sqlx::query("SELECT id FROM proposals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?")
+            .bind(now.0)
+            .bind(i64::from(limit))
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<String, _>(0).map_err(db_err)?, Status::Pending)))
+            .collect()
+    }
+
+    async fn next_expiry(&self) -> Result<Option<Timestamp>, CoreError> {
+        let v: Option<i64> = sqlx::query_scalar("SELECT MIN(expires_at) FROM proposals WHERE status = 'pending'")
+            .fetch_one(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(v.map(Timestamp))
+    }
+
+    async fn audit_for(&self, id: &str) -> Result<Vec<AuditEntry>, CoreError> {
+        let rows = sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE proposal_id = ? ORDER BY seq"))
+            .bind(id)
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.iter().map(rows::audit).collect::<Result<_, _>>()?)
+    }
+
+    async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError> {
+        let rows = sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"))
+            .bind(after_seq)
+            .bind(i64::from(limit))
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.iter().map(rows::audit).collect::<Result<_, _>>()?)
+    }
+
+    async fn agents(&self) -> Result<Vec<AgentInfo>, CoreError> {
+        let rows = sqlx::query("SELECT name, created_at, revoked_at FROM agents ORDER BY name")
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        rows.iter()
+            .map(|r| {
+                Ok(AgentInfo {
+                    name: r.try_get("name").map_err(db_err)?,
+                    created_at: Timestamp(r.try_get("created_at").map_err(db_err)?),
+                    revoked_at: r.try_get::<Option<i64>, _>("revoked_at").map_err(db_err)?.map(Timestamp),
+                })
+            })
+            .collect()
+    }
+
+    async fn agent_tokens(&self) -> Result<Vec<(String, [u8; 32])>, CoreError> {
+        let rows = sqlx::query("SELECT name, token_hash FROM agents WHERE revoked_at IS NULL")
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        rows.iter()
+            .map(|r| {
+                let name: String = r.try_get(0).map_err(db_err)?;
+                let h: Vec<u8> = r.try_get(1).map_err(db_err)?;
+                let h: [u8; 32] = h.try_into().map_err(|_| StoreError::Corrupt(format!("token hash of agent {name}")))?;
+                Ok((name, h))
+            })
+            .collect()
+    }
+
+    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<(), CoreError> {
+        let name = name.to_string();
+        self.send(|reply| Op::AddAgent { name, token_hash, at, reply }).await
+    }
+
+    async fn set_agent_token(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<bool, CoreError> {
+        let name = name.to_string();
+        self.send(|reply| Op::SetAgentToken { name, token_hash, at, reply }).await
+    }
+
+    async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
+        let name = name.to_string();
+        self.send(|reply| Op::RevokeAgent { name, at, reply }).await
+    }
+}

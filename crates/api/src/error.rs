@@ -1,0 +1,68 @@
+//! The API's one error type: a stable code, a status, and a message that never carries
+//! internals (5xx details go to the log only).
+
+use assent_core::CoreError;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// An error answered as `{"error": {"code", "message"}}`.
+#[derive(Debug)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The stable code.
+    pub code: &'static str,
+    /// For people.
+    pub message: String,
+}
+
+impl ApiError {
+    /// Any error.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into() }
+    }
+
+    /// 401: no or bad token.
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid token is required: send `Authorization: Bearer <token>`",
+        )
+    }
+
+    /// 403.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+}
+
+impl From<CoreError> for ApiError {
+    fn from(e: CoreError) -> Self {
+        let status = match &e {
+            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            CoreError::InvalidState { .. } | CoreError::IdempotencyConflict | CoreError::Conflict(_) => StatusCode::CONFLICT,
+            CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
+            CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            CoreError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if status.is_server_error() {
+            tracing::error!(error = %e, "internal error");
+            return Self::new(status, "internal", "internal error; see the Assent log");
+        }
+        Self::new(status, e.code(), e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut res = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            res.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        res
+    }
+}

@@ -1,0 +1,85 @@
+//! Extractors: the caller's identity, and JSON bodies and queries whose rejections become
+//! [`ApiError`]s with stable codes.
+
+use crate::error::ApiError;
+use crate::AppState;
+use assent_core::Principal;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use serde::de::DeserializeOwned;
+
+/// The authenticated caller.
+pub struct Caller(pub Principal);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let value = parts.headers.get(header::AUTHORIZATION).ok_or_else(ApiError::unauthorized)?;
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && t.len() <= 256)
+            .ok_or_else(ApiError::unauthorized)?;
+        state.engine.authenticate(token).map(Caller).ok_or_else(ApiError::unauthorized)
+    }
+}
+
+/// The owner, or 403 for an agent.
+pub struct Owner;
+
+impl FromRequestParts<AppState> for Owner {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match Caller::from_request_parts(parts, state).await?.0 {
+            Principal::Owner => Ok(Owner),
+            Principal::Agent(_) => Err(ApiError::forbidden(
+                "agent tokens cannot do this: decisions and administration need the owner credential",
+            )),
+        }
+    }
+}
+
+/// A JSON body. Wrong content type: 415; malformed: 400; wrong shape: 422; too large: 413.
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Json(v)),
+            Err(rej) => {
+                let status = rej.status();
+                let (code, message) = match status {
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                        ("unsupported_media_type", "send the body as JSON with `Content-Type: application/json`".to_string())
+                    }
+                    StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "the request body is larger than the limit".to_string()),
+                    StatusCode::BAD_REQUEST => ("malformed_json", rej.body_text()),
+                    StatusCode::UNPROCESSABLE_ENTITY => ("invalid_request", rej.body_text()),
+                    _ => ("bad_request", rej.body_text()),
+                };
+                Err(ApiError::new(status, code, message))
+            }
+        }
+    }
+}
+
+/// A query string. Wrong shape: 400 `invalid_query`.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Query(q.0))
+            .map_err(|rej| ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", rej.body_text()))
+    }
+}

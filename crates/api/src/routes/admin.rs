@@ -1,0 +1,48 @@
+//! Owner administration: agents and the audit export.
+
+use crate::error::ApiError;
+use crate::extract::{Json, Owner, Query};
+use crate::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// `GET /v1/agents`
+pub async fn list_agents(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Value>, ApiError> {
+    Ok(axum::Json(json!({ "items": s.engine.agents().await? })))
+}
+
+/// Body of `POST /v1/agents`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewAgent {
+    name: String,
+}
+
+/// `POST /v1/agents`: the token is in this response and nowhere else, ever.
+pub async fn add_agent(State(s): State<AppState>, _: Owner, Json(a): Json<NewAgent>) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+    let token = s.engine.add_agent(&a.name).await?;
+    Ok((StatusCode::CREATED, axum::Json(json!({ "name": a.name, "token": token }))))
+}
+
+/// `DELETE /v1/agents/{name}`
+pub async fn revoke_agent(State(s): State<AppState>, _: Owner, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+    s.engine.revoke_agent(&name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Query of `GET /v1/audit`.
+#[derive(Deserialize)]
+pub struct AuditQuery {
+    after: Option<i64>,
+    limit: Option<u32>,
+}
+
+/// `GET /v1/audit?after=SEQ&limit=N`: the audit log in order, for export.
+pub async fn audit(State(s): State<AppState>, _: Owner, Query(q): Query<AuditQuery>) -> Result<axum::Json<Value>, ApiError> {
+    let limit = q.limit.unwrap_or(1000).clamp(1, 10_000);
+    let items = s.engine.audit_after(q.after.unwrap_or(0), limit).await?;
+    let next = if items.len() as u32 == limit { items.last().map(|e| e.seq) } else { None };
+    Ok(axum::Json(json!({ "items": items, "next_after": next })))
+}

@@ -1,0 +1,54 @@
+//! Decisions: owner only. An agent token gets 403 and the proposal is untouched.
+
+use crate::error::ApiError;
+use crate::extract::{Json, Owner};
+use crate::AppState;
+use assent_core::engine::{BatchItem, BatchResult, GroupDecision};
+use assent_core::{Actor, Channel, DecisionRequest, Proposal};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+
+fn owner_actor() -> Actor {
+    Actor { by: "owner".into(), channel: Channel::Cli }
+}
+
+/// `POST /v1/proposals/{id}/decision`
+pub async fn decide(State(s): State<AppState>, _: Owner, Path(id): Path<String>, Json(req): Json<DecisionRequest>) -> Result<axum::Json<Proposal>, ApiError> {
+    Ok(axum::Json(s.engine.decide(&owner_actor(), &id, req).await?))
+}
+
+/// Body of `POST /v1/decisions`: a list of items, or a whole group.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub enum Batch {
+    /// Each item stands alone.
+    Items {
+        /// The decisions.
+        items: Vec<BatchItem>,
+    },
+    /// Every pending proposal of the group, all or nothing.
+    Group(GroupDecision),
+}
+
+const MAX_ITEMS: usize = 1000;
+
+/// `POST /v1/decisions`
+pub async fn batch(State(s): State<AppState>, _: Owner, Json(body): Json<serde_json::Value>) -> Result<axum::Json<BatchResult>, ApiError> {
+    let batch: Batch = serde_json::from_value(body).map_err(|_| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            "send {\"items\": [{\"id\", \"outcome\", \"reason\"?, \"feedback\"?, \"edits\"?}]} or {\"group_id\", \"outcome\", \"reason\"?, \"feedback\"?}",
+        )
+    })?;
+    let actor = owner_actor();
+    let result = match batch {
+        Batch::Items { items } if items.is_empty() || items.len() > MAX_ITEMS => {
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", format!("send 1 to {MAX_ITEMS} items")));
+        }
+        Batch::Items { items } => s.engine.decide_batch(&actor, items).await?,
+        Batch::Group(g) => s.engine.decide_group(&actor, g).await?,
+    };
+    Ok(axum::Json(result))
+}

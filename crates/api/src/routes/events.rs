@@ -1,0 +1,34 @@
+//! `GET /v1/events`: server-sent events of proposal changes. Agents see only their own.
+
+use crate::extract::Caller;
+use crate::AppState;
+use assent_core::Principal;
+use axum::extract::State;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use futures_util::stream::Stream;
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::StreamExt;
+
+/// The handler.
+pub async fn events(State(s): State<AppState>, Caller(who): Caller) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let rx = s.engine.subscribe();
+    let stream = BroadcastStream::new(rx).filter_map(move |item| match item {
+        Ok(e) => {
+            if let Principal::Agent(a) = &who {
+                if &e.proposal().agent != a {
+                    return None;
+                }
+            }
+            let data = serde_json::to_string(&e).unwrap_or_default();
+            Some(Ok(SseEvent::default().event(e.name()).id(e.proposal().id.clone()).data(data)))
+        }
+        // A slow reader missed events: tell it to re-read what it cares about.
+        Err(BroadcastStreamRecvError::Lagged(n)) => {
+            Some(Ok(SseEvent::default().event("lagged").data(format!("{{\"type\":\"lagged\",\"missed\":{n}}}"))))
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}

@@ -1,0 +1,6 @@
+//! The routes, one module per resource.
+
+pub mod admin;
+pub mod decisions;
+pub mod events;
+pub mod proposals;

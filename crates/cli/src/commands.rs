@@ -1,0 +1,331 @@
+//! The client commands: each builds one request to the running server and prints the answer.
+
+use crate::client::{AgentAuth, Client};
+use crate::home::Home;
+use crate::{exit, output, ExitError};
+use anyhow::{bail, Context, Result};
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Flags of `propose`.
+#[derive(Debug, clap::Args)]
+pub struct ProposeArgs {
+    /// The kind.
+    #[arg(long, default_value = "tool.call")]
+    pub kind: String,
+    /// For tool.call: the tool's name.
+    #[arg(long, conflicts_with_all = ["payload", "payload_file"])]
+    pub tool: Option<String>,
+    /// For tool.call: the tool's input as JSON.
+    #[arg(long, requires = "tool", value_name = "JSON")]
+    pub input: Option<String>,
+    /// The payload as JSON.
+    #[arg(long, value_name = "JSON", conflicts_with = "payload_file")]
+    pub payload: Option<String>,
+    /// Read the payload from a file (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub payload_file: Option<PathBuf>,
+    /// A short title (shown as your words).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A summary (shown as your words).
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// Put it in a group decided together.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Your session id.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// The proposal this revises.
+    #[arg(long)]
+    pub supersedes: Option<String>,
+    /// Seconds until it expires.
+    #[arg(long)]
+    pub expires_in: Option<u64>,
+    /// Makes retries safe: the same key and body return the same proposal.
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
+    /// Wait for the decision (optionally at most SECS seconds).
+    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "0")]
+    pub wait: Option<u64>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Which agent token to use.
+    #[command(flatten)]
+    pub auth: AgentAuth,
+}
+
+fn parse_json(what: &str, s: &str) -> Result<Value> {
+    serde_json::from_str(s).with_context(|| format!("{what} is not valid JSON"))
+}
+
+fn read_payload(a: &ProposeArgs) -> Result<Value> {
+    if let Some(tool) = &a.tool {
+        let input = match &a.input {
+            Some(i) => parse_json("--input", i)?,
+            None => json!({}),
+        };
+        return Ok(json!({ "tool": tool, "input": input }));
+    }
+    if let Some(p) = &a.payload {
+        return parse_json("--payload", p);
+    }
+    let text = match a.payload_file.as_deref() {
+        Some(p) if p.as_os_str() == "-" => read_stdin()?,
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        None => bail!("give the payload with --tool/--input, --payload JSON or --payload-file FILE (- for stdin)"),
+    };
+    parse_json("the payload", &text)
+}
+
+fn read_stdin() -> Result<String> {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
+    Ok(s)
+}
+
+/// `assent propose`
+pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
+    let payload = read_payload(&a)?;
+    let mut body = json!({ "kind": a.kind, "payload": payload });
+    for (k, v) in [("title", &a.title), ("summary", &a.summary), ("group_id", &a.group), ("session_id", &a.session), ("supersedes", &a.supersedes)] {
+        if let Some(v) = v {
+            body[k] = json!(v);
+        }
+    }
+    if let Some(e) = a.expires_in {
+        body["expires_in"] = json!(e);
+    }
+    let client = Client::agent(home, &a.auth)?;
+    let headers: Vec<(&str, String)> = a.idempotency_key.iter().map(|k| ("idempotency-key", k.clone())).collect();
+    let (_, p) = client.call(home, Method::POST, "/proposals", Some(&body), &headers).await?;
+    let id = p["id"].as_str().unwrap_or_default().to_string();
+    match a.wait {
+        None => {
+            if a.json {
+                println!("{p}");
+            } else {
+                println!("{id}");
+                eprintln!("proposed {id}: pending a decision (assent wait {id})");
+            }
+            Ok(())
+        }
+        Some(secs) => {
+            let limit = (secs > 0).then(|| Duration::from_secs(secs));
+            let p = wait_loop(home, &client, &id, limit).await?;
+            finish_wait(&p, a.json)
+        }
+    }
+}
+
+async fn wait_loop(home: &Home, client: &Client, id: &str, limit: Option<Duration>) -> Result<Value> {
+    let start = Instant::now();
+    loop {
+        let left = limit.map(|l| l.saturating_sub(start.elapsed()));
+        let step = left.map(|l| l.as_secs().clamp(1, 120)).unwrap_or(120);
+        let (_, p) = client.call(home, Method::GET, &format!("/proposals/{id}?wait={step}"), None, &[]).await?;
+        if p["settled"] == true || left.is_some_and(|l| l <= Duration::from_secs(step)) {
+            return Ok(p);
+        }
+    }
+}
+
+/// Prints the outcome of a wait and maps it to the exit code.
+fn finish_wait(p: &Value, json_out: bool) -> Result<()> {
+    let status = p["status"].as_str().unwrap_or("");
+    if json_out {
+        println!("{p}");
+    } else {
+        let d = &p["decision"];
+        let why = d["reason"].as_str().or(d["feedback"].as_str()).map(|r| format!(": {}", output::safe(r))).unwrap_or_default();
+        println!("{} {status}{why}", p["id"].as_str().unwrap_or(""));
+        if status == "approved" && !d["edited_payload"].is_null() {
+            println!("approved with edits; the approved payload:\n{}", serde_json::to_string_pretty(&p["approved_payload"]).unwrap_or_default());
+        }
+    }
+    let code = exit::for_status(status);
+    if code == exit::OK {
+        Ok(())
+    } else {
+        Err(ExitError::silent(code).into())
+    }
+}
+
+/// `assent wait ID`
+pub async fn wait(home: &Home, id: &str, timeout: Option<u64>, json_out: bool, auth: &AgentAuth) -> Result<()> {
+    let client = reader(home, auth)?;
+    let p = wait_loop(home, &client, id, timeout.map(Duration::from_secs)).await?;
+    finish_wait(&p, json_out)
+}
+
+/// Read commands act as the owner unless an agent token was named.
+fn reader(home: &Home, auth: &AgentAuth) -> Result<Client> {
+    if auth.token_file.is_some() || std::env::var("ASSENT_TOKEN").is_ok_and(|t| !t.trim().is_empty()) {
+        Client::agent(home, auth)
+    } else {
+        Client::owner(home)
+    }
+}
+
+/// Filters of `list`.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Only this status (pending, approved, rejected, ...).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only this group.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Only this agent's.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this kind.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// How many (newest first).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Continue after a previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Which agent token to use.
+    #[command(flatten)]
+    pub auth: AgentAuth,
+}
+
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
+/// `assent list`
+pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
+    let client = reader(home, &a.auth)?;
+    let mut q = format!("/proposals?limit={}", a.limit);
+    for (k, v) in [("status", &a.status), ("group_id", &a.group), ("agent", &a.agent), ("kind", &a.kind), ("cursor", &a.cursor)] {
+        if let Some(v) = v {
+            q.push_str(&format!("&{k}={}", enc(v)));
+        }
+    }
+    let (_, page) = client.call(home, Method::GET, &q, None, &[]).await?;
+    if a.json {
+        println!("{page}");
+        return Ok(());
+    }
+    let items = page["items"].as_array().cloned().unwrap_or_default();
+    if items.is_empty() {
+        println!("no proposals");
+    } else {
+        print!("{}", output::table(&items));
+    }
+    if let Some(c) = page["next_cursor"].as_str() {
+        eprintln!("more: assent list --cursor {c}");
+    }
+    Ok(())
+}
+
+/// `assent show ID`
+pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
+    let client = reader(home, auth)?;
+    let (_, p) = client.call(home, Method::GET, &format!("/proposals/{}", enc(id)), None, &[]).await?;
+    let (_, audit) = client.call(home, Method::GET, &format!("/proposals/{}/audit", enc(id)), None, &[]).await?;
+    if json_out {
+        println!("{}", json!({ "proposal": p, "audit": audit["items"] }));
+    } else {
+        print!("{}", output::proposal(&p, Some(&audit)));
+    }
+    Ok(())
+}
+
+/// `assent approve|reject|refine`
+pub async fn decide(home: &Home, id: &str, outcome: &str, reason: Option<String>, feedback: Option<String>, edits: Option<String>, json_out: bool) -> Result<()> {
+    let mut body = json!({ "outcome": outcome });
+    if let Some(r) = reason {
+        body["reason"] = json!(r);
+    }
+    if let Some(f) = feedback {
+        body["feedback"] = json!(f);
+    }
+    if let Some(e) = edits {
+        body["edits"] = parse_json("--edits", &e)?;
+    }
+    let client = Client::owner(home)?;
+    let (_, p) = client.call(home, Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
+    if json_out {
+        println!("{p}");
+    } else {
+        println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+    }
+    Ok(())
+}
+
+/// `assent agent add|list|revoke`
+pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
+    let client = Client::owner(home)?;
+    match cmd {
+        crate::AgentCmd::Add { name, json } => {
+            let (_, v) = client.call(home, Method::POST, "/agents", Some(&json!({ "name": name })), &[]).await?;
+            if json {
+                println!("{v}");
+            } else {
+                println!("{}", v["token"].as_str().unwrap_or(""));
+                eprintln!("agent `{name}` added. This token is shown once: give it to the agent (Authorization: Bearer <token>).");
+            }
+        }
+        crate::AgentCmd::List { json } => {
+            let (_, v) = client.call(home, Method::GET, "/agents", None, &[]).await?;
+            if json {
+                println!("{v}");
+            } else {
+                println!("{:<24}  {:<24}  STATUS", "NAME", "CREATED (UTC)");
+                for a in v["items"].as_array().cloned().unwrap_or_default() {
+                    let status = if a["revoked_at"].is_null() { "active".to_string() } else { format!("revoked {}", a["revoked_at"].as_str().unwrap_or("")) };
+                    let created: String = a["created_at"].as_str().unwrap_or("").chars().take(19).collect();
+                    println!("{:<24}  {:<24}  {status}", a["name"].as_str().unwrap_or(""), created.replace('T', " "));
+                }
+            }
+        }
+        crate::AgentCmd::Revoke { name } => {
+            client.call(home, Method::DELETE, &format!("/agents/{}", enc(&name)), None, &[]).await?;
+            println!("agent `{name}` revoked: its token no longer works");
+        }
+    }
+    Ok(())
+}
+
+/// `assent export`: the audit log as JSON lines.
+pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
+    use std::io::Write;
+    let client = Client::owner(home)?;
+    let mut out: Box<dyn Write> = match &output {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut after = 0i64;
+    let mut n = 0usize;
+    loop {
+        let (_, page) = client.call(home, Method::GET, &format!("/audit?after={after}&limit=5000"), None, &[]).await?;
+        for e in page["items"].as_array().cloned().unwrap_or_default() {
+            writeln!(out, "{e}")?;
+            n += 1;
+        }
+        match page["next_after"].as_i64() {
+            Some(next) => after = next,
+            None => break,
+        }
+    }
+    out.flush()?;
+    if output.is_some() {
+        eprintln!("exported {n} audit rows");
+    }
+    Ok(())
+}

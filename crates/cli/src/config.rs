@@ -1,0 +1,98 @@
+//! Settings: defaults in code, then `config.toml` in the home, then environment variables,
+//! then flags. See `config.sample.toml` at the top of the repository for every key.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::net::IpAddr;
+use std::path::Path;
+
+/// The default port of `assent serve`.
+pub const DEFAULT_PORT: u16 = 4517;
+
+/// Everything `config.toml` may say.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Address to listen on: loopback only.
+    pub bind: IpAddr,
+    /// Port (0 picks a free one).
+    pub port: u16,
+    /// Seconds until a proposal expires when the agent does not say.
+    pub default_expires_in: u64,
+    /// Longest `expires_in` accepted.
+    pub max_expires_in: u64,
+    /// Pending proposals per agent.
+    pub max_pending_per_agent: u32,
+    /// Open waits per agent.
+    pub max_waits_per_agent: u32,
+    /// Largest request body in bytes.
+    pub max_body_bytes: usize,
+    /// Where the owner credential lives: `auto`, `keychain` or `file`.
+    pub owner_credential: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let e = assent_core::EngineConfig::default();
+        Self {
+            bind: IpAddr::from([127, 0, 0, 1]),
+            port: DEFAULT_PORT,
+            default_expires_in: e.default_expires_in,
+            max_expires_in: e.max_expires_in,
+            max_pending_per_agent: e.max_pending_per_agent,
+            max_waits_per_agent: e.max_waits_per_agent,
+            max_body_bytes: assent_api::ApiConfig::default().max_body_bytes,
+            owner_credential: "auto".into(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path` if it exists, then applies environment overrides.
+    pub fn load(path: &Path) -> Result<Self> {
+        let mut c = match std::fs::read_to_string(path) {
+            Ok(s) => toml::from_str(&s).with_context(|| format!("invalid {}", path.display()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        if let Ok(v) = std::env::var("ASSENT_OWNER_CREDENTIAL") {
+            c.owner_credential = v;
+        }
+        Ok(c)
+    }
+
+    /// The owner-credential mode.
+    pub fn owner_mode(&self) -> Result<assent_secrets::owner::Mode> {
+        self.owner_credential.parse().map_err(|e: String| anyhow::anyhow!("owner_credential: {e}"))
+    }
+
+    /// The engine's part.
+    pub fn engine(&self) -> assent_core::EngineConfig {
+        assent_core::EngineConfig {
+            default_expires_in: self.default_expires_in,
+            max_expires_in: self.max_expires_in,
+            max_pending_per_agent: self.max_pending_per_agent,
+            max_waits_per_agent: self.max_waits_per_agent,
+            ..assent_core::EngineConfig::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_config_parses_and_matches_the_defaults() {
+        let sample = include_str!("../../../config.sample.toml");
+        let uncommented: String = sample
+            .lines()
+            .map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(if l.starts_with('#') { "" } else { l }))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c: Config = toml::from_str(&uncommented).unwrap_or_else(|e| panic!("{e}"));
+        let d = Config::default();
+        assert_eq!((c.port, c.bind, c.default_expires_in, c.max_body_bytes), (d.port, d.bind, d.default_expires_in, d.max_body_bytes));
+        assert_eq!((c.max_pending_per_agent, c.max_waits_per_agent, c.owner_credential), (d.max_pending_per_agent, d.max_waits_per_agent, d.owner_credential));
+    }
+}

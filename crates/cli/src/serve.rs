@@ -1,0 +1,137 @@
+//! `assent serve`: the engine and the API, headless. The desktop app hosts the same pieces.
+
+use crate::config::Config;
+use crate::home::{Home, ServerInfo};
+use anyhow::{bail, Context, Result};
+use assent_core::kinds::KindRegistry;
+use assent_core::secret::{new_token, token_hash};
+use assent_core::Engine;
+use assent_secrets::owner::{self, Where};
+use assent_secrets::Keychain;
+use assent_store::SqliteStore;
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+/// Flags of `serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0 picks a free one). Default: config `port`, else 4517.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Address to listen on; only loopback addresses are accepted.
+    #[arg(long)]
+    pub bind: Option<IpAddr>,
+}
+
+/// Everything a host needs, opened on a home directory.
+pub struct Opened {
+    /// The engine.
+    pub engine: Engine,
+    /// The settings.
+    pub config: Config,
+    /// Where the owner credential is.
+    pub owner_location: Where,
+}
+
+/// Opens the database, the owner credential and the default agent of `home`.
+pub async fn open(home: &Home, config: Config) -> Result<Opened> {
+    let store = SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?;
+    let mode = config.owner_mode()?;
+    let dir = home.dir.clone();
+    let owner = tokio::task::spawn_blocking(move || owner::load_or_create(&dir, mode, &Keychain::default(), || new_token("asnt_owner")))
+        .await?
+        .context("cannot load the owner credential")?;
+    match owner.location {
+        Where::Keychain => tracing::info!("the owner credential is in the system keychain"),
+        Where::File => tracing::warn!(
+            "no system keychain: the owner credential is in {} (mode 0600)",
+            owner::file_path(&home.dir).display()
+        ),
+    }
+    let engine = Engine::new(Arc::new(store), KindRegistry::with_builtins(), config.engine(), token_hash(&owner.token)).await?;
+    let token = home.default_agent_token()?;
+    if !engine.set_agent_token("default", &token).await? {
+        tracing::info!("the built-in agent `default` is revoked; agent.token is not accepted");
+    }
+    Ok(Opened { engine, config, owner_location: owner.location })
+}
+
+/// Resolves when the process is asked to stop (Ctrl-C, SIGTERM).
+pub async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// Runs the server until a stop signal.
+pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
+    home.ensure()?;
+    let mut config = Config::load(&home.config())?;
+    if let Some(p) = args.port {
+        config.port = p;
+    }
+    if let Some(b) = args.bind {
+        config.bind = b;
+    }
+    if !config.bind.is_loopback() {
+        bail!("refusing to listen on {}: Assent's API is for local agents and listens on loopback (127.0.0.1 or ::1) only", config.bind);
+    }
+    let _lock = home.lock_exclusive()?;
+    let api = assent_api::ApiConfig { max_body_bytes: config.max_body_bytes };
+    let addr = SocketAddr::new(config.bind, config.port);
+    let opened = open(&home, config).await?;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    let local = listener.local_addr()?;
+    let url = format!("http://{local}");
+    let pid = std::process::id();
+    home.write_server(&ServerInfo { url: url.clone(), pid, version: env!("CARGO_PKG_VERSION").into() })?;
+    tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "Assent is listening on {url}/v1 (home {})", home.dir.display())?;
+        out.flush()?;
+    }
+
+    let engine = opened.engine.clone();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut rx1 = stop_rx.clone();
+    let expiry = tokio::spawn(async move {
+        engine
+            .run_expiry(async move {
+                let _ = rx1.wait_for(|s| *s).await;
+            })
+            .await
+    });
+    let mut rx2 = stop_rx.clone();
+    let served = assent_api::serve(listener, opened.engine.clone(), api, async move {
+        let _ = rx2.wait_for(|s| *s).await;
+    });
+    tokio::pin!(served);
+    let result = tokio::select! {
+        r = &mut served => r.map_err(anyhow::Error::from),
+        _ = stop_signal() => {
+            let _ = stop_tx.send(true);
+            // Give open requests a moment; long-polls and event streams are cut after that.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut served).await;
+            Ok(())
+        }
+    };
+    let _ = stop_tx.send(true);
+    let _ = expiry.await;
+    home.remove_server(pid);
+    tracing::info!("Assent stopped");
+    result
+}

@@ -1,0 +1,199 @@
+//! The owner credential: the token that may decide. It lives in the keychain, keyed by the
+//! home directory (several homes on one account have separate owners); where no keychain is
+//! reachable it falls back to `owner.token` (mode 0600) in the home directory.
+//!
+//! Threat model: this keeps decisions away from agents that only hold an agent token (a model's
+//! mistakes, injected instructions acting through the agent API). It is not a sandbox against a
+//! hostile process running as the same OS user, which can read the keychain or the file too.
+
+use crate::{Keychain, SecretsError};
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where the owner credential is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// The system keychain.
+    Keychain,
+    /// `owner.token` in the home directory.
+    File,
+}
+
+/// Which stores to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The keychain if reachable, else the file.
+    Auto,
+    /// The keychain only.
+    Keychain,
+    /// The file only (headless machines with no keychain).
+    File,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Mode::Auto),
+            "keychain" => Ok(Mode::Keychain),
+            "file" => Ok(Mode::File),
+            _ => Err(format!("`{s}` is not one of auto, keychain, file")),
+        }
+    }
+}
+
+/// The owner credential and where it was found.
+pub struct Owner {
+    /// The token. Never logged; `Debug` hides it.
+    pub token: String,
+    /// Where it lives.
+    pub location: Where,
+}
+
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Owner").field("token", &"<redacted>").field("location", &self.location).finish()
+    }
+}
+
+/// The keychain user name of a home's owner credential.
+pub fn keychain_user(home: &Path) -> String {
+    let canon = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let h = Sha256::digest(canon.to_string_lossy().as_bytes());
+    format!("owner:{}", &hex::encode(h)[..16])
+}
+
+/// The fallback file.
+pub fn file_path(home: &Path) -> PathBuf {
+    home.join("owner.token")
+}
+
+fn read_file(path: &Path) -> Result<Option<String>, SecretsError> {
+    match fs::read_to_string(path) {
+        Ok(s) => Ok(Some(s.trim().to_string()).filter(|t| !t.is_empty())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(SecretsError::Io(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Writes `contents` to `path` with mode 0600, atomically (temp file, fsync, rename).
+pub fn write_private(path: &Path, contents: &str) -> Result<(), SecretsError> {
+    let io = |e: std::io::Error| SecretsError::Io(format!("{}: {e}", path.display()));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("secret")));
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(&tmp).map_err(io)?;
+    f.write_all(contents.as_bytes()).map_err(io)?;
+    f.write_all(b"\n").map_err(io)?;
+    f.sync_all().map_err(io)?;
+    fs::rename(&tmp, path).map_err(io)?;
+    Ok(())
+}
+
+/// Loads the owner credential, creating it with `generate` if there is none (the server).
+pub fn load_or_create(home: &Path, mode: Mode, keychain: &Keychain, generate: impl FnOnce() -> String) -> Result<Owner, SecretsError> {
+    let file = file_path(home);
+    let user = keychain_user(home);
+    if mode != Mode::File {
+        match keychain.get(&user) {
+            Ok(token) => {
+                if file.exists() {
+                    // An earlier run fell back to the file; the keychain is the one to keep.
+                    let _ = fs::remove_file(&file);
+                }
+                return Ok(Owner { token, location: Where::Keychain });
+            }
+            Err(SecretsError::Missing(_)) => {
+                let token = match read_file(&file)? {
+                    Some(t) => t,
+                    None => generate(),
+                };
+                match keychain.set(&user, &token).and_then(|_| keychain.get(&user)) {
+                    Ok(stored) if stored == token => {
+                        let _ = fs::remove_file(&file);
+                        return Ok(Owner { token, location: Where::Keychain });
+                    }
+                    Ok(_) => return Err(SecretsError::Unavailable("the keychain did not keep the owner credential".into())),
+                    Err(e) if mode == Mode::Auto && e.keychain_unusable() => {
+                        tracing::warn!(error = %e, "the system keychain cannot store the owner credential");
+                    }
+                    Err(e) => return Err(e),
+                }
+                return fallback(&file, Some(token));
+            }
+            Err(e) if mode == Mode::Auto && e.keychain_unusable() => {
+                tracing::warn!(error = %e, "no usable system keychain");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    fallback(&file, None).or_else(|_| fallback(&file, Some(generate())))
+}
+
+fn fallback(file: &Path, token: Option<String>) -> Result<Owner, SecretsError> {
+    let token = match (read_file(file)?, token) {
+        (Some(existing), _) => existing,
+        (None, Some(t)) => {
+            write_private(file, &t)?;
+            t
+        }
+        (None, None) => return Err(SecretsError::Missing(file.display().to_string())),
+    };
+    tracing::warn!(
+        path = %file.display(),
+        "the owner credential is kept in a file (mode 0600) because no system keychain is in use; \
+         any process running as this user can read it"
+    );
+    Ok(Owner { token, location: Where::File })
+}
+
+/// Loads the owner credential for a client (the CLI): the keychain, then the file. Never
+/// creates one.
+pub fn load(home: &Path, mode: Mode, keychain: &Keychain) -> Result<Owner, SecretsError> {
+    let file = file_path(home);
+    if mode != Mode::Keychain {
+        if let Some(token) = read_file(&file)? {
+            return Ok(Owner { token, location: Where::File });
+        }
+    }
+    if mode == Mode::File {
+        return Err(SecretsError::Missing(file.display().to_string()));
+    }
+    keychain.get(&keychain_user(home)).map(|token| Owner { token, location: Where::Keychain })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_mode_creates_a_private_file_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let kc = Keychain::default();
+        let a = load_or_create(dir.path(), Mode::File, &kc, || "tok-1".into()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((a.token.as_str(), a.location), ("tok-1", Where::File));
+        let b = load_or_create(dir.path(), Mode::File, &kc, || "tok-2".into()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(b.token, "tok-1");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(file_path(dir.path())).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+            assert_eq!(mode, 0o600);
+        }
+        assert_eq!(load(dir.path(), Mode::File, &kc).map(|o| o.token).ok(), Some("tok-1".to_string()));
+        assert!(!format!("{a:?}").contains("tok-1"));
+    }
+
+    #[test]
+    fn keychain_users_differ_per_home() {
+        assert_ne!(keychain_user(Path::new("/a")), keychain_user(Path::new("/b")));
+    }
+}

@@ -1,0 +1,97 @@
+//! Decoding rows into domain types.
+
+use crate::db_err;
+use assent_core::error::StoreError;
+use assent_core::proposal::{AuditEntry, Channel, Proposal};
+use assent_core::status::{KindClass, Status};
+use assent_core::time::Timestamp;
+use serde::de::DeserializeOwned;
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+/// The columns [`proposal`] reads, for `concat!` into queries.
+macro_rules! proposal_cols {
+    () => {
+        "seq, id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
+         supersedes, status, created_at, updated_at, expires_at, decision, result, error"
+    };
+}
+pub(crate) use proposal_cols;
+
+/// The columns [`audit`] reads.
+macro_rules! audit_cols {
+    () => {
+        "seq, proposal_id, actor, channel, from_status, to_status, at, detail"
+    };
+}
+pub(crate) use audit_cols;
+
+fn json<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<Option<T>, StoreError> {
+    let s: Option<String> = row.try_get(col).map_err(db_err)?;
+    s.map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}"))))
+        .transpose()
+}
+
+fn status(s: &str) -> Result<Status, StoreError> {
+    s.parse().map_err(StoreError::Corrupt)
+}
+
+pub(crate) fn channel(s: &str) -> Result<Channel, StoreError> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
+}
+
+pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
+    let g = |c: &str| -> Result<String, StoreError> { row.try_get(c).map_err(db_err) };
+    let go = |c: &str| -> Result<Option<String>, StoreError> { row.try_get(c).map_err(db_err) };
+    let gi = |c: &str| -> Result<i64, StoreError> { row.try_get(c).map_err(db_err) };
+    let class = match g("class")?.as_str() {
+        "applied" => KindClass::Applied,
+        _ => KindClass::DecisionOnly,
+    };
+    let mut p = Proposal {
+        id: g("id")?,
+        kind: g("kind")?,
+        agent: g("agent")?,
+        title: go("title")?,
+        summary: go("summary")?,
+        payload: json(row, "payload")?.unwrap_or_default(),
+        preview: json(row, "preview")?.unwrap_or_default(),
+        base: json(row, "base")?,
+        session_id: go("session_id")?,
+        group_id: go("group_id")?,
+        supersedes: go("supersedes")?,
+        status: status(&g("status")?)?,
+        settled: false,
+        created_at: Timestamp(gi("created_at")?),
+        updated_at: Timestamp(gi("updated_at")?),
+        expires_at: Timestamp(gi("expires_at")?),
+        decision: json(row, "decision")?,
+        approved_payload: None,
+        result: json(row, "result")?,
+        error: json(row, "error")?,
+        class,
+    };
+    p.refresh_derived();
+    Ok(p)
+}
+
+pub(crate) fn audit(row: &SqliteRow) -> Result<AuditEntry, StoreError> {
+    let from: Option<String> = row.try_get("from_status").map_err(db_err)?;
+    Ok(AuditEntry {
+        seq: row.try_get("seq").map_err(db_err)?,
+        proposal_id: row.try_get("proposal_id").map_err(db_err)?,
+        actor: row.try_get("actor").map_err(db_err)?,
+        channel: channel(&row.try_get::<String, _>("channel").map_err(db_err)?)?,
+        from: from.as_deref().map(status).transpose()?,
+        to: status(&row.try_get::<String, _>("to_status").map_err(db_err)?)?,
+        at: Timestamp(row.try_get("at").map_err(db_err)?),
+        detail: json(row, "detail")?,
+    })
+}
+
+pub(crate) fn class_str(c: KindClass) -> &'static str {
+    match c {
+        KindClass::Applied => "applied",
+        KindClass::DecisionOnly => "decision_only",
+    }
+}

@@ -1,0 +1,423 @@
+//! The single writer with group commit. See the crate docs for why.
+
+use crate::{db_err, rows};
+use assent_core::error::{CoreError, StoreError};
+use assent_core::proposal::{Channel, Proposal};
+use assent_core::status::Status;
+use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
+use assent_core::time::Timestamp;
+use serde_json::Value;
+use sqlx::{Row, SqliteConnection};
+use std::collections::HashMap;
+use tokio::sync::{mpsc, oneshot};
+
+type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
+
+/// A write for the writer task.
+pub(crate) enum Op {
+    Insert(Box<NewRecord>, Reply<Inserted>),
+    Transition(Vec<Transition>, bool, Reply<Vec<Transitioned>>),
+    AddAgent { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<()> },
+    SetAgentToken { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<bool> },
+    RevokeAgent { name: String, at: Timestamp, reply: Reply<bool> },
+}
+
+/// A reply held until the batch's commit is known.
+enum Done {
+    Insert(Reply<Inserted>, Result<Inserted, CoreError>),
+    Transition(Reply<Vec<Transitioned>>, Result<Vec<Transitioned>, CoreError>),
+    Unit(Reply<()>, Result<(), CoreError>),
+    Bool(Reply<bool>, Result<bool, CoreError>),
+}
+
+impl Done {
+    fn is_ok(&self) -> bool {
+        match self {
+            Done::Insert(_, r) => r.is_ok(),
+            Done::Transition(_, r) => r.is_ok(),
+            Done::Unit(_, r) => r.is_ok(),
+            Done::Bool(_, r) => r.is_ok(),
+        }
+    }
+
+    fn send(self, commit: &Result<(), StoreError>) {
+        // A caller that went away (client disconnected) does not undo a committed write.
+        let fail = |e: &StoreError| CoreError::Store(StoreError::Database(format!("commit failed: {e}")));
+        match self {
+            Done::Insert(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Transition(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Unit(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Bool(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+        }
+    }
+}
+
+/// Most writes one transaction takes: bounds the latency of the first in the batch.
+const MAX_BATCH: usize = 512;
+
+struct Writer {
+    conn: SqliteConnection,
+    /// An upper bound of each agent's pending proposals. Inserts raise it; it is recounted
+    /// exactly (inside the write transaction) only when it reaches the limit, so the limit
+    /// holds without a COUNT on every insert.
+    pending_bound: HashMap<String, i64>,
+}
+
+pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
+    let mut w = Writer { conn, pending_bound: HashMap::new() };
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        w.commit_batch(batch.drain(..)).await;
+    }
+    tracing::debug!("store writer stopped");
+}
+
+async fn exec(conn: &mut SqliteConnection, sql: &'static str) -> Result<(), StoreError> {
+    sqlx::query(sql).execute(&mut *conn).await.map(|_| ()).map_err(db_err)
+}
+
+impl Writer {
+    async fn commit_batch(&mut self, ops: impl Iterator<Item = Op>) {
+        if let Err(e) = exec(&mut self.conn, "BEGIN IMMEDIATE").await {
+            tracing::error!(error = %e, "could not begin a write transaction");
+            for op in ops {
+                self.refuse(op, &e);
+            }
+            return;
+        }
+        let mut done = Vec::new();
+        for op in ops {
+            let sp = exec(&mut self.conn, "SAVEPOINT op").await;
+            let d = match sp {
+                Ok(()) => self.one(op).await,
+                Err(e) => {
+                    self.refuse(op, &e);
+                    continue;
+                }
+            };
+            let end = if d.is_ok() {
+                exec(&mut self.conn, "RELEASE op").await
+            } else {
+                match exec(&mut self.conn, "ROLLBACK TO op").await {
+                    Ok(()) => exec(&mut self.conn, "RELEASE op").await,
+                    Err(e) => Err(e),
+                }
+            };
+            if let Err(e) = end {
+                tracing::error!(error = %e, "savepoint failed");
+            }
+            done.push(d);
+        }
+        let commit = exec(&mut self.conn, "COMMIT").await;
+        if let Err(e) = &commit {
+            tracing::error!(error = %e, "commit failed; the batch is rolled back");
+            let _ = exec(&mut self.conn, "ROLLBACK").await;
+            self.pending_bound.clear();
+        }
+        for d in done {
+            d.send(&commit);
+        }
+    }
+
+    fn refuse(&self, op: Op, e: &StoreError) {
+        let err = || CoreError::Store(StoreError::Database(e.to_string()));
+        match op {
+            Op::Insert(_, r) => drop(r.send(Err(err()))),
+            Op::Transition(_, _, r) => drop(r.send(Err(err()))),
+            Op::AddAgent { reply, .. } => drop(reply.send(Err(err()))),
+            Op::SetAgentToken { reply, .. } => drop(reply.send(Err(err()))),
+            Op::RevokeAgent { reply, .. } => drop(reply.send(Err(err()))),
+        }
+    }
+
+    async fn one(&mut self, op: Op) -> Done {
+        match op {
+            Op::Insert(rec, r) => {
+                let res = self.insert(*rec).await;
+                Done::Insert(r, res)
+            }
+            Op::Transition(ts, atomic, r) => {
+                let res = self.transitions(ts, atomic).await;
+                Done::Transition(r, res)
+            }
+            Op::AddAgent { name, token_hash, at, reply } => Done::Unit(reply, self.add_agent(&name, &token_hash, at).await),
+            Op::SetAgentToken { name, token_hash, at, reply } => {
+                Done::Bool(reply, self.set_agent_token(&name, &token_hash, at).await)
+            }
+            Op::RevokeAgent { name, at, reply } => {
+                let r = sqlx::query("UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL")
+                    .bind(at.0)
+                    .bind(&name)
+                    .execute(&mut self.conn)
+                    .await
+                    .map(|r| r.rows_affected() == 1)
+                    .map_err(|e| CoreError::Store(db_err(e)));
+                Done::Bool(reply, r)
+            }
+        }
+    }
+
+    async fn fetch(&mut self, id: &str) -> Result<Option<Proposal>, CoreError> {
+        let row = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+    }
+
+    async fn audit(
+        &mut self,
+        id: &str,
+        actor: &str,
+        channel: Channel,
+        from: Option<Status>,
+        to: Status,
+        at: Timestamp,
+        detail: Option<&Value>,
+    ) -> Result<(), CoreError> {
+        sqlx::query("INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .bind(id)
+            .bind(actor)
+            .bind(channel.as_str())
+            .bind(from.map(Status::as_str))
+            .bind(to.as_str())
+            .bind(at.0)
+            .bind(detail.map(Value::to_string))
+            .execute(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    async fn insert(&mut self, rec: NewRecord) -> Result<Inserted, CoreError> {
+        let p = rec.proposal;
+        if let Some(idem) = &rec.idempotency {
+            let row = sqlx::query("SELECT id, request_sha256 FROM proposals WHERE agent = ? AND idempotency_key = ?")
+                .bind(&p.agent)
+                .bind(&idem.key)
+                .fetch_optional(&mut self.conn)
+                .await
+                .map_err(db_err)?;
+            if let Some(row) = row {
+                let id: String = row.try_get(0).map_err(db_err)?;
+                let hash: Option<String> = row.try_get(1).map_err(db_err)?;
+                if hash.as_deref() != Some(idem.request_sha256.as_str()) {
+                    return Err(CoreError::IdempotencyConflict);
+                }
+                let existing = self.fetch(&id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
+                return Ok(Inserted::Existing(existing));
+            }
+        }
+        self.check_pending_limit(&p.agent, rec.max_pending).await?;
+
+        let mut superseded = None;
+        if let Some(prev) = &p.supersedes {
+            let row = sqlx::query("SELECT agent, status FROM proposals WHERE id = ?")
+                .bind(prev)
+                .fetch_optional(&mut self.conn)
+                .await
+                .map_err(db_err)?;
+            let Some(row) = row.filter(|r| r.try_get::<String, _>(0).ok().as_deref() == Some(p.agent.as_str())) else {
+                return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
+            };
+            let st: String = row.try_get(1).map_err(db_err)?;
+            if st == "pending" {
+                let t = Transition {
+                    id: prev.clone(),
+                    from: Status::Pending,
+                    to: Status::Withdrawn,
+                    decision: None,
+                    result: None,
+                    error: None,
+                    at: p.created_at,
+                    actor: p.agent.clone(),
+                    channel: Channel::Agent,
+                    detail: Some(serde_json::json!({ "superseded_by": p.id })),
+                };
+                if let Transitioned::Done(old) = self.transition(&t).await? {
+                    superseded = Some(old);
+                }
+            }
+        }
+
+        let (key, hash) = match &rec.idempotency {
+            Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
+            None => (None, None),
+        };
+        sqlx::query(
+            "INSERT INTO proposals (id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
+             supersedes, status, created_at, updated_at, expires_at, decision, result, error, idempotency_key, request_sha256) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
+        )
+        .bind(&p.id)
+        .bind(&p.kind)
+        .bind(rows::class_str(p.class))
+        .bind(&p.agent)
+        .bind(&p.title)
+        .bind(&p.summary)
+        .bind(p.payload.to_string())
+        .bind(p.preview.to_string())
+        .bind(p.base.as_ref().map(Value::to_string))
+        .bind(&p.session_id)
+        .bind(&p.group_id)
+        .bind(&p.supersedes)
+        .bind(p.status.as_str())
+        .bind(p.created_at.0)
+        .bind(p.updated_at.0)
+        .bind(p.expires_at.0)
+        .bind(key)
+        .bind(hash)
+        .execute(&mut self.conn)
+        .await
+        .map_err(db_err)?;
+        let detail = serde_json::json!({ "kind": p.kind });
+        self.audit(&p.id, &p.agent, Channel::Agent, None, Status::Pending, p.created_at, Some(&detail)).await?;
+        *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
+        Ok(Inserted::Created { proposal: p, superseded })
+    }
+
+    async fn check_pending_limit(&mut self, agent: &str, max: u32) -> Result<(), CoreError> {
+        let max = i64::from(max);
+        if self.pending_bound.get(agent).is_some_and(|n| *n < max) {
+            return Ok(());
+        }
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE agent = ? AND status = 'pending'")
+            .bind(agent)
+            .fetch_one(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        self.pending_bound.insert(agent.to_string(), n);
+        if n >= max {
+            return Err(CoreError::TooMany {
+                code: "too_many_pending",
+                message: format!("agent `{agent}` already has {n} pending proposals (the limit); wait for decisions first"),
+            });
+        }
+        Ok(())
+    }
+
+    async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
+        let json = |v: Option<String>| v;
+        let res = sqlx::query(
+            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), \
+             result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?",
+        )
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(json(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok())))
+        .bind(t.result.as_ref().map(Value::to_string))
+        .bind(json(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok())))
+        .bind(&t.id)
+        .bind(t.from.as_str())
+        .execute(&mut self.conn)
+        .await
+        .map_err(db_err)?;
+        if res.rows_affected() != 1 {
+            let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?")
+                .bind(&t.id)
+                .fetch_optional(&mut self.conn)
+                .await
+                .map_err(db_err)?;
+            return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
+        }
+        self.audit(&t.id, &t.actor, t.channel, Some(t.from), t.to, t.at, t.detail.as_ref()).await?;
+        let p = self.fetch(&t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
+        Ok(Transitioned::Done(p))
+    }
+
+    async fn transitions(&mut self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+        let mut out = Vec::with_capacity(ts.len());
+        for t in &ts {
+            if !atomic {
+                // Each stands alone: its own savepoint, so a failure leaves the others.
+                exec(&mut self.conn, "SAVEPOINT one").await?;
+                let r = self.transition(t).await;
+                match r {
+                    Ok(x) => {
+                        exec(&mut self.conn, "RELEASE one").await?;
+                        out.push(x);
+                    }
+                    Err(e) => {
+                        exec(&mut self.conn, "ROLLBACK TO one").await?;
+                        exec(&mut self.conn, "RELEASE one").await?;
+                        return Err(e);
+                    }
+                }
+            } else {
+                out.push(self.transition(t).await?);
+            }
+        }
+        if atomic && out.iter().any(|t| matches!(t, Transitioned::Conflict(_))) {
+            // Returning an error makes the batch roll this op's savepoint back; the caller
+            // learns which one conflicted from the vector, so report it as data instead.
+            return Err(CoreError::InvalidState { message: conflict_message(&ts, &out) });
+        }
+        Ok(out)
+    }
+
+    async fn add_agent(&mut self, name: &str, hash: &[u8; 32], at: Timestamp) -> Result<(), CoreError> {
+        let active: Option<Option<i64>> = sqlx::query_scalar("SELECT revoked_at FROM agents WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        match active {
+            Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
+            Some(Some(_)) => {
+                sqlx::query("UPDATE agents SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?")
+                    .bind(&hash[..])
+                    .bind(at.0)
+                    .bind(name)
+                    .execute(&mut self.conn)
+                    .await
+                    .map_err(db_err)?;
+                Ok(())
+            }
+            None => {
+                sqlx::query("INSERT INTO agents (name, token_hash, created_at) VALUES (?, ?, ?)")
+                    .bind(name)
+                    .bind(&hash[..])
+                    .bind(at.0)
+                    .execute(&mut self.conn)
+                    .await
+                    .map_err(db_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    async fn set_agent_token(&mut self, name: &str, hash: &[u8; 32], at: Timestamp) -> Result<bool, CoreError> {
+        let state: Option<Option<i64>> = sqlx::query_scalar("SELECT revoked_at FROM agents WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        match state {
+            Some(Some(_)) => Ok(false),
+            Some(None) => {
+                sqlx::query("UPDATE agents SET token_hash = ? WHERE name = ?")
+                    .bind(&hash[..])
+                    .bind(name)
+                    .execute(&mut self.conn)
+                    .await
+                    .map_err(db_err)?;
+                Ok(true)
+            }
+            None => {
+                self.add_agent(name, hash, at).await?;
+                Ok(true)
+            }
+        }
+    }
+}
+
+fn conflict_message(ts: &[Transition], out: &[Transitioned]) -> String {
+    for (t, o) in ts.iter().zip(out) {
+        if let Transitioned::Conflict(now) = o {
+            let now = now.map(|s| s.to_string()).unwrap_or_else(|| "gone".into());
+            return format!("proposal `{}` is {now}, no longer {}; nothing was changed", t.id, t.from);
+        }
+    }
+    "a proposal changed meanwhile; nothing was changed".into()
+}
