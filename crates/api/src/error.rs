@@ -2,7 +2,7 @@
 //! internals (5xx details go to the log only).
 
 use assent_core::CoreError;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -42,7 +42,9 @@ impl From<CoreError> for ApiError {
     fn from(e: CoreError) -> Self {
         let status = match &e {
             CoreError::NotFound(_) => StatusCode::NOT_FOUND,
-            CoreError::InvalidState { .. } | CoreError::IdempotencyConflict | CoreError::Conflict(_) => StatusCode::CONFLICT,
+            CoreError::InvalidState { .. } | CoreError::IdempotencyConflict | CoreError::Conflict(_) => {
+                StatusCode::CONFLICT
+            }
             CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
             CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,

@@ -1,12 +1,12 @@
 //! Extractors: the caller's identity, and JSON bodies and queries whose rejections become
 //! [`ApiError`]s with stable codes.
 
-use crate::error::ApiError;
 use crate::AppState;
+use crate::error::ApiError;
 use assent_core::Principal;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
 /// The authenticated caller.
@@ -56,10 +56,13 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
             Err(rej) => {
                 let status = rej.status();
                 let (code, message) = match status {
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-                        ("unsupported_media_type", "send the body as JSON with `Content-Type: application/json`".to_string())
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+                        "unsupported_media_type",
+                        "send the body as JSON with `Content-Type: application/json`".to_string(),
+                    ),
+                    StatusCode::PAYLOAD_TOO_LARGE => {
+                        ("payload_too_large", "the request body is larger than the limit".to_string())
                     }
-                    StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "the request body is larger than the limit".to_string()),
                     StatusCode::BAD_REQUEST => ("malformed_json", rej.body_text()),
                     StatusCode::UNPROCESSABLE_ENTITY => ("invalid_request", rej.body_text()),
                     _ => ("bad_request", rej.body_text()),

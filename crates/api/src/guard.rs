@@ -4,10 +4,10 @@
 //! arrives with the attacker's host name), and so is anything a browser marks as coming from a
 //! page (`Origin`, `Sec-Fetch-Site`). No CORS headers are ever sent.
 
-use crate::error::ApiError;
 use crate::AppState;
+use crate::error::ApiError;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue};
+use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -24,8 +24,10 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !host_allowed(host, state.port) {
-        return ApiError::forbidden("this API answers only requests addressed to 127.0.0.1 or localhost on its own port")
-            .into_response();
+        return ApiError::forbidden(
+            "this API answers only requests addressed to 127.0.0.1 or localhost on its own port",
+        )
+        .into_response();
     }
     if headers.contains_key(header::ORIGIN) {
         return ApiError::forbidden("requests from web pages are refused (an Origin header was sent)").into_response();

@@ -17,10 +17,10 @@ pub mod guard;
 pub mod routes;
 
 use assent_core::Engine;
+use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::Router;
 use error::ApiError;
 use std::future::Future;
 use tokio::net::TcpListener;
@@ -84,7 +84,11 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .nest("/v1", v1)
         .fallback(not_found)
         .method_not_allowed_fallback(|| async {
-            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this endpoint does not take that method")
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this endpoint does not take that method",
+            )
         })
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
@@ -92,7 +96,12 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
 }
 
 /// Serves the API on `listener` until `shutdown` resolves. Refuses a non-loopback listener.
-pub async fn serve(listener: TcpListener, engine: Engine, cfg: ApiConfig, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
+pub async fn serve(
+    listener: TcpListener,
+    engine: Engine,
+    cfg: ApiConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     let addr = listener.local_addr()?;
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));

@@ -1,7 +1,7 @@
 //! A client of the running server's API, for the commands that talk to it.
 
-use crate::home::{read_token, Home};
 use crate::ExitError;
+use crate::home::{Home, read_token};
 use anyhow::Result;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -84,7 +84,14 @@ impl Client {
     }
 
     /// Sends a request; an API error becomes [`ApiFailure`], a dead server a plain message.
-    pub async fn call(&self, home: &Home, method: Method, path: &str, body: Option<&Value>, headers: &[(&str, String)]) -> Result<(StatusCode, Value)> {
+    pub async fn call(
+        &self,
+        home: &Home,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, String)],
+    ) -> Result<(StatusCode, Value)> {
         let mut req = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token);
         for (k, v) in headers {
             req = req.header(*k, v);
@@ -99,7 +106,8 @@ impl Client {
         };
         let status = res.status();
         let bytes = res.bytes().await?;
-        let v: Value = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::Null) };
+        let v: Value =
+            if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::Null) };
         if status.is_success() {
             return Ok((status, v));
         }

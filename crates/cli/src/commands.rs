@@ -2,10 +2,10 @@
 
 use crate::client::{AgentAuth, Client};
 use crate::home::Home;
-use crate::{exit, output, ExitError};
-use anyhow::{bail, Context, Result};
+use crate::{ExitError, exit, output};
+use anyhow::{Context, Result, bail};
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -93,7 +93,13 @@ fn read_stdin() -> Result<String> {
 pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
     let payload = read_payload(&a)?;
     let mut body = json!({ "kind": a.kind, "payload": payload });
-    for (k, v) in [("title", &a.title), ("summary", &a.summary), ("group_id", &a.group), ("session_id", &a.session), ("supersedes", &a.supersedes)] {
+    for (k, v) in [
+        ("title", &a.title),
+        ("summary", &a.summary),
+        ("group_id", &a.group),
+        ("session_id", &a.session),
+        ("supersedes", &a.supersedes),
+    ] {
         if let Some(v) = v {
             body[k] = json!(v);
         }
@@ -142,18 +148,21 @@ fn finish_wait(p: &Value, json_out: bool) -> Result<()> {
         println!("{p}");
     } else {
         let d = &p["decision"];
-        let why = d["reason"].as_str().or(d["feedback"].as_str()).map(|r| format!(": {}", output::safe(r))).unwrap_or_default();
+        let why = d["reason"]
+            .as_str()
+            .or(d["feedback"].as_str())
+            .map(|r| format!(": {}", output::safe(r)))
+            .unwrap_or_default();
         println!("{} {status}{why}", p["id"].as_str().unwrap_or(""));
         if status == "approved" && !d["edited_payload"].is_null() {
-            println!("approved with edits; the approved payload:\n{}", serde_json::to_string_pretty(&p["approved_payload"]).unwrap_or_default());
+            println!(
+                "approved with edits; the approved payload:\n{}",
+                serde_json::to_string_pretty(&p["approved_payload"]).unwrap_or_default()
+            );
         }
     }
     let code = exit::for_status(status);
-    if code == exit::OK {
-        Ok(())
-    } else {
-        Err(ExitError::silent(code).into())
-    }
+    if code == exit::OK { Ok(()) } else { Err(ExitError::silent(code).into()) }
 }
 
 /// `assent wait ID`
@@ -203,7 +212,13 @@ pub struct ListArgs {
 
 fn enc(s: &str) -> String {
     s.bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 
@@ -211,7 +226,9 @@ fn enc(s: &str) -> String {
 pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
     let client = reader(home, &a.auth)?;
     let mut q = format!("/proposals?limit={}", a.limit);
-    for (k, v) in [("status", &a.status), ("group_id", &a.group), ("agent", &a.agent), ("kind", &a.kind), ("cursor", &a.cursor)] {
+    for (k, v) in
+        [("status", &a.status), ("group_id", &a.group), ("agent", &a.agent), ("kind", &a.kind), ("cursor", &a.cursor)]
+    {
         if let Some(v) = v {
             q.push_str(&format!("&{k}={}", enc(v)));
         }
@@ -247,7 +264,15 @@ pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Re
 }
 
 /// `assent approve|reject|refine`
-pub async fn decide(home: &Home, id: &str, outcome: &str, reason: Option<String>, feedback: Option<String>, edits: Option<String>, json_out: bool) -> Result<()> {
+pub async fn decide(
+    home: &Home,
+    id: &str,
+    outcome: &str,
+    reason: Option<String>,
+    feedback: Option<String>,
+    edits: Option<String>,
+    json_out: bool,
+) -> Result<()> {
     let mut body = json!({ "outcome": outcome });
     if let Some(r) = reason {
         body["reason"] = json!(r);
@@ -278,7 +303,9 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
                 println!("{v}");
             } else {
                 println!("{}", v["token"].as_str().unwrap_or(""));
-                eprintln!("agent `{name}` added. This token is shown once: give it to the agent (Authorization: Bearer <token>).");
+                eprintln!(
+                    "agent `{name}` added. This token is shown once: give it to the agent (Authorization: Bearer <token>)."
+                );
             }
         }
         crate::AgentCmd::List { json } => {
@@ -288,7 +315,11 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
             } else {
                 println!("{:<24}  {:<24}  STATUS", "NAME", "CREATED (UTC)");
                 for a in v["items"].as_array().cloned().unwrap_or_default() {
-                    let status = if a["revoked_at"].is_null() { "active".to_string() } else { format!("revoked {}", a["revoked_at"].as_str().unwrap_or("")) };
+                    let status = if a["revoked_at"].is_null() {
+                        "active".to_string()
+                    } else {
+                        format!("revoked {}", a["revoked_at"].as_str().unwrap_or(""))
+                    };
                     let created: String = a["created_at"].as_str().unwrap_or("").chars().take(19).collect();
                     println!("{:<24}  {:<24}  {status}", a["name"].as_str().unwrap_or(""), created.replace('T', " "));
                 }
@@ -307,7 +338,9 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     use std::io::Write;
     let client = Client::owner(home)?;
     let mut out: Box<dyn Write> = match &output {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let mut after = 0i64;

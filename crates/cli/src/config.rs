@@ -87,12 +87,20 @@ mod tests {
         let sample = include_str!("../../../config.sample.toml");
         let uncommented: String = sample
             .lines()
-            .map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(if l.starts_with('#') { "" } else { l }))
+            .map(|l| {
+                l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(if l.starts_with('#') { "" } else { l })
+            })
             .collect::<Vec<_>>()
             .join("\n");
         let c: Config = toml::from_str(&uncommented).unwrap_or_else(|e| panic!("{e}"));
         let d = Config::default();
-        assert_eq!((c.port, c.bind, c.default_expires_in, c.max_body_bytes), (d.port, d.bind, d.default_expires_in, d.max_body_bytes));
-        assert_eq!((c.max_pending_per_agent, c.max_waits_per_agent, c.owner_credential), (d.max_pending_per_agent, d.max_waits_per_agent, d.owner_credential));
+        assert_eq!(
+            (c.port, c.bind, c.default_expires_in, c.max_body_bytes),
+            (d.port, d.bind, d.default_expires_in, d.max_body_bytes)
+        );
+        assert_eq!(
+            (c.max_pending_per_agent, c.max_waits_per_agent, c.owner_credential),
+            (d.max_pending_per_agent, d.max_waits_per_agent, d.owner_credential)
+        );
     }
 }

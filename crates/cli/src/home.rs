@@ -9,7 +9,7 @@
 //! assent.lock    held by the running server
 //! ```
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -107,10 +107,7 @@ impl Home {
         match f.try_lock() {
             Ok(()) => Ok(f),
             Err(fs::TryLockError::WouldBlock) => {
-                let who = self
-                    .server()
-                    .map(|s| format!(" (pid {}, {})", s.pid, s.url))
-                    .unwrap_or_default();
+                let who = self.server().map(|s| format!(" (pid {}, {})", s.pid, s.url)).unwrap_or_default();
                 bail!(
                     "another Assent server is already running on {}{who}; stop it first, or use another --home",
                     self.dir.display()

@@ -198,8 +198,10 @@ pub enum AgentCmd {
 
 fn init_tracing(serve: bool) {
     let default = if serve { "info" } else { "warn" };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -210,9 +212,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { id, reason, edits, json } => commands::decide(&home, &id, "approve", reason, None, edits, json).await,
-        Command::Reject { id, reason, json } => commands::decide(&home, &id, "reject", Some(reason), None, None, json).await,
-        Command::Refine { id, feedback, json } => commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await,
+        Command::Approve { id, reason, edits, json } => {
+            commands::decide(&home, &id, "approve", reason, None, edits, json).await
+        }
+        Command::Reject { id, reason, json } => {
+            commands::decide(&home, &id, "reject", Some(reason), None, None, json).await
+        }
+        Command::Refine { id, feedback, json } => {
+            commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await
+        }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
         Command::Export { output } => commands::export(&home, output).await,
     }

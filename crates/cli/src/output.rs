@@ -27,7 +27,11 @@ pub fn safe(text: &str) -> String {
     let visible = assent_core::invisible::make_visible(text);
     visible
         .chars()
-        .map(|c| if c.is_control() && c != '\n' && c != '\t' { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() })
+        .map(
+            |c| {
+                if c.is_control() && c != '\n' && c != '\t' { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }
+            },
+        )
         .collect()
 }
 
@@ -54,7 +58,14 @@ pub fn table(items: &[Value]) -> String {
         }
     }
     let line = |cells: &[String]| {
-        cells.iter().enumerate().map(|(i, c)| format!("{c:<width$}", width = w[i])).collect::<Vec<_>>().join("  ").trim_end().to_string()
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<width$}", width = w[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
     };
     let mut out = line(&head.map(String::from));
     out.push('\n');
@@ -124,7 +135,14 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
     if let Some(items) = audit.and_then(|a| a["items"].as_array()) {
         o.push_str("\naudit:\n");
         for e in items {
-            o.push_str(&format!("  {}  {} -> {}  by {} via {}\n", s(&e["at"]), s(&e["from"]), s(&e["to"]), s(&e["actor"]), s(&e["channel"])));
+            o.push_str(&format!(
+                "  {}  {} -> {}  by {} via {}\n",
+                s(&e["at"]),
+                s(&e["from"]),
+                s(&e["to"]),
+                s(&e["actor"]),
+                s(&e["channel"])
+            ));
         }
     }
     o

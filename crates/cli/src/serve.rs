@@ -2,12 +2,12 @@
 
 use crate::config::Config;
 use crate::home::{Home, ServerInfo};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
+use assent_core::Engine;
 use assent_core::kinds::KindRegistry;
 use assent_core::secret::{new_token, token_hash};
-use assent_core::Engine;
-use assent_secrets::owner::{self, Where};
 use assent_secrets::Keychain;
+use assent_secrets::owner::{self, Where};
 use assent_store::SqliteStore;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -39,9 +39,11 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     let store = SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?;
     let mode = config.owner_mode()?;
     let dir = home.dir.clone();
-    let owner = tokio::task::spawn_blocking(move || owner::load_or_create(&dir, mode, &Keychain::default(), || new_token("asnt_owner")))
-        .await?
-        .context("cannot load the owner credential")?;
+    let owner = tokio::task::spawn_blocking(move || {
+        owner::load_or_create(&dir, mode, &Keychain::default(), || new_token("asnt_owner"))
+    })
+    .await?
+    .context("cannot load the owner credential")?;
     match owner.location {
         Where::Keychain => tracing::info!("the owner credential is in the system keychain"),
         Where::File => tracing::warn!(
@@ -49,7 +51,8 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
             owner::file_path(&home.dir).display()
         ),
     }
-    let engine = Engine::new(Arc::new(store), KindRegistry::with_builtins(), config.engine(), token_hash(&owner.token)).await?;
+    let engine =
+        Engine::new(Arc::new(store), KindRegistry::with_builtins(), config.engine(), token_hash(&owner.token)).await?;
     let token = home.default_agent_token()?;
     if !engine.set_agent_token("default", &token).await? {
         tracing::info!("the built-in agent `default` is revoked; agent.token is not accepted");
@@ -87,9 +90,17 @@ pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
         config.bind = b;
     }
     if !config.bind.is_loopback() {
-        bail!("refusing to listen on {}: Assent's API is for local agents and listens on loopback (127.0.0.1 or ::1) only", config.bind);
+        bail!(
+            "refusing to listen on {}: Assent's API is for local agents and listens on loopback (127.0.0.1 or ::1) only",
+            config.bind
+        );
     }
     let _lock = home.lock_exclusive()?;
+    // Every open wait and event stream is a socket: allow as many as the system lets us.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => tracing::debug!(limit = n, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
+    }
     let api = assent_api::ApiConfig { max_body_bytes: config.max_body_bytes };
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;

@@ -86,7 +86,9 @@ impl Waiters {
             if *n >= max_per_agent {
                 return Err(CoreError::TooMany {
                     code: "too_many_waits",
-                    message: format!("agent `{a}` already has {n} open waits (the limit); wait on fewer proposals at once"),
+                    message: format!(
+                        "agent `{a}` already has {n} open waits (the limit); wait on fewer proposals at once"
+                    ),
                 });
             }
             *n += 1;
@@ -130,12 +132,12 @@ impl Drop for WaitGuard {
                 inner.slots.remove(&self.id);
             }
         }
-        if let Some(a) = &self.agent {
-            if let Some(n) = inner.per_agent.get_mut(a) {
-                *n -= 1;
-                if *n == 0 {
-                    inner.per_agent.remove(a);
-                }
+        if let Some(a) = &self.agent
+            && let Some(n) = inner.per_agent.get_mut(a)
+        {
+            *n -= 1;
+            if *n == 0 {
+                inner.per_agent.remove(a);
             }
         }
     }

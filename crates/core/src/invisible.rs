@@ -68,10 +68,7 @@ pub fn scan_json(v: &Value, into: &mut BTreeMap<char, usize>) {
 
 /// The report for a preview.
 pub fn report(found: &BTreeMap<char, usize>) -> Vec<Found> {
-    found
-        .iter()
-        .map(|(c, n)| Found { codepoint: format!("U+{:04X}", *c as u32), name: name(*c), count: *n })
-        .collect()
+    found.iter().map(|(c, n)| Found { codepoint: format!("U+{:04X}", *c as u32), name: name(*c), count: *n }).collect()
 }
 
 /// Replaces each flagged character with a visible marker such as `⟦U+202E⟧`, for display.

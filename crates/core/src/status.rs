@@ -80,10 +80,7 @@ impl fmt::Display for Status {
 impl FromStr for Status {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Status::ALL
-            .into_iter()
-            .find(|st| st.as_str() == s)
-            .ok_or_else(|| format!("unknown status `{s}`"))
+        Status::ALL.into_iter().find(|st| st.as_str() == s).ok_or_else(|| format!("unknown status `{s}`"))
     }
 }
 

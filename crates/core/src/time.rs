@@ -10,10 +10,7 @@ pub struct Timestamp(pub i64);
 impl Timestamp {
     /// The current time.
     pub fn now() -> Self {
-        let ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
+        let ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
         Timestamp(ms)
     }
 

@@ -67,7 +67,10 @@ impl Default for Keychain {
 
 impl Keychain {
     /// Runs `f` on its own thread and gives up after the timeout.
-    fn bounded<T: Send + 'static>(&self, f: impl FnOnce() -> Result<T, SecretsError> + Send + 'static) -> Result<T, SecretsError> {
+    fn bounded<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> Result<T, SecretsError> + Send + 'static,
+    ) -> Result<T, SecretsError> {
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("assent-keychain".into())

@@ -99,7 +99,12 @@ pub fn write_private(path: &Path, contents: &str) -> Result<(), SecretsError> {
 }
 
 /// Loads the owner credential, creating it with `generate` if there is none (the server).
-pub fn load_or_create(home: &Path, mode: Mode, keychain: &Keychain, generate: impl FnOnce() -> String) -> Result<Owner, SecretsError> {
+pub fn load_or_create(
+    home: &Path,
+    mode: Mode,
+    keychain: &Keychain,
+    generate: impl FnOnce() -> String,
+) -> Result<Owner, SecretsError> {
     let file = file_path(home);
     let user = keychain_user(home);
     if mode != Mode::File {
@@ -121,7 +126,9 @@ pub fn load_or_create(home: &Path, mode: Mode, keychain: &Keychain, generate: im
                         let _ = fs::remove_file(&file);
                         return Ok(Owner { token, location: Where::Keychain });
                     }
-                    Ok(_) => return Err(SecretsError::Unavailable("the keychain did not keep the owner credential".into())),
+                    Ok(_) => {
+                        return Err(SecretsError::Unavailable("the keychain did not keep the owner credential".into()));
+                    }
                     Err(e) if mode == Mode::Auto && e.keychain_unusable() => {
                         tracing::warn!(error = %e, "the system keychain cannot store the owner credential");
                     }
@@ -159,10 +166,10 @@ fn fallback(file: &Path, token: Option<String>) -> Result<Owner, SecretsError> {
 /// creates one.
 pub fn load(home: &Path, mode: Mode, keychain: &Keychain) -> Result<Owner, SecretsError> {
     let file = file_path(home);
-    if mode != Mode::Keychain {
-        if let Some(token) = read_file(&file)? {
-            return Ok(Owner { token, location: Where::File });
-        }
+    if mode != Mode::Keychain
+        && let Some(token) = read_file(&file)?
+    {
+        return Ok(Owner { token, location: Where::File });
     }
     if mode == Mode::File {
         return Err(SecretsError::Missing(file.display().to_string()));

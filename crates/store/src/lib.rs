@@ -117,30 +117,29 @@ impl Store for SqliteStore {
         .fetch_all(&self.read)
         .await
         .map_err(db_err)?;
-        rows.iter()
-            .map(|r| Ok((r.try_get::<i64, _>("seq").map_err(db_err)?, rows::proposal(r)?)))
-            .collect()
+        rows.iter().map(|r| Ok((r.try_get::<i64, _>("seq").map_err(db_err)?, rows::proposal(r)?))).collect()
     }
 
     async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError> {
-        let rows = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE group_id = ? ORDER BY seq"))
-            .bind(group_id)
-            .fetch_all(&self.read)
-            .await
-            .map_err(db_err)?;
+        let rows =
+            sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE group_id = ? ORDER BY seq"))
+                .bind(group_id)
+                .fetch_all(&self.read)
+                .await
+                .map_err(db_err)?;
         Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
     }
 
     async fn due_for_expiry(&self, now: Timestamp, limit: u32) -> Result<Vec<(String, Status)>, CoreError> {
-        let rows = sqlx::query("SELECT id FROM proposals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?")
-            .bind(now.0)
-            .bind(i64::from(limit))
-            .fetch_all(&self.read)
-            .await
-            .map_err(db_err)?;
-        rows.iter()
-            .map(|r| Ok((r.try_get::<String, _>(0).map_err(db_err)?, Status::Pending)))
-            .collect()
+        let rows = sqlx::query(
+            "SELECT id FROM proposals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+        )
+        .bind(now.0)
+        .bind(i64::from(limit))
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
+        rows.iter().map(|r| Ok((r.try_get::<String, _>(0).map_err(db_err)?, Status::Pending))).collect()
     }
 
     async fn next_expiry(&self) -> Result<Option<Timestamp>, CoreError> {
@@ -152,21 +151,23 @@ impl Store for SqliteStore {
     }
 
     async fn audit_for(&self, id: &str) -> Result<Vec<AuditEntry>, CoreError> {
-        let rows = sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE proposal_id = ? ORDER BY seq"))
-            .bind(id)
-            .fetch_all(&self.read)
-            .await
-            .map_err(db_err)?;
+        let rows =
+            sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE proposal_id = ? ORDER BY seq"))
+                .bind(id)
+                .fetch_all(&self.read)
+                .await
+                .map_err(db_err)?;
         Ok(rows.iter().map(rows::audit).collect::<Result<_, _>>()?)
     }
 
     async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError> {
-        let rows = sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"))
-            .bind(after_seq)
-            .bind(i64::from(limit))
-            .fetch_all(&self.read)
-            .await
-            .map_err(db_err)?;
+        let rows =
+            sqlx::query(concat!("SELECT ", rows::audit_cols!(), " FROM audit WHERE seq > ? ORDER BY seq LIMIT ?"))
+                .bind(after_seq)
+                .bind(i64::from(limit))
+                .fetch_all(&self.read)
+                .await
+                .map_err(db_err)?;
         Ok(rows.iter().map(rows::audit).collect::<Result<_, _>>()?)
     }
 
@@ -195,7 +196,8 @@ impl Store for SqliteStore {
             .map(|r| {
                 let name: String = r.try_get(0).map_err(db_err)?;
                 let h: Vec<u8> = r.try_get(1).map_err(db_err)?;
-                let h: [u8; 32] = h.try_into().map_err(|_| StoreError::Corrupt(format!("token hash of agent {name}")))?;
+                let h: [u8; 32] =
+                    h.try_into().map_err(|_| StoreError::Corrupt(format!("token hash of agent {name}")))?;
                 Ok((name, h))
             })
             .collect()

@@ -6,8 +6,8 @@ use assent_core::proposal::{AuditEntry, Channel, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::time::Timestamp;
 use serde::de::DeserializeOwned;
-use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
 
 /// The columns [`proposal`] reads, for `concat!` into queries.
 macro_rules! proposal_cols {
@@ -28,8 +28,7 @@ pub(crate) use audit_cols;
 
 fn json<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<Option<T>, StoreError> {
     let s: Option<String> = row.try_get(col).map_err(db_err)?;
-    s.map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}"))))
-        .transpose()
+    s.map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}")))).transpose()
 }
 
 fn status(s: &str) -> Result<Status, StoreError> {
@@ -37,7 +36,8 @@ fn status(s: &str) -> Result<Status, StoreError> {
 }
 
 pub(crate) fn channel(s: &str) -> Result<Channel, StoreError> {
-    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
 }
 
 pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {

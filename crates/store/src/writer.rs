@@ -52,6 +52,17 @@ impl Done {
     }
 }
 
+/// One row for the audit log.
+struct AuditRow<'a> {
+    id: &'a str,
+    actor: &'a str,
+    channel: Channel,
+    from: Option<Status>,
+    to: Status,
+    at: Timestamp,
+    detail: Option<&'a Value>,
+}
+
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
 const MAX_BATCH: usize = 512;
 
@@ -140,7 +151,9 @@ impl Writer {
                 let res = self.transitions(ts, atomic).await;
                 Done::Transition(r, res)
             }
-            Op::AddAgent { name, token_hash, at, reply } => Done::Unit(reply, self.add_agent(&name, &token_hash, at).await),
+            Op::AddAgent { name, token_hash, at, reply } => {
+                Done::Unit(reply, self.add_agent(&name, &token_hash, at).await)
+            }
             Op::SetAgentToken { name, token_hash, at, reply } => {
                 Done::Bool(reply, self.set_agent_token(&name, &token_hash, at).await)
             }
@@ -166,27 +179,21 @@ impl Writer {
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 
-    async fn audit(
-        &mut self,
-        id: &str,
-        actor: &str,
-        channel: Channel,
-        from: Option<Status>,
-        to: Status,
-        at: Timestamp,
-        detail: Option<&Value>,
-    ) -> Result<(), CoreError> {
-        sqlx::query("INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            .bind(id)
-            .bind(actor)
-            .bind(channel.as_str())
-            .bind(from.map(Status::as_str))
-            .bind(to.as_str())
-            .bind(at.0)
-            .bind(detail.map(Value::to_string))
-            .execute(&mut self.conn)
-            .await
-            .map_err(db_err)?;
+    async fn audit(&mut self, row: AuditRow<'_>) -> Result<(), CoreError> {
+        sqlx::query(
+            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) \
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(row.id)
+        .bind(row.actor)
+        .bind(row.channel.as_str())
+        .bind(row.from.map(Status::as_str))
+        .bind(row.to.as_str())
+        .bind(row.at.0)
+        .bind(row.detail.map(Value::to_string))
+        .execute(&mut self.conn)
+        .await
+        .map_err(db_err)?;
         Ok(())
     }
 
@@ -205,7 +212,8 @@ impl Writer {
                 if hash.as_deref() != Some(idem.request_sha256.as_str()) {
                     return Err(CoreError::IdempotencyConflict);
                 }
-                let existing = self.fetch(&id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
+                let existing =
+                    self.fetch(&id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
                 return Ok(Inserted::Existing(existing));
             }
         }
@@ -272,7 +280,16 @@ impl Writer {
         .await
         .map_err(db_err)?;
         let detail = serde_json::json!({ "kind": p.kind });
-        self.audit(&p.id, &p.agent, Channel::Agent, None, Status::Pending, p.created_at, Some(&detail)).await?;
+        self.audit(AuditRow {
+            id: &p.id,
+            actor: &p.agent,
+            channel: Channel::Agent,
+            from: None,
+            to: Status::Pending,
+            at: p.created_at,
+            detail: Some(&detail),
+        })
+        .await?;
         *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
         Ok(Inserted::Created { proposal: p, superseded })
     }
@@ -291,7 +308,9 @@ impl Writer {
         if n >= max {
             return Err(CoreError::TooMany {
                 code: "too_many_pending",
-                message: format!("agent `{agent}` already has {n} pending proposals (the limit); wait for decisions first"),
+                message: format!(
+                    "agent `{agent}` already has {n} pending proposals (the limit); wait for decisions first"
+                ),
             });
         }
         Ok(())
@@ -321,7 +340,16 @@ impl Writer {
                 .map_err(db_err)?;
             return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
         }
-        self.audit(&t.id, &t.actor, t.channel, Some(t.from), t.to, t.at, t.detail.as_ref()).await?;
+        self.audit(AuditRow {
+            id: &t.id,
+            actor: &t.actor,
+            channel: t.channel,
+            from: Some(t.from),
+            to: t.to,
+            at: t.at,
+            detail: t.detail.as_ref(),
+        })
+        .await?;
         let p = self.fetch(&t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
         Ok(Transitioned::Done(p))
     }

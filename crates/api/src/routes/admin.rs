@@ -1,12 +1,12 @@
 //! Owner administration: agents and the audit export.
 
+use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Json, Owner, Query};
-use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// `GET /v1/agents`
 pub async fn list_agents(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Value>, ApiError> {
@@ -21,13 +21,21 @@ pub struct NewAgent {
 }
 
 /// `POST /v1/agents`: the token is in this response and nowhere else, ever.
-pub async fn add_agent(State(s): State<AppState>, _: Owner, Json(a): Json<NewAgent>) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+pub async fn add_agent(
+    State(s): State<AppState>,
+    _: Owner,
+    Json(a): Json<NewAgent>,
+) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
     let token = s.engine.add_agent(&a.name).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "name": a.name, "token": token }))))
 }
 
 /// `DELETE /v1/agents/{name}`
-pub async fn revoke_agent(State(s): State<AppState>, _: Owner, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+pub async fn revoke_agent(
+    State(s): State<AppState>,
+    _: Owner,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
     s.engine.revoke_agent(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -40,7 +48,11 @@ pub struct AuditQuery {
 }
 
 /// `GET /v1/audit?after=SEQ&limit=N`: the audit log in order, for export.
-pub async fn audit(State(s): State<AppState>, _: Owner, Query(q): Query<AuditQuery>) -> Result<axum::Json<Value>, ApiError> {
+pub async fn audit(
+    State(s): State<AppState>,
+    _: Owner,
+    Query(q): Query<AuditQuery>,
+) -> Result<axum::Json<Value>, ApiError> {
     let limit = q.limit.unwrap_or(1000).clamp(1, 10_000);
     let items = s.engine.audit_after(q.after.unwrap_or(0), limit).await?;
     let next = if items.len() as u32 == limit { items.last().map(|e| e.seq) } else { None };

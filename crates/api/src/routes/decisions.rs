@@ -1,8 +1,8 @@
 //! Decisions: owner only. An agent token gets 403 and the proposal is untouched.
 
+use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Json, Owner};
-use crate::AppState;
 use assent_core::engine::{BatchItem, BatchResult, GroupDecision};
 use assent_core::{Actor, Channel, DecisionRequest, Proposal};
 use axum::extract::{Path, State};
@@ -14,7 +14,12 @@ fn owner_actor() -> Actor {
 }
 
 /// `POST /v1/proposals/{id}/decision`
-pub async fn decide(State(s): State<AppState>, _: Owner, Path(id): Path<String>, Json(req): Json<DecisionRequest>) -> Result<axum::Json<Proposal>, ApiError> {
+pub async fn decide(
+    State(s): State<AppState>,
+    _: Owner,
+    Path(id): Path<String>,
+    Json(req): Json<DecisionRequest>,
+) -> Result<axum::Json<Proposal>, ApiError> {
     Ok(axum::Json(s.engine.decide(&owner_actor(), &id, req).await?))
 }
 
@@ -34,7 +39,11 @@ pub enum Batch {
 const MAX_ITEMS: usize = 1000;
 
 /// `POST /v1/decisions`
-pub async fn batch(State(s): State<AppState>, _: Owner, Json(body): Json<serde_json::Value>) -> Result<axum::Json<BatchResult>, ApiError> {
+pub async fn batch(
+    State(s): State<AppState>,
+    _: Owner,
+    Json(body): Json<serde_json::Value>,
+) -> Result<axum::Json<BatchResult>, ApiError> {
     let batch: Batch = serde_json::from_value(body).map_err(|_| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -45,7 +54,11 @@ pub async fn batch(State(s): State<AppState>, _: Owner, Json(body): Json<serde_j
     let actor = owner_actor();
     let result = match batch {
         Batch::Items { items } if items.is_empty() || items.len() > MAX_ITEMS => {
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", format!("send 1 to {MAX_ITEMS} items")));
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_request",
+                format!("send 1 to {MAX_ITEMS} items"),
+            ));
         }
         Batch::Items { items } => s.engine.decide_batch(&actor, items).await?,
         Batch::Group(g) => s.engine.decide_group(&actor, g).await?,

@@ -1,26 +1,29 @@
 //! `GET /v1/events`: server-sent events of proposal changes. Agents see only their own.
 
-use crate::extract::Caller;
 use crate::AppState;
+use crate::extract::Caller;
 use assent_core::Principal;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::Stream;
 use std::convert::Infallible;
 use std::time::Duration;
-use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
-use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
 /// The handler.
-pub async fn events(State(s): State<AppState>, Caller(who): Caller) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+pub async fn events(
+    State(s): State<AppState>,
+    Caller(who): Caller,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
     let rx = s.engine.subscribe();
     let stream = BroadcastStream::new(rx).filter_map(move |item| match item {
         Ok(e) => {
-            if let Principal::Agent(a) = &who {
-                if &e.proposal().agent != a {
-                    return None;
-                }
+            if let Principal::Agent(a) = &who
+                && &e.proposal().agent != a
+            {
+                return None;
             }
             let data = serde_json::to_string(&e).unwrap_or_default();
             Some(Ok(SseEvent::default().event(e.name()).id(e.proposal().id.clone()).data(data)))

@@ -7,7 +7,7 @@ use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
 use crate::kinds::clip;
 use crate::proposal::{Decision, DecisionRequest, Outcome, Proposal};
-use crate::status::{next, Action, Status};
+use crate::status::{Action, Status, next};
 use crate::store::{Transition, Transitioned};
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -93,9 +93,10 @@ impl Engine {
         let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
         let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
             match v {
-                Some(s) if s.chars().count() > REASON_MAX => {
-                    Err(CoreError::invalid("invalid_field", format!("`{field}` is longer than {REASON_MAX} characters")))
-                }
+                Some(s) if s.chars().count() > REASON_MAX => Err(CoreError::invalid(
+                    "invalid_field",
+                    format!("`{field}` is longer than {REASON_MAX} characters"),
+                )),
                 Some(s) if s.trim().is_empty() => Ok(None),
                 other => Ok(other),
             }
@@ -103,7 +104,10 @@ impl Engine {
         let reason = clean("reason", req.reason)?;
         let feedback = clean("feedback", req.feedback)?;
         if req.outcome == Outcome::Refine && feedback.is_none() {
-            return Err(CoreError::invalid("feedback_required", "a refine needs `feedback` telling the agent what to change"));
+            return Err(CoreError::invalid(
+                "feedback_required",
+                "a refine needs `feedback` telling the agent what to change",
+            ));
         }
         if req.outcome != Outcome::Approve && req.edits.is_some() {
             return Err(CoreError::invalid("invalid_edits", "edits go with approve only"));
@@ -112,8 +116,8 @@ impl Engine {
             (Some(edits), Outcome::Approve) => Some(self.inner.kinds.get(&p.kind)?.edit(&p.payload, edits)?),
             _ => None,
         };
-        let approved_sha256 = (req.outcome == Outcome::Approve)
-            .then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
+        let approved_sha256 =
+            (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
         let now = Timestamp::now();
         let detail = serde_json::json!({
             "outcome": req.outcome,
@@ -216,7 +220,12 @@ impl Engine {
         }
         let mut ts = Vec::with_capacity(pending.len());
         for p in &pending {
-            let req = DecisionRequest { outcome: g.outcome, reason: g.reason.clone(), feedback: g.feedback.clone(), edits: None };
+            let req = DecisionRequest {
+                outcome: g.outcome,
+                reason: g.reason.clone(),
+                feedback: g.feedback.clone(),
+                edits: None,
+            };
             ts.push(self.plan(actor, p, req)?);
         }
         let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
@@ -234,7 +243,9 @@ impl Engine {
         let results = done
             .into_iter()
             .filter_map(|t| match t {
-                Transitioned::Done(p) => Some(BatchItemResult { id: p.id, result: "decided", status: Some(p.status), error: None }),
+                Transitioned::Done(p) => {
+                    Some(BatchItemResult { id: p.id, result: "decided", status: Some(p.status), error: None })
+                }
                 Transitioned::Conflict(_) => None,
             })
             .collect();
@@ -264,7 +275,11 @@ impl Engine {
         match done.into_iter().next() {
             Some(Transitioned::Done(p)) => Ok(p),
             Some(Transitioned::Conflict(now)) => Err(CoreError::InvalidState {
-                message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, now.unwrap_or(p.status)),
+                message: format!(
+                    "proposal `{}` is {}; only pending proposals can be withdrawn",
+                    p.id,
+                    now.unwrap_or(p.status)
+                ),
             }),
             None => Err(CoreError::invalid("internal", "no transition result")),
         }

@@ -3,7 +3,7 @@
 
 use super::Engine;
 use crate::proposal::Channel;
-use crate::status::{next, Action};
+use crate::status::{Action, next};
 use crate::store::Transition;
 use crate::time::Timestamp;
 use std::future::Future;

@@ -18,7 +18,7 @@ use crate::store::{ListQuery, Store, Transitioned};
 use crate::time::Timestamp;
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, RwLock};
-use tokio::sync::{broadcast, Notify};
+use tokio::sync::{Notify, broadcast};
 
 /// Limits and defaults. Hosts fill it from `config.toml`.
 #[derive(Debug, Clone)]
@@ -123,7 +123,12 @@ pub fn validate_agent_name(name: &str) -> Result<(), CoreError> {
 
 impl Engine {
     /// An engine over `store`, accepting `kinds`, with the owner credential's hash.
-    pub async fn new(store: Arc<dyn Store>, kinds: KindRegistry, config: EngineConfig, owner_hash: [u8; 32]) -> Result<Self, CoreError> {
+    pub async fn new(
+        store: Arc<dyn Store>,
+        kinds: KindRegistry,
+        config: EngineConfig,
+        owner_hash: [u8; 32],
+    ) -> Result<Self, CoreError> {
         let agents = store.agent_tokens().await?;
         Ok(Self {
             inner: Arc::new(Inner {

@@ -5,7 +5,7 @@ use super::Engine;
 use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
 use crate::events::Event;
-use crate::kinds::{clip, PrepareCtx, Prepared};
+use crate::kinds::{PrepareCtx, Prepared, clip};
 use crate::proposal::{NewProposal, Proposal};
 use crate::secret::{base32, random_bytes};
 use crate::status::Status;
@@ -29,7 +29,9 @@ fn text(field: &str, v: Option<String>, max: usize, single_line: bool) -> Result
     if v.chars().count() > max {
         return Err(CoreError::invalid("invalid_field", format!("`{field}` is longer than {max} characters")));
     }
-    let bad = |c: char| if single_line { c.is_control() } else { c.is_control() && c != '\n' && c != '\t' && c != '\r' };
+    let bad = |c: char| {
+        if single_line { c.is_control() } else { c.is_control() && c != '\n' && c != '\t' && c != '\r' }
+    };
     if v.chars().any(bad) {
         return Err(CoreError::invalid("invalid_field", format!("`{field}` contains control characters")));
     }
@@ -47,7 +49,12 @@ pub struct Proposed {
 
 impl Engine {
     /// Files a proposal for `agent` from a request body. `idempotency_key` makes retries safe.
-    pub async fn propose(&self, agent: &str, body: Value, idempotency_key: Option<&str>) -> Result<Proposed, CoreError> {
+    pub async fn propose(
+        &self,
+        agent: &str,
+        body: Value,
+        idempotency_key: Option<&str>,
+    ) -> Result<Proposed, CoreError> {
         let idempotency = match idempotency_key {
             None => None,
             Some(k) if k.is_empty() || k.len() > IDEMPOTENCY_KEY_MAX || !k.chars().all(|c| c.is_ascii_graphic()) => {

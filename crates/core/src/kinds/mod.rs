@@ -76,7 +76,10 @@ impl KindRegistry {
     pub fn get(&self, name: &str) -> Result<&Arc<dyn Kind>, CoreError> {
         self.kinds.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.kinds.keys().copied().collect();
-            CoreError::invalid("unknown_kind", format!("unknown kind `{}`; known kinds: {}", clip(name, 64), known.join(", ")))
+            CoreError::invalid(
+                "unknown_kind",
+                format!("unknown kind `{}`; known kinds: {}", clip(name, 64), known.join(", ")),
+            )
         })
     }
 

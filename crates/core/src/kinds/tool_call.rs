@@ -2,11 +2,11 @@
 //! what coding agents' permission prompts need. Payload: `{"tool": string, "input": any}`.
 //! Edits replace `input`; the agent reads the approved input from `approved_payload`.
 
-use super::{clip, Kind, PrepareCtx, Prepared};
+use super::{Kind, PrepareCtx, Prepared, clip};
 use crate::error::CoreError;
 use crate::invisible;
 use crate::status::KindClass;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 /// The `tool.call` kind.
@@ -81,12 +81,18 @@ impl Kind for ToolCall {
             return Err(CoreError::invalid("invalid_edits", "edits to a tool.call are {\"input\": any}"));
         };
         if let Some(k) = e.keys().find(|k| k.as_str() != "input" && k.as_str() != "tool") {
-            return Err(CoreError::invalid("invalid_edits", format!("`{}` cannot be edited in a tool.call", clip(k, 64))));
+            return Err(CoreError::invalid(
+                "invalid_edits",
+                format!("`{}` cannot be edited in a tool.call", clip(k, 64)),
+            ));
         }
-        if let Some(tool) = e.get("tool") {
-            if Some(tool) != payload.get("tool") {
-                return Err(CoreError::invalid("invalid_edits", "the tool of a tool.call cannot be changed, only its input"));
-            }
+        if let Some(tool) = e.get("tool")
+            && Some(tool) != payload.get("tool")
+        {
+            return Err(CoreError::invalid(
+                "invalid_edits",
+                "the tool of a tool.call cannot be changed, only its input",
+            ));
         }
         let input = e
             .get("input")
@@ -123,7 +129,14 @@ mod tests {
 
     #[test]
     fn rejects_bad_payloads_with_a_code() {
-        for bad in [json!([]), json!({}), json!({"tool": 3}), json!({"tool": " "}), json!({"tool": "a", "x": 1}), json!({"tool": "a\nb"})] {
+        for bad in [
+            json!([]),
+            json!({}),
+            json!({"tool": 3}),
+            json!({"tool": " "}),
+            json!({"tool": "a", "x": 1}),
+            json!({"tool": "a\nb"}),
+        ] {
             match ToolCall.prepare(bad.clone(), &ctx()) {
                 Err(e) => assert_eq!(e.code(), "invalid_payload", "{bad}"),
                 Ok(_) => panic!("accepted {bad}"),

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets up what the tests need and runs every test: formatting, lints, unit tests of every
+# crate, and the black-box tests that drive the real `assent` binary over loopback HTTP, with
+# a real Secret Service for the keychain tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+ensure_packages "${ENGINE_PACKAGES[@]}"
+rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy
+
+echo "== format"
+cargo fmt --all -- --check
+echo "== lints"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== tests"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --workspace --locked 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line for the whole run, summed over every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
+     END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' "$log"
+exit "$status"

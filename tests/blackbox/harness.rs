@@ -1,0 +1,200 @@
+//! Test harness: the real `assent` binary, started on port 0 with a temp home, and helpers
+//! that talk HTTP to it over loopback.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_assent");
+
+/// A running `assent serve`.
+pub struct Server {
+    pub child: Option<Child>,
+    pub home: tempfile::TempDir,
+    pub url: String,
+    pub agent: String,
+    pub owner: String,
+    pub env: Vec<(String, String)>,
+    pub stderr_log: PathBuf,
+    pub http: reqwest::Client,
+}
+
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(180)).build().unwrap()
+}
+
+impl Server {
+    /// A server with default settings and the owner credential in a file.
+    pub async fn start() -> Server {
+        Self::start_with("", &[]).await
+    }
+
+    /// A server with `config` as its config.toml and extra environment.
+    pub async fn start_with(config: &str, env: &[(&str, &str)]) -> Server {
+        let home = tempfile::tempdir().unwrap();
+        if !config.is_empty() {
+            std::fs::write(home.path().join("config.toml"), config).unwrap();
+        }
+        let mut envs: Vec<(String, String)> =
+            vec![("ASSENT_OWNER_CREDENTIAL".into(), "file".into()), ("ASSENT_LOG".into(), "debug".into())];
+        for (k, v) in env {
+            envs.retain(|(ek, _)| ek != k);
+            envs.push((k.to_string(), v.to_string()));
+        }
+        let stderr_log =
+            home.path().join("..").join(format!("{}.stderr", home.path().file_name().unwrap().to_string_lossy()));
+        let mut s = Server {
+            child: None,
+            home,
+            url: String::new(),
+            agent: String::new(),
+            owner: String::new(),
+            env: envs,
+            stderr_log,
+            http: http(),
+        };
+        s.spawn();
+        s
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Starts the process and waits for its "listening" line.
+    pub fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.stderr_log).unwrap();
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--home")
+            .arg(self.home.path())
+            .args(["serve", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .stdin(Stdio::null());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            let mut line = String::new();
+            let _ = r.read_line(&mut line);
+            let _ = tx.send(line);
+            // Keep draining so the child never blocks on a full pipe.
+            let mut sink = String::new();
+            while r.read_line(&mut sink).unwrap_or(0) > 0 {
+                sink.clear();
+            }
+        });
+        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_default();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("server did not start: {line:?}\n{}", self.stderr()))
+            .trim_end_matches("/v1")
+            .to_string();
+        self.url = url;
+        self.child = Some(child);
+        self.agent = std::fs::read_to_string(self.home.path().join("agent.token")).unwrap().trim().to_string();
+        self.owner = std::fs::read_to_string(self.home.path().join("owner.token"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    /// `kill -9`.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM and wait.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().unwrap();
+        let _ = Command::new("kill").arg("-TERM").arg(c.id().to_string()).status();
+        c.wait().unwrap()
+    }
+
+    pub async fn req(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut r = self.http.request(method, format!("{}/v1{path}", self.url));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let res = r.send().await.unwrap();
+        let status = res.status();
+        let text = res.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Proposes a tool.call as the default agent; returns the proposal.
+    pub async fn propose(&self, body: Value) -> Value {
+        let (s, v) = self.req(Method::POST, "/proposals", Some(&self.agent.clone()), Some(body)).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        v
+    }
+
+    pub async fn propose_tool(&self, command: &str) -> String {
+        let p = self
+            .propose(json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}}}))
+            .await;
+        p["id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn decide(&self, id: &str, body: Value) -> (StatusCode, Value) {
+        self.req(Method::POST, &format!("/proposals/{id}/decision"), Some(&self.owner.clone()), Some(body)).await
+    }
+
+    pub async fn get(&self, id: &str, token: &str) -> (StatusCode, Value) {
+        self.req(Method::GET, &format!("/proposals/{id}"), Some(token), None).await
+    }
+
+    /// Runs the CLI against this server's home.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        cli(self.home.path(), &self.env, args)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+        let _ = std::fs::remove_file(&self.stderr_log);
+    }
+}
+
+/// Runs `assent --home HOME ARGS` with `env`.
+pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--home").arg(home).args(args).stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.env_remove("ASSENT_TOKEN");
+    cmd.output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}

@@ -1,0 +1,14 @@
+//! Black-box tests: each starts the real `assent serve` on port 0 with a temporary home and
+//! talks to it over loopback HTTP and through the real CLI.
+
+#![allow(missing_docs, clippy::unwrap_used, dead_code)]
+
+mod harness;
+
+mod cli;
+mod durability;
+mod errors;
+mod events;
+mod keychain;
+mod lifecycle;
+mod security;
