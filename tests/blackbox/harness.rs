@@ -23,6 +23,7 @@ pub struct Server {
 }
 
 pub fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(180)).build().unwrap()
 }
 

@@ -48,6 +48,7 @@ impl From<CoreError> for ApiError {
             CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
             CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            CoreError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             CoreError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status.is_server_error() {

@@ -79,7 +79,9 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/events", get(routes::events::events))
         .route("/agents", get(routes::admin::list_agents).post(routes::admin::add_agent))
         .route("/agents/{name}", axum::routing::delete(routes::admin::revoke_agent))
-        .route("/audit", get(routes::admin::audit));
+        .route("/audit", get(routes::admin::audit))
+        .route("/credentials", get(routes::admin::list_credentials).post(routes::admin::add_credential))
+        .route("/credentials/{name}", axum::routing::delete(routes::admin::remove_credential));
     Router::new()
         .nest("/v1", v1)
         .fallback(not_found)

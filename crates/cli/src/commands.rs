@@ -362,3 +362,73 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     }
     Ok(())
 }
+
+fn read_secret() -> Result<String> {
+    use std::io::IsTerminal;
+    let secret = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("secret (hidden): ").context("cannot read the secret")?
+    } else {
+        read_stdin()?
+    };
+    let secret = secret.trim_end_matches(['\n', '\r']).to_string();
+    if secret.is_empty() {
+        bail!("the secret is empty");
+    }
+    Ok(secret)
+}
+
+/// `assent credential add|list|remove`
+pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
+    let client = Client::owner(home)?;
+    match cmd {
+        crate::CredentialCmd::Add { name, hosts, scheme, json } => {
+            let secret = read_secret()?;
+            let body = json!({ "name": name, "hosts": hosts, "scheme": scheme, "secret": secret });
+            let (_, v) = client.call(home, Method::POST, "/credentials", Some(&body), &[]).await?;
+            if json {
+                println!("{v}");
+            } else {
+                println!("credential `{name}` stored in the system keychain; it may be sent to {}", origins(&v));
+            }
+        }
+        crate::CredentialCmd::List { json } => {
+            let (_, v) = client.call(home, Method::GET, "/credentials", None, &[]).await?;
+            if json {
+                println!("{v}");
+            } else {
+                let items = v["items"].as_array().cloned().unwrap_or_default();
+                if items.is_empty() {
+                    println!("no credentials");
+                }
+                for c in items {
+                    println!(
+                        "{:<20}  {:<20}  {}",
+                        c["name"].as_str().unwrap_or(""),
+                        scheme_label(&c["scheme"]),
+                        origins(&c)
+                    );
+                }
+            }
+        }
+        crate::CredentialCmd::Remove { name } => {
+            client.call(home, Method::DELETE, &format!("/credentials/{}", enc(&name)), None, &[]).await?;
+            println!("credential `{name}` removed from the keychain");
+        }
+    }
+    Ok(())
+}
+
+fn origins(v: &Value) -> String {
+    v["origins"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default()
+}
+
+fn scheme_label(s: &Value) -> String {
+    match s["type"].as_str() {
+        Some("header") => format!("header:{}", s["header"].as_str().unwrap_or("")),
+        Some(t) => t.to_string(),
+        None => "-".into(),
+    }
+}

@@ -29,6 +29,10 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Where the owner credential lives: `auto`, `keychain` or `file`.
     pub owner_credential: String,
+    /// Paths never written, besides the built-in ones.
+    pub protected_paths: Vec<std::path::PathBuf>,
+    /// Per agent, the only folders its file proposals may touch.
+    pub allowed_roots: std::collections::HashMap<String, Vec<std::path::PathBuf>>,
 }
 
 impl Default for Config {
@@ -43,6 +47,8 @@ impl Default for Config {
             max_waits_per_agent: e.max_waits_per_agent,
             max_body_bytes: assent_api::ApiConfig::default().max_body_bytes,
             owner_credential: "auto".into(),
+            protected_paths: Vec::new(),
+            allowed_roots: Default::default(),
         }
     }
 }
@@ -64,6 +70,19 @@ impl Config {
     /// The owner-credential mode.
     pub fn owner_mode(&self) -> Result<assent_secrets::owner::Mode> {
         self.owner_credential.parse().map_err(|e: String| anyhow::anyhow!("owner_credential: {e}"))
+    }
+
+    /// The file policy: the built-in protected paths (Assent's home, keychain files, SSH and
+    /// GnuPG keys), the configured ones, and the allowed roots.
+    pub fn path_policy(&self, home: &Path) -> assent_apply::paths::PathPolicy {
+        let mut protected = vec![home.to_path_buf()];
+        if let Some(h) = dirs::home_dir() {
+            for p in [".ssh", ".gnupg", ".local/share/keyrings", "Library/Keychains", ".password-store"] {
+                protected.push(h.join(p));
+            }
+        }
+        protected.extend(self.protected_paths.iter().cloned());
+        assent_apply::paths::PathPolicy { protected, allowed_roots: self.allowed_roots.clone() }
     }
 
     /// The engine's part.
@@ -88,7 +107,9 @@ mod tests {
         let uncommented: String = sample
             .lines()
             .map(|l| {
-                l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(if l.starts_with('#') { "" } else { l })
+                l.strip_prefix("# ")
+                    .filter(|r| r.contains(" = ") || r.starts_with('['))
+                    .unwrap_or(if l.starts_with('#') { "" } else { l })
             })
             .collect::<Vec<_>>()
             .join("\n");

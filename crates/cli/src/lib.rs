@@ -164,6 +164,9 @@ pub enum Command {
     /// Manage the agents that may propose.
     #[command(subcommand)]
     Agent(AgentCmd),
+    /// Manage the credentials Assent injects into approved HTTP calls (secrets in the keychain).
+    #[command(subcommand)]
+    Credential(CredentialCmd),
     /// Write the audit log as JSON lines.
     Export {
         /// Write to this file instead of standard output.
@@ -196,6 +199,38 @@ pub enum AgentCmd {
     },
 }
 
+/// `assent credential ...`
+#[derive(Debug, Subcommand)]
+pub enum CredentialCmd {
+    /// Add a credential: the secret is read from standard input (or a hidden prompt) and goes
+    /// straight into the system keychain.
+    Add {
+        /// Its name, which proposals use.
+        name: String,
+        /// A host it may be sent to (`api.example.com`, `https://host:port`, or a loopback
+        /// `http://127.0.0.1:PORT`); repeat for several.
+        #[arg(long = "host", required = true)]
+        hosts: Vec<String>,
+        /// How it is sent: bearer, basic (secret is user:password) or header:NAME.
+        #[arg(long, default_value = "bearer")]
+        scheme: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List credentials (names, schemes, hosts; never secrets).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a credential from the keychain and Assent.
+    Remove {
+        /// Its name.
+        name: String,
+    },
+}
+
 fn init_tracing(serve: bool) {
     let default = if serve { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG")
@@ -223,12 +258,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
         Command::Export { output } => commands::export(&home, output).await,
+        Command::Credential(cmd) => commands::credential(&home, cmd).await,
     }
 }
 
 /// The `assent` binary's entry point.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    assent_apply::install_tls_provider();
     init_tracing(matches!(cli.command, Command::Serve(_)));
     let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

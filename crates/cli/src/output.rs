@@ -114,9 +114,30 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
     if let Some(e) = p["error"].as_object() {
         kv("error", format!("{}: {}", s(&e["code"]), s(&e["message"])));
     }
+    if !p["result"].is_null() {
+        kv("result", safe(&clip(&p["result"].to_string(), 300)));
+    }
     o.push_str("\npreview (computed by Assent from the stored payload):\n");
     let pv = &p["preview"];
-    if pv["type"] == "tool.call" {
+    if pv["type"] == "file.write" || pv["type"] == "file.delete" {
+        o.push_str(&file_preview(pv));
+    } else if pv["type"] == "http.request" {
+        o.push_str(&format!("  {} {}\n", s(&pv["method"]), safe(&s(&pv["url"]))));
+        o.push_str(&format!("  host        {}\n", s(&pv["host"])));
+        if let Some(c) = pv["credential"].as_str() {
+            o.push_str(&format!("  credential  {c} ({}), injected by Assent\n", s(&pv["credential_scheme"])));
+        }
+        let names: Vec<String> = pv["header_names"].as_array().map(|a| a.iter().map(s).collect()).unwrap_or_default();
+        if !names.is_empty() {
+            o.push_str(&format!("  headers     {}\n", names.join(", ")));
+        }
+        if pv["body_kind"] != "none" {
+            o.push_str("  body\n");
+            for l in pv["body"].as_str().unwrap_or("").lines() {
+                o.push_str(&format!("    {}\n", safe(l)));
+            }
+        }
+    } else if pv["type"] == "tool.call" {
         o.push_str(&format!("  tool   {}\n  input\n", safe(&s(&pv["tool"]))));
         for l in pv["input_text"].as_str().unwrap_or("").lines() {
             o.push_str(&format!("    {}\n", safe(l)));
@@ -144,6 +165,44 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
                 s(&e["channel"])
             ));
         }
+    }
+    o
+}
+
+/// A file preview as a unified diff.
+fn file_preview(pv: &Value) -> String {
+    let mut o = String::new();
+    let verb = if pv["type"] == "file.delete" {
+        "delete"
+    } else if pv["exists"] == true {
+        "replace"
+    } else {
+        "create"
+    };
+    o.push_str(&format!("  {verb} {}\n", safe(&s(&pv["path"]))));
+    if let Some(st) = pv["stats"].as_object() {
+        o.push_str(&format!("  +{} -{} lines\n", s(&st["added"]), s(&st["removed"])));
+    }
+    if pv["too_large"] == true {
+        o.push_str("  (too large to diff)\n");
+    }
+    if let Some(sum) = pv["summary"].as_str() {
+        o.push_str(&format!("  {sum}\n"));
+    }
+    for h in pv["hunks"].as_array().cloned().unwrap_or_default() {
+        o.push_str(&format!(
+            "  @@ -{},{} +{},{} @@\n",
+            s(&h["old_start"]),
+            s(&h["old_lines"]),
+            s(&h["new_start"]),
+            s(&h["new_lines"])
+        ));
+        for l in h["lines"].as_array().cloned().unwrap_or_default() {
+            o.push_str(&format!("  {}{}\n", s(&l["tag"]), safe(l["text"].as_str().unwrap_or(""))));
+        }
+    }
+    if pv["truncated"] == true {
+        o.push_str("  ... (more changes not shown)\n");
     }
     o
 }

@@ -3,9 +3,10 @@
 use crate::config::Config;
 use crate::home::{Home, ServerInfo};
 use anyhow::{Context, Result, bail};
-use assent_core::Engine;
+use assent_core::credentials::{SecretError, SecretSource};
 use assent_core::kinds::KindRegistry;
 use assent_core::secret::{new_token, token_hash};
+use assent_core::{Engine, EngineParts};
 use assent_secrets::Keychain;
 use assent_secrets::owner::{self, Where};
 use assent_store::SqliteStore;
@@ -51,13 +52,59 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
             owner::file_path(&home.dir).display()
         ),
     }
-    let engine =
-        Engine::new(Arc::new(store), KindRegistry::with_builtins(), config.engine(), token_hash(&owner.token)).await?;
+    let mut kinds = KindRegistry::with_builtins();
+    let secrets: Arc<dyn SecretSource> = Arc::new(KeychainSecrets::for_home(&home.dir));
+    assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
+    let engine = Engine::new(EngineParts {
+        store: Arc::new(store),
+        kinds,
+        config: config.engine(),
+        owner_hash: token_hash(&owner.token),
+        secrets: Some(secrets),
+    })
+    .await?;
     let token = home.default_agent_token()?;
     if !engine.set_agent_token("default", &token).await? {
         tracing::info!("the built-in agent `default` is revoked; agent.token is not accepted");
     }
+    let n = engine.recover().await;
+    if n > 0 {
+        tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
+    }
     Ok(Opened { engine, config, owner_location: owner.location })
+}
+
+/// Credentials' secrets in the system keychain, one entry per credential and home.
+pub struct KeychainSecrets {
+    keychain: Keychain,
+    prefix: String,
+}
+
+impl KeychainSecrets {
+    /// The secrets of `home`'s credentials.
+    pub fn for_home(home: &std::path::Path) -> Self {
+        let owner_user = owner::keychain_user(home);
+        let tag = owner_user.trim_start_matches("owner:").to_string();
+        Self { keychain: Keychain::default(), prefix: format!("credential:{tag}:") }
+    }
+}
+
+impl SecretSource for KeychainSecrets {
+    fn get(&self, credential: &str) -> Result<String, SecretError> {
+        self.keychain.get(&format!("{}{credential}", self.prefix)).map_err(|e| SecretError(e.to_string()))
+    }
+    fn set(&self, credential: &str, secret: &str) -> Result<(), SecretError> {
+        let user = format!("{}{credential}", self.prefix);
+        self.keychain.set(&user, secret).map_err(|e| SecretError(e.to_string()))?;
+        match self.keychain.get(&user) {
+            Ok(back) if back == secret => Ok(()),
+            Ok(_) => Err(SecretError("the keychain did not keep the secret".into())),
+            Err(e) => Err(SecretError(e.to_string())),
+        }
+    }
+    fn delete(&self, credential: &str) -> Result<(), SecretError> {
+        self.keychain.delete(&format!("{}{credential}", self.prefix)).map_err(|e| SecretError(e.to_string()))
+    }
 }
 
 /// Resolves when the process is asked to stop (Ctrl-C, SIGTERM).

@@ -38,6 +38,14 @@ pub enum CoreError {
         /// Human-readable explanation.
         message: String,
     },
+    /// A service Assent depends on (the system keychain) cannot be used now. `code` is stable.
+    #[error("{message}")]
+    Unavailable {
+        /// `keychain_unavailable`.
+        code: &'static str,
+        /// Human-readable explanation.
+        message: String,
+    },
     /// Storage failed. Details go to the log, never to a client.
     #[error("storage error: {0}")]
     Store(#[from] StoreError),
@@ -59,6 +67,7 @@ impl CoreError {
             CoreError::Invalid { code, .. } => code,
             CoreError::Forbidden(_) => "forbidden",
             CoreError::TooMany { code, .. } => code,
+            CoreError::Unavailable { code, .. } => code,
             CoreError::Store(_) => "internal",
         }
     }

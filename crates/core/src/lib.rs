@@ -22,6 +22,8 @@
 //! (tokens), [`time`], [`error`].
 
 pub mod canonical;
+pub mod crash;
+pub mod credentials;
 pub mod engine;
 pub mod error;
 pub mod events;
@@ -33,7 +35,7 @@ pub mod status;
 pub mod store;
 pub mod time;
 
-pub use engine::{Actor, Engine, EngineConfig, Page, Principal};
+pub use engine::{Actor, Engine, EngineConfig, EngineParts, Page, Principal};
 pub use error::{CoreError, StoreError};
 pub use proposal::{Channel, Decision, DecisionRequest, Outcome, Proposal};
 pub use status::{KindClass, Status};

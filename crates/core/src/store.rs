@@ -1,6 +1,7 @@
 //! What the engine needs from storage. The SQLite implementation lives in `assent-store`; the
 //! core only states the contract, so it depends on no database crate.
 
+use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
 use crate::proposal::{AgentInfo, AuditEntry, Channel, Decision, ErrorInfo, Proposal};
 use crate::status::Status;
@@ -128,4 +129,12 @@ pub trait Store: Send + Sync + 'static {
     async fn set_agent_token(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<bool, CoreError>;
     /// Revokes an agent; false if there was no active agent of that name.
     async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
+    /// Proposals Assent applies that are `approved` or `applying` (to settle at start-up).
+    async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError>;
+    /// Every credential's metadata.
+    async fn credentials(&self) -> Result<Vec<CredentialMeta>, CoreError>;
+    /// Adds a credential's metadata; `Conflict` if the name is taken.
+    async fn add_credential(&self, meta: CredentialMeta) -> Result<(), CoreError>;
+    /// Removes a credential's metadata; false if there was none.
+    async fn remove_credential(&self, name: &str) -> Result<bool, CoreError>;
 }

@@ -14,6 +14,7 @@
 mod rows;
 mod writer;
 
+use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{AgentInfo, AuditEntry, Proposal};
 use assent_core::status::Status;
@@ -216,5 +217,34 @@ impl Store for SqliteStore {
     async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
         let name = name.to_string();
         self.send(|reply| Op::RevokeAgent { name, at, reply }).await
+    }
+
+    async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE status IN ('approved', 'applying') AND class = 'applied' ORDER BY seq"
+        ))
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
+        Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
+    }
+
+    async fn credentials(&self) -> Result<Vec<CredentialMeta>, CoreError> {
+        let rows = sqlx::query("SELECT name, scheme, origins, created_at FROM credentials ORDER BY name")
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.iter().map(rows::credential).collect::<Result<_, _>>()?)
+    }
+
+    async fn add_credential(&self, meta: CredentialMeta) -> Result<(), CoreError> {
+        self.send(|reply| Op::AddCredential { meta, reply }).await
+    }
+
+    async fn remove_credential(&self, name: &str) -> Result<bool, CoreError> {
+        let name = name.to_string();
+        self.send(|reply| Op::RemoveCredential { name, reply }).await
     }
 }

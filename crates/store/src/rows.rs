@@ -95,3 +95,12 @@ pub(crate) fn class_str(c: KindClass) -> &'static str {
         KindClass::DecisionOnly => "decision_only",
     }
 }
+
+pub(crate) fn credential(row: &SqliteRow) -> Result<assent_core::credentials::CredentialMeta, StoreError> {
+    Ok(assent_core::credentials::CredentialMeta {
+        name: row.try_get("name").map_err(db_err)?,
+        scheme: json(row, "scheme")?.ok_or_else(|| StoreError::Corrupt("credential scheme".into()))?,
+        origins: json(row, "origins")?.unwrap_or_default(),
+        created_at: Timestamp(row.try_get("created_at").map_err(db_err)?),
+    })
+}

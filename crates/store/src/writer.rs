@@ -1,6 +1,7 @@
 //! The single writer with group commit. See the crate docs for why.
 
 use crate::{db_err, rows};
+use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::status::Status;
@@ -20,6 +21,8 @@ pub(crate) enum Op {
     AddAgent { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<()> },
     SetAgentToken { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<bool> },
     RevokeAgent { name: String, at: Timestamp, reply: Reply<bool> },
+    AddCredential { meta: CredentialMeta, reply: Reply<()> },
+    RemoveCredential { name: String, reply: Reply<bool> },
 }
 
 /// A reply held until the batch's commit is known.
@@ -138,6 +141,8 @@ impl Writer {
             Op::AddAgent { reply, .. } => drop(reply.send(Err(err()))),
             Op::SetAgentToken { reply, .. } => drop(reply.send(Err(err()))),
             Op::RevokeAgent { reply, .. } => drop(reply.send(Err(err()))),
+            Op::AddCredential { reply, .. } => drop(reply.send(Err(err()))),
+            Op::RemoveCredential { reply, .. } => drop(reply.send(Err(err()))),
         }
     }
 
@@ -167,7 +172,37 @@ impl Writer {
                     .map_err(|e| CoreError::Store(db_err(e)));
                 Done::Bool(reply, r)
             }
+            Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
+            Op::RemoveCredential { name, reply } => {
+                let r = sqlx::query("DELETE FROM credentials WHERE name = ?")
+                    .bind(&name)
+                    .execute(&mut self.conn)
+                    .await
+                    .map(|r| r.rows_affected() == 1)
+                    .map_err(|e| CoreError::Store(db_err(e)));
+                Done::Bool(reply, r)
+            }
         }
+    }
+
+    async fn add_credential(&mut self, meta: &CredentialMeta) -> Result<(), CoreError> {
+        let exists: Option<String> = sqlx::query_scalar("SELECT name FROM credentials WHERE name = ?")
+            .bind(&meta.name)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        if exists.is_some() {
+            return Err(CoreError::Conflict(format!("a credential named `{}` already exists", meta.name)));
+        }
+        sqlx::query("INSERT INTO credentials (name, scheme, origins, created_at) VALUES (?, ?, ?, ?)")
+            .bind(&meta.name)
+            .bind(serde_json::to_string(&meta.scheme).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+            .bind(serde_json::to_string(&meta.origins).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+            .bind(meta.created_at.0)
+            .execute(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(())
     }
 
     async fn fetch(&mut self, id: &str) -> Result<Option<Proposal>, CoreError> {

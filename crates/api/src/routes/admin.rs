@@ -58,3 +58,44 @@ pub async fn audit(
     let next = if items.len() as u32 == limit { items.last().map(|e| e.seq) } else { None };
     Ok(axum::Json(json!({ "items": items, "next_after": next })))
 }
+
+/// `GET /v1/credentials`: metadata only.
+pub async fn list_credentials(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Value>, ApiError> {
+    let items: Vec<_> = s.engine.credential_map().values().cloned().collect();
+    Ok(axum::Json(json!({ "items": items })))
+}
+
+/// Body of `POST /v1/credentials`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewCredential {
+    name: String,
+    #[serde(default = "bearer")]
+    scheme: String,
+    hosts: Vec<String>,
+    secret: String,
+}
+
+fn bearer() -> String {
+    "bearer".into()
+}
+
+/// `POST /v1/credentials`: the secret goes straight to the keychain and is never returned.
+pub async fn add_credential(
+    State(s): State<AppState>,
+    _: Owner,
+    Json(c): Json<NewCredential>,
+) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+    let meta = s.engine.add_credential(&c.name, &c.scheme, &c.hosts, c.secret).await?;
+    Ok((StatusCode::CREATED, axum::Json(json!(meta))))
+}
+
+/// `DELETE /v1/credentials/{name}`: from the keychain and the database.
+pub async fn remove_credential(
+    State(s): State<AppState>,
+    _: Owner,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    s.engine.remove_credential(&name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

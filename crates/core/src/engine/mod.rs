@@ -2,6 +2,8 @@
 //! no server runs) use. It authenticates callers, runs proposals through their kinds, moves
 //! them through the status machine, publishes events and wakes waiters.
 
+mod apply;
+pub mod credentials;
 mod decide;
 mod expiry;
 mod propose;
@@ -9,6 +11,7 @@ mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
 
+use crate::credentials::{CredentialMeta, SecretSource};
 use crate::error::CoreError;
 use crate::events::{Event, EventBus, Waiters};
 use crate::kinds::KindRegistry;
@@ -16,6 +19,7 @@ use crate::proposal::{AgentInfo, AuditEntry, Proposal};
 use crate::secret::{hashes_equal, new_token, token_hash};
 use crate::store::{ListQuery, Store, Transitioned};
 use crate::time::Timestamp;
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, RwLock};
 use tokio::sync::{Notify, broadcast};
@@ -95,6 +99,24 @@ pub(crate) struct Inner {
     /// When the expiry sweeper plans to wake next (ms); a new proposal expiring earlier pokes it.
     pub(crate) next_sweep: AtomicI64,
     pub(crate) sweep_now: Notify,
+    /// Applies running at once.
+    pub(crate) apply_slots: tokio::sync::Semaphore,
+    pub(crate) secrets: Option<Arc<dyn SecretSource>>,
+    pub(crate) credentials: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
+}
+
+/// What an engine is built from.
+pub struct EngineParts {
+    /// Storage.
+    pub store: Arc<dyn Store>,
+    /// The kinds it accepts.
+    pub kinds: KindRegistry,
+    /// Limits and defaults.
+    pub config: EngineConfig,
+    /// SHA-256 of the owner credential.
+    pub owner_hash: [u8; 32],
+    /// Where credentials' secrets live (none: credentials cannot be added).
+    pub secrets: Option<Arc<dyn SecretSource>>,
 }
 
 /// The engine. Cheap to clone.
@@ -122,14 +144,11 @@ pub fn validate_agent_name(name: &str) -> Result<(), CoreError> {
 }
 
 impl Engine {
-    /// An engine over `store`, accepting `kinds`, with the owner credential's hash.
-    pub async fn new(
-        store: Arc<dyn Store>,
-        kinds: KindRegistry,
-        config: EngineConfig,
-        owner_hash: [u8; 32],
-    ) -> Result<Self, CoreError> {
+    /// An engine from its parts.
+    pub async fn new(parts: EngineParts) -> Result<Self, CoreError> {
+        let EngineParts { store, kinds, config, owner_hash, secrets } = parts;
         let agents = store.agent_tokens().await?;
+        let creds = store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
         Ok(Self {
             inner: Arc::new(Inner {
                 store,
@@ -141,6 +160,9 @@ impl Engine {
                 agents: RwLock::new(agents),
                 next_sweep: AtomicI64::new(i64::MAX),
                 sweep_now: Notify::new(),
+                apply_slots: tokio::sync::Semaphore::new(8),
+                secrets,
+                credentials: RwLock::new(Arc::new(creds)),
             }),
         })
     }
@@ -260,11 +282,16 @@ impl Engine {
     }
 
     /// Publishes the outcome of transitions and wakes their waiters.
+    /// Publishes the outcome of transitions, wakes their waiters, and starts carrying out
+    /// the writes that were just approved.
     pub(crate) fn announce(&self, from: &[crate::status::Status], done: &[Transitioned]) {
         for (from, t) in from.iter().zip(done) {
             if let Transitioned::Done(p) = t {
                 self.inner.waiters.notify(&p.id);
                 self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
+                if p.status == crate::status::Status::Approved && p.class == crate::status::KindClass::Applied {
+                    self.spawn_apply(p.id.clone());
+                }
             }
         }
     }

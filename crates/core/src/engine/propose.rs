@@ -82,7 +82,7 @@ impl Engine {
         let supersedes = text("supersedes", req.supersedes, REF_MAX, true)?;
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
-        let ctx = PrepareCtx { agent: agent.to_string() };
+        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
         let payload = req.payload;
         let Prepared { payload, base, preview } = if kind.blocking() {
             let k = kind.clone();

@@ -6,7 +6,9 @@ mod tool_call;
 
 pub use tool_call::ToolCall;
 
+use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
+use crate::proposal::{ErrorInfo, Proposal};
 use crate::status::KindClass;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -17,6 +19,39 @@ use std::sync::Arc;
 pub struct PrepareCtx {
     /// The agent proposing.
     pub agent: String,
+    /// The credentials the owner has set up (metadata only, never secrets).
+    pub credentials: Arc<BTreeMap<String, CredentialMeta>>,
+}
+
+/// What applying produced: a result to keep, and an error when it did not succeed.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyOutcome {
+    /// What to store as the proposal's result (a response, a file's new hash).
+    pub result: Option<Value>,
+    /// Why it failed; none means applied.
+    pub error: Option<ErrorInfo>,
+}
+
+impl ApplyOutcome {
+    /// Success with a result.
+    pub fn applied(result: Value) -> Self {
+        Self { result: Some(result), error: None }
+    }
+    /// Failure with a stable code.
+    pub fn failed(code: &str, message: impl Into<String>) -> Self {
+        Self { result: None, error: Some(ErrorInfo { code: code.into(), message: message.into() }) }
+    }
+}
+
+/// What a kind's reconciler found for a write that was `applying` when Assent stopped.
+#[derive(Debug, Clone)]
+pub enum Reconciled {
+    /// The write landed: settle it as applied with this result.
+    Applied(Value),
+    /// The write did not happen and may safely be carried out now.
+    NotApplied,
+    /// It cannot be known or cannot be done: settle it as failed.
+    Failed(ErrorInfo),
 }
 
 /// A payload ready to store.
@@ -31,6 +66,7 @@ pub struct Prepared {
 }
 
 /// One kind of proposal.
+#[async_trait::async_trait]
 pub trait Kind: Send + Sync {
     /// `tool.call`, `file.write`, ...
     fn name(&self) -> &'static str;
@@ -50,6 +86,19 @@ pub trait Kind: Send + Sync {
     /// offered there.
     fn destructive(&self, _payload: &Value) -> bool {
         false
+    }
+    /// Carries out an approved write (kinds of class `Applied`): the result to store, or why it
+    /// failed. `payload` is the approved one (edited or not), already checked against the hash
+    /// recorded with the decision.
+    async fn apply(&self, _p: &Proposal, _payload: &Value) -> ApplyOutcome {
+        ApplyOutcome::failed("not_applicable", format!("{} is not applied by Assent", self.name()))
+    }
+    /// After a crash, finds out whether a write that was `applying` landed.
+    async fn reconcile(&self, _p: &Proposal, _payload: &Value) -> Reconciled {
+        Reconciled::Failed(ErrorInfo {
+            code: "outcome_unknown".into(),
+            message: "Assent stopped while applying this; whether it happened is unknown".into(),
+        })
     }
 }
 
@@ -103,4 +152,9 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
         t.push('…');
         t
     }
+}
+
+/// Shortens text quoted back in an error message (for kinds outside the core).
+pub fn clip_pub(s: &str, max: usize) -> String {
+    clip(s, max)
 }

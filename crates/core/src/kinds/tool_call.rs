@@ -61,6 +61,7 @@ pub fn preview(payload: &Value) -> Value {
     })
 }
 
+#[async_trait::async_trait]
 impl Kind for ToolCall {
     fn name(&self) -> &'static str {
         "tool.call"
@@ -107,7 +108,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> PrepareCtx {
-        PrepareCtx { agent: "default".into() }
+        PrepareCtx { agent: "default".into(), credentials: Default::default() }
     }
 
     #[test]

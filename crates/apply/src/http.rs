@@ -1,0 +1,422 @@
+//! `http.request` `{"method", "url", "headers"?, "json"? | "body"?, "credential"?}`: a call to an
+//! API, with the named credential's secret injected by Assent at apply time.
+//!
+//! At proposal time: HTTPS only (plain http only to a loopback origin a credential allows), a
+//! credential only to the origins on its allow-list, and no header that would carry a secret
+//! of the agent's own. At apply time: the secret is read from the keychain (trouble fails the
+//! proposal `credential_unavailable`; no call is made without it), `Idempotency-Key` is the
+//! proposal id, redirects are never followed (the redirect is the result), and anything in the
+//! response that echoes the secret is redacted before it is stored.
+
+use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
+use assent_core::invisible;
+use assent_core::kinds::{ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
+use assent_core::proposal::Proposal;
+use assent_core::{CoreError, KindClass};
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+/// Headers Assent sets itself, or that would carry a secret the agent should not hold.
+const FORBIDDEN: [&str; 9] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "idempotency-key",
+    "upgrade",
+];
+/// Response headers kept in the result.
+const KEPT_HEADERS: [&str; 7] =
+    ["content-type", "content-length", "location", "etag", "retry-after", "x-request-id", "last-modified"];
+/// Bytes of a response body kept in the result.
+pub const MAX_RESULT_BODY: usize = 64 * 1024;
+
+fn invalid(code: &'static str, message: impl Into<String>) -> CoreError {
+    CoreError::invalid(code, message)
+}
+
+/// The `http.request` kind.
+pub struct HttpRequest {
+    /// Where credentials' secrets are read at apply time.
+    pub secrets: Arc<dyn SecretSource>,
+    /// Test hook and safety net: the longest a call may take.
+    pub timeout: Duration,
+}
+
+fn origin_of(u: &url::Url) -> String {
+    format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or(""), u.port_or_known_default().unwrap_or(0))
+}
+
+/// Validates and normalizes; `creds` is `None` when editing (the url and credential are fixed).
+fn normalize(payload: Value, creds: Option<&BTreeMap<String, CredentialMeta>>) -> Result<Value, CoreError> {
+    let Value::Object(map) = payload else {
+        return Err(invalid("invalid_payload", "an http.request payload is an object: {\"method\", \"url\", ...}"));
+    };
+    let allowed = ["method", "url", "headers", "json", "body", "credential"];
+    if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid(
+            "invalid_payload",
+            format!("unknown field `{}` in an http.request payload", clip_pub(k, 64)),
+        ));
+    }
+    let method = map.get("method").and_then(Value::as_str).unwrap_or("").to_ascii_uppercase();
+    if !METHODS.contains(&method.as_str()) {
+        return Err(invalid("invalid_payload", format!("`method` must be one of {}", METHODS.join(", "))));
+    }
+    let raw_url =
+        map.get("url").and_then(Value::as_str).ok_or_else(|| invalid("invalid_payload", "`url` is required"))?;
+    let mut u = url::Url::parse(raw_url).map_err(|e| invalid("invalid_url", format!("`url` is not a URL: {e}")))?;
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err(invalid("invalid_url", "credentials in the URL are not allowed; name a credential instead"));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err(invalid("invalid_url", "the URL has no host"));
+    }
+    u.set_fragment(None);
+    let credential = match map.get("credential") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c.clone()),
+        Some(_) => return Err(invalid("invalid_payload", "`credential` is a credential's name")),
+    };
+    let origin = origin_of(&u);
+    match u.scheme() {
+        "https" => {}
+        "http" if credential.is_some() && is_loopback_origin(&origin) => {}
+        "http" => {
+            return Err(invalid(
+                "insecure_url",
+                "only https URLs are allowed (plain http only to a loopback origin a credential allows)",
+            ));
+        }
+        s => return Err(invalid("invalid_url", format!("scheme {s} is not supported"))),
+    }
+    if let (Some(name), Some(creds)) = (&credential, creds) {
+        let meta = creds
+            .get(name)
+            .ok_or_else(|| invalid("unknown_credential", format!("no credential `{}`", clip_pub(name, 64))))?;
+        if !meta.origins.contains(&origin) {
+            return Err(invalid(
+                "host_not_allowed",
+                format!("credential `{name}` may be sent only to {}; not to {origin}", meta.origins.join(", ")),
+            ));
+        }
+        if let Scheme::Header(h) = &meta.scheme
+            && headers_of(&map)?.contains_key(h)
+        {
+            return Err(invalid("forbidden_header", format!("header `{h}` carries the credential; Assent sets it")));
+        }
+    }
+    let headers = headers_of(&map)?;
+    let body = match (map.get("json"), map.get("body")) {
+        (Some(_), Some(_)) => return Err(invalid("invalid_payload", "give `json` or `body`, not both")),
+        (Some(j), None) => json!({ "json": j }),
+        (None, Some(Value::String(b))) => json!({ "body": b }),
+        (None, Some(_)) => return Err(invalid("invalid_payload", "`body` is a string (use `json` for JSON)")),
+        (None, None) => json!({}),
+    };
+    let mut out = json!({ "method": method, "url": u.as_str(), "headers": headers, "credential": credential });
+    if let (Value::Object(o), Value::Object(b)) = (&mut out, body) {
+        o.extend(b);
+    }
+    Ok(out)
+}
+
+fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, CoreError> {
+    let mut out = BTreeMap::new();
+    let Some(h) = map.get("headers") else { return Ok(out) };
+    let Value::Object(h) = h else {
+        return Err(invalid("invalid_payload", "`headers` is an object of names to string values"));
+    };
+    for (k, v) in h {
+        let name = k.to_ascii_lowercase();
+        if !valid_header_name(&name) {
+            return Err(invalid("invalid_header", format!("`{}` is not a header name", clip_pub(k, 64))));
+        }
+        if FORBIDDEN.contains(&name.as_str()) {
+            return Err(invalid(
+                "forbidden_header",
+                format!("header `{name}` is set by Assent (name a credential for secrets)"),
+            ));
+        }
+        let v = v.as_str().ok_or_else(|| invalid("invalid_header", format!("header `{name}` must be a string")))?;
+        if v.len() > 8192 || v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+            return Err(invalid("invalid_header", format!("header `{name}` has a line break or is too long")));
+        }
+        out.insert(name, v.to_string());
+    }
+    Ok(out)
+}
+
+/// The preview: exactly what will be sent, except secrets (header values are not shown).
+fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
+    let u = url::Url::parse(payload["url"].as_str().unwrap_or_default()).ok();
+    let mut found = BTreeMap::new();
+    invisible::scan_json(payload, &mut found);
+    let (body_kind, body_text) = if let Some(j) = payload.get("json") {
+        ("json", serde_json::to_string_pretty(j).unwrap_or_default())
+    } else if let Some(b) = payload.get("body").and_then(Value::as_str) {
+        ("text", b.to_string())
+    } else {
+        ("none", String::new())
+    };
+    let cred = payload["credential"].as_str();
+    json!({
+        "type": "http.request",
+        "method": payload["method"],
+        "url": payload["url"],
+        "scheme": u.as_ref().map(|u| u.scheme().to_string()),
+        "host": u.as_ref().and_then(|u| u.host_str().map(str::to_string)),
+        "port": u.as_ref().and_then(|u| u.port_or_known_default()),
+        "path": u.as_ref().map(|u| u.path().to_string()),
+        "query": u.as_ref().and_then(|u| u.query().map(str::to_string)),
+        "header_names": payload["headers"].as_object().map(|h| h.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
+        "body_kind": body_kind,
+        "body": invisible::make_visible(&body_text),
+        "credential": cred,
+        "credential_scheme": cred.and_then(|c| creds.get(c)).map(|m| m.scheme.label()),
+        "invisible_characters": invisible::report(&found),
+        "destructive": payload["method"] == "DELETE",
+    })
+}
+
+/// Replaces every occurrence of the secret (and its Basic form) in `text`.
+pub fn redact(text: &str, secret: &str) -> String {
+    if secret.len() < 4 {
+        return text.to_string();
+    }
+    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+    text.replace(secret, "[REDACTED]").replace(&b64, "[REDACTED]")
+}
+
+#[async_trait::async_trait]
+impl Kind for HttpRequest {
+    fn name(&self) -> &'static str {
+        "http.request"
+    }
+    fn class(&self) -> KindClass {
+        KindClass::Applied
+    }
+    fn destructive(&self, payload: &Value) -> bool {
+        payload["method"] == "DELETE"
+    }
+
+    fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
+        let payload = normalize(payload, Some(&ctx.credentials))?;
+        let preview = preview(&payload, &ctx.credentials);
+        Ok(Prepared { payload, base: None, preview })
+    }
+
+    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
+        let Value::Object(e) = edits else {
+            return Err(invalid("invalid_edits", "edits to an http.request are {\"json\"?, \"body\"?, \"headers\"?}"));
+        };
+        if let Some(k) = e.keys().find(|k| !["json", "body", "headers"].contains(&k.as_str())) {
+            return Err(invalid("invalid_edits", format!("`{}` of an http.request cannot be edited", clip_pub(k, 64))));
+        }
+        let mut merged = payload.clone();
+        if let Value::Object(m) = &mut merged {
+            if e.contains_key("json") {
+                m.remove("body");
+            }
+            if e.contains_key("body") {
+                m.remove("json");
+            }
+            for (k, v) in e {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        normalize(merged, None).map_err(|err| invalid("invalid_edits", err.to_string()))
+    }
+
+    async fn apply(&self, p: &Proposal, payload: &Value) -> ApplyOutcome {
+        let secret = match payload["credential"].as_str() {
+            None => None,
+            Some(name) => {
+                let (src, n) = (self.secrets.clone(), name.to_string());
+                match tokio::task::spawn_blocking(move || src.get(&n)).await {
+                    Ok(Ok(s)) => Some((name.to_string(), s)),
+                    Ok(Err(e)) => {
+                        return ApplyOutcome::failed(
+                            "credential_unavailable",
+                            format!("credential `{name}`: {e}; no request was sent"),
+                        );
+                    }
+                    Err(e) => {
+                        return ApplyOutcome::failed(
+                            "credential_unavailable",
+                            format!("credential `{name}`: {e}; no request was sent"),
+                        );
+                    }
+                }
+            }
+        };
+        send(p, payload, secret, self.timeout).await
+    }
+}
+
+async fn send(p: &Proposal, payload: &Value, secret: Option<(String, String)>, timeout: Duration) -> ApplyOutcome {
+    let client = match reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).timeout(timeout).build() {
+        Ok(c) => c,
+        Err(e) => return ApplyOutcome::failed("request_failed", format!("cannot build an HTTP client: {e}")),
+    };
+    let method = reqwest::Method::from_bytes(payload["method"].as_str().unwrap_or("GET").as_bytes())
+        .unwrap_or(reqwest::Method::GET);
+    let url = payload["url"].as_str().unwrap_or_default();
+    let mut req = client.request(method, url).header("idempotency-key", &p.id);
+    if let Some(h) = payload["headers"].as_object() {
+        for (k, v) in h {
+            req = req.header(k.as_str(), v.as_str().unwrap_or_default());
+        }
+    }
+    if let Some(j) = payload.get("json") {
+        req = req.json(j);
+    } else if let Some(b) = payload.get("body").and_then(Value::as_str) {
+        req = req.body(b.to_string());
+    }
+    let mut secret_value = None;
+    if let Some((name, s)) = &secret {
+        let scheme = p.preview["credential_scheme"].as_str().unwrap_or("bearer");
+        req = match scheme {
+            "basic" => {
+                req.header("authorization", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(s)))
+            }
+            "bearer" => req.bearer_auth(s),
+            other => match other.strip_prefix("header:") {
+                Some(h) => req.header(h, s.as_str()),
+                None => {
+                    return ApplyOutcome::failed(
+                        "credential_unavailable",
+                        format!("credential `{name}` has an unknown scheme"),
+                    );
+                }
+            },
+        };
+        secret_value = Some(s.clone());
+    }
+    let res = match req.send().await {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e.to_string();
+            let msg = secret_value.as_deref().map(|s| redact(&msg, s)).unwrap_or(msg);
+            return ApplyOutcome::failed("request_failed", format!("the request failed: {msg}"));
+        }
+    };
+    let status = res.status();
+    let clean = |t: &str| secret_value.as_deref().map(|s| redact(t, s)).unwrap_or_else(|| t.to_string());
+    let mut headers = Map::new();
+    for name in KEPT_HEADERS {
+        if let Some(v) = res.headers().get(name).and_then(|v| v.to_str().ok()) {
+            headers.insert(name.into(), json!(clean(v)));
+        }
+    }
+    let bytes = res.bytes().await.unwrap_or_default();
+    let truncated = bytes.len() > MAX_RESULT_BODY;
+    let body = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_RESULT_BODY)]).to_string();
+    let result = json!({
+        "status": status.as_u16(),
+        "headers": headers,
+        "body": clean(&body),
+        "body_bytes": bytes.len(),
+        "body_truncated": truncated,
+    });
+    if status.is_client_error() || status.is_server_error() {
+        return ApplyOutcome {
+            result: Some(result),
+            error: Some(assent_core::proposal::ErrorInfo {
+                code: "http_status".into(),
+                message: format!("the server answered {status}"),
+            }),
+        };
+    }
+    ApplyOutcome::applied(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use assent_core::time::Timestamp;
+
+    fn creds() -> BTreeMap<String, CredentialMeta> {
+        let mut m = BTreeMap::new();
+        m.insert(
+            "gh".into(),
+            CredentialMeta {
+                name: "gh".into(),
+                scheme: Scheme::Bearer,
+                origins: vec!["https://api.github.com:443".into(), "http://127.0.0.1:9000".into()],
+                created_at: Timestamp(0),
+            },
+        );
+        m
+    }
+
+    fn code(v: Value) -> &'static str {
+        match normalize(v, Some(&creds())) {
+            Ok(_) => "ok",
+            Err(e) => e.code(),
+        }
+    }
+
+    #[test]
+    fn validation() {
+        assert_eq!(
+            code(
+                json!({"method": "post", "url": "https://api.github.com/repos", "json": {"a": 1}, "credential": "gh"})
+            ),
+            "ok"
+        );
+        assert_eq!(
+            code(json!({"method": "GET", "url": "https://evil.example/", "credential": "gh"})),
+            "host_not_allowed"
+        );
+        assert_eq!(code(json!({"method": "GET", "url": "http://api.github.com/"})), "insecure_url");
+        assert_eq!(code(json!({"method": "GET", "url": "http://127.0.0.1:9000/x", "credential": "gh"})), "ok");
+        assert_eq!(code(json!({"method": "GET", "url": "http://127.0.0.1:9000/x"})), "insecure_url");
+        assert_eq!(
+            code(json!({"method": "GET", "url": "https://x.example/", "credential": "nope"})),
+            "unknown_credential"
+        );
+        assert_eq!(
+            code(json!({"method": "GET", "url": "https://x.example/", "headers": {"Authorization": "Bearer mine"}})),
+            "forbidden_header"
+        );
+        assert_eq!(code(json!({"method": "GET", "url": "https://u:p@x.example/"})), "invalid_url");
+        assert_eq!(code(json!({"method": "TRACE", "url": "https://x.example/"})), "invalid_payload");
+        assert_eq!(
+            code(json!({"method": "GET", "url": "https://x.example/", "headers": {"x-a": "1\r\nx-b: 2"}})),
+            "invalid_header"
+        );
+        assert_eq!(
+            code(json!({"method": "GET", "url": "https://x.example/", "json": 1, "body": "x"})),
+            "invalid_payload"
+        );
+    }
+
+    #[test]
+    fn preview_shows_punycode_and_header_names_only() {
+        let p = normalize(
+            json!({"method": "PUT", "url": "https://bücher.example/a?b=1#frag", "headers": {"X-Token-Id": "value-123"}, "body": "x"}),
+            Some(&creds()),
+        );
+        let p = p.unwrap_or_default();
+        let pv = preview(&p, &creds());
+        assert_eq!(pv["host"], "xn--bcher-kva.example");
+        assert_eq!(pv["header_names"], json!(["x-token-id"]));
+        assert!(!pv.to_string().contains("value-123"));
+        assert_eq!(pv["url"], "https://xn--bcher-kva.example/a?b=1");
+    }
+
+    #[test]
+    fn redaction() {
+        assert_eq!(redact("token s3cr3t-value here", "s3cr3t-value"), "token [REDACTED] here");
+        let b64 = base64::engine::general_purpose::STANDARD.encode("user:pw12");
+        assert_eq!(redact(&format!("Basic {b64}"), "user:pw12"), "Basic [REDACTED]");
+    }
+}

@@ -1,0 +1,128 @@
+//! Credentials: the owner adds a secret straight into the keychain; only its name, scheme and
+//! allowed origins reach the database.
+
+use super::Engine;
+use crate::credentials::{CredentialMeta, Scheme, validate_name};
+use crate::error::CoreError;
+use crate::time::Timestamp;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Normalizes an allowed host to an origin `scheme://host:port`. A bare host means HTTPS on
+/// 443; `http://` is accepted only for loopback hosts.
+pub fn normalize_origin(host: &str) -> Result<String, CoreError> {
+    let bad = |m: String| CoreError::invalid("invalid_host", m);
+    let with_scheme = if host.contains("://") { host.to_string() } else { format!("https://{host}") };
+    let u = url::Url::parse(&with_scheme).map_err(|e| bad(format!("`{host}` is not a host: {e}")))?;
+    if u.path() != "/" || u.query().is_some() || u.fragment().is_some() || !u.username().is_empty() {
+        return Err(bad(format!("`{host}` must be a host (optionally scheme://host:port), without a path")));
+    }
+    let h = u.host_str().ok_or_else(|| bad(format!("`{host}` has no host")))?;
+    match u.scheme() {
+        "https" => {}
+        "http" if is_loopback_host(h) => {}
+        "http" => return Err(bad(format!("`{host}`: plain http is allowed only for loopback hosts"))),
+        s => return Err(bad(format!("`{host}`: scheme {s} is not supported"))),
+    }
+    let port = u.port_or_known_default().ok_or_else(|| bad(format!("`{host}` has no port")))?;
+    Ok(format!("{}://{}:{}", u.scheme(), h, port))
+}
+
+/// True for `localhost`, 127.0.0.0/8 and `[::1]`.
+pub fn is_loopback_host(h: &str) -> bool {
+    if h == "localhost" {
+        return true;
+    }
+    let trimmed = h.trim_start_matches('[').trim_end_matches(']');
+    trimmed.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+impl Engine {
+    /// The credentials' metadata, by name.
+    pub fn credential_map(&self) -> Arc<BTreeMap<String, CredentialMeta>> {
+        self.inner.credentials.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    async fn reload_credentials(&self) -> Result<(), CoreError> {
+        let fresh: BTreeMap<_, _> =
+            self.inner.store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
+        *self.inner.credentials.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
+        Ok(())
+    }
+
+    fn keychain(&self) -> Result<Arc<dyn crate::credentials::SecretSource>, CoreError> {
+        self.inner.secrets.clone().ok_or_else(|| CoreError::Unavailable {
+            code: "keychain_unavailable",
+            message: "no system keychain is configured for credentials".into(),
+        })
+    }
+
+    /// Stores `secret` in the keychain and the metadata in the database.
+    pub async fn add_credential(
+        &self,
+        name: &str,
+        scheme: &str,
+        hosts: &[String],
+        secret: String,
+    ) -> Result<CredentialMeta, CoreError> {
+        validate_name(name)?;
+        let scheme = Scheme::parse(scheme)?;
+        if hosts.is_empty() {
+            return Err(CoreError::invalid("invalid_host", "name at least one host the credential may be sent to"));
+        }
+        let mut origins = hosts.iter().map(|h| normalize_origin(h)).collect::<Result<Vec<_>, _>>()?;
+        origins.sort();
+        origins.dedup();
+        if secret.is_empty() || secret.len() > 16 * 1024 || secret.contains(['\r', '\n', '\0']) {
+            return Err(CoreError::invalid("invalid_secret", "a secret is 1 to 16384 bytes on one line"));
+        }
+        if self.credential_map().contains_key(name) {
+            return Err(CoreError::Conflict(format!("a credential named `{name}` already exists; remove it first")));
+        }
+        let kc = self.keychain()?;
+        let (n, s) = (name.to_string(), secret);
+        tokio::task::spawn_blocking(move || kc.set(&n, &s))
+            .await
+            .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?
+            .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?;
+        let meta = CredentialMeta { name: name.to_string(), scheme, origins, created_at: Timestamp::now() };
+        self.inner.store.add_credential(meta.clone()).await?;
+        self.reload_credentials().await?;
+        Ok(meta)
+    }
+
+    /// Removes a credential from the keychain and the database.
+    pub async fn remove_credential(&self, name: &str) -> Result<(), CoreError> {
+        if !self.credential_map().contains_key(name) {
+            return Err(CoreError::NotFound(format!("no credential `{}`", crate::kinds::clip(name, 80))));
+        }
+        let kc = self.keychain()?;
+        let n = name.to_string();
+        tokio::task::spawn_blocking(move || kc.delete(&n))
+            .await
+            .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?
+            .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?;
+        self.inner.store.remove_credential(name).await?;
+        self.reload_credentials().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_normalized_and_plain_http_only_on_loopback() {
+        assert_eq!(normalize_origin("api.example.com").ok().as_deref(), Some("https://api.example.com:443"));
+        assert_eq!(
+            normalize_origin("https://API.example.com:8443").ok().as_deref(),
+            Some("https://api.example.com:8443")
+        );
+        assert_eq!(normalize_origin("http://127.0.0.1:9000").ok().as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(normalize_origin("http://localhost").ok().as_deref(), Some("http://localhost:80"));
+        assert_eq!(normalize_origin("bücher.example").ok().as_deref(), Some("https://xn--bcher-kva.example:443"));
+        for bad in ["http://api.example.com", "ftp://x", "https://x/path", "https://u@x", ""] {
+            assert!(normalize_origin(bad).is_err(), "{bad}");
+        }
+    }
+}
