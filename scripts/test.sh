@@ -12,12 +12,12 @@ rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup compon
 echo "== format"
 cargo fmt --all -- --check
 echo "== lints"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features assent/crash-points -- -D warnings
 echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked 2>&1 | tee "$log"
+cargo test --workspace --locked --features assent/crash-points 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole run, summed over every test binary.

@@ -2,83 +2,8 @@
 //! gnome-keyring, started by the test.
 
 use crate::harness::{Server, stderr};
+use crate::harness::{lookup, private_bus_with_keyring};
 use serde_json::json;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-
-struct Bus {
-    daemon: Child,
-    keyring: Option<Child>,
-    address: String,
-    _runtime: tempfile::TempDir,
-}
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        if let Some(k) = &mut self.keyring {
-            let _ = k.kill();
-            let _ = k.wait();
-        }
-        let _ = self.daemon.kill();
-        let _ = self.daemon.wait();
-    }
-}
-
-fn private_bus_with_keyring() -> Bus {
-    let runtime = tempfile::tempdir().unwrap();
-    let mut daemon = Command::new("dbus-daemon")
-        .args(["--session", "--nofork", "--print-address=1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("dbus-daemon is needed for the keychain tests (apt-get install dbus)");
-    let mut line = String::new();
-    BufReader::new(daemon.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let address = line.trim().to_string();
-    // Owned from here on, so that a failure below still stops the bus daemon.
-    let mut bus = Bus { daemon, keyring: None, address: address.clone(), _runtime: runtime };
-    let mut keyring = Command::new("gnome-keyring-daemon")
-        .args(["--foreground", "--unlock", "--components=secrets"])
-        .env("DBUS_SESSION_BUS_ADDRESS", &address)
-        .env("XDG_RUNTIME_DIR", bus._runtime.path())
-        .env("HOME", bus._runtime.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gnome-keyring-daemon is needed for the keychain tests");
-    keyring.stdin.take().unwrap().write_all(b"test-password").unwrap();
-    bus.keyring = Some(keyring);
-    // Wait until the Secret Service name is owned.
-    for _ in 0..100 {
-        let out = Command::new("dbus-send")
-            .args([
-                "--session",
-                "--print-reply",
-                "--dest=org.freedesktop.DBus",
-                "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.NameHasOwner",
-                "string:org.freedesktop.secrets",
-            ])
-            .env("DBUS_SESSION_BUS_ADDRESS", &address)
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&out.stdout).contains("true") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    bus
-}
-
-fn lookup(bus: &Bus, user: &str) -> String {
-    let out = Command::new("secret-tool")
-        .args(["lookup", "service", "assent", "username", user])
-        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
-        .output()
-        .expect("secret-tool (libsecret-tools) is needed for the keychain tests");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 #[tokio::test]
 async fn the_owner_credential_lives_in_the_keychain_and_the_cli_decides_with_it() {

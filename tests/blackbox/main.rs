@@ -6,9 +6,13 @@
 mod harness;
 
 mod cli;
+#[cfg(feature = "crash-points")]
+mod crash;
 mod durability;
 mod errors;
 mod events;
+mod files;
+mod http;
 mod keychain;
 mod lifecycle;
 mod security;

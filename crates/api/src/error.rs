@@ -51,7 +51,7 @@ impl From<CoreError> for ApiError {
             CoreError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             CoreError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        if status.is_server_error() {
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(error = %e, "internal error");
             return Self::new(status, "internal", "internal error; see the Assent log");
         }

@@ -1,0 +1,181 @@
+//! `http.request` with a credential from a real Secret Service, against a real local server
+//! that records what arrives.
+
+use crate::harness::{Bus, Recorder, Server, cli_with_stdin, private_bus_with_keyring, stderr, stdout};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const SECRET: &str = "s3cret-token-1f9a7c";
+
+async fn server_with_credential(rec: &Recorder) -> (Bus, Server) {
+    let bus = private_bus_with_keyring();
+    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)]).await;
+    let out = cli_with_stdin(
+        s.home(),
+        &s.env,
+        &["credential", "add", "api", "--host", &rec.url, "--host", "api.example.com"],
+        SECRET,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains(SECRET));
+    (bus, s)
+}
+
+async fn propose(s: &Server, payload: Value) -> (StatusCode, Value) {
+    s.req(Method::POST, "/proposals", Some(&s.agent), Some(json!({"kind": "http.request", "payload": payload}))).await
+}
+
+async fn approve_and_settle(s: &Server, id: &str) -> Value {
+    let (st, d) = s.decide(id, json!({"outcome": "approve"})).await;
+    assert_eq!(st, StatusCode::OK, "{d}");
+    s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent), None).await.1
+}
+
+#[tokio::test]
+async fn the_secret_reaches_the_allowed_host_only_and_is_never_stored() {
+    let rec = Recorder::start().await;
+    let (_bus, mut s) = server_with_credential(&rec).await;
+    let (st, p) = propose(
+        &s,
+        json!({"method": "post", "url": format!("{}/echo-auth", rec.url), "json": {"title": "hello"}, "headers": {"X-Trace": "t-1"}, "credential": "api"}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{p}");
+    let pv = &p["preview"];
+    assert_eq!((pv["method"].as_str(), pv["host"].as_str()), (Some("POST"), Some("127.0.0.1")));
+    assert_eq!(pv["credential"], "api");
+    assert_eq!(pv["credential_scheme"], "bearer");
+    assert_eq!(pv["header_names"], json!(["x-trace"]));
+    assert!(pv["body"].as_str().unwrap().contains("hello"));
+    assert!(rec.seen().is_empty(), "nothing sent before a decision");
+
+    let id = p["id"].as_str().unwrap().to_string();
+    let done = approve_and_settle(&s, &id).await;
+    assert_eq!(done["status"], "applied", "{done}");
+    let seen = rec.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].header("authorization"), Some(format!("Bearer {SECRET}").as_str()));
+    assert_eq!(seen[0].header("idempotency-key"), Some(id.as_str()));
+    assert_eq!(seen[0].header("x-trace"), Some("t-1"));
+    assert_eq!(seen[0].body, r#"{"title":"hello"}"#);
+    assert_eq!(done["result"]["status"], 200);
+    assert_eq!(done["result"]["headers"]["x-request-id"], "r-1");
+    let body = done["result"]["body"].as_str().unwrap();
+    assert!(body.contains("[REDACTED]") && !body.contains(SECRET), "the echoed secret is redacted: {body}");
+
+    // Not to a host off the allow-list, and not over plain http without a credential.
+    let (st, e) = propose(&s, json!({"method": "GET", "url": "https://evil.example/x", "credential": "api"})).await;
+    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("host_not_allowed")));
+    let (st, e) = propose(&s, json!({"method": "GET", "url": format!("{}/x", rec.url)})).await;
+    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("insecure_url")));
+    let (st, e) = propose(&s, json!({"method": "GET", "url": format!("{}/x", rec.url), "credential": "nope"})).await;
+    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_credential")));
+
+    // The secret is nowhere: responses, the audit export, the database, the log.
+    let (_, creds) = s.req(Method::GET, "/credentials", Some(&s.owner), None).await;
+    assert_eq!(creds["items"][0]["name"], "api");
+    assert!(!creds.to_string().contains(SECRET));
+    let export = s.cli(&["export"]);
+    assert!(!stdout(&export).contains(SECRET));
+    let listed = s.cli(&["credential", "list"]);
+    assert!(stdout(&listed).contains("api") && !stdout(&listed).contains(SECRET), "{}", stdout(&listed));
+    s.stop();
+    let mut stored = Vec::new();
+    for f in ["assent.db", "assent.db-wal"] {
+        stored.extend(std::fs::read(s.home().join(f)).unwrap_or_default());
+    }
+    assert!(!String::from_utf8_lossy(&stored).contains(SECRET), "the secret is in the database");
+    assert!(!s.stderr().contains(SECRET), "the secret was logged");
+}
+
+#[tokio::test]
+async fn redirects_are_the_result_never_followed() {
+    let rec = Recorder::start().await;
+    let (_bus, s) = server_with_credential(&rec).await;
+    let (_, p) =
+        propose(&s, json!({"method": "GET", "url": format!("{}/redirect", rec.url), "credential": "api"})).await;
+    let done = approve_and_settle(&s, p["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "applied");
+    assert_eq!(done["result"]["status"], 302);
+    assert_eq!(done["result"]["headers"]["location"], "/stolen");
+    let seen = rec.seen();
+    assert_eq!(seen.len(), 1, "the redirect was not followed: {seen:?}");
+
+    let (_, p) =
+        propose(&s, json!({"method": "DELETE", "url": format!("{}/fail", rec.url), "credential": "api"})).await;
+    assert_eq!(p["preview"]["destructive"], true);
+    let done = approve_and_settle(&s, p["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "failed");
+    assert_eq!(done["error"]["code"], "http_status");
+    assert_eq!(done["result"]["status"], 500);
+}
+
+#[tokio::test]
+async fn keychain_trouble_fails_without_sending() {
+    let rec = Recorder::start().await;
+    let (bus, s) = server_with_credential(&rec).await;
+    let (_, p) =
+        propose(&s, json!({"method": "PUT", "url": format!("{}/x", rec.url), "body": "data", "credential": "api"}))
+            .await;
+    // The secret disappears from the keychain behind Assent's back.
+    let out = std::process::Command::new("secret-tool")
+        .args(["search", "--all", "service", "assent"])
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .output()
+        .unwrap();
+    // secret-tool prints the attributes on standard error.
+    let listing = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let user = listing
+        .split("attribute.username = ")
+        .skip(1)
+        .map(|rest| rest.split(['\n', ' ']).next().unwrap_or("").split("attribute.").next().unwrap_or(""))
+        .find(|u| u.starts_with("credential:"))
+        .unwrap()
+        .to_string();
+    let cleared = std::process::Command::new("secret-tool")
+        .args(["clear", "service", "assent", "username", &user])
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .status()
+        .unwrap();
+    assert!(cleared.success());
+    let done = approve_and_settle(&s, p["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "failed");
+    assert_eq!(done["error"]["code"], "credential_unavailable");
+    assert!(rec.seen().is_empty(), "no call without the secret");
+
+    // Removing a credential removes it from Assent; without a keychain, adding fails plainly.
+    assert!(s.cli(&["credential", "remove", "api"]).status.success());
+    let (_, creds) = s.req(Method::GET, "/credentials", Some(&s.owner), None).await;
+    assert_eq!(creds["items"], json!([]));
+    drop(bus);
+    let out = cli_with_stdin(s.home(), &s.env, &["credential", "add", "again", "--host", "api.example.com"], SECRET);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("keychain"), "{}\n{}", stderr(&out), s.stderr());
+}
+
+#[tokio::test]
+async fn credential_metadata_is_validated() {
+    let rec = Recorder::start().await;
+    let (_bus, s) = server_with_credential(&rec).await;
+    for (args, code) in [
+        (vec!["credential", "add", "api", "--host", "x.example"], "conflict"),
+        (vec!["credential", "add", "plain", "--host", "http://api.example.com"], "invalid_host"),
+        (vec!["credential", "add", "Bad Name", "--host", "x.example"], "invalid_credential_name"),
+        (vec!["credential", "add", "hdr", "--host", "x.example", "--scheme", "header:bad header"], "invalid_scheme"),
+    ] {
+        let out = cli_with_stdin(s.home(), &s.env, &args, SECRET);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr(&out).contains(code), "{args:?}: {}", stderr(&out));
+    }
+    let out = cli_with_stdin(
+        s.home(),
+        &s.env,
+        &["credential", "add", "hdr", "--host", &rec.url, "--scheme", "header:X-Api-Key"],
+        "k-123456",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (_, p) = propose(&s, json!({"method": "GET", "url": format!("{}/h", rec.url), "credential": "hdr"})).await;
+    approve_and_settle(&s, p["id"].as_str().unwrap()).await;
+    assert_eq!(rec.seen()[0].header("x-api-key"), Some("k-123456"));
+    assert_eq!(rec.seen()[0].header("authorization"), None);
+}
