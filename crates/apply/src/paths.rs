@@ -98,16 +98,16 @@ impl PathPolicy {
                 ));
             }
         }
-        if let Some(roots) = self.allowed_roots.get(agent) {
-            if !roots.iter().any(|r| real.starts_with(canon(r))) {
-                return Err(refuse(
-                    "outside_allowed_roots",
-                    format!(
-                        "agent `{agent}` may write only under {}",
-                        roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
-                    ),
-                ));
-            }
+        if let Some(roots) = self.allowed_roots.get(agent)
+            && !roots.iter().any(|r| real.starts_with(canon(r)))
+        {
+            return Err(refuse(
+                "outside_allowed_roots",
+                format!(
+                    "agent `{agent}` may write only under {}",
+                    roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
         }
         if real.to_str().is_none() {
             return Err(refuse("invalid_path", "the real path is not valid UTF-8"));
