@@ -74,6 +74,21 @@ async fn a_target_changed_since_the_proposal_fails_stale_and_is_not_touched() {
     assert_eq!(done["error"]["code"], "stale");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "a=1\nb=someone else\n");
 
+    // The person retries: a new proposal against the file as it is now.
+    let (st, e) = s.req(Method::POST, &format!("/proposals/{id}/retry"), Some(&s.agent), None).await;
+    assert_eq!(st, StatusCode::FORBIDDEN, "{e}");
+    let (st, again) = s.req(Method::POST, &format!("/proposals/{id}/retry"), Some(&s.owner), None).await;
+    assert_eq!(st, StatusCode::CREATED, "{again}");
+    assert_eq!(again["supersedes"], id);
+    assert_eq!(again["status"], "pending");
+    assert_eq!(again["preview"]["stats"], json!({"added": 1, "removed": 2}));
+    let again_id = again["id"].as_str().unwrap();
+    s.decide(again_id, json!({"outcome": "approve"})).await;
+    assert_eq!(settle(&s, again_id).await["status"], "applied");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "a=2\n");
+    let (st, _) = s.req(Method::POST, &format!("/proposals/{again_id}/retry"), Some(&s.owner), None).await;
+    assert_eq!(st, StatusCode::CONFLICT, "only failed proposals are retried");
+
     // A file created after a proposal to create it is stale too.
     let fresh = dir.path().join("new.txt");
     let (_, p) = write(&s, &fresh, "mine\n").await;

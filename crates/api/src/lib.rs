@@ -75,6 +75,7 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/proposals/{id}", get(routes::proposals::get).delete(routes::proposals::withdraw))
         .route("/proposals/{id}/decision", post(routes::decisions::decide))
         .route("/proposals/{id}/audit", get(routes::proposals::audit))
+        .route("/proposals/{id}/retry", post(routes::decisions::retry))
         .route("/decisions", post(routes::decisions::batch))
         .route("/events", get(routes::events::events))
         .route("/agents", get(routes::admin::list_agents).post(routes::admin::add_agent))

@@ -432,3 +432,16 @@ fn scheme_label(s: &Value) -> String {
         None => "-".into(),
     }
 }
+
+/// `assent retry ID`
+pub async fn retry(home: &Home, id: &str, json_out: bool) -> Result<()> {
+    let client = Client::owner(home)?;
+    let (_, p) = client.call(home, Method::POST, &format!("/proposals/{}/retry", enc(id)), None, &[]).await?;
+    if json_out {
+        println!("{p}");
+    } else {
+        println!("{}", p["id"].as_str().unwrap_or(""));
+        eprintln!("proposed again as {}: pending a new decision", p["id"].as_str().unwrap_or(""));
+    }
+    Ok(())
+}

@@ -161,6 +161,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Propose a failed write again (it needs a new decision).
+    Retry {
+        /// The failed proposal's id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage the agents that may propose.
     #[command(subcommand)]
     Agent(AgentCmd),
@@ -257,6 +265,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await
         }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
+        Command::Retry { id, json } => commands::retry(&home, &id, json).await,
         Command::Export { output } => commands::export(&home, output).await,
         Command::Credential(cmd) => commands::credential(&home, cmd).await,
     }

@@ -65,3 +65,12 @@ pub async fn batch(
     };
     Ok(axum::Json(result))
 }
+
+/// `POST /v1/proposals/{id}/retry`: a failed write proposed again (pending a new decision).
+pub async fn retry(
+    State(s): State<AppState>,
+    _: Owner,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, axum::Json<Proposal>), ApiError> {
+    Ok((StatusCode::CREATED, axum::Json(s.engine.retry(&id).await?)))
+}

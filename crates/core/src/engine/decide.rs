@@ -290,3 +290,28 @@ fn tally(results: Vec<BatchItemResult>) -> BatchResult {
     let count = |r: &str| results.iter().filter(|x| x.result == r).count();
     BatchResult { decided: count("decided"), skipped: count("skipped"), failed: count("error"), results }
 }
+
+impl Engine {
+    /// The person asks for a failed write to be tried again: a new pending proposal with the
+    /// payload that was approved, superseding the failed one, its preview computed afresh
+    /// against the target as it is now. It needs a new decision.
+    pub async fn retry(&self, id: &str) -> Result<Proposal, CoreError> {
+        let p = self.get(&super::Principal::Owner, id).await?;
+        if p.status != Status::Failed {
+            return Err(CoreError::InvalidState {
+                message: format!("proposal `{}` is {}; only failed proposals can be retried", p.id, p.status),
+            });
+        }
+        let payload = p.approved_payload.clone().unwrap_or_else(|| p.payload.clone());
+        let body = serde_json::json!({
+            "kind": p.kind,
+            "payload": payload,
+            "title": p.title,
+            "summary": p.summary,
+            "session_id": p.session_id,
+            "group_id": p.group_id,
+            "supersedes": p.id,
+        });
+        Ok(self.propose(&p.agent, body, None).await?.proposal)
+    }
+}
