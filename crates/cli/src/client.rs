@@ -75,11 +75,7 @@ impl Client {
     /// A client with an agent token: `--token-file`, else `ASSENT_TOKEN`, else the home's.
     pub fn agent(home: &Home, auth: &AgentAuth) -> Result<Self> {
         let base = Self::base(home)?;
-        let token = match (&auth.token_file, std::env::var("ASSENT_TOKEN")) {
-            (Some(f), _) => read_token(f)?,
-            (None, Ok(t)) if !t.trim().is_empty() => t.trim().to_string(),
-            _ => read_token(&home.agent_token())?,
-        };
+        let token = agent_token(home, auth)?;
         Ok(Self { http: Self::http()?, base, token })
     }
 
@@ -114,5 +110,14 @@ impl Client {
         let code = v["error"]["code"].as_str().unwrap_or("error").to_string();
         let message = v["error"]["message"].as_str().unwrap_or("the server refused the request").to_string();
         Err(ApiFailure { status, code, message }.into())
+    }
+}
+
+/// The agent token: `--token-file`, else `ASSENT_TOKEN`, else the home's `agent.token`.
+pub fn agent_token(home: &Home, auth: &AgentAuth) -> Result<String> {
+    match (&auth.token_file, std::env::var("ASSENT_TOKEN")) {
+        (Some(f), _) => read_token(f),
+        (None, Ok(t)) if !t.trim().is_empty() => Ok(t.trim().to_string()),
+        _ => read_token(&home.agent_token()),
     }
 }

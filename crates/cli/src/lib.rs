@@ -10,6 +10,7 @@
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod hook;
 pub mod home;
 pub mod output;
 pub mod serve;
@@ -169,6 +170,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve MCP on standard input/output for MCP clients (Claude Code, Claude Desktop, Cursor).
+    Mcp {
+        /// Which agent token to use.
+        #[command(flatten)]
+        auth: AgentAuth,
+    },
+    /// Answer a coding agent's permission hook through Assent.
+    #[command(subcommand)]
+    Hook(hook::HookCmd),
     /// Manage the agents that may propose.
     #[command(subcommand)]
     Agent(AgentCmd),
@@ -266,6 +276,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
         Command::Retry { id, json } => commands::retry(&home, &id, json).await,
+        Command::Mcp { auth } => {
+            let token = client::agent_token(&home, &auth)?;
+            let h = home.clone();
+            let resolve: assent_mcp::ResolveBase =
+                std::sync::Arc::new(move || h.server().map(|s| format!("{}/v1", s.url.trim_end_matches('/'))));
+            assent_mcp::run(resolve, token).await
+        }
+        Command::Hook(cmd) => hook::run(&home, cmd).await,
         Command::Export { output } => commands::export(&home, output).await,
         Command::Credential(cmd) => commands::credential(&home, cmd).await,
     }
