@@ -12,6 +12,7 @@ mod durability;
 mod errors;
 mod events;
 mod files;
+mod hooks;
 mod http;
 mod keychain;
 mod lifecycle;

@@ -1,17 +1,274 @@
-//! `assent hook claude-code`: a command hook for coding agents' permission prompts. (Being
-//! built.)
+//! `assent hook claude-code`: a command hook that puts a coding agent's tool calls in the
+//! inbox. It reads a `PreToolUse` or `PermissionRequest` event on standard input (Claude Code;
+//! OpenAI Codex uses the same `PermissionRequest` contract), files a `tool.call` proposal
+//! (session and working folder kept; the tool-use id as idempotency key, so a re-run hook does
+//! not file twice), waits for the person up to a bound, and prints the decision in that event's
+//! output shape. When the wait ends undecided, or Assent is not running, it hands the call back
+//! to the client's own prompt (`ask`) and says why; an undecided proposal is withdrawn so the
+//! inbox does not keep a question nobody is waiting for.
 
+use crate::client::{AgentAuth, Client};
 use crate::home::Home;
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+/// Tools that only read: not gated unless named with `--tools`.
+pub const READ_ONLY: [&str; 11] = [
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "WebSearch",
+    "TodoRead",
+    "TodoWrite",
+    "BashOutput",
+    "Task",
+    "ExitPlanMode",
+];
 
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
 pub enum HookCmd {
-    /// Claude Code (and Codex) PreToolUse / PermissionRequest hooks.
-    ClaudeCode,
+    /// Claude Code PreToolUse or PermissionRequest hooks (and Codex PermissionRequest).
+    ClaudeCode(HookArgs),
 }
 
-/// Runs a hook.
-pub async fn run(_home: &Home, _cmd: HookCmd) -> Result<()> {
-    anyhow::bail!("not yet")
+/// Flags of a hook.
+#[derive(Debug, clap::Args)]
+pub struct HookArgs {
+    /// Gate only these tools (comma-separated, e.g. Bash,Edit,Write). Default: every tool
+    /// except the read-only ones (Read, Glob, Grep, LS, WebSearch, TodoWrite, ...).
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Never gate these tools (comma-separated), on top of the default read-only ones.
+    #[arg(long, value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// Seconds to wait for the person before handing back to the client's own prompt. Keep it
+    /// under the hook's timeout in the client's settings (60 s unless set there).
+    #[arg(long, default_value_t = 55)]
+    pub timeout: u64,
+    /// Which agent token to use.
+    #[command(flatten)]
+    pub auth: AgentAuth,
+}
+
+/// Which event the hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    PreToolUse,
+    PermissionRequest,
+}
+
+/// What the person (or the lack of one) said.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Go ahead, with the input to use when the person edited it.
+    Allow(Option<Value>),
+    /// Do not, and why.
+    Deny(String),
+    /// Let the client ask in its own prompt, and why.
+    Ask(String),
+}
+
+fn gated(tool: &str, args: &HookArgs) -> bool {
+    if args.skip.iter().any(|s| s == tool) {
+        return false;
+    }
+    if !args.tools.is_empty() {
+        return args.tools.iter().any(|t| t == tool);
+    }
+    !READ_ONLY.contains(&tool)
+}
+
+/// The output for a verdict, in the event's shape (`None`: print nothing).
+fn output(event: Event, v: &Verdict) -> Value {
+    match (event, v) {
+        (Event::PreToolUse, Verdict::Allow(input)) => {
+            let mut o = json!({"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                "permissionDecisionReason": "Approved in Assent"});
+            if let Some(i) = input {
+                o["updatedInput"] = i.clone();
+                o["permissionDecisionReason"] = json!("Approved in Assent with edits");
+            }
+            json!({ "hookSpecificOutput": o })
+        }
+        (Event::PreToolUse, Verdict::Deny(why)) => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": why}}),
+        (Event::PreToolUse, Verdict::Ask(why)) => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": why}}),
+        (Event::PermissionRequest, Verdict::Allow(input)) => {
+            let mut d = json!({"behavior": "allow"});
+            if let Some(i) = input {
+                d["updatedInput"] = i.clone();
+            }
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": d}})
+        }
+        (Event::PermissionRequest, Verdict::Deny(why)) => json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": why}}}),
+        // This event has no "ask": saying nothing leaves the decision to the client's dialog.
+        (Event::PermissionRequest, Verdict::Ask(why)) => json!({ "systemMessage": why }),
+    }
+}
+
+fn title_for(tool: &str, input: &Value) -> String {
+    let detail = ["command", "file_path", "path", "url", "pattern", "notebook_path"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .unwrap_or("");
+    let one_line: String = detail.lines().next().unwrap_or("").chars().take(120).collect();
+    if one_line.is_empty() { tool.to_string() } else { format!("{tool}: {one_line}") }
+}
+
+/// Turns a settled (or still pending) proposal into a verdict.
+pub fn verdict_of(p: &Value) -> Verdict {
+    let d = &p["decision"];
+    match p["status"].as_str().unwrap_or("") {
+        "approved" => {
+            let edited = !d["edited_payload"].is_null();
+            Verdict::Allow(edited.then(|| p["approved_payload"]["input"].clone()))
+        }
+        "rejected" => Verdict::Deny(match d["reason"].as_str() {
+            Some(r) => format!("Rejected in Assent: {r}"),
+            None => "Rejected in Assent".into(),
+        }),
+        "refined" => Verdict::Deny(format!(
+            "The person asks for changes in Assent: {}",
+            d["feedback"].as_str().unwrap_or("(no feedback)")
+        )),
+        "expired" => Verdict::Ask("Nobody decided in Assent before the proposal expired".into()),
+        "withdrawn" => Verdict::Ask("The proposal was withdrawn in Assent".into()),
+        _ => Verdict::Ask("No decision in Assent in time; asking here instead".into()),
+    }
+}
+
+async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
+    let tool = ev["tool_name"].as_str().context("the hook event has no tool_name")?;
+    let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
+    let client = match Client::agent(home, &args.auth) {
+        Ok(c) => c,
+        Err(_) => return Ok(Verdict::Ask(not_running(home))),
+    };
+    let mut body = json!({
+        "kind": "tool.call",
+        "payload": {"tool": tool, "input": input},
+        "title": title_for(tool, &input),
+        "expires_in": args.timeout.max(1) + 60,
+    });
+    let mut summary = Vec::new();
+    if let Some(cwd) = ev["cwd"].as_str() {
+        summary.push(format!("Working folder: {cwd}"));
+    }
+    if let Some(m) = ev["permission_mode"].as_str() {
+        summary.push(format!("Permission mode: {m}"));
+    }
+    if !summary.is_empty() {
+        body["summary"] = json!(summary.join("\n"));
+    }
+    if let Some(s) = ev["session_id"].as_str() {
+        body["session_id"] = json!(s);
+    }
+    let headers: Vec<(&str, String)> =
+        ev["tool_use_id"].as_str().map(|id| ("idempotency-key", format!("hook:{id}"))).into_iter().collect();
+    let p = match client.call(home, Method::POST, "/proposals", Some(&body), &headers).await {
+        Ok((_, p)) => p,
+        Err(e) if e.downcast_ref::<crate::ExitError>().is_some() => return Ok(Verdict::Ask(not_running(home))),
+        Err(e) => return Ok(Verdict::Ask(format!("Assent refused the proposal ({e}); asking here instead"))),
+    };
+    let id = p["id"].as_str().unwrap_or_default().to_string();
+    let deadline = Instant::now() + Duration::from_secs(args.timeout);
+    let mut current = p;
+    while current["settled"] != true {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let step = left.as_secs().clamp(1, 120);
+        match client.call(home, Method::GET, &format!("/proposals/{id}?wait={step}"), None, &[]).await {
+            Ok((_, p)) => current = p,
+            Err(_) => {
+                return Ok(Verdict::Ask(format!("Lost contact with Assent while waiting on {id}; asking here instead")));
+            }
+        }
+    }
+    if current["settled"] != true {
+        // Nobody is waiting for it any more: take it out of the inbox.
+        let _ = client.call(home, Method::DELETE, &format!("/proposals/{id}"), None, &[]).await;
+        return Ok(Verdict::Ask(format!(
+            "No decision in Assent within {} s (proposal {id} withdrawn); asking here instead",
+            args.timeout
+        )));
+    }
+    Ok(verdict_of(&current))
+}
+
+fn not_running(home: &Home) -> String {
+    format!("Assent is not running (home {}); asking here instead", home.dir.display())
+}
+
+/// Runs a hook: one JSON line on standard output.
+pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+    let HookCmd::ClaudeCode(args) = cmd;
+    let mut raw = String::new();
+    std::io::stdin().read_to_string(&mut raw).context("cannot read the hook event from standard input")?;
+    let ev: Value = serde_json::from_str(&raw).context("the hook event on standard input is not JSON")?;
+    let event = match ev["hook_event_name"].as_str() {
+        Some("PreToolUse") => Event::PreToolUse,
+        Some("PermissionRequest") => Event::PermissionRequest,
+        Some(other) => bail!("assent hook answers PreToolUse and PermissionRequest events, not {other}"),
+        None => bail!("the hook event has no hook_event_name"),
+    };
+    let tool = ev["tool_name"].as_str().unwrap_or("");
+    if !gated(tool, &args) {
+        // Not ours to gate: no output leaves the client's normal behaviour.
+        return Ok(());
+    }
+    let verdict = decide(home, &args, &ev).await?;
+    println!("{}", output(event, &verdict));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(tools: &[&str], skip: &[&str]) -> HookArgs {
+        HookArgs {
+            tools: tools.iter().map(|s| s.to_string()).collect(),
+            skip: skip.iter().map(|s| s.to_string()).collect(),
+            timeout: 1,
+            auth: AgentAuth { token_file: None },
+        }
+    }
+
+    #[test]
+    fn gating_rules() {
+        assert!(gated("Bash", &args(&[], &[])));
+        assert!(gated("mcp__github__create_issue", &args(&[], &[])));
+        assert!(!gated("Read", &args(&[], &[])));
+        assert!(!gated("Bash", &args(&[], &["Bash"])));
+        assert!(gated("Edit", &args(&["Bash", "Edit"], &[])));
+        assert!(!gated("Write", &args(&["Bash", "Edit"], &[])));
+    }
+
+    #[test]
+    fn verdicts_from_proposals() {
+        let approved = json!({"status": "approved", "decision": {"outcome": "approve"}, "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
+        assert_eq!(verdict_of(&approved), Verdict::Allow(None));
+        let edited = json!({"status": "approved", "decision": {"edited_payload": {"tool": "Bash", "input": {"command": "ls -a"}}}, "approved_payload": {"tool": "Bash", "input": {"command": "ls -a"}}});
+        assert_eq!(verdict_of(&edited), Verdict::Allow(Some(json!({"command": "ls -a"}))));
+        let rejected = json!({"status": "rejected", "decision": {"reason": "no"}});
+        assert_eq!(verdict_of(&rejected), Verdict::Deny("Rejected in Assent: no".into()));
+        assert!(matches!(verdict_of(&json!({"status": "pending"})), Verdict::Ask(_)));
+    }
+
+    #[test]
+    fn titles_say_what_the_call_does() {
+        assert_eq!(title_for("Bash", &json!({"command": "rm -rf build\necho done"})), "Bash: rm -rf build");
+        assert_eq!(title_for("Edit", &json!({"file_path": "/a/b.rs"})), "Edit: /a/b.rs");
+        assert_eq!(title_for("Mystery", &json!({})), "Mystery");
+    }
 }

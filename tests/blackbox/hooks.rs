@@ -1,0 +1,183 @@
+//! `assent hook claude-code` fed recorded hook events of the real shapes; the exact output is
+//! checked for allow, deny with reason, edited input, timeout and Assent not running.
+
+use crate::harness::{BIN, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/fixtures/hooks/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn spawn_hook(home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
+    let mut child = Command::new(BIN)
+        .arg("--home")
+        .arg(home)
+        .args(["hook", "claude-code"])
+        .args(extra)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(event.as_bytes()).unwrap();
+    child
+}
+
+fn finish(child: Child) -> (Option<i32>, String) {
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+async fn pending(s: &Server) -> Value {
+    for _ in 0..200 {
+        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
+        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
+            return p.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the hook filed no proposal");
+}
+
+fn parse(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not one JSON line: {out:?}: {e}"))
+}
+
+#[tokio::test]
+async fn pretooluse_allow_keeps_session_and_folder() {
+    let s = Server::start().await;
+    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &[]);
+    let p = pending(&s).await;
+    assert_eq!(p["kind"], "tool.call");
+    assert_eq!(
+        p["payload"],
+        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}})
+    );
+    assert_eq!(p["title"], "Bash: rm -rf dist && npm run build");
+    assert_eq!(p["session_id"], "8a1c6f7e-3b52-4d0a-9c1e-2f5d7b9e0a41");
+    assert!(p["summary"].as_str().unwrap().contains("/home/dev/shop"));
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "Approved in Assent"}})
+    );
+    // The same tool use again (a re-run hook) does not file a second proposal.
+    let again = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &[]);
+    let (_, out) = finish(again);
+    assert_eq!(parse(&out)["hookSpecificOutput"]["permissionDecision"], "allow");
+    let (_, all) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(all["items"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn pretooluse_edited_input_and_deny_with_reason() {
+    let s = Server::start().await;
+    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--tools", "Bash,Edit"]);
+    let p = pending(&s).await;
+    let edits = json!({"input": {"command": "npm run build", "description": "Rebuild without deleting"}});
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+            "permissionDecisionReason": "Approved in Assent with edits",
+            "updatedInput": {"command": "npm run build", "description": "Rebuild without deleting"}}})
+    );
+
+    let event = fixture("claude_pretooluse_bash.json").replace("toolu_01HpQ7zR8vW3nK2mX5cY9dTb", "toolu_other");
+    let hook = spawn_hook(s.home(), &s.env, &event, &[]);
+    let p = pending(&s).await;
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "never delete dist on CI boxes"})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "Rejected in Assent: never delete dist on CI boxes"}})
+    );
+}
+
+#[tokio::test]
+async fn permission_request_deny_allow_and_codex() {
+    let s = Server::start().await;
+    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
+    let p = pending(&s).await;
+    assert_eq!(p["payload"]["tool"], "Write");
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not the production env file"})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "Rejected in Assent: not the production env file"}}})
+    );
+
+    let hook = spawn_hook(s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
+    let p = pending(&s).await;
+    assert_eq!(p["payload"]["tool"], "shell");
+    assert_eq!(p["title"], "shell");
+    let edits = json!({"input": {"command": ["bash", "-lc", "git push origin main"]}});
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": {"command": ["bash", "-lc", "git push origin main"]}}}})
+    );
+
+    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
+    let p = pending(&s).await;
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "refine", "feedback": "write .env.staging instead"})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out)["hookSpecificOutput"]["decision"],
+        json!({"behavior": "deny", "message": "The person asks for changes in Assent: write .env.staging instead"})
+    );
+}
+
+#[tokio::test]
+async fn timeout_hands_back_to_the_client_and_withdraws() {
+    let s = Server::start().await;
+    let (_, out) = finish(spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--timeout", "1"]));
+    let v = parse(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let why = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(why.contains("No decision in Assent within 1 s"), "{why}");
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(page["items"][0]["status"], "withdrawn", "nobody waits for it any more");
+
+    let (_, out) =
+        finish(spawn_hook(s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &["--timeout", "1"]));
+    let v = parse(&out);
+    assert!(v.get("hookSpecificOutput").is_none(), "no decision: the client's own dialog decides: {v}");
+    assert!(v["systemMessage"].as_str().unwrap().contains("No decision in Assent"));
+}
+
+#[tokio::test]
+async fn not_running_and_read_only_tools() {
+    let home = tempfile::tempdir().unwrap();
+    let env = vec![("ASSENT_OWNER_CREDENTIAL".to_string(), "file".to_string())];
+    let (_, out) = finish(spawn_hook(home.path(), &env, &fixture("claude_pretooluse_bash.json"), &[]));
+    let v = parse(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("Assent is not running"));
+
+    let s = Server::start().await;
+    let (_, out) = finish(spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_read.json"), &[]));
+    assert_eq!(out, "", "read-only tools are not gated");
+    let (_, out) = finish(spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--skip", "Bash"]));
+    assert_eq!(out, "");
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(page["items"], json!([]));
+
+    let bad = spawn_hook(s.home(), &s.env, "not json", &[]);
+    let out = bad.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
+}
