@@ -10,8 +10,8 @@
 pub mod client;
 pub mod commands;
 pub mod config;
-pub mod hook;
 pub mod home;
+pub mod hook;
 pub mod output;
 pub mod serve;
 
