@@ -190,7 +190,9 @@ async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
         match client.call(home, Method::GET, &format!("/proposals/{id}?wait={step}"), None, &[]).await {
             Ok((_, p)) => current = p,
             Err(_) => {
-                return Ok(Verdict::Ask(format!("Lost contact with Assent while waiting on {id}; asking here instead")));
+                return Ok(Verdict::Ask(format!(
+                    "Lost contact with Assent while waiting on {id}; asking here instead"
+                )));
             }
         }
     }

@@ -163,26 +163,25 @@ impl Writer {
                 Done::Bool(reply, self.set_agent_token(&name, &token_hash, at).await)
             }
             Op::RevokeAgent { name, at, reply } => {
-                let r = sqlx::query("UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL")
+                let q = sqlx::query("UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL")
                     .bind(at.0)
-                    .bind(&name)
-                    .execute(&mut self.conn)
-                    .await
-                    .map(|r| r.rows_affected() == 1)
-                    .map_err(|e| CoreError::Store(db_err(e)));
-                Done::Bool(reply, r)
+                    .bind(name);
+                Done::Bool(reply, self.changed_one(q).await)
             }
             Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
             Op::RemoveCredential { name, reply } => {
-                let r = sqlx::query("DELETE FROM credentials WHERE name = ?")
-                    .bind(&name)
-                    .execute(&mut self.conn)
-                    .await
-                    .map(|r| r.rows_affected() == 1)
-                    .map_err(|e| CoreError::Store(db_err(e)));
-                Done::Bool(reply, r)
+                let q = sqlx::query("DELETE FROM credentials WHERE name = ?").bind(name);
+                Done::Bool(reply, self.changed_one(q).await)
             }
         }
+    }
+
+    /// Runs a statement that changes at most one row; true if it changed one.
+    async fn changed_one(
+        &mut self,
+        q: sqlx::query::Query<'_, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    ) -> Result<bool, CoreError> {
+        q.execute(&mut self.conn).await.map(|r| r.rows_affected() == 1).map_err(|e| CoreError::Store(db_err(e)))
     }
 
     async fn add_credential(&mut self, meta: &CredentialMeta) -> Result<(), CoreError> {
