@@ -12,15 +12,22 @@ rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup compon
 echo "== format"
 cargo fmt --all -- --check
 echo "== lints"
-cargo clippy --workspace --all-targets --locked --features assent/crash-points -- -D warnings
+cargo clippy --workspace --all-targets --locked --features assent/crash-points,assent-core/ts -- -D warnings
 echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked --features assent/crash-points 2>&1 | tee "$log"
+cargo test --workspace --locked --features assent/crash-points,assent-core/ts 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
+drift=0
+if [ -n "$(git status --porcelain -- ui/src/bindings 2>/dev/null)" ]; then
+  git status --short -- ui/src/bindings
+  echo "ui/src/bindings drifted from the Rust types: run the tests and commit the result" >&2
+  drift=1
+fi
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' "$log"
-exit "$status"
+[ "$status" -ne 0 ] && exit "$status"
+exit "$drift"

@@ -233,6 +233,10 @@ async fn list_is_paginated_filtered_and_scoped_to_the_agent() {
     assert_eq!(g["items"].as_array().unwrap().len(), 2);
     let (st, _) = s.get(&theirs, &s.agent).await;
     assert_eq!(st, StatusCode::NOT_FOUND, "another agent's proposal is invisible");
+    let (_, found) = s.req(Method::GET, "/proposals?q=OTHER", Some(&s.owner), None).await;
+    assert_eq!(found["items"].as_array().unwrap().len(), 1, "search matches the agent's name: {found}");
+    let (_, found) = s.req(Method::GET, &format!("/proposals?q={}", &mine[3][2..10]), Some(&s.owner), None).await;
+    assert_eq!(found["items"][0]["id"], mine[3].as_str(), "search matches ids");
     let (st, e) = s.req(Method::GET, "/proposals?status=done", Some(&s.owner), None).await;
     assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_field")));
     let (st, e) = s.req(Method::GET, "/proposals?cursor=zzz", Some(&s.owner), None).await;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// How a secret is put on a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", content = "header")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Scheme {
     /// `Authorization: Bearer <secret>`.
     Bearer,
@@ -50,6 +51,7 @@ pub fn valid_header_name(name: &str) -> bool {
 
 /// What SQLite keeps about a credential: never the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct CredentialMeta {
     /// Its name, which proposals use.
     pub name: String,

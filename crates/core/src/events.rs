@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, watch};
 /// A change to a proposal.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Event {
     /// A new proposal.
     #[serde(rename = "proposal.created")]

@@ -8,6 +8,7 @@ use serde_json::Value;
 /// Who or what made a decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Channel {
     /// The desktop inbox.
     App,
@@ -40,6 +41,7 @@ impl Channel {
 /// A person's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Outcome {
     /// Go ahead (possibly with edits).
     Approve,
@@ -51,6 +53,7 @@ pub enum Outcome {
 
 /// The decision recorded on a proposal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Decision {
     /// What the person decided.
     pub outcome: Outcome,
@@ -76,6 +79,7 @@ pub struct Decision {
 
 /// A stable error code and message, as stored on a failed proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ErrorInfo {
     /// Stable code (`stale`, `credential_unavailable`, ...).
     pub code: String,
@@ -85,6 +89,7 @@ pub struct ErrorInfo {
 
 /// A proposal as stored and as returned by the API.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Proposal {
     /// Opaque, unguessable id.
     pub id: String,
@@ -164,6 +169,7 @@ impl Proposal {
 
 /// The small form of a proposal carried by events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ProposalSummary {
     /// Id.
     pub id: String,
@@ -222,6 +228,7 @@ pub struct NewProposal {
 /// What a person sends to decide.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct DecisionRequest {
     /// Approve, reject or refine.
     pub outcome: Outcome,
@@ -238,6 +245,7 @@ pub struct DecisionRequest {
 
 /// One row of the append-only audit log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct AuditEntry {
     /// Position in the log.
     pub seq: i64,
@@ -259,6 +267,7 @@ pub struct AuditEntry {
 
 /// An agent known to Assent (never its token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct AgentInfo {
     /// Its name, which every proposal it makes carries.
     pub name: String,

@@ -9,6 +9,7 @@ use std::str::FromStr;
 /// Where a proposal is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Status {
     /// Waiting for a person.
     Pending,
@@ -87,6 +88,7 @@ impl FromStr for Status {
 /// Whether Assent carries the write out itself or only records the decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum KindClass {
     /// The agent acts after approval (e.g. `tool.call`): `approved` is final.
     DecisionOnly,

@@ -89,6 +89,8 @@ pub struct ListQuery {
     pub agent: Option<String>,
     /// Only this kind.
     pub kind: Option<String>,
+    /// Only those whose id, title, summary, agent, kind or payload contain this text.
+    pub text: Option<String>,
     /// Only older than this position (the cursor).
     pub before: Option<i64>,
     /// At most this many.

@@ -107,6 +107,8 @@ impl Store for SqliteStore {
             rows::proposal_cols!(),
             " FROM proposals WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR group_id = ?2)",
             " AND (?3 IS NULL OR agent = ?3) AND (?4 IS NULL OR kind = ?4) AND (?5 IS NULL OR seq < ?5)",
+            " AND (?7 IS NULL OR instr(lower(id || ' ' || coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || agent",
+            " || ' ' || kind || ' ' || payload), lower(?7)) > 0)",
             " ORDER BY seq DESC LIMIT ?6"
         ))
         .bind(q.status.map(Status::as_str))
@@ -115,6 +117,7 @@ impl Store for SqliteStore {
         .bind(q.kind.as_deref())
         .bind(q.before)
         .bind(i64::from(q.limit))
+        .bind(q.text.as_deref())
         .fetch_all(&self.read)
         .await
         .map_err(db_err)?;

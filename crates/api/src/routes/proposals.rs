@@ -71,6 +71,7 @@ pub struct ListParams {
     kind: Option<String>,
     limit: Option<u32>,
     cursor: Option<String>,
+    q: Option<String>,
 }
 
 /// `GET /v1/proposals?status=&group_id=&agent=&kind=&limit=&cursor=`
@@ -90,6 +91,7 @@ pub async fn list(
         group_id: p.group_id.filter(|g| !g.is_empty()),
         agent: p.agent.filter(|a| !a.is_empty()),
         kind: p.kind.filter(|k| !k.is_empty()),
+        text: p.q.filter(|t| !t.trim().is_empty()),
         before: None,
         limit: p.limit.unwrap_or(50),
     };

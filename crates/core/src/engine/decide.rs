@@ -27,6 +27,7 @@ pub struct BatchItem {
 
 /// What happened to one item of a batch.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct BatchItemResult {
     /// The proposal.
     pub id: String,
@@ -42,6 +43,7 @@ pub struct BatchItemResult {
 
 /// The answer to a batch or group decision.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct BatchResult {
     /// Per item, in request order.
     pub results: Vec<BatchItemResult>,
