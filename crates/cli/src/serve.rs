@@ -126,14 +126,35 @@ pub async fn stop_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
-/// Runs the server until a stop signal.
-pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
+/// A running engine and API: what both hosts (`assent serve`, the desktop app) hold.
+pub struct Running {
+    /// The engine.
+    pub engine: Engine,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// Where the owner credential is.
+    pub owner_location: Where,
+    /// The settings in force.
+    pub config: Config,
+    /// The home directory.
+    pub home: Home,
+    stop: tokio::sync::watch::Sender<bool>,
+    api: tokio::task::JoinHandle<Result<(), assent_api::ServeError>>,
+    expiry: tokio::task::JoinHandle<()>,
+    api_done: bool,
+    pid: u32,
+    _lock: std::fs::File,
+}
+
+/// Takes the home's lock, opens the engine, listens on loopback, writes `server.json` and
+/// starts serving and expiring. `port` and `bind` override the config.
+pub async fn start(home: Home, port: Option<u16>, bind: Option<IpAddr>) -> Result<Running> {
     home.ensure()?;
     let mut config = Config::load(&home.config())?;
-    if let Some(p) = args.port {
+    if let Some(p) = port {
         config.port = p;
     }
-    if let Some(b) = args.bind {
+    if let Some(b) = bind {
         config.bind = b;
     }
     if !config.bind.is_loopback() {
@@ -142,29 +163,23 @@ pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
             config.bind
         );
     }
-    let _lock = home.lock_exclusive()?;
+    let lock = home.lock_exclusive()?;
     // Every open wait and event stream is a socket: allow as many as the system lets us.
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(n) => tracing::debug!(limit = n, "open-file limit"),
         Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
     }
-    let api = assent_api::ApiConfig { max_body_bytes: config.max_body_bytes };
+    let api_cfg = assent_api::ApiConfig { max_body_bytes: config.max_body_bytes };
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
-    let local = listener.local_addr()?;
-    let url = format!("http://{local}");
+    let url = format!("http://{}", listener.local_addr()?);
     let pid = std::process::id();
     home.write_server(&ServerInfo { url: url.clone(), pid, version: env!("CARGO_PKG_VERSION").into() })?;
     tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
-    {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "Assent is listening on {url}/v1 (home {})", home.dir.display())?;
-        out.flush()?;
-    }
 
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let engine = opened.engine.clone();
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut rx1 = stop_rx.clone();
     let expiry = tokio::spawn(async move {
         engine
@@ -173,23 +188,63 @@ pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
             })
             .await
     });
-    let mut rx2 = stop_rx.clone();
-    let served = assent_api::serve(listener, opened.engine.clone(), api, async move {
+    let mut rx2 = stop_rx;
+    let api = tokio::spawn(assent_api::serve(listener, opened.engine.clone(), api_cfg, async move {
         let _ = rx2.wait_for(|s| *s).await;
-    });
-    tokio::pin!(served);
-    let result = tokio::select! {
-        r = &mut served => r.map_err(anyhow::Error::from),
-        _ = stop_signal() => {
-            let _ = stop_tx.send(true);
-            // Give open requests a moment; long-polls and event streams are cut after that.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut served).await;
-            Ok(())
+    }));
+    Ok(Running {
+        engine: opened.engine,
+        url,
+        owner_location: opened.owner_location,
+        config: opened.config,
+        home,
+        stop,
+        api,
+        expiry,
+        api_done: false,
+        pid,
+        _lock: lock,
+    })
+}
+
+impl Running {
+    /// Stops serving (open requests get a moment; long-polls and event streams are cut after
+    /// that) and removes `server.json`.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let mut api = self.api;
+        if !self.api_done && tokio::time::timeout(std::time::Duration::from_secs(2), &mut api).await.is_err() {
+            api.abort();
         }
+        let _ = self.expiry.await;
+        self.home.remove_server(self.pid);
+        tracing::info!("Assent stopped");
+    }
+
+    /// Resolves if the API server ends by itself (it only does on an error).
+    pub async fn failed(&mut self) -> anyhow::Error {
+        let r = (&mut self.api).await;
+        self.api_done = true;
+        match r {
+            Ok(Ok(())) => anyhow::anyhow!("the API server stopped"),
+            Ok(Err(e)) => e.into(),
+            Err(e) => anyhow::anyhow!("the API server task failed: {e}"),
+        }
+    }
+}
+
+/// Runs the server until a stop signal.
+pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
+    let mut running = start(home, args.port, args.bind).await?;
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "Assent is listening on {}/v1 (home {})", running.url, running.home.dir.display())?;
+        out.flush()?;
+    }
+    let result = tokio::select! {
+        e = running.failed() => Err(e),
+        _ = stop_signal() => Ok(()),
     };
-    let _ = stop_tx.send(true);
-    let _ = expiry.await;
-    home.remove_server(pid);
-    tracing::info!("Assent stopped");
+    running.stop().await;
     result
 }
