@@ -21,6 +21,11 @@ use home::Home;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Installs the TLS provider every HTTP client in Assent uses (call once, early).
+pub fn install_tls_provider() {
+    assent_apply::install_tls_provider();
+}
+
 /// Exit codes.
 pub mod exit {
     /// Success; for waits: approved or applied.

@@ -14,6 +14,8 @@ use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+pub use assent_secrets::owner::Where as OwnerWhere;
+
 /// Flags of `serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {

@@ -1,0 +1,22 @@
+//! Declares the app's commands so that only those listed in the capability are callable.
+
+fn main() {
+    let commands = &[
+        "list_proposals",
+        "get_proposal",
+        "decide",
+        "decide_batch",
+        "retry",
+        "list_agents",
+        "add_agent",
+        "revoke_agent",
+        "list_credentials",
+        "add_credential",
+        "remove_credential",
+        "app_info",
+    ];
+    tauri_build::try_build(
+        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),
+    )
+    .unwrap_or_else(|e| panic!("tauri build step failed: {e}"));
+}

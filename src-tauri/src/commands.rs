@@ -1,0 +1,151 @@
+//! The app's commands: each a few lines that call the engine. Decisions made here are
+//! recorded with the channel `app`; they never go through the agent API.
+
+use crate::Desktop;
+use assent_core::engine::{BatchItem, BatchResult};
+use assent_core::proposal::{AgentInfo, AuditEntry};
+use assent_core::store::ListQuery;
+use assent_core::{Actor, Channel, CoreError, DecisionRequest, Outcome, Page, Principal, Proposal};
+use serde::Serialize;
+use serde_json::Value;
+use tauri::State;
+
+/// An error as the front end sees it: a stable code and a message.
+#[derive(Debug, Serialize)]
+pub struct CmdError {
+    code: String,
+    message: String,
+}
+
+impl From<CoreError> for CmdError {
+    fn from(e: CoreError) -> Self {
+        if matches!(e, CoreError::Store(_)) {
+            tracing::error!(error = %e, "internal error");
+            return CmdError { code: "internal".into(), message: "internal error; see the Assent log".into() };
+        }
+        CmdError { code: e.code().into(), message: e.to_string() }
+    }
+}
+
+type Res<T> = Result<T, CmdError>;
+
+fn actor() -> Actor {
+    Actor { by: "owner".into(), channel: Channel::App }
+}
+
+/// A page of proposals.
+#[tauri::command]
+#[allow(clippy::too_many_arguments)]
+pub async fn list_proposals(
+    d: State<'_, Desktop>,
+    status: Option<String>,
+    agent: Option<String>,
+    kind: Option<String>,
+    group_id: Option<String>,
+    text: Option<String>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+) -> Res<Page> {
+    let status = match status.filter(|s| !s.is_empty()) {
+        Some(s) => Some(s.parse().map_err(|m: String| CmdError { code: "invalid_field".into(), message: m })?),
+        None => None,
+    };
+    let q = ListQuery {
+        status,
+        agent: agent.filter(|s| !s.is_empty()),
+        kind: kind.filter(|s| !s.is_empty()),
+        group_id: group_id.filter(|s| !s.is_empty()),
+        text: text.filter(|s| !s.trim().is_empty()),
+        before: None,
+        limit: limit.unwrap_or(100),
+    };
+    Ok(d.engine.list(&Principal::Owner, q, cursor.as_deref()).await?)
+}
+
+/// One proposal and its audit trail.
+#[derive(Serialize)]
+pub struct Detail {
+    proposal: Proposal,
+    audit: Vec<AuditEntry>,
+}
+
+/// One proposal with its audit trail.
+#[tauri::command]
+pub async fn get_proposal(d: State<'_, Desktop>, id: String) -> Res<Detail> {
+    let proposal = d.engine.get(&Principal::Owner, &id).await?;
+    let audit = d.engine.audit_of(&Principal::Owner, &id).await?;
+    Ok(Detail { proposal, audit })
+}
+
+/// The person decides.
+#[tauri::command]
+pub async fn decide(
+    d: State<'_, Desktop>,
+    id: String,
+    outcome: Outcome,
+    reason: Option<String>,
+    feedback: Option<String>,
+    edits: Option<Value>,
+) -> Res<Proposal> {
+    Ok(d.engine.decide(&actor(), &id, DecisionRequest { outcome, reason, feedback, edits }).await?)
+}
+
+/// The person decides several at once.
+#[tauri::command]
+pub async fn decide_batch(d: State<'_, Desktop>, items: Vec<BatchItem>) -> Res<BatchResult> {
+    Ok(d.engine.decide_batch(&actor(), items).await?)
+}
+
+/// A failed write proposed again.
+#[tauri::command]
+pub async fn retry(d: State<'_, Desktop>, id: String) -> Res<Proposal> {
+    Ok(d.engine.retry(&id).await?)
+}
+
+/// Every agent.
+#[tauri::command]
+pub async fn list_agents(d: State<'_, Desktop>) -> Res<Vec<AgentInfo>> {
+    Ok(d.engine.agents().await?)
+}
+
+/// Adds an agent; its token is returned once.
+#[tauri::command]
+pub async fn add_agent(d: State<'_, Desktop>, name: String) -> Res<String> {
+    Ok(d.engine.add_agent(&name).await?)
+}
+
+/// Revokes an agent.
+#[tauri::command]
+pub async fn revoke_agent(d: State<'_, Desktop>, name: String) -> Res<()> {
+    Ok(d.engine.revoke_agent(&name).await?)
+}
+
+/// Credentials' metadata.
+#[tauri::command]
+pub async fn list_credentials(d: State<'_, Desktop>) -> Res<Vec<assent_core::credentials::CredentialMeta>> {
+    Ok(d.engine.credential_map().values().cloned().collect())
+}
+
+/// Puts a secret in the keychain.
+#[tauri::command]
+pub async fn add_credential(
+    d: State<'_, Desktop>,
+    name: String,
+    scheme: String,
+    hosts: Vec<String>,
+    secret: String,
+) -> Res<assent_core::credentials::CredentialMeta> {
+    Ok(d.engine.add_credential(&name, &scheme, &hosts, secret).await?)
+}
+
+/// Removes a credential.
+#[tauri::command]
+pub async fn remove_credential(d: State<'_, Desktop>, name: String) -> Res<()> {
+    Ok(d.engine.remove_credential(&name).await?)
+}
+
+/// What the settings page shows.
+#[tauri::command]
+pub async fn app_info(d: State<'_, Desktop>) -> Res<Value> {
+    Ok(d.info.clone())
+}

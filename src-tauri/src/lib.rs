@@ -1,0 +1,158 @@
+//! # assent-desktop
+//!
+//! The desktop app: a Tauri 2 shell around the same engine and loopback API as `assent
+//! serve`, hosted in-process, so starting the app is all a person does.
+//!
+//! - [`run`] starts the engine and the API ([`assent_cli::serve::start`]), puts the engine in
+//!   Tauri's state, forwards every engine event to the window (`assent://event`), keeps the
+//!   tray's pending count, and keeps running in the tray when the window is closed. A second
+//!   launch focuses the first (single instance).
+//! - [`commands`] are the window's only way in: a few lines each, calling the engine with the
+//!   channel `app`. The capability in `capabilities/main.json` allows exactly these.
+
+pub mod commands;
+mod tray;
+
+use assent_cli::home::Home;
+use assent_cli::serve::OwnerWhere;
+use assent_core::Engine;
+use serde_json::json;
+use tauri::{Emitter, Manager, RunEvent, WindowEvent};
+
+/// What the commands reach.
+pub struct Desktop {
+    /// The engine.
+    pub engine: Engine,
+    /// The settings page's facts.
+    pub info: serde_json::Value,
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// Shows and focuses the main window.
+pub fn show_main<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    if let Some(w) = app.get_webview_window("main") {
+        let _ = w.show();
+        let _ = w.unminimize();
+        let _ = w.set_focus();
+    }
+}
+
+/// Runs the app until the person quits it from the tray.
+pub fn run() {
+    init_tracing();
+    assent_cli::install_tls_provider();
+    let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("assent: {e:#}");
+            std::process::exit(1);
+        }
+    };
+    let running = match tauri::async_runtime::block_on(assent_cli::serve::start(home, None, None)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("assent: {e:#}");
+            std::process::exit(1);
+        }
+    };
+    let info = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "home": running.home.dir.display().to_string(),
+        "api_url": format!("{}/v1", running.url),
+        "owner_credential": match running.owner_location {
+            OwnerWhere::Keychain => "keychain",
+            OwnerWhere::File => "file",
+        },
+        "notifications": "unavailable",
+        "kinds": running.engine.kinds().names(),
+        "limits": {
+            "default_expires_in": running.config.default_expires_in,
+            "max_pending_per_agent": running.config.max_pending_per_agent,
+            "max_waits_per_agent": running.config.max_waits_per_agent,
+        },
+    });
+    let engine = running.engine.clone();
+    let mut running = Some(running);
+
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
+        .manage(Desktop { engine: engine.clone(), info })
+        .invoke_handler(tauri::generate_handler![
+            commands::list_proposals,
+            commands::get_proposal,
+            commands::decide,
+            commands::decide_batch,
+            commands::retry,
+            commands::list_agents,
+            commands::add_agent,
+            commands::revoke_agent,
+            commands::list_credentials,
+            commands::add_credential,
+            commands::remove_credential,
+            commands::app_info,
+        ])
+        .setup(move |app| {
+            tray::install(app.handle())?;
+            let handle = app.handle().clone();
+            let mut events = engine.subscribe();
+            let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+            let poke = changed.clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    match events.recv().await {
+                        Ok(e) => {
+                            let _ = handle.emit("assent://event", &e);
+                            poke.notify_one();
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            let _ = handle.emit("assent://event", &json!({"type": "lagged"}));
+                            poke.notify_one();
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    }
+                }
+            });
+            // The tray count follows changes, at most a few times a second.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    changed.notified().await;
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    tray::refresh(&handle).await;
+                }
+            });
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            // Closing the window keeps Assent running in the tray: agents may still propose.
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                let _ = window.hide();
+                api.prevent_close();
+            }
+        })
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("assent: cannot start the desktop app: {e}");
+            if let Some(r) = running.take() {
+                tauri::async_runtime::block_on(r.stop());
+            }
+            std::process::exit(1);
+        }
+    };
+    app.run(move |_app, event| match event {
+        RunEvent::ExitRequested { api, code, .. } if code.is_none() => api.prevent_exit(),
+        RunEvent::Exit => {
+            if let Some(r) = running.take() {
+                tauri::async_runtime::block_on(r.stop());
+            }
+        }
+        _ => {}
+    });
+}
