@@ -22,3 +22,15 @@ ensure_packages() {
 # What building and testing the engine needs: a C toolchain for the bundled SQLite, and a
 # real Secret Service (D-Bus, gnome-keyring, secret-tool) for the keychain tests.
 ENGINE_PACKAGES=(build-essential pkg-config dbus gnome-keyring libsecret-tools python3)
+
+# What the desktop app needs to build and run (Tauri 2 on WebKitGTK), and what its tests use:
+# Xvfb for a display, WebKitWebDriver, a notification daemon, Chromium for the UI's layout tests.
+DESKTOP_PACKAGES=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
+  libayatana-appindicator3-dev librsvg2-dev xvfb xauth dbus-x11 at-spi2-core webkit2gtk-driver dunst
+  libnotify-bin imagemagick chromium)
+
+# Builds the inbox front end into ui/dist (the desktop app embeds it at compile time).
+build_ui() {
+  command -v npm >/dev/null || { echo "Node.js and npm are needed to build the front end (ui/)" >&2; return 1; }
+  (cd ui && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build)
+}

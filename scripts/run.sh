@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds Assent and runs it. Extra arguments go to `assent serve` (e.g. --port 0, --home DIR).
+# Builds and starts the Assent desktop app (the inbox, with the engine and the loopback API
+# inside it). On a machine with no display, use `assent serve` instead: `./scripts/serve.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-ensure_packages build-essential pkg-config
-cargo build --release --locked -p assent
-exec ./target/release/assent serve "$@"
+ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
+build_ui
+cargo build --release --locked -p assent -p assent-desktop
+exec ./target/release/assent-desktop "$@"

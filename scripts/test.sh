@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_packages "${ENGINE_PACKAGES[@]}"
+ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
+echo "== front end"
+build_ui
+(cd ui && npm test)
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy
 
 echo "== format"
