@@ -6,6 +6,7 @@ fn main() {
         "get_proposal",
         "decide",
         "decide_batch",
+        "decide_group",
         "retry",
         "list_agents",
         "add_agent",

@@ -2,7 +2,7 @@
 //! recorded with the channel `app`; they never go through the agent API.
 
 use crate::Desktop;
-use assent_core::engine::{BatchItem, BatchResult};
+use assent_core::engine::{BatchItem, BatchResult, GroupDecision};
 use assent_core::proposal::{AgentInfo, AuditEntry};
 use assent_core::store::ListQuery;
 use assent_core::{Actor, Channel, CoreError, DecisionRequest, Outcome, Page, Principal, Proposal};
@@ -94,6 +94,18 @@ pub async fn decide(
 #[tauri::command]
 pub async fn decide_batch(d: State<'_, Desktop>, items: Vec<BatchItem>) -> Res<BatchResult> {
     Ok(d.engine.decide_batch(&actor(), items).await?)
+}
+
+/// The person decides every pending proposal of a group together, all or nothing.
+#[tauri::command]
+pub async fn decide_group(
+    d: State<'_, Desktop>,
+    group_id: String,
+    outcome: Outcome,
+    reason: Option<String>,
+    feedback: Option<String>,
+) -> Res<BatchResult> {
+    Ok(d.engine.decide_group(&actor(), GroupDecision { group_id, outcome, reason, feedback }).await?)
 }
 
 /// A failed write proposed again.

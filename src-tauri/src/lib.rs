@@ -87,6 +87,7 @@ pub fn run() {
             commands::get_proposal,
             commands::decide,
             commands::decide_batch,
+            commands::decide_group,
             commands::retry,
             commands::list_agents,
             commands::add_agent,

@@ -16,4 +16,5 @@ mod hooks;
 mod http;
 mod keychain;
 mod lifecycle;
+mod mcp;
 mod security;

@@ -10,6 +10,7 @@
 use crate::client::{AgentAuth, Client};
 use crate::home::Home;
 use anyhow::{Context, Result, bail};
+use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Read;
@@ -63,17 +64,6 @@ enum Event {
     PermissionRequest,
 }
 
-/// What the person (or the lack of one) said.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// Go ahead, with the input to use when the person edited it.
-    Allow(Option<Value>),
-    /// Do not, and why.
-    Deny(String),
-    /// Let the client ask in its own prompt, and why.
-    Ask(String),
-}
-
 fn gated(tool: &str, args: &HookArgs) -> bool {
     if args.skip.iter().any(|s| s == tool) {
         return false;
@@ -114,37 +104,6 @@ fn output(event: Event, v: &Verdict) -> Value {
     }
 }
 
-fn title_for(tool: &str, input: &Value) -> String {
-    let detail = ["command", "file_path", "path", "url", "pattern", "notebook_path"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .unwrap_or("");
-    let one_line: String = detail.lines().next().unwrap_or("").chars().take(120).collect();
-    if one_line.is_empty() { tool.to_string() } else { format!("{tool}: {one_line}") }
-}
-
-/// Turns a settled (or still pending) proposal into a verdict.
-pub fn verdict_of(p: &Value) -> Verdict {
-    let d = &p["decision"];
-    match p["status"].as_str().unwrap_or("") {
-        "approved" => {
-            let edited = !d["edited_payload"].is_null();
-            Verdict::Allow(edited.then(|| p["approved_payload"]["input"].clone()))
-        }
-        "rejected" => Verdict::Deny(match d["reason"].as_str() {
-            Some(r) => format!("Rejected in Assent: {r}"),
-            None => "Rejected in Assent".into(),
-        }),
-        "refined" => Verdict::Deny(format!(
-            "The person asks for changes in Assent: {}",
-            d["feedback"].as_str().unwrap_or("(no feedback)")
-        )),
-        "expired" => Verdict::Ask("Nobody decided in Assent before the proposal expired".into()),
-        "withdrawn" => Verdict::Ask("The proposal was withdrawn in Assent".into()),
-        _ => Verdict::Ask("No decision in Assent in time; asking here instead".into()),
-    }
-}
-
 async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
     let tool = ev["tool_name"].as_str().context("the hook event has no tool_name")?;
     let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
@@ -155,7 +114,7 @@ async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
     let mut body = json!({
         "kind": "tool.call",
         "payload": {"tool": tool, "input": input},
-        "title": title_for(tool, &input),
+        "title": tool_call_title(tool, &input),
         "expires_in": args.timeout.max(1) + 60,
     });
     let mut summary = Vec::new();
@@ -254,23 +213,5 @@ mod tests {
         assert!(!gated("Bash", &args(&[], &["Bash"])));
         assert!(gated("Edit", &args(&["Bash", "Edit"], &[])));
         assert!(!gated("Write", &args(&["Bash", "Edit"], &[])));
-    }
-
-    #[test]
-    fn verdicts_from_proposals() {
-        let approved = json!({"status": "approved", "decision": {"outcome": "approve"}, "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
-        assert_eq!(verdict_of(&approved), Verdict::Allow(None));
-        let edited = json!({"status": "approved", "decision": {"edited_payload": {"tool": "Bash", "input": {"command": "ls -a"}}}, "approved_payload": {"tool": "Bash", "input": {"command": "ls -a"}}});
-        assert_eq!(verdict_of(&edited), Verdict::Allow(Some(json!({"command": "ls -a"}))));
-        let rejected = json!({"status": "rejected", "decision": {"reason": "no"}});
-        assert_eq!(verdict_of(&rejected), Verdict::Deny("Rejected in Assent: no".into()));
-        assert!(matches!(verdict_of(&json!({"status": "pending"})), Verdict::Ask(_)));
-    }
-
-    #[test]
-    fn titles_say_what_the_call_does() {
-        assert_eq!(title_for("Bash", &json!({"command": "rm -rf build\necho done"})), "Bash: rm -rf build");
-        assert_eq!(title_for("Edit", &json!({"file_path": "/a/b.rs"})), "Edit: /a/b.rs");
-        assert_eq!(title_for("Mystery", &json!({})), "Mystery");
     }
 }

@@ -19,7 +19,7 @@
 //! Modules: [`status`] (the machine), [`proposal`] (wire and storage types), [`kinds`] (the kind
 //! registry and `tool.call`), [`engine`], [`events`], [`store`] (the storage contract),
 //! [`invisible`] (flagging hidden characters), [`canonical`] (hashing payloads), [`secret`]
-//! (tokens), [`time`], [`error`].
+//! (tokens), [`time`], [`error`], [`verdict`] (what agent hooks are told).
 
 pub mod canonical;
 pub mod crash;
@@ -34,6 +34,7 @@ pub mod secret;
 pub mod status;
 pub mod store;
 pub mod time;
+pub mod verdict;
 
 pub use engine::{Actor, Engine, EngineConfig, EngineParts, Page, Principal};
 pub use error::{CoreError, StoreError};

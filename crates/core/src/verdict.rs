@@ -1,0 +1,76 @@
+//! What a coding agent is told about its gated tool call: the bridge from a `tool.call`
+//! proposal (as the API returns it) to the allow / deny / ask answers of agent permission
+//! hooks and of the MCP permission prompt. Shared so that every door says the same thing.
+
+use serde_json::Value;
+
+/// What the person (or the lack of one) said about a tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Go ahead, with the input to use when the person edited it.
+    Allow(Option<Value>),
+    /// Do not, and why.
+    Deny(String),
+    /// Nobody decided: let the client ask in its own way, and why.
+    Ask(String),
+}
+
+/// A short title for a tool call: the tool and the first line of what it acts on.
+pub fn tool_call_title(tool: &str, input: &Value) -> String {
+    let detail = ["command", "file_path", "path", "url", "pattern", "notebook_path"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .unwrap_or("");
+    let one_line: String = detail.lines().next().unwrap_or("").chars().take(120).collect();
+    if one_line.is_empty() { tool.to_string() } else { format!("{tool}: {one_line}") }
+}
+
+/// Turns a `tool.call` proposal as the API returns it (settled or still pending) into a verdict.
+pub fn verdict_of(p: &Value) -> Verdict {
+    let d = &p["decision"];
+    match p["status"].as_str().unwrap_or("") {
+        "approved" => {
+            let edited = !d["edited_payload"].is_null();
+            Verdict::Allow(edited.then(|| p["approved_payload"]["input"].clone()))
+        }
+        "rejected" => Verdict::Deny(match d["reason"].as_str() {
+            Some(r) => format!("Rejected in Assent: {r}"),
+            None => "Rejected in Assent".into(),
+        }),
+        "refined" => Verdict::Deny(format!(
+            "The person asks for changes in Assent: {}",
+            d["feedback"].as_str().unwrap_or("(no feedback)")
+        )),
+        "expired" => Verdict::Ask("Nobody decided in Assent before the proposal expired".into()),
+        "withdrawn" => Verdict::Ask("The proposal was withdrawn in Assent".into()),
+        _ => Verdict::Ask("No decision in Assent in time".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn verdicts_from_proposals() {
+        let approved = json!({"status": "approved", "decision": {"outcome": "approve", "edited_payload": null}});
+        assert_eq!(verdict_of(&approved), Verdict::Allow(None));
+        let edited = json!({"status": "approved", "decision": {"edited_payload": {"tool": "Bash", "input": {"command": "ls"}}},
+            "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
+        assert_eq!(verdict_of(&edited), Verdict::Allow(Some(json!({"command": "ls"}))));
+        let rejected = json!({"status": "rejected", "decision": {"reason": "not now"}});
+        assert_eq!(verdict_of(&rejected), Verdict::Deny("Rejected in Assent: not now".into()));
+        let refined = json!({"status": "refined", "decision": {"feedback": "use --dry-run"}});
+        assert!(matches!(verdict_of(&refined), Verdict::Deny(m) if m.contains("use --dry-run")));
+        assert!(matches!(verdict_of(&json!({"status": "pending"})), Verdict::Ask(_)));
+        assert!(matches!(verdict_of(&json!({"status": "expired"})), Verdict::Ask(m) if m.contains("expired")));
+    }
+
+    #[test]
+    fn titles_say_what_the_call_does() {
+        assert_eq!(tool_call_title("Bash", &json!({"command": "rm -rf build\necho done"})), "Bash: rm -rf build");
+        assert_eq!(tool_call_title("Write", &json!({"file_path": "/tmp/x"})), "Write: /tmp/x");
+        assert_eq!(tool_call_title("mcp__x__y", &json!({"n": 1})), "mcp__x__y");
+    }
+}

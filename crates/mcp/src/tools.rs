@@ -1,0 +1,491 @@
+//! The tools: their schemas and descriptions (written for a model to read), and what each does
+//! against Assent's API.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
+use reqwest::Method;
+use rmcp::model::Tool;
+use serde_json::{Map, Value, json};
+
+use crate::{DEFAULT_WAIT, MAX_WAIT, PERMISSION_WAIT, ResolveBase};
+
+/// Every tool, in the order `tools/list` shows them.
+pub const NAMES: [&str; 7] = [
+    "propose_file_write",
+    "propose_file_delete",
+    "propose_http_request",
+    "request_approval",
+    "get_proposal",
+    "wait_for_decision",
+    "permission_prompt",
+];
+
+/// What a tool answers: a JSON object for the model, and whether it is an error.
+pub struct Outcome {
+    /// The object (also the text block, pretty-printed).
+    pub body: Value,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+fn ok(body: Value) -> Outcome {
+    Outcome { body, is_error: false }
+}
+
+fn fail(code: &str, message: impl Into<String>) -> Outcome {
+    let message = message.into();
+    Outcome { body: json!({"error": {"code": code, "message": message}}), is_error: true }
+}
+
+/// At most `max` characters of `s`.
+pub fn clip(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// A failed call to Assent, as the model sees it.
+#[derive(Debug)]
+pub struct ApiFail {
+    code: String,
+    message: String,
+}
+
+impl ApiFail {
+    fn new(code: &str, message: impl Into<String>) -> Self {
+        ApiFail { code: code.into(), message: message.into() }
+    }
+    fn outcome(self) -> Outcome {
+        fail(&self.code, self.message)
+    }
+}
+
+/// Assent's API as one agent.
+#[derive(Clone)]
+pub struct Api {
+    http: reqwest::Client,
+    resolve: ResolveBase,
+    token: Arc<str>,
+}
+
+impl Api {
+    pub fn new(resolve: ResolveBase, token: String) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(3))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .context("cannot build the HTTP client")?;
+        Ok(Api { http, resolve, token: token.into() })
+    }
+
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        idempotency_key: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Value, ApiFail> {
+        let base = (self.resolve)().ok_or_else(|| {
+            ApiFail::new(
+                "not_running",
+                "Assent is not running on this machine; ask the person to start the Assent app or `assent serve`",
+            )
+        })?;
+        let mut req = self.http.request(method, format!("{base}{path}")).bearer_auth(&*self.token).timeout(timeout);
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        if let Some(k) = idempotency_key {
+            req = req.header("idempotency-key", k);
+        }
+        let resp = req.send().await.map_err(|e| {
+            let what = if e.is_timeout() { "timed out talking to" } else { "cannot reach" };
+            ApiFail::new("unreachable", format!("{what} Assent at {base}"))
+        })?;
+        let status = resp.status();
+        let v: Value = resp.json().await.unwrap_or(Value::Null);
+        if status.is_success() {
+            return Ok(v);
+        }
+        let code = v["error"]["code"].as_str().unwrap_or("error");
+        let message = v["error"]["message"].as_str().unwrap_or("Assent refused the request");
+        let message = match status.as_u16() {
+            401 => format!("{message} (the agent token this MCP server uses is not accepted)"),
+            _ => message.to_string(),
+        };
+        Err(ApiFail::new(code, message))
+    }
+
+    async fn propose(&self, body: &Value, idempotency_key: Option<&str>) -> Result<Value, ApiFail> {
+        self.call(Method::POST, "/proposals", Some(body), idempotency_key, Duration::from_secs(30)).await
+    }
+
+    async fn get(&self, id: &str, wait: u64) -> Result<Value, ApiFail> {
+        let path = if wait == 0 { format!("/proposals/{id}") } else { format!("/proposals/{id}?wait={wait}") };
+        self.call(Method::GET, &path, None, None, Duration::from_secs(wait + 15)).await
+    }
+}
+
+fn schema(properties: Value, required: &[&str]) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("object"));
+    m.insert("properties".into(), properties);
+    m.insert("required".into(), json!(required));
+    m.insert("additionalProperties".into(), json!(false));
+    m
+}
+
+/// The fields every proposing tool takes besides its payload.
+fn envelope(mut props: Value) -> Value {
+    let common = json!({
+        "title": {"type": "string", "description": "One line for the person: what this does and why. Shown as your words."},
+        "summary": {"type": "string", "description": "Optional longer reasoning for the person. Shown as your words, never as the change itself."},
+        "session_id": {"type": "string", "description": "Your task or conversation id, so the person sees related proposals together."},
+        "group_id": {"type": "string", "description": "Proposals with the same group_id can be approved or rejected together."},
+        "supersedes": {"type": "string", "description": "The id of an earlier proposal this one revises (after the person asked for changes)."},
+        "expires_in": {"type": "integer", "minimum": 1, "description": "Seconds before the proposal expires undecided (default: Assent's setting, usually 24 h)."}
+    });
+    if let (Value::Object(p), Value::Object(c)) = (&mut props, common) {
+        p.extend(c);
+    }
+    props
+}
+
+fn tool(name: &'static str, description: &'static str, s: Map<String, Value>) -> Tool {
+    Tool::new(name, description, s)
+}
+
+/// The tool list.
+pub fn list() -> Vec<Tool> {
+    let id = json!({"type": "string", "description": "The proposal id returned when you proposed (p_...)."});
+    vec![
+        tool(
+            "propose_file_write",
+            "Propose creating or replacing a text file. Nothing is written now: a person reviews a diff of the \
+             current file against your content in Assent, and Assent writes it only if they approve. Returns a \
+             proposal id at once; then call wait_for_decision with it. The path must be absolute.",
+            schema(
+                envelope(json!({
+                    "path": {"type": "string", "description": "Absolute path of the file."},
+                    "content": {"type": "string", "description": "The complete new content of the file (not a patch)."}
+                })),
+                &["path", "content"],
+            ),
+        ),
+        tool(
+            "propose_file_delete",
+            "Propose deleting a file. Nothing is deleted now: a person reviews it in Assent and Assent deletes it \
+             only if they approve. Returns a proposal id at once; then call wait_for_decision with it.",
+            schema(
+                envelope(json!({"path": {"type": "string", "description": "Absolute path of the file."}})),
+                &["path"],
+            ),
+        ),
+        tool(
+            "propose_http_request",
+            "Propose an HTTP request to an API (for example creating an issue or updating a record). Nothing is \
+             sent now: a person reviews the exact request in Assent, and Assent sends it only if they approve, \
+             adding the named credential from the system keychain (you never see or pass secrets; do not put \
+             Authorization headers in). Returns a proposal id at once; then call wait_for_decision with it to get \
+             the response status and body.",
+            schema(
+                envelope(json!({
+                    "method": {"type": "string", "description": "GET, POST, PUT, PATCH or DELETE."},
+                    "url": {"type": "string", "description": "The full https:// URL."},
+                    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra headers (no credentials)."},
+                    "json": {"description": "A JSON body (use this or body)."},
+                    "body": {"type": "string", "description": "A text body (use this or json)."},
+                    "credential": {"type": "string", "description": "Name of a credential the person stored in Assent for this host."}
+                })),
+                &["method", "url"],
+            ),
+        ),
+        tool(
+            "request_approval",
+            "Ask a person to approve a consequential action you would run yourself (a shell command, a deploy, a \
+             tool of another server). Returns a proposal id at once; call wait_for_decision with it, and run the \
+             action only if the status becomes approved, using approved_input (the person may have edited it).",
+            schema(
+                envelope(json!({
+                    "tool": {"type": "string", "description": "The tool or action name, e.g. Bash or deploy."},
+                    "input": {"description": "Its exact arguments."}
+                })),
+                &["tool", "input"],
+            ),
+        ),
+        tool(
+            "get_proposal",
+            "Get the current status of one of your proposals without waiting: pending, approved, applying, applied, \
+             failed, rejected (with the person's reason), refined (with their feedback), expired or withdrawn.",
+            schema(json!({"id": id}), &["id"]),
+        ),
+        tool(
+            "wait_for_decision",
+            "Wait for the person's decision on one of your proposals. Returns as soon as it is settled, or after \
+             timeout_seconds with status pending: then call it again. When settled it says what happened and what to \
+             do next (for example the person's reason or requested changes, or the HTTP response).",
+            schema(
+                json!({
+                    "id": id,
+                    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT,
+                        "description": format!("How long to wait in this call (default {DEFAULT_WAIT}, at most {MAX_WAIT}); keep it under your tool-call timeout.")}
+                }),
+                &["id"],
+            ),
+        ),
+        tool(
+            "permission_prompt",
+            "Permission prompt for Claude Code (--permission-prompt-tool): asks a person in Assent whether a tool call \
+             may run and waits for the answer. Returns {\"behavior\": \"allow\", \"updatedInput\": ...} or \
+             {\"behavior\": \"deny\", \"message\": ...}.",
+            schema(
+                json!({
+                    "tool_name": {"type": "string", "description": "The tool that wants to run."},
+                    "input": {"type": "object", "description": "Its input."},
+                    "tool_use_id": {"type": "string", "description": "The tool use id (makes retries idempotent)."}
+                }),
+                &["tool_name", "input"],
+            ),
+        ),
+    ]
+}
+
+fn string(args: &Map<String, Value>, key: &str) -> Result<Option<String>, Outcome> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(fail("invalid_arguments", format!("`{key}` must be a string"))),
+    }
+}
+
+fn required(args: &Map<String, Value>, key: &str) -> Result<String, Outcome> {
+    string(args, key)?.ok_or_else(|| fail("invalid_arguments", format!("`{key}` is required")))
+}
+
+/// The proposal body for `kind` with the payload taken from `fields`, plus the envelope.
+fn proposal_body(kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Result<Value, Outcome> {
+    let mut payload = Map::new();
+    for f in fields {
+        if let Some(v) = args.get(*f).filter(|v| !v.is_null()) {
+            payload.insert((*f).into(), v.clone());
+        }
+    }
+    let mut body = json!({"kind": kind, "payload": payload});
+    for k in ["title", "summary", "session_id", "group_id", "supersedes"] {
+        if let Some(v) = string(args, k)? {
+            body[k] = json!(v);
+        }
+    }
+    match args.get("expires_in") {
+        None | Some(Value::Null) => {}
+        Some(v) if v.as_u64().is_some_and(|n| n > 0) => body["expires_in"] = v.clone(),
+        Some(_) => return Err(fail("invalid_arguments", "`expires_in` must be a positive integer")),
+    }
+    Ok(body)
+}
+
+/// What the model is told about a proposal: status, the decision, the outcome, and one line of
+/// advice. Never the payload.
+pub fn view(p: &Value) -> Value {
+    let id = p["id"].as_str().unwrap_or_default();
+    let kind = p["kind"].as_str().unwrap_or_default();
+    let status = p["status"].as_str().unwrap_or_default();
+    let d = &p["decision"];
+    let mut v = json!({"id": id, "kind": kind, "status": status, "settled": p["settled"]});
+    if d.is_object() {
+        v["outcome"] = d["outcome"].clone();
+        for k in ["reason", "feedback"] {
+            if d[k].is_string() {
+                v[k] = d[k].clone();
+            }
+        }
+        v["edited_by_person"] = json!(!d["edited_payload"].is_null());
+    }
+    if kind == "tool.call" && status == "approved" {
+        v["approved_input"] = p["approved_payload"]["input"].clone();
+    }
+    if !p["result"].is_null() {
+        v["result"] = p["result"].clone();
+    }
+    if !p["error"].is_null() {
+        v["error"] = p["error"].clone();
+    }
+    let reason = d["reason"].as_str().map(|r| format!(": {r}")).unwrap_or_default();
+    let message = match status {
+        "pending" => format!(
+            "Waiting for a person to review it in Assent. Call wait_for_decision with id {id} (call again while it is pending)."
+        ),
+        "approved" if kind == "tool.call" => {
+            "Approved. Run it now with approved_input (the person may have edited it).".to_string()
+        }
+        "approved" | "applying" => {
+            format!("Approved; Assent is applying it. Call wait_for_decision with id {id} for the result.")
+        }
+        "applied" => "Approved and applied by Assent. The change is done; see result.".to_string(),
+        "failed" => format!(
+            "Approved, but applying it failed ({}). Nothing more will happen unless the person retries it.",
+            p["error"]["message"].as_str().unwrap_or("see error")
+        ),
+        "rejected" => {
+            format!("Rejected by the person{reason}. Do not make this change; do not re-propose it unchanged.")
+        }
+        "refined" => format!(
+            "The person asks for changes: {}. Propose a revised version with supersedes set to {id}.",
+            d["feedback"].as_str().unwrap_or("(no feedback)")
+        ),
+        "expired" => "Nobody decided before it expired. Nothing was done.".to_string(),
+        "withdrawn" => "It was withdrawn. Nothing was done.".to_string(),
+        other => format!("Status: {other}."),
+    };
+    v["message"] = json!(message);
+    v
+}
+
+/// Runs tool `name`.
+pub async fn call(api: &Api, name: &str, args: Map<String, Value>) -> Outcome {
+    let r = match name {
+        "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
+        "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
+        "propose_http_request" => {
+            propose(api, "http.request", &args, &["method", "url", "headers", "json", "body", "credential"]).await
+        }
+        "request_approval" => propose(api, "tool.call", &args, &["tool", "input"]).await,
+        "get_proposal" => status(api, &args, 0).await,
+        "wait_for_decision" => match args.get("timeout_seconds") {
+            None | Some(Value::Null) => status(api, &args, DEFAULT_WAIT).await,
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 => status(api, &args, n.min(MAX_WAIT)).await,
+                _ => Err(fail("invalid_arguments", "`timeout_seconds` must be a positive integer")),
+            },
+        },
+        "permission_prompt" => Ok(permission_prompt(api, &args).await),
+        other => Err(fail("unknown_tool", format!("no tool named {:?}", clip(other, 64)))),
+    };
+    r.unwrap_or_else(|e| e)
+}
+
+async fn propose(api: &Api, kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Result<Outcome, Outcome> {
+    let body = proposal_body(kind, args, fields)?;
+    let p = api.propose(&body, None).await.map_err(ApiFail::outcome)?;
+    Ok(ok(view(&p)))
+}
+
+async fn status(api: &Api, args: &Map<String, Value>, wait: u64) -> Result<Outcome, Outcome> {
+    let id = required(args, "id")?;
+    if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(fail("invalid_arguments", "`id` is not a proposal id"));
+    }
+    let p = api.get(&id, wait).await.map_err(ApiFail::outcome)?;
+    Ok(ok(view(&p)))
+}
+
+/// The permission prompt's answer; `asked` is the input the client asked about (the contract
+/// wants `updatedInput` on every allow: the person's edit, or the input unchanged).
+fn permission(v: Verdict, asked: &Value) -> Value {
+    match v {
+        Verdict::Allow(edited) => json!({"behavior": "allow", "updatedInput": edited.unwrap_or_else(|| asked.clone())}),
+        Verdict::Deny(m) | Verdict::Ask(m) => json!({"behavior": "deny", "message": m}),
+    }
+}
+
+/// Claude Code's permission prompt: always one answer, allow or deny, never an error (an
+/// error would leave the client without a decision).
+async fn permission_prompt(api: &Api, args: &Map<String, Value>) -> Outcome {
+    let deny = |m: String| ok(permission(Verdict::Deny(m), &Value::Null));
+    let tool = match args.get("tool_name").and_then(Value::as_str) {
+        Some(t) if !t.is_empty() => t.to_string(),
+        _ => return deny("Assent: the permission request names no tool".into()),
+    };
+    let input = args.get("input").cloned().unwrap_or_else(|| json!({}));
+    let mut body = json!({
+        "kind": "tool.call",
+        "payload": {"tool": tool, "input": input},
+        "title": tool_call_title(&tool, &input),
+        "expires_in": PERMISSION_WAIT.as_secs() + 60,
+    });
+    let key = args.get("tool_use_id").and_then(Value::as_str).map(|id| format!("mcp:{}", clip(id, 200)));
+    if key.is_none() {
+        body["summary"] = json!("Asked through the MCP permission prompt");
+    }
+    let p = match api.propose(&body, key.as_deref()).await {
+        Ok(p) => p,
+        Err(e) if e.code == "not_running" => return deny(format!("{}; denied for safety", e.message)),
+        Err(e) => return deny(format!("Assent refused the request ({}: {})", e.code, e.message)),
+    };
+    let id = p["id"].as_str().unwrap_or_default().to_string();
+    let deadline = Instant::now() + PERMISSION_WAIT;
+    let mut current = p;
+    while current["settled"] != true {
+        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+        if left == 0 {
+            let _ = api.call(Method::DELETE, &format!("/proposals/{id}"), None, None, Duration::from_secs(10)).await;
+            return deny(format!(
+                "No decision in Assent within {} minutes (proposal {id} withdrawn)",
+                PERMISSION_WAIT.as_secs() / 60
+            ));
+        }
+        match api.get(&id, left.clamp(1, MAX_WAIT)).await {
+            Ok(p) => current = p,
+            Err(e) => return deny(format!("Lost contact with Assent while waiting on {id} ({})", e.message)),
+        }
+    }
+    ok(permission(verdict_of(&current), &input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_never_echoes_the_payload() {
+        let p = json!({"id": "p_1", "kind": "file.write", "status": "pending", "settled": false,
+            "payload": {"path": "/x", "content": "secret plan"}, "decision": null, "result": null, "error": null});
+        let v = view(&p);
+        assert!(!v.to_string().contains("secret plan"));
+        assert!(v["message"].as_str().is_some_and(|m| m.contains("wait_for_decision")));
+    }
+
+    #[test]
+    fn the_view_tells_what_to_do_next() {
+        let refined = json!({"id": "p_2", "kind": "file.write", "status": "refined", "settled": true,
+            "decision": {"outcome": "refine", "feedback": "keep the header", "edited_payload": null}});
+        let v = view(&refined);
+        assert_eq!(v["feedback"], "keep the header");
+        assert!(v["message"].as_str().is_some_and(|m| m.contains("supersedes set to p_2")));
+        let approved = json!({"id": "p_3", "kind": "tool.call", "status": "approved", "settled": true,
+            "decision": {"outcome": "approve", "edited_payload": {"tool": "Bash", "input": {"command": "ls"}}},
+            "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
+        let v = view(&approved);
+        assert_eq!(v["approved_input"], json!({"command": "ls"}));
+        assert_eq!(v["edited_by_person"], true);
+    }
+
+    #[test]
+    fn proposal_bodies_take_only_the_payload_fields() {
+        let mut args = Map::new();
+        args.insert("path".into(), json!("/tmp/a"));
+        args.insert("content".into(), json!("x"));
+        args.insert("title".into(), json!("t"));
+        args.insert("stray".into(), json!(1));
+        let b = proposal_body("file.write", &args, &["path", "content"]).unwrap_or_else(|_| panic!("body"));
+        assert_eq!(b, json!({"kind": "file.write", "payload": {"path": "/tmp/a", "content": "x"}, "title": "t"}));
+        args.insert("expires_in".into(), json!(-3));
+        assert!(proposal_body("file.write", &args, &["path", "content"]).is_err());
+    }
+
+    #[test]
+    fn permission_answers_have_the_contract_shape() {
+        assert_eq!(
+            permission(Verdict::Allow(Some(json!({"a": 1}))), &json!({"a": 0})),
+            json!({"behavior": "allow", "updatedInput": {"a": 1}})
+        );
+        assert_eq!(
+            permission(Verdict::Allow(None), &json!({"a": 0})),
+            json!({"behavior": "allow", "updatedInput": {"a": 0}})
+        );
+        assert_eq!(permission(Verdict::Ask("x".into()), &Value::Null), json!({"behavior": "deny", "message": "x"}));
+    }
+}
