@@ -3,8 +3,8 @@
 
 use assent_core::invisible;
 use serde_json::{Value, json};
-use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
-use std::collections::BTreeMap;
+use similar::{Algorithm, DiffOp};
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 /// Longest a diff may search before settling for a coarser (still correct) answer.
@@ -29,6 +29,43 @@ fn shown(line: &str) -> (String, bool) {
     (invisible::make_visible(&text), clipped)
 }
 
+/// The lines of `text`, each with its newline, as `similar` and `git` split them.
+fn lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// Both sides' lines as small integers, equal where the lines are equal: the diff then compares
+/// integers instead of strings (about three times faster on large files). The hasher is seeded
+/// per process, so no crafted content can make the table degenerate.
+fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<&'a str, u32, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(old.len() + new.len(), Default::default());
+    let mut side = |lines: &[&'a str]| -> Vec<u32> {
+        lines
+            .iter()
+            .map(|l| {
+                let next = ids.len() as u32;
+                *ids.entry(*l).or_insert(next)
+            })
+            .collect()
+    };
+    let o = side(old);
+    let n = side(new);
+    (o, n)
+}
+
+fn line_json(tag: &str, old: Option<usize>, new: Option<usize>, raw: &str) -> Value {
+    let (text, clipped) = shown(raw);
+    let mut line = json!({ "tag": tag, "old": old.map(|i| i + 1), "new": new.map(|i| i + 1), "text": text });
+    if clipped {
+        line["clipped"] = json!(true);
+    }
+    if !raw.is_ascii() && raw.chars().any(invisible::is_flagged) {
+        line["flagged"] = json!(true);
+    }
+    line
+}
+
 /// The diff part of a preview: `stats`, `hunks` (each with `old_start`, `old_lines`,
 /// `new_start`, `new_lines` and `lines` of `{tag, old, new, text}`), `truncated`, or
 /// `too_large` with no hunks.
@@ -36,10 +73,18 @@ pub fn diff(old: &str, new: &str) -> Value {
     if old.len() + new.len() > MAX_DIFF_BYTES {
         return json!({ "too_large": true, "hunks": [], "stats": null, "truncated": false });
     }
-    let diff =
-        TextDiff::configure().algorithm(Algorithm::Myers).deadline(Instant::now() + DIFF_DEADLINE).diff_lines(old, new);
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    let (oi, ni) = intern(&old_lines, &new_lines);
+    let ops = similar::capture_diff_deadline(
+        Algorithm::Myers,
+        &oi,
+        0..oi.len(),
+        &ni,
+        0..ni.len(),
+        Some(Instant::now() + DIFF_DEADLINE),
+    );
     let (mut added, mut removed) = (0usize, 0usize);
-    for op in diff.ops() {
+    for op in &ops {
         match *op {
             DiffOp::Insert { new_len, .. } => added += new_len,
             DiffOp::Delete { old_len, .. } => removed += old_len,
@@ -53,48 +98,44 @@ pub fn diff(old: &str, new: &str) -> Value {
     let mut budget = MAX_PREVIEW_LINES;
     let mut truncated = false;
     let mut hunks = Vec::new();
-    'groups: for group in diff.grouped_ops(3) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+    let hunk = |first: &DiffOp, last: &DiffOp, lines: Vec<Value>| {
         let (old_start, new_start) = (first.old_range().start, first.new_range().start);
         let (old_end, new_end) = (last.old_range().end, last.new_range().end);
+        json!({
+            "old_start": old_start + 1, "old_lines": old_end - old_start,
+            "new_start": new_start + 1, "new_lines": new_end - new_start,
+            "lines": lines,
+        })
+    };
+    'groups: for group in similar::group_diff_ops(ops, 3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
         let mut lines = Vec::new();
         for op in &group {
-            for change in diff.iter_changes(op) {
+            let (o, n) = (op.old_range(), op.new_range());
+            // In the order a unified diff shows them: context, then removals, then additions.
+            let mut changes: Vec<(&str, Option<usize>, Option<usize>, &str)> = Vec::new();
+            match op {
+                DiffOp::Equal { .. } => {
+                    changes.extend(o.clone().zip(n.clone()).map(|(i, j)| (" ", Some(i), Some(j), old_lines[i])))
+                }
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } | DiffOp::Replace { .. } => {
+                    changes.extend(o.clone().map(|i| ("-", Some(i), None, old_lines[i])));
+                    changes.extend(n.clone().map(|j| ("+", None, Some(j), new_lines[j])));
+                }
+            }
+            for (tag, oi, nj, raw) in changes {
                 if budget == 0 {
                     truncated = true;
                     if !lines.is_empty() {
-                        hunks.push(json!({"old_start": old_start + 1, "old_lines": old_end - old_start, "new_start": new_start + 1, "new_lines": new_end - new_start, "lines": lines}));
+                        hunks.push(hunk(first, last, lines));
                     }
                     break 'groups;
                 }
                 budget -= 1;
-                let tag = match change.tag() {
-                    ChangeTag::Delete => "-",
-                    ChangeTag::Insert => "+",
-                    ChangeTag::Equal => " ",
-                };
-                let raw = change.value();
-                let (text, clipped) = shown(raw);
-                let mut line = json!({
-                    "tag": tag,
-                    "old": change.old_index().map(|i| i + 1),
-                    "new": change.new_index().map(|i| i + 1),
-                    "text": text,
-                });
-                if clipped {
-                    line["clipped"] = json!(true);
-                }
-                if raw.chars().any(invisible::is_flagged) {
-                    line["flagged"] = json!(true);
-                }
-                lines.push(line);
+                lines.push(line_json(tag, oi, nj, raw));
             }
         }
-        hunks.push(json!({
-            "old_start": old_start + 1, "old_lines": old_end - old_start,
-            "new_start": new_start + 1, "new_lines": new_end - new_start,
-            "lines": lines,
-        }));
+        hunks.push(hunk(first, last, lines));
     }
     json!({ "too_large": false, "hunks": hunks, "stats": {"added": added, "removed": removed}, "truncated": truncated })
 }
@@ -102,7 +143,10 @@ pub fn diff(old: &str, new: &str) -> Value {
 /// Invisible characters in the proposed text.
 pub fn flags(text: &str) -> Value {
     let mut found = BTreeMap::new();
-    invisible::scan_str(text, &mut found);
+    // Every flagged character is outside ASCII; most source text is not.
+    if !text.is_ascii() {
+        invisible::scan_str(text, &mut found);
+    }
     json!(invisible::report(&found))
 }
 
@@ -133,6 +177,55 @@ mod tests {
         assert_eq!(plus["flagged"], true);
         assert!(plus["text"].as_str().unwrap_or("").contains("U+202E"));
         assert_eq!(flags("a\u{200B}")[0]["codepoint"], "U+200B");
+    }
+
+    /// Applying the hunks to the old text gives the new one (for texts without invisible or
+    /// clipped lines, whose shown text is the line itself).
+    fn rebuild(old: &str, d: &Value) -> String {
+        let old_lines: Vec<&str> = old.lines().collect();
+        let mut out = Vec::new();
+        let mut next_old = 0usize;
+        for h in d["hunks"].as_array().cloned().unwrap_or_default() {
+            let start = h["old_start"].as_u64().unwrap_or(1) as usize - 1;
+            out.extend(old_lines[next_old..start].iter().map(|l| l.to_string()));
+            next_old = start;
+            for l in h["lines"].as_array().cloned().unwrap_or_default() {
+                match l["tag"].as_str() {
+                    Some(" ") => {
+                        out.push(l["text"].as_str().unwrap_or("").to_string());
+                        next_old += 1;
+                    }
+                    Some("-") => next_old += 1,
+                    _ => out.push(l["text"].as_str().unwrap_or("").to_string()),
+                }
+            }
+        }
+        out.extend(old_lines[next_old..].iter().map(|l| l.to_string()));
+        out.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    #[test]
+    fn hunks_rebuild_the_new_text() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..300 {
+            let old: String = (0..rnd(40)).map(|_| format!("{}\n", rnd(6))).collect();
+            let new: String = (0..rnd(40)).map(|_| format!("{}\n", rnd(6))).collect();
+            let d = diff(&old, &new);
+            assert_eq!(rebuild(&old, &d), new, "old {old:?} new {new:?}");
+            let plus = d["hunks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|h| h["lines"].as_array().cloned().unwrap_or_default());
+            let added = plus.filter(|l| l["tag"] == "+").count();
+            assert_eq!(d["stats"]["added"].as_u64(), Some(added as u64));
+        }
     }
 
     #[test]

@@ -1,0 +1,280 @@
+//! Load from a second process over loopback: ingest, wake latency and many open waits.
+
+use crate::server;
+use crate::{ms, pct, verdict};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+const AGENTS: usize = 64;
+const INGEST: usize = 24_000;
+const WARMUP: usize = 2_000;
+const WAITS: usize = 10_000;
+
+fn client() -> Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(120))
+        .pool_max_idle_per_host(usize::MAX)
+        .build()?)
+}
+
+fn body(i: usize) -> Value {
+    json!({
+        "kind": "tool.call",
+        "title": format!("Run the test suite ({i})"),
+        "summary": "Runs the workspace tests before the release is tagged.",
+        "payload": {"tool": "Bash", "input": {"command": "cargo test --workspace --locked", "description": "Run every test"}}
+    })
+}
+
+/// `n` proposals from `tokens.len()` concurrent agents (each its own connection); the
+/// latencies, sorted, and the wall time.
+async fn blast(base: &str, tokens: &[String], n: usize, offset: usize) -> Result<(Vec<Duration>, Duration)> {
+    let per = n.div_ceil(tokens.len());
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for (a, token) in tokens.iter().enumerate() {
+        let (c, url, token) = (client()?, format!("{base}/proposals"), token.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::with_capacity(per);
+            for i in 0..per {
+                let t = Instant::now();
+                let r = c.post(&url).bearer_auth(&token).json(&body(offset + a * per + i)).send().await?;
+                let status = r.status();
+                let _ = r.bytes().await?;
+                if status.as_u16() != 201 {
+                    bail!("proposal answered {status}");
+                }
+                lat.push(t.elapsed());
+            }
+            Ok(lat)
+        }));
+    }
+    let mut all = Vec::with_capacity(n);
+    for t in tasks {
+        all.extend(t.await??);
+    }
+    let wall = start.elapsed();
+    all.sort();
+    Ok((all, wall))
+}
+
+fn rate(n: usize, wall: Duration) -> f64 {
+    n as f64 / wall.as_secs_f64()
+}
+
+/// Durable ingest next to the bare axum ceiling.
+pub async fn ingest() -> Result<()> {
+    println!("\n== ingest: {AGENTS} concurrent agents, {INGEST} proposals (tool.call), after {WARMUP} warm-up");
+    let ceiling = server::ceiling()?;
+    let fake: Vec<String> = (0..AGENTS).map(|i| format!("token-{i}")).collect();
+    blast(&ceiling.base, &fake, WARMUP, 0).await?;
+    let (c_lat, c_wall) = blast(&ceiling.base, &fake, INGEST, WARMUP).await?;
+    drop(ceiling);
+
+    let (srv, bin) = server::assent()?;
+    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
+    let tokens = server::agents(&bin, &home, AGENTS)?;
+    blast(&srv.base, &tokens, WARMUP, 0).await?;
+    let (a_lat, a_wall) = blast(&srv.base, &tokens, INGEST, WARMUP).await?;
+    let (c_rate, a_rate) = (rate(c_lat.len(), c_wall), rate(a_lat.len(), a_wall));
+    let share = a_rate / c_rate * 100.0;
+    let p99 = pct(&a_lat, 0.99);
+    println!(
+        "  ceiling (bare axum, parses the same JSON, stores nothing): {:>8.0} req/s   p50 {}  p99 {}",
+        c_rate,
+        ms(pct(&c_lat, 0.5)),
+        ms(pct(&c_lat, 0.99))
+    );
+    println!(
+        "  assent  (validated, stored durably, acknowledged 201):    {:>8.0} proposals/s   p50 {}  p99 {}",
+        a_rate,
+        ms(pct(&a_lat, 0.5)),
+        ms(p99)
+    );
+    println!(
+        "  => {share:.0}% of the ceiling (target >= 25%): {}; p99 {} (target < 25 ms): {}",
+        verdict(share >= 25.0),
+        ms(p99),
+        verdict(p99 < Duration::from_millis(25))
+    );
+    let (rss, pss) = server::memory_mib(srv.pid());
+    println!("  server memory after {} stored proposals: RSS {rss:.0} MiB, PSS {pss:.0} MiB", INGEST + WARMUP);
+    Ok(())
+}
+
+async fn propose(c: &reqwest::Client, base: &str, token: &str, i: usize) -> Result<String> {
+    let r = c.post(format!("{base}/proposals")).bearer_auth(token).json(&body(i)).send().await?;
+    let v: Value = r.json().await?;
+    Ok(v["id"].as_str().context("no id")?.to_string())
+}
+
+/// How soon a decision answers the agent's wait.
+pub async fn wake() -> Result<()> {
+    const ROUNDS: usize = 400;
+    println!("\n== wake: an agent waits (GET ?wait=30), the owner decides; {ROUNDS} rounds");
+    let (srv, bin) = server::assent()?;
+    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
+    let agent = server::agents(&bin, &home, 1)?.remove(0);
+    let owner = server::owner(&home)?;
+    let (ca, co) = (client()?, client()?);
+    let mut wake = Vec::with_capacity(ROUNDS);
+    let mut after_ack = Vec::with_capacity(ROUNDS);
+    let mut decision = Vec::with_capacity(ROUNDS);
+    for i in 0..ROUNDS + 20 {
+        let id = propose(&ca, &srv.base, &agent, i).await?;
+        let (c, url, token) = (ca.clone(), format!("{}/proposals/{id}?wait=30", srv.base), agent.clone());
+        let waiter = tokio::spawn(async move {
+            let r = c.get(&url).bearer_auth(&token).send().await?;
+            let v: Value = r.json().await?;
+            anyhow::Ok((Instant::now(), v["status"].as_str().unwrap_or_default().to_string()))
+        });
+        // Let the wait reach the server and subscribe; a lost wake would show as a 30 s outlier.
+        tokio::time::sleep(Duration::from_millis(15)).await;
+        let sent = Instant::now();
+        let r = co
+            .post(format!("{}/proposals/{id}/decision", srv.base))
+            .bearer_auth(&owner)
+            .json(&json!({"outcome": "approve"}))
+            .send()
+            .await?;
+        let acked = Instant::now();
+        if !r.status().is_success() {
+            bail!("decision answered {}", r.status());
+        }
+        let (answered, status) = waiter.await??;
+        if status != "approved" {
+            bail!("the waiter saw {status}");
+        }
+        if i >= 20 {
+            wake.push(answered.saturating_duration_since(sent));
+            after_ack.push(answered.saturating_duration_since(acked));
+            decision.push(acked - sent);
+        }
+    }
+    for v in [&mut wake, &mut after_ack, &mut decision] {
+        v.sort();
+    }
+    println!(
+        "  decision request (durable commit included): p50 {}  p99 {}",
+        ms(pct(&decision, 0.5)),
+        ms(pct(&decision, 0.99))
+    );
+    println!(
+        "  decision sent -> waiter answered:           p50 {}  p99 {}  max {}",
+        ms(pct(&wake, 0.5)),
+        ms(pct(&wake, 0.99)),
+        ms(pct(&wake, 1.0))
+    );
+    println!(
+        "  => wake p99 {} (target < 5 ms): {}",
+        ms(pct(&wake, 0.99)),
+        verdict(pct(&wake, 0.99) < Duration::from_millis(5))
+    );
+    Ok(())
+}
+
+/// 10,000 open waits: memory, and every one answered soon after its decision.
+pub async fn waits() -> Result<()> {
+    println!("\n== waits: {WAITS} open long-poll waits from {AGENTS} agents, then every proposal decided");
+    let (srv, bin) = server::assent()?;
+    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
+    let tokens = server::agents(&bin, &home, AGENTS)?;
+    let owner = server::owner(&home)?;
+    let (rss0, pss0) = server::memory_mib(srv.pid());
+
+    // The proposals.
+    let per = WAITS / AGENTS + 1;
+    let mut ids: Vec<(String, usize)> = Vec::with_capacity(WAITS);
+    let mut make = Vec::new();
+    for (a, token) in tokens.iter().enumerate() {
+        let (c, base, token) = (client()?, srv.base.clone(), token.clone());
+        make.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            for i in 0..per {
+                if a * per + i < WAITS {
+                    mine.push((propose(&c, &base, &token, a * per + i).await?, a));
+                }
+            }
+            anyhow::Ok(mine)
+        }));
+    }
+    for m in make {
+        ids.extend(m.await??);
+    }
+
+    // The waits: one connection each.
+    let clients: Vec<reqwest::Client> = (0..AGENTS).map(|_| client()).collect::<Result<_>>()?;
+    let mut waiting = Vec::with_capacity(WAITS);
+    for (id, a) in &ids {
+        let (c, url, token) = (clients[*a].clone(), format!("{}/proposals/{id}?wait=90", srv.base), tokens[*a].clone());
+        waiting.push(tokio::spawn(async move {
+            let r = c.get(&url).bearer_auth(&token).send().await?;
+            let v: Value = r.json().await?;
+            anyhow::Ok((Instant::now(), v["status"].as_str().unwrap_or_default().to_string()))
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let before = server::sockets(srv.pid());
+    while server::sockets(srv.pid()) < WAITS && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A moment for the last requests to be read and subscribed.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let open = server::sockets(srv.pid());
+    let (rss, pss) = server::memory_mib(srv.pid());
+    println!("  server before the waits: RSS {rss0:.0} MiB, PSS {pss0:.0} MiB ({before} sockets)");
+    println!(
+        "  server with {open} connections open: RSS {rss:.0} MiB, PSS {pss:.0} MiB (target < 200 MB): {}",
+        verdict(rss < 200.0 * 1_000_000.0 / 1_048_576.0)
+    );
+
+    // Decide them all, in batches; note when each batch was sent.
+    let co = client()?;
+    let mut sent_at = Vec::with_capacity(WAITS);
+    let first = Instant::now();
+    for chunk in ids.chunks(500) {
+        let items: Vec<Value> = chunk.iter().map(|(id, _)| json!({"id": id, "outcome": "approve"})).collect();
+        let sent = Instant::now();
+        let r = co
+            .post(format!("{}/decisions", srv.base))
+            .bearer_auth(&owner)
+            .json(&json!({"items": items}))
+            .send()
+            .await?;
+        let v: Value = r.json().await?;
+        if v["decided"].as_u64() != Some(chunk.len() as u64) {
+            bail!("a batch decided {} of {}", v["decided"], chunk.len());
+        }
+        sent_at.extend(std::iter::repeat_n(sent, chunk.len()));
+    }
+    let decided = first.elapsed();
+    let mut lag = Vec::with_capacity(WAITS);
+    let mut last = first;
+    for (w, sent) in waiting.into_iter().zip(sent_at) {
+        let (t, status) = w.await??;
+        if status != "approved" {
+            bail!("a waiter saw {status}");
+        }
+        lag.push(t.saturating_duration_since(sent));
+        last = last.max(t);
+    }
+    lag.sort();
+    let worst = pct(&lag, 1.0);
+    println!(
+        "  {WAITS} decisions in {} (20 batches of 500); each wait answered after its decision: p50 {}  p99 {}  max {}",
+        ms(decided),
+        ms(pct(&lag, 0.5)),
+        ms(pct(&lag, 0.99)),
+        ms(worst)
+    );
+    println!(
+        "  => all answered within {} of their decisions (target < 1 s): {}; last answer {} after the first decision",
+        ms(worst),
+        verdict(worst < Duration::from_secs(1)),
+        ms(last - first)
+    );
+    drop(srv);
+    Ok(())
+}
