@@ -8,3 +8,13 @@ export function countdown(iso: string, now: number = Date.now()): string {
   if (s < 86400) return `in ${Math.floor(s / 3600)} h`;
   return `in ${Math.floor(s / 86400)} d`;
 }
+
+/** How long ago `iso` was, short ("3 min ago"). */
+export function ago(iso: string, now: number = Date.now()): string {
+  const s = Math.round((now - Date.parse(iso)) / 1000);
+  if (Number.isNaN(s)) return "";
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}

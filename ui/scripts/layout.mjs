@@ -1,0 +1,63 @@
+// The UI in real headless Chromium, under the app's CSP, at common window sizes.
+// Assumes `npm run build` ran. Exits non-zero on any failure.
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./serve.mjs";
+
+const failures = [];
+const check = (ok, what) => {
+  if (!ok) failures.push(what);
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+};
+const { server, url } = await serve();
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+try {
+  for (const [width, height] of [[1280, 800], [1024, 700], [800, 560]]) {
+    const page = await browser.newPage({ viewport: { width, height } });
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForSelector('[data-testid="detail"]');
+    const box = async (sel) => page.locator(sel).first().boundingBox();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    check(!overflow, `${width}x${height}: no horizontal overflow`);
+    const list = await box(".listpane");
+    const detail = await box(".detailpane");
+    check(!!list && !!detail && list.width > 200 && detail.width > 300, `${width}x${height}: list and detail both visible`);
+    check(!!list && !!detail && list.x + list.width <= detail.x + 1, `${width}x${height}: list and detail do not overlap`);
+    for (const b of ["approve", "reject", "edit", "refine"]) {
+      const r = await box(`[data-testid="${b}"]`);
+      check(!!r && r.x >= 0 && r.y >= 0 && r.x + r.width <= width && r.y + r.height <= height, `${width}x${height}: ${b} button fully visible`);
+    }
+    check(errors.length === 0, `${width}x${height}: no console errors or CSP violations ${errors.join(" | ")}`);
+    await page.close();
+  }
+
+  // 100,000 proposals: the first page renders quickly and the list stays virtual.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${url}?seed=100000`);
+  await page.waitForSelector('[data-testid="render-ms"]');
+  const ms = Number((await page.textContent('[data-testid="render-ms"]')).match(/(\d+)/)[1]);
+  console.log(`     first page of a 100,000-proposal inbox rendered in ${ms} ms (target < 100 ms)`);
+  check(ms < 100, "first page under 100 ms");
+  await page.locator(".list").evaluate((el) => (el.scrollTop = 58 * 90));
+  await page.waitForTimeout(300);
+  const rows = await page.locator('[data-testid="row"]').count();
+  check(rows > 0 && rows < 1000, `the DOM holds ${rows} rows, not the whole inbox`);
+  const loaded = await page.textContent(".listfoot");
+  check(/^\s*200\+?/.test(loaded), `scrolling loads the next page (${loaded.trim()})`);
+
+  // A click approves.
+  await page.goto(url);
+  const pendingRow = page.locator('[data-testid="row"][data-status="pending"][data-id^="p_xw3"]');
+  await pendingRow.click();
+  await page.click('[data-testid="approve"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "approved");
+  check((await page.textContent('[data-testid="status-badge"]')) === "approved", "a click on Approve approves");
+  check((await page.getAttribute('[data-testid="row"][data-id^="p_xw3"]', "data-status")) === "approved", "the list row follows the decision live");
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`\nlayout: ${failures.length ? `${failures.length} failed` : "all passed"}`);
+process.exit(failures.length ? 1 : 0);

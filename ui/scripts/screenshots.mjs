@@ -1,0 +1,39 @@
+// Screenshots of the UI (mock backend) in headless Chromium, into docs/.
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./serve.mjs";
+import { fileURLToPath } from "node:url";
+
+const out = fileURLToPath(new URL("../../docs/", import.meta.url));
+const { server, url } = await serve();
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const problems = [];
+page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+page.on("pageerror", (e) => problems.push(String(e)));
+try {
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="row"]');
+  await page.click('[data-testid="row"][data-id="p_group0"]');
+  await page.waitForSelector('[data-testid="diff"]');
+  await page.screenshot({ path: `${out}inbox.png` });
+  await page.click('[data-testid="row"][data-id="p_iqgvopaka4n7slxa5lqrbpr4cu"]');
+  await page.waitForSelector('[data-testid="diff"] .mark');
+  await page.screenshot({ path: `${out}diff.png` });
+  await page.click('[data-testid="row"][data-id="p_3z3evpruoxatree5se4v3guhbm"]');
+  await page.waitForSelector('[data-testid="http"]');
+  await page.screenshot({ path: `${out}http.png` });
+  await page.click('[data-testid="nav-credentials"]');
+  await page.waitForSelector('[data-testid="credential-row"]');
+  await page.screenshot({ path: `${out}credentials.png` });
+  await page.click('[data-testid="nav-agents"]');
+  await page.waitForSelector('[data-testid="agent-row"]');
+  await page.screenshot({ path: `${out}agents.png` });
+} finally {
+  await browser.close();
+  server.close();
+}
+if (problems.length) {
+  console.error("console errors:\n" + problems.join("\n"));
+  process.exit(1);
+}
+console.log("screenshots saved in docs/");

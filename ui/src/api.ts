@@ -1,0 +1,100 @@
+// The app's only door to Assent: Tauri commands (IPC) in the desktop app, an in-memory
+// backend when the page runs in a plain browser (tests, layout checks, screenshots).
+// Decisions never go through the agent API.
+
+import type { AgentInfo } from "./bindings/AgentInfo";
+import type { AuditEntry } from "./bindings/AuditEntry";
+import type { BatchResult } from "./bindings/BatchResult";
+import type { CredentialMeta } from "./bindings/CredentialMeta";
+import type { Page } from "./bindings/Page";
+import type { Proposal } from "./bindings/Proposal";
+import type { ProposalSummary } from "./bindings/ProposalSummary";
+import type { Status } from "./bindings/Status";
+
+export type Outcome = "approve" | "reject" | "refine";
+
+export interface ListParams {
+  status?: Status | "";
+  agent?: string;
+  kind?: string;
+  groupId?: string;
+  text?: string;
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface Detail {
+  proposal: Proposal;
+  audit: AuditEntry[];
+}
+
+export interface AppInfo {
+  version: string;
+  home: string;
+  api_url: string;
+  owner_credential: string;
+  notifications: string;
+  kinds: string[];
+  limits: Record<string, unknown>;
+}
+
+/** A change the app hears about: a proposal created or updated, or "refetch everything". */
+export type Change =
+  | { type: "proposal.created"; proposal: ProposalSummary }
+  | { type: "proposal.updated"; proposal: ProposalSummary; from: Status }
+  | { type: "lagged" };
+
+export interface Backend {
+  list(p: ListParams): Promise<Page>;
+  get(id: string): Promise<Detail>;
+  decide(id: string, outcome: Outcome, opts?: { reason?: string; feedback?: string; edits?: unknown }): Promise<Proposal>;
+  decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]): Promise<BatchResult>;
+  decideGroup(groupId: string, outcome: Outcome, reason?: string): Promise<BatchResult>;
+  retry(id: string): Promise<Proposal>;
+  agents(): Promise<AgentInfo[]>;
+  addAgent(name: string): Promise<string>;
+  revokeAgent(name: string): Promise<void>;
+  credentials(): Promise<CredentialMeta[]>;
+  addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
+  removeCredential(name: string): Promise<void>;
+  info(): Promise<AppInfo>;
+  onChange(f: (c: Change) => void): Promise<() => void>;
+  onOpen(f: (id: string) => void): Promise<() => void>;
+}
+
+/** An error as the backend reports it. */
+export interface BackendError {
+  code: string;
+  message: string;
+}
+
+export function errorText(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) return String((e as BackendError).message);
+  return String(e);
+}
+
+export function inTauri(): boolean {
+  return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
+}
+
+export async function tauriBackend(): Promise<Backend> {
+  const { invoke } = await import("@tauri-apps/api/core");
+  const { listen } = await import("@tauri-apps/api/event");
+  return {
+    list: (p) => invoke("list_proposals", { ...p, status: p.status || null }),
+    get: (id) => invoke("get_proposal", { id }),
+    decide: (id, outcome, o = {}) => invoke("decide", { id, outcome, ...o }),
+    decideBatch: (items) => invoke("decide_batch", { items }),
+    decideGroup: (groupId, outcome, reason) => invoke("decide_group", { groupId, outcome, reason }),
+    retry: (id) => invoke("retry", { id }),
+    agents: () => invoke("list_agents"),
+    addAgent: (name) => invoke("add_agent", { name }),
+    revokeAgent: (name) => invoke("revoke_agent", { name }),
+    credentials: () => invoke("list_credentials"),
+    addCredential: (name, scheme, hosts, secret) => invoke("add_credential", { name, scheme, hosts, secret }),
+    removeCredential: (name) => invoke("remove_credential", { name }),
+    info: () => invoke("app_info"),
+    onChange: (f) => listen<Change>("assent://event", (e) => f(e.payload)),
+    onOpen: (f) => listen<{ id: string }>("assent://open", (e) => f(e.payload.id)),
+  };
+}

@@ -1,0 +1,55 @@
+// A line diff for the person's own edits (the proposal's diff is computed by Assent itself).
+
+export type Line = { tag: " " | "-" | "+"; old: number | null; new: number | null; text: string };
+
+/** Lines of `a` vs `b` by longest common subsequence; bounded to keep the UI responsive. */
+export function lineDiff(a: string, b: string, maxCells = 4_000_000): Line[] | null {
+  const x = a.split("\n");
+  const y = b.split("\n");
+  if (x.length * y.length > maxCells) return null;
+  const n = x.length, m = y.length;
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out: Line[] = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) {
+      out.push({ tag: " ", old: i + 1, new: j + 1, text: x[i] });
+      i++; j++;
+    } else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      out.push({ tag: "-", old: i + 1, new: null, text: x[i] });
+      i++;
+    } else {
+      out.push({ tag: "+", old: null, new: j + 1, text: y[j] });
+      j++;
+    }
+  }
+  return out;
+}
+
+/** Pairs a hunk's lines for a side-by-side view: removals next to the additions that follow. */
+export function sideBySide<T extends { tag: string }>(lines: T[]): [T | null, T | null][] {
+  const rows: [T | null, T | null][] = [];
+  let k = 0;
+  while (k < lines.length) {
+    if (lines[k].tag === " ") {
+      rows.push([lines[k], lines[k]]);
+      k++;
+      continue;
+    }
+    const del: T[] = [], add: T[] = [];
+    while (k < lines.length && lines[k].tag === "-") del.push(lines[k++]);
+    while (k < lines.length && lines[k].tag === "+") add.push(lines[k++]);
+    for (let r = 0; r < Math.max(del.length, add.length); r++) rows.push([del[r] ?? null, add[r] ?? null]);
+  }
+  return rows;
+}
+
+/** Splits a line into plain text and the ⟦U+XXXX⟧ markers Assent puts for invisible characters. */
+export function marks(text: string): { text: string; mark: boolean }[] {
+  return text.split(/(⟦U\+[0-9A-F]{4,6}⟧)/).filter((s) => s !== "").map((s) => ({ text: s, mark: /^⟦U\+/.test(s) }));
+}
