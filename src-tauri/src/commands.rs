@@ -159,5 +159,7 @@ pub async fn remove_credential(d: State<'_, Desktop>, name: String) -> Res<()> {
 /// What the settings page shows.
 #[tauri::command]
 pub async fn app_info(d: State<'_, Desktop>) -> Res<Value> {
-    Ok(d.info.clone())
+    let mut info = d.info.clone();
+    info["notifications"] = Value::String(d.notifications.lock().unwrap_or_else(|e| e.into_inner()).clone());
+    Ok(info)
 }

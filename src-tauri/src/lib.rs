@@ -25,6 +25,20 @@ pub struct Desktop {
     pub engine: Engine,
     /// The settings page's facts.
     pub info: serde_json::Value,
+    /// Whether desktop notifications work (known shortly after start).
+    pub notifications: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+/// Opens the window on a proposal when a notification asks.
+struct WindowHost(tauri::AppHandle);
+
+impl assent_notify::Host for WindowHost {
+    fn open(&self, id: Option<&str>) {
+        show_main(&self.0);
+        if let Some(id) = id {
+            let _ = self.0.emit("assent://open", &json!({ "id": id }));
+        }
+    }
 }
 
 fn init_tracing() {
@@ -68,7 +82,6 @@ pub fn run() {
             OwnerWhere::Keychain => "keychain",
             OwnerWhere::File => "file",
         },
-        "notifications": "unavailable",
         "kinds": running.engine.kinds().names(),
         "limits": {
             "default_expires_in": running.config.default_expires_in,
@@ -78,10 +91,12 @@ pub fn run() {
     });
     let engine = running.engine.clone();
     let mut running = Some(running);
+    let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
+    let notes = notifications.clone();
 
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
-        .manage(Desktop { engine: engine.clone(), info })
+        .manage(Desktop { engine: engine.clone(), info, notifications })
         .invoke_handler(tauri::generate_handler![
             commands::list_proposals,
             commands::get_proposal,
@@ -99,6 +114,12 @@ pub fn run() {
         ])
         .setup(move |app| {
             tray::install(app.handle())?;
+            let host = std::sync::Arc::new(WindowHost(app.handle().clone()));
+            let for_notes = engine.clone();
+            tauri::async_runtime::spawn(async move {
+                let a = assent_notify::start(for_notes, host, assent_notify::Options::default()).await;
+                *notes.lock().unwrap_or_else(|e| e.into_inner()) = a.describe();
+            });
             let handle = app.handle().clone();
             let mut events = engine.subscribe();
             let changed = std::sync::Arc::new(tokio::sync::Notify::new());

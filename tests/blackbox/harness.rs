@@ -20,6 +20,8 @@ pub struct Server {
     pub env: Vec<(String, String)>,
     pub stderr_log: PathBuf,
     pub http: reqwest::Client,
+    /// Extra flags for `assent serve`.
+    pub args: Vec<String>,
 }
 
 pub fn http() -> reqwest::Client {
@@ -35,6 +37,11 @@ impl Server {
 
     /// A server with `config` as its config.toml and extra environment.
     pub async fn start_with(config: &str, env: &[(&str, &str)]) -> Server {
+        Self::start_with_args(config, env, &[]).await
+    }
+
+    /// A server with `config`, extra environment and extra `serve` flags.
+    pub async fn start_with_args(config: &str, env: &[(&str, &str)], args: &[&str]) -> Server {
         let home = tempfile::tempdir().unwrap();
         if !config.is_empty() {
             std::fs::write(home.path().join("config.toml"), config).unwrap();
@@ -56,6 +63,7 @@ impl Server {
             env: envs,
             stderr_log,
             http: http(),
+            args: args.iter().map(|a| a.to_string()).collect(),
         };
         s.spawn();
         s
@@ -72,6 +80,7 @@ impl Server {
         cmd.arg("--home")
             .arg(self.home.path())
             .args(["serve", "--port", "0"])
+            .args(&self.args)
             .stdout(Stdio::piped())
             .stderr(log)
             .stdin(Stdio::null());

@@ -17,4 +17,5 @@ mod http;
 mod keychain;
 mod lifecycle;
 mod mcp;
+mod notify;
 mod security;

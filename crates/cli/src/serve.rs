@@ -25,6 +25,10 @@ pub struct ServeArgs {
     /// Address to listen on; only loopback addresses are accepted.
     #[arg(long)]
     pub bind: Option<IpAddr>,
+    /// Show a desktop notification for each new proposal, answerable with Approve / Reject
+    /// (the desktop app always does).
+    #[arg(long)]
+    pub notify: bool,
 }
 
 /// Everything a host needs, opened on a home directory.
@@ -238,6 +242,11 @@ impl Running {
 /// Runs the server until a stop signal.
 pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
     let mut running = start(home, args.port, args.bind).await?;
+    if args.notify {
+        let host = std::sync::Arc::new(assent_notify::Headless);
+        let a = assent_notify::start(running.engine.clone(), host, assent_notify::Options::default()).await;
+        tracing::info!(notifications = %a.describe(), "desktop notifications");
+    }
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Assent is listening on {}/v1 (home {})", running.url, running.home.dir.display())?;

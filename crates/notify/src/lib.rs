@@ -1,0 +1,352 @@
+//! # assent-notify
+//!
+//! An OS notification for each new pending proposal, answerable from the notification: Approve,
+//! Reject, Open. Several within a few seconds coalesce into one summary. Decisions made here are
+//! recorded with the channel `notification`.
+//!
+//! Anyone on the session bus can emit an `ActionInvoked` signal, so an action is honoured only
+//! when (1) the signal comes from the connection that currently owns the
+//! `org.freedesktop.Notifications` name, (2) it names a notification Assent showed, and (3) it
+//! carries that notification's unguessable action key. Destructive proposals (file deletes, HTTP
+//! DELETE) offer Open only. Where no notification service runs, Assent works on without one and
+//! says so once.
+
+use assent_core::events::Event;
+use assent_core::proposal::{Channel, DecisionRequest, Outcome, Proposal};
+use assent_core::{Actor, Engine, Principal, Status};
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SERVICE: &str = "org.freedesktop.Notifications";
+
+/// What the host does when the person asks to see a proposal (or the inbox, for a summary).
+pub trait Host: Send + Sync + 'static {
+    /// Shows the app, on proposal `id` when given.
+    fn open(&self, id: Option<&str>);
+}
+
+/// A host with no window (`assent serve --notify`): "Open" is logged.
+pub struct Headless;
+
+impl Host for Headless {
+    fn open(&self, id: Option<&str>) {
+        tracing::info!(proposal = id.unwrap_or("-"), "a notification asked to open the inbox");
+    }
+}
+
+/// Settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// New proposals within this window share one notification.
+    pub coalesce: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { coalesce: Duration::from_secs(2) }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Act {
+    Approve,
+    Reject,
+    Open,
+}
+
+/// One notification Assent showed: its proposal (none for a summary) and its action keys.
+struct Shown {
+    proposal: Option<String>,
+    keys: Vec<(String, Act)>,
+}
+
+#[derive(Default)]
+struct State {
+    shown: HashMap<u32, Shown>,
+}
+
+/// Whether notifications work here, for the settings page.
+#[derive(Debug, Clone)]
+pub enum Availability {
+    /// A notification service is running.
+    Available,
+    /// None: why.
+    Unavailable(String),
+}
+
+impl Availability {
+    /// One word or a short phrase for the settings page.
+    pub fn describe(&self) -> String {
+        match self {
+            Availability::Available => "available".into(),
+            Availability::Unavailable(why) => format!("unavailable ({why})"),
+        }
+    }
+}
+
+fn key() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No randomness: no actions can be honoured, so none are offered (see `actions`).
+        return String::new();
+    }
+    hex::encode(b)
+}
+
+/// Starts the notifier on the session bus; it runs until the process ends.
+pub async fn start(engine: Engine, host: Arc<dyn Host>, opts: Options) -> Availability {
+    let conn = match zbus::Connection::session().await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "no D-Bus session: Assent works on without desktop notifications");
+            return Availability::Unavailable("no D-Bus session".into());
+        }
+    };
+    if owner(&conn).await.is_none() {
+        tracing::warn!("no notification service is running: Assent works on without desktop notifications");
+        return Availability::Unavailable("no notification service".into());
+    }
+    let state = Arc::new(Mutex::new(State::default()));
+    tokio::spawn(listen(conn.clone(), engine.clone(), host, state.clone()));
+    // Subscribed before returning, so nothing proposed after start is missed.
+    let rx = engine.subscribe();
+    tokio::spawn(announce(conn, engine, rx, state, opts));
+    Availability::Available
+}
+
+/// The unique name that owns the notification service now.
+async fn owner(conn: &zbus::Connection) -> Option<String> {
+    let dbus = zbus::fdo::DBusProxy::new(conn).await.ok()?;
+    let name = zbus::names::BusName::try_from(SERVICE).ok()?;
+    dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
+}
+
+/// Listens for action signals and honours only the genuine ones.
+async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, state: Arc<Mutex<State>>) {
+    let rule = match zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(SERVICE)
+        .and_then(|b| b.member("ActionInvoked"))
+    {
+        Ok(b) => b.build(),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen for notification actions");
+            return;
+        }
+    };
+    let mut stream = match zbus::MessageStream::for_match_rule(rule, &conn, Some(64)).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen for notification actions");
+            return;
+        }
+    };
+    while let Some(msg) = stream.next().await {
+        let Ok(msg) = msg else { continue };
+        let header = msg.header();
+        let sender = header.sender().map(|s| s.to_string());
+        let Ok((id, action)) = msg.body().deserialize::<(u32, String)>() else { continue };
+        // Only the notification service itself may answer, and only with a key it was given.
+        let genuine = match (&sender, owner(&conn).await) {
+            (Some(s), Some(o)) => *s == o,
+            _ => false,
+        };
+        if !genuine {
+            tracing::warn!(
+                sender = sender.as_deref().unwrap_or("?"),
+                "ignored a notification action from another bus connection"
+            );
+            continue;
+        }
+        let found = {
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            let hit = st.shown.get(&id).and_then(|s| {
+                s.keys.iter().find(|(k, _)| !k.is_empty() && *k == action).map(|(_, a)| (*a, s.proposal.clone()))
+            });
+            if matches!(hit, Some((Act::Approve | Act::Reject, _))) {
+                st.shown.remove(&id);
+            }
+            hit
+        };
+        let Some((act, proposal)) = found else {
+            tracing::debug!(id, "a notification action that is not one of Assent's");
+            continue;
+        };
+        match (act, proposal) {
+            (Act::Open, p) => host.open(p.as_deref()),
+            (act, Some(p)) => {
+                let (outcome, reason) = match act {
+                    Act::Approve => (Outcome::Approve, None),
+                    _ => (Outcome::Reject, Some("Rejected from the notification".to_string())),
+                };
+                let actor = Actor { by: "owner".into(), channel: Channel::Notification };
+                let req = DecisionRequest { outcome, reason, feedback: None, edits: None };
+                match engine.decide(&actor, &p, req).await {
+                    Ok(done) => {
+                        tracing::info!(proposal = %p, status = %done.status.as_str(), "decided from a notification")
+                    }
+                    Err(e) => tracing::warn!(proposal = %p, error = %e, "a decision from a notification was refused"),
+                }
+            }
+            (_, None) => host.open(None),
+        }
+    }
+}
+
+/// One line that says what a proposal does, from what Assent computed (never the agent's words).
+fn what(p: &Proposal) -> String {
+    let pv = &p.preview;
+    let s = |k: &str| pv.get(k).and_then(Value::as_str).unwrap_or("");
+    let line = match p.kind.as_str() {
+        "file.write" => {
+            let stats = &pv["stats"];
+            match (stats["added"].as_u64(), stats["removed"].as_u64()) {
+                (Some(a), Some(r)) => format!("Write {} (+{a} −{r})", s("path")),
+                _ => format!("Write {}", s("path")),
+            }
+        }
+        "file.delete" => format!("Delete {}", s("path")),
+        "http.request" => format!("{} {}{}", s("method"), s("host"), s("path")),
+        "tool.call" => {
+            let input: String = s("input_text").split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("{}: {}", s("tool"), input)
+        }
+        other => other.to_string(),
+    };
+    let mut out: String = line.chars().take(160).collect();
+    if pv.get("invisible_characters").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+        out.push_str("\n⚠ contains hidden characters");
+    }
+    out
+}
+
+/// Shows new pending proposals, coalescing bursts, and closes notifications of proposals that
+/// were decided elsewhere.
+async fn announce(
+    conn: zbus::Connection,
+    engine: Engine,
+    mut rx: tokio::sync::broadcast::Receiver<Event>,
+    state: Arc<Mutex<State>>,
+    opts: Options,
+) {
+    loop {
+        let first = match rx.recv().await {
+            Ok(Event::Created { proposal }) if proposal.status == Status::Pending => proposal.id,
+            Ok(Event::Updated { proposal, from: Status::Pending }) => {
+                close_for(&conn, &state, &proposal.id).await;
+                continue;
+            }
+            Ok(_) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(_) => return,
+        };
+        let mut ids = vec![first];
+        let deadline = tokio::time::Instant::now() + opts.coalesce;
+        while let Ok(Ok(ev)) = tokio::time::timeout_at(deadline, rx.recv()).await {
+            if let Event::Created { proposal } = ev
+                && proposal.status == Status::Pending
+            {
+                ids.push(proposal.id);
+            }
+        }
+        let mut pending = Vec::new();
+        for id in ids {
+            if let Ok(p) = engine.get(&Principal::Owner, &id).await
+                && p.status == Status::Pending
+            {
+                pending.push(p);
+            }
+        }
+        match pending.len() {
+            0 => {}
+            1 => show_one(&conn, &engine, &state, &pending[0]).await,
+            n => show_summary(&conn, &state, &pending, n).await,
+        }
+    }
+}
+
+/// Sends a notification over `conn`: the daemon sends its action signals to the connection that
+/// asked for the notification, so this is the connection the listener reads.
+async fn show(
+    conn: &zbus::Connection,
+    state: &Arc<Mutex<State>>,
+    summary: &str,
+    body: &str,
+    proposal: Option<String>,
+    acts: &[(Act, &str)],
+) {
+    let mut keys: Vec<(String, Act)> = acts.iter().map(|(a, _)| (key(), *a)).collect();
+    let mut actions: Vec<&str> = Vec::new();
+    for ((k, _), (_, label)) in keys.iter().zip(acts) {
+        if !k.is_empty() {
+            actions.push(k);
+            actions.push(label);
+        }
+    }
+    // "default" is the click on the notification itself: it only opens the inbox.
+    actions.extend(["default", "Open Assent"]);
+    let hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
+    let reply = conn
+        .call_method(
+            Some(SERVICE),
+            "/org/freedesktop/Notifications",
+            Some(SERVICE),
+            "Notify",
+            &("Assent", 0u32, "", summary, body, actions, hints, 0i32),
+        )
+        .await;
+    match reply.and_then(|m| m.body().deserialize::<u32>()) {
+        Ok(id) => {
+            keys.push(("default".into(), Act::Open));
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            st.shown.insert(id, Shown { proposal, keys });
+            if st.shown.len() > 1000 {
+                let oldest = st.shown.keys().min().copied();
+                if let Some(o) = oldest {
+                    st.shown.remove(&o);
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "could not show a notification"),
+    }
+}
+
+async fn show_one(conn: &zbus::Connection, engine: &Engine, state: &Arc<Mutex<State>>, p: &Proposal) {
+    let destructive = engine.kinds().get(&p.kind).is_ok_and(|k| k.destructive(&p.payload));
+    let acts: &[(Act, &str)] = if destructive {
+        &[(Act::Open, "Open")]
+    } else {
+        &[(Act::Approve, "Approve"), (Act::Reject, "Reject"), (Act::Open, "Open")]
+    };
+    let summary = format!("{} proposes {}", p.agent, if destructive { "a destructive change" } else { "a change" });
+    show(conn, state, &summary, &what(p), Some(p.id.clone()), acts).await;
+}
+
+async fn show_summary(conn: &zbus::Connection, state: &Arc<Mutex<State>>, ps: &[Proposal], n: usize) {
+    let mut agents: Vec<&str> = ps.iter().map(|p| p.agent.as_str()).collect();
+    agents.dedup();
+    let body: Vec<String> = ps.iter().take(4).map(what).collect();
+    let more = if n > 4 { format!("\n… and {} more", n - 4) } else { String::new() };
+    let summary = format!("{n} new proposals from {}", agents.join(", "));
+    show(conn, state, &summary, &(body.join("\n") + &more), None, &[(Act::Open, "Open")]).await;
+}
+
+/// Closes the notification of a proposal decided elsewhere.
+async fn close_for(conn: &zbus::Connection, state: &Arc<Mutex<State>>, proposal: &str) {
+    let id = {
+        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+        let id = st.shown.iter().find(|(_, s)| s.proposal.as_deref() == Some(proposal)).map(|(id, _)| *id);
+        if let Some(i) = id {
+            st.shown.remove(&i);
+        }
+        id
+    };
+    if let Some(id) = id {
+        let _ = conn
+            .call_method(Some(SERVICE), "/org/freedesktop/Notifications", Some(SERVICE), "CloseNotification", &(id,))
+            .await;
+    }
+}
