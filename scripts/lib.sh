@@ -34,3 +34,8 @@ build_ui() {
   command -v npm >/dev/null || { echo "Node.js and npm are needed to build the front end (ui/)" >&2; return 1; }
   (cd ui && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build)
 }
+
+# tauri-driver, the WebDriver server for the desktop app's end-to-end test (into .ci/bin).
+ensure_tauri_driver() {
+  [ -x .ci/bin/bin/tauri-driver ] || cargo install tauri-driver --locked --version '^2' --root .ci/bin
+}

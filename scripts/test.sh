@@ -12,6 +12,8 @@ build_ui
 (cd ui && npm test && npm run test:layout)
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy
 
+ensure_tauri_driver
+
 echo "== format"
 cargo fmt --all -- --check
 echo "== lints"

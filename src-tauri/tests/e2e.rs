@@ -1,0 +1,274 @@
+//! The real desktop app under Xvfb, driven by WebDriver (tauri-driver with WebKitWebDriver):
+//! a proposal posted over HTTP appears, its diff is shown, a click approves it, and the agent's
+//! waiting request returns with the outcome; the same for a rejection with a reason. Saves
+//! screenshots of the inbox, a diff and the credentials page (into `docs/` when
+//! `ASSENT_UPDATE_SCREENSHOTS=1`, else `target/e2e/`).
+//!
+//! Needs tauri-driver (`.ci/bin/bin/tauri-driver`, `TAURI_DRIVER`, or on PATH),
+//! /usr/bin/WebKitWebDriver, xvfb-run and dbus-daemon: `scripts/test.sh` installs them.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const APP: &str = env!("CARGO_BIN_EXE_assent-desktop");
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn tauri_driver() -> PathBuf {
+    if let Ok(p) = std::env::var("TAURI_DRIVER") {
+        return p.into();
+    }
+    let local = root().join(".ci/bin/bin/tauri-driver");
+    if local.exists() {
+        return local;
+    }
+    let home = PathBuf::from(
+        std::env::var("CARGO_HOME").unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap())),
+    );
+    let p = home.join("bin/tauri-driver");
+    assert!(
+        p.exists(),
+        "tauri-driver is needed: cargo install tauri-driver --locked --root .ci/bin (scripts/test.sh does)"
+    );
+    p
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+struct Env {
+    driver: Child,
+    port: u16,
+    home: tempfile::TempDir,
+    _dirs: tempfile::TempDir,
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        // tauri-driver and everything under xvfb-run share its process group.
+        let _ = Command::new("pkill").args(["-TERM", "-g"]).arg(self.driver.id().to_string()).status();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn start() -> Env {
+    use std::os::unix::process::CommandExt;
+    let dirs = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "port = 0\n").unwrap();
+    let (port, native) = (free_port(), free_port());
+    let runtime = dirs.path().join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let driver = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24", "dbus-run-session", "--"])
+        .arg(tauri_driver())
+        .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+        .args(["--native-driver", "/usr/bin/WebKitWebDriver"])
+        .env("HOME", dirs.path())
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_DATA_HOME", dirs.path().join("data"))
+        .env("XDG_CONFIG_HOME", dirs.path().join("config"))
+        .env("XDG_CACHE_HOME", dirs.path().join("cache"))
+        .env("ASSENT_HOME", home.path())
+        .env("ASSENT_OWNER_CREDENTIAL", "file")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("xvfb-run is needed for the desktop tests");
+    let env = Env { driver, port, home, _dirs: dirs };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "tauri-driver did not listen");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    env
+}
+
+struct Driver {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Driver {
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut r = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let v: Value = r.send().await.unwrap().json().await.unwrap();
+        v["value"].clone()
+    }
+    async fn find(&self, css: &str) -> Option<String> {
+        let v =
+            self.call(reqwest::Method::POST, "/element", Some(json!({"using": "css selector", "value": css}))).await;
+        v[ELEMENT].as_str().map(String::from)
+    }
+    async fn wait_for(&self, css: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(e) = self.find(css).await {
+                return e;
+            }
+            if Instant::now() > deadline {
+                self.screenshot("failure.png").await;
+                let src = self.call(reqwest::Method::GET, "/source", None).await;
+                let src: String = src.as_str().unwrap_or_default().chars().take(3000).collect();
+                panic!("no element {css}; screenshot in target/e2e/failure.png; page:\n{src}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    async fn click(&self, css: &str) {
+        let e = self.wait_for(css).await;
+        self.call(reqwest::Method::POST, &format!("/element/{e}/click"), Some(json!({}))).await;
+    }
+    async fn text(&self, css: &str) -> String {
+        let e = self.wait_for(css).await;
+        self.call(reqwest::Method::GET, &format!("/element/{e}/text"), None)
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+    async fn type_into(&self, css: &str, text: &str) {
+        let e = self.wait_for(css).await;
+        self.call(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
+    }
+    async fn screenshot(&self, name: &str) {
+        let v = self.call(reqwest::Method::GET, "/screenshot", None).await;
+        let png = base64::engine::general_purpose::STANDARD.decode(v.as_str().unwrap()).unwrap();
+        let dir = if name != "failure.png" && std::env::var("ASSENT_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1") {
+            root().join("docs")
+        } else {
+            root().join("target/e2e")
+        };
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), png).unwrap();
+    }
+}
+
+fn api(home: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(s) = std::fs::read_to_string(home.join("server.json")) {
+            let v: Value = serde_json::from_str(&s).unwrap();
+            return format!("{}/v1", v["url"].as_str().unwrap().trim_end_matches('/'));
+        }
+        assert!(Instant::now() < deadline, "the app did not start its API");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn the_app_shows_a_proposal_and_a_click_decides_it() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let env = start();
+    let http = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(120)).build().unwrap();
+    let caps = json!({"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": APP}}}});
+    // tauri-driver accepts connections a moment before it serves sessions.
+    let mut tries = 0;
+    let s: Value = loop {
+        match http.post(format!("http://127.0.0.1:{}/session", env.port)).json(&caps).send().await {
+            Ok(r) => break r.json().await.unwrap(),
+            Err(e) if tries < 50 => {
+                tries += 1;
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("no WebDriver session: {e}"),
+        }
+    };
+    let session = s["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no WebDriver session: {s}")).to_string();
+    let d = Driver { http: http.clone(), base: format!("http://127.0.0.1:{}/session/{session}", env.port) };
+
+    let base = api(env.home.path());
+    let token = std::fs::read_to_string(env.home.path().join("agent.token")).unwrap().trim().to_string();
+    let files = tempfile::tempdir().unwrap();
+    let target = files.path().join("greeting.txt");
+    std::fs::write(&target, "hello\nworld\n").unwrap();
+    let propose = |body: Value| {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        async move {
+            let p: Value = http
+                .post(format!("{base}/proposals"))
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            p["id"].as_str().unwrap_or_else(|| panic!("{p}")).to_string()
+        }
+    };
+    let wait = |id: String| {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        tokio::spawn(async move {
+            let v: Value = http
+                .get(format!("{base}/proposals/{id}?wait=60"))
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            v
+        })
+    };
+
+    // Approve with a click.
+    let id = propose(json!({"kind": "file.write", "title": "Greet the world politely",
+        "payload": {"path": target.to_str().unwrap(), "content": "hello\nwonderful world\n"}}))
+    .await;
+    let waiter = wait(id.clone());
+    d.click(&format!("[data-testid=\"row\"][data-id=\"{id}\"]")).await;
+    let diff = d.text("[data-testid=\"diff\"]").await;
+    assert!(diff.contains("wonderful world") && diff.contains("world"), "{diff}");
+    d.screenshot("app-diff.png").await;
+    d.click("[data-testid=\"approve\"]").await;
+    let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
+    assert_eq!(done["status"], "applied", "{done}");
+    assert_eq!(done["decision"]["outcome"], "approve");
+    assert_eq!(done["decision"]["channel"], "app");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\nwonderful world\n");
+
+    // Reject with a reason.
+    let id = propose(json!({"kind": "tool.call", "title": "Deploy to production",
+        "payload": {"tool": "Bash", "input": {"command": "make deploy"}}}))
+    .await;
+    let waiter = wait(id.clone());
+    d.click(&format!("[data-testid=\"row\"][data-id=\"{id}\"]")).await;
+    d.click("[data-testid=\"reject\"]").await;
+    d.type_into("[data-testid=\"reason\"]", "not on a Friday").await;
+    d.click("[data-testid=\"confirm-reject\"]").await;
+    let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
+    assert_eq!(done["status"], "rejected", "{done}");
+    assert_eq!(done["decision"]["reason"], "not on a Friday");
+    assert_eq!(d.text("[data-testid=\"status-badge\"]").await, "rejected");
+
+    // A few more for the inbox picture, then the credentials page.
+    for (t, c) in [("Run the test suite", "cargo test"), ("Tag the release", "git tag v0.2.0")] {
+        propose(json!({"kind": "tool.call", "title": t, "payload": {"tool": "Bash", "input": {"command": c}}})).await;
+    }
+    d.wait_for("[data-testid=\"row\"][data-status=\"pending\"]").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    d.screenshot("app-inbox.png").await;
+    d.click("[data-testid=\"nav-credentials\"]").await;
+    d.wait_for("[data-testid=\"credential-form\"]").await;
+    d.screenshot("app-credentials.png").await;
+
+    http.delete(format!("http://127.0.0.1:{}/session/{session}", env.port)).send().await.unwrap();
+}
