@@ -15,6 +15,7 @@ fn main() {
         "add_credential",
         "remove_credential",
         "app_info",
+        "ui_ready",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),

@@ -163,3 +163,12 @@ pub async fn app_info(d: State<'_, Desktop>) -> Res<Value> {
     info["notifications"] = Value::String(d.notifications.lock().unwrap_or_else(|e| e.into_inner()).clone());
     Ok(info)
 }
+
+/// The front end's first inbox page is on screen: logged once, for the launch benchmark.
+#[tauri::command]
+pub async fn ui_ready(d: State<'_, Desktop>) -> Res<()> {
+    if !d.ready.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        tracing::info!(ms = d.started.elapsed().as_millis() as u64, "inbox rendered");
+    }
+    Ok(())
+}

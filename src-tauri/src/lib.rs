@@ -27,6 +27,10 @@ pub struct Desktop {
     pub info: serde_json::Value,
     /// Whether desktop notifications work (known shortly after start).
     pub notifications: std::sync::Arc<std::sync::Mutex<String>>,
+    /// When the process started.
+    pub started: std::time::Instant,
+    /// Whether the front end said its first page is on screen.
+    pub ready: std::sync::atomic::AtomicBool,
 }
 
 /// Opens the window on a proposal when a notification asks.
@@ -58,6 +62,7 @@ pub fn show_main<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
 
 /// Runs the app until the person quits it from the tray.
 pub fn run() {
+    let started = std::time::Instant::now();
     init_tracing();
     assent_cli::install_tls_provider();
     let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
@@ -96,7 +101,7 @@ pub fn run() {
 
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
-        .manage(Desktop { engine: engine.clone(), info, notifications })
+        .manage(Desktop { engine: engine.clone(), info, notifications, started, ready: false.into() })
         .invoke_handler(tauri::generate_handler![
             commands::list_proposals,
             commands::get_proposal,
@@ -111,6 +116,7 @@ pub fn run() {
             commands::add_credential,
             commands::remove_credential,
             commands::app_info,
+            commands::ui_ready,
         ])
         .setup(move |app| {
             tray::install(app.handle())?;

@@ -58,6 +58,8 @@ export interface Backend {
   addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
   removeCredential(name: string): Promise<void>;
   info(): Promise<AppInfo>;
+  /** Tells the host the first inbox page is on screen (the launch benchmark reads it). */
+  rendered(): Promise<void>;
   onChange(f: (c: Change) => void): Promise<() => void>;
   onOpen(f: (id: string) => void): Promise<() => void>;
 }
@@ -94,6 +96,7 @@ export async function tauriBackend(): Promise<Backend> {
     addCredential: (name, scheme, hosts, secret) => invoke("add_credential", { name, scheme, hosts, secret }),
     removeCredential: (name) => invoke("remove_credential", { name }),
     info: () => invoke("app_info"),
+    rendered: () => invoke("ui_ready"),
     onChange: (f) => listen<Change>("assent://event", (e) => f(e.payload)),
     onOpen: (f) => listen<{ id: string }>("assent://open", (e) => f(e.payload.id)),
   };

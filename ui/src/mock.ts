@@ -208,6 +208,7 @@ export class MockBackend implements Backend {
       limits: { default_expires_in: 86400, max_pending_per_agent: 1000, max_waits_per_agent: 256 },
     };
   }
+  async rendered() {}
   async onChange(f: (c: Change) => void) {
     this.listeners.push(f);
     return () => {

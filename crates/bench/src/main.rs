@@ -10,8 +10,11 @@
 //! - `preview`: the file preview (read, hash, diff) of 1 MB and 10 MB files with 1% of lines
 //!   changed, next to `git diff --no-index` on the same files; and pathological inputs.
 //!
-//! Usage: `assent-bench [all|ingest|wake|waits|preview]...` (default: all).
+//! - `app`: the desktop app next to a hello-world Tauri window: launch time and idle memory.
+//!
+//! Usage: `assent-bench [all|ingest|wake|waits|preview|app]...` (default: all).
 
+mod app;
 mod load;
 mod preview;
 mod server;
@@ -25,8 +28,8 @@ fn main() -> anyhow::Result<()> {
     }
     let want = |name: &str| args.is_empty() || args.iter().any(|a| a == name || a == "all");
     for a in &args {
-        if !["all", "ingest", "wake", "waits", "preview"].contains(&a.as_str()) {
-            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits or preview");
+        if !["all", "ingest", "wake", "waits", "preview", "app"].contains(&a.as_str()) {
+            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview or app");
         }
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -46,6 +49,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("preview") {
         preview::run()?;
+    }
+    if want("app") {
+        app::run()?;
     }
     Ok(())
 }

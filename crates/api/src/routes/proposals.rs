@@ -57,7 +57,7 @@ pub async fn get(
 ) -> Result<axum::Json<Proposal>, ApiError> {
     let p = match q.wait {
         Some(secs) if secs > 0 => s.engine.wait(&who, &id, Duration::from_secs(secs)).await?,
-        _ => s.engine.get(&who, &id).await?,
+        _ => Box::pin(s.engine.get(&who, &id)).await?,
     };
     Ok(axum::Json(p))
 }

@@ -13,14 +13,16 @@ impl Engine {
     pub async fn wait(&self, who: &Principal, id: &str, timeout: Duration) -> Result<Proposal, CoreError> {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
         let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
-        let mut p = self.get(who, id).await?;
+        // The store reads are boxed: a wait spends nearly all its life parked on `changed`, and
+        // with 10,000 open waits the parked future's size is what the server's memory is made of.
+        let mut p = Box::pin(self.get(who, id)).await?;
         let deadline = Instant::now() + timeout;
         while !p.settled {
             tokio::select! {
                 _ = guard.changed() => {}
                 _ = tokio::time::sleep_until(deadline) => return Ok(p),
             }
-            p = self.get(who, id).await?;
+            p = Box::pin(self.get(who, id)).await?;
         }
         Ok(p)
     }
