@@ -110,6 +110,37 @@ pub async fn serve(
         return Err(ServeError::NotLoopback(addr));
     }
     let app = router(engine, addr.port(), &cfg);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    // A plain HTTP/1.1 accept loop rather than `axum::serve`: that one rebuilds the router's
+    // route tables for every connection (about 5 KB each), and with thousands of agents parked
+    // on long-polls the per-connection cost is what the server's memory is made of. Here every
+    // connection shares the one router.
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: pause rather than spin.
+                    tracing::warn!(error = %e, "could not accept a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn =
+            hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
     Ok(())
 }

@@ -226,7 +226,8 @@ pub async fn waits() -> Result<()> {
     let (rss, pss) = server::memory_mib(srv.pid());
     println!("  server before the waits: RSS {rss0:.0} MiB, PSS {pss0:.0} MiB ({before} sockets)");
     println!(
-        "  server with {open} connections open: RSS {rss:.0} MiB, PSS {pss:.0} MiB (target < 200 MB): {}",
+        "  server with {open} connections open: RSS {rss:.0} MiB = {:.0} MB, PSS {pss:.0} MiB (target < 200 MB): {}",
+        rss * 1_048_576.0 / 1_000_000.0,
         verdict(rss < 200.0 * 1_000_000.0 / 1_048_576.0)
     );
 

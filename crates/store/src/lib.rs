@@ -49,6 +49,9 @@ fn options(path: &Path) -> SqliteConnectOptions {
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
         .busy_timeout(Duration::from_secs(10))
+        // A batch insert inside the write transaction keeps a statement journal so that it can
+        // be undone alone; on disk that is a temp file created, written and unlinked per batch.
+        .pragma("temp_store", "memory")
         .disable_statement_logging()
 }
 

@@ -8,8 +8,9 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AssertSqlSafe, Row, SqliteConnection};
 use std::collections::HashMap;
+use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
@@ -83,16 +84,23 @@ struct AuditRow<'a> {
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
 const MAX_BATCH: usize = 512;
 
+/// Columns a plain insert binds, and most rows one insert statement carries (SQLite allows
+/// 32,766 parameters; one statement per row count stays in the prepared-statement cache).
+const PLAIN_COLUMNS: usize = 15;
+const ROWS_PER_STATEMENT: usize = 64;
+
 struct Writer {
     conn: SqliteConnection,
     /// An upper bound of each agent's pending proposals. Inserts raise it; it is recounted
     /// exactly (inside the write transaction) only when it reaches the limit, so the limit
     /// holds without a COUNT on every insert.
     pending_bound: HashMap<String, i64>,
+    /// The multi-row insert statements, by row count less one.
+    multi_sql: Vec<Option<Arc<str>>>,
 }
 
 pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
-    let mut w = Writer { conn, pending_bound: HashMap::new() };
+    let mut w = Writer { conn, pending_bound: HashMap::new(), multi_sql: Vec::new() };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
         w.commit_batch(batch.drain(..)).await;
@@ -115,7 +123,7 @@ impl Writer {
             return;
         }
         let mut done = Vec::new();
-        let mut deferred: Vec<(usize, Value)> = Vec::new();
+        let mut deferred: Vec<usize> = Vec::new();
         for op in ops {
             let op = match self.defer(op, &mut done, &mut deferred) {
                 None => continue,
@@ -171,7 +179,7 @@ impl Writer {
     /// Takes a plain insert (no idempotency key, no `supersedes`, under its agent's pending
     /// bound) out of the sequence: its reply is prepared now and its row written by the next
     /// [`Writer::flush`], together with the others, in one statement. Other ops are handed back.
-    fn defer(&mut self, op: Op, done: &mut Vec<Done>, deferred: &mut Vec<(usize, Value)>) -> Option<Op> {
+    fn defer(&mut self, op: Op, done: &mut Vec<Done>, deferred: &mut Vec<usize>) -> Option<Op> {
         let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none()
             && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending)));
         if !plain {
@@ -179,40 +187,60 @@ impl Writer {
         }
         let Op::Insert(rec, reply) = op else { return None };
         let p = rec.proposal;
-        let row = serde_json::json!({
-            "id": p.id, "kind": p.kind, "class": rows::class_str(p.class), "agent": p.agent,
-            "title": p.title, "summary": p.summary, "payload": p.payload.to_string(),
-            "preview": p.preview.to_string(), "base": p.base.as_ref().map(Value::to_string),
-            "session_id": p.session_id, "group_id": p.group_id, "status": p.status.as_str(),
-            "created_at": p.created_at.0, "updated_at": p.updated_at.0, "expires_at": p.expires_at.0,
-        });
         *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
-        deferred.push((done.len(), row));
+        deferred.push(done.len());
         done.push(Done::Insert(reply, Ok(Inserted::Created { proposal: p, superseded: None })));
         None
     }
 
-    /// Writes the deferred rows in one statement (each row's audit entry comes from the insert
-    /// trigger). Should that statement fail, each row is tried alone, and only the rows that
-    /// still fail answer with the error.
-    async fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<(usize, Value)>) {
-        if deferred.is_empty() {
-            return;
+    /// The statement that inserts `n` plain rows, built once per row count.
+    fn multi_insert(&mut self, n: usize) -> Arc<str> {
+        if self.multi_sql.len() < n {
+            self.multi_sql.resize(n, None);
         }
-        let rows = Value::Array(deferred.iter().map(|(_, r)| r.clone()).collect()).to_string();
-        let all = sqlx::query(
-            "INSERT INTO proposals (id, kind, class, agent, title, summary, payload, preview, base, session_id, \
-             group_id, status, created_at, updated_at, expires_at) \
-             SELECT value->>'id', value->>'kind', value->>'class', value->>'agent', value->>'title', \
-             value->>'summary', value->>'payload', value->>'preview', value->>'base', value->>'session_id', \
-             value->>'group_id', value->>'status', value->>'created_at', value->>'updated_at', value->>'expires_at' \
-             FROM json_each(?) ORDER BY key",
-        )
-        .bind(rows)
-        .execute(&mut self.conn)
-        .await;
-        if all.is_err() {
-            for (i, _) in deferred.iter() {
+        self.multi_sql[n - 1]
+            .get_or_insert_with(|| {
+                let row = format!("({})", ["?"; PLAIN_COLUMNS].join(", "));
+                format!(
+                    "INSERT INTO proposals (id, kind, class, agent, title, summary, payload, preview, base, session_id, \
+                     group_id, status, created_at, updated_at, expires_at) VALUES {}",
+                    vec![row; n].join(", ")
+                )
+                .into()
+            })
+            .clone()
+    }
+
+    /// Writes the deferred rows, up to [`ROWS_PER_STATEMENT`] per statement (each row's audit
+    /// entry comes from the insert trigger). Should a statement fail, each of its rows is tried
+    /// alone, and only the rows that still fail answer with the error.
+    async fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<usize>) {
+        for chunk in deferred.chunks(ROWS_PER_STATEMENT) {
+            let sql = self.multi_insert(chunk.len());
+            let mut q = sqlx::query(AssertSqlSafe(sql));
+            for i in chunk {
+                let Some(Done::Insert(_, Ok(Inserted::Created { proposal: p, .. }))) = done.get(*i) else { continue };
+                q = q
+                    .bind(p.id.clone())
+                    .bind(p.kind.clone())
+                    .bind(rows::class_str(p.class))
+                    .bind(p.agent.clone())
+                    .bind(p.title.clone())
+                    .bind(p.summary.clone())
+                    .bind(p.payload.to_string())
+                    .bind(p.preview.to_string())
+                    .bind(p.base.as_ref().map(Value::to_string))
+                    .bind(p.session_id.clone())
+                    .bind(p.group_id.clone())
+                    .bind(p.status.as_str())
+                    .bind(p.created_at.0)
+                    .bind(p.updated_at.0)
+                    .bind(p.expires_at.0);
+            }
+            if q.execute(&mut self.conn).await.is_ok() {
+                continue;
+            }
+            for i in chunk {
                 let Some(Done::Insert(_, res)) = done.get_mut(*i) else { continue };
                 let Ok(Inserted::Created { proposal, .. }) = &*res else { continue };
                 let p = proposal.clone();

@@ -13,17 +13,20 @@ impl Engine {
     pub async fn wait(&self, who: &Principal, id: &str, timeout: Duration) -> Result<Proposal, CoreError> {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
         let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
-        // The store reads are boxed: a wait spends nearly all its life parked on `changed`, and
-        // with 10,000 open waits the parked future's size is what the server's memory is made of.
-        let mut p = Box::pin(self.get(who, id)).await?;
         let deadline = Instant::now() + timeout;
-        while !p.settled {
+        loop {
+            // A wait spends nearly all its life parked below, and with 10,000 open waits what a
+            // parked wait holds is what the server's memory is made of: so it holds no proposal
+            // while parked (it reads it again when woken), and the read's future is boxed.
+            let p = Box::pin(self.get(who, id)).await?;
+            if p.settled {
+                return Ok(p);
+            }
+            drop(p);
             tokio::select! {
                 _ = guard.changed() => {}
-                _ = tokio::time::sleep_until(deadline) => return Ok(p),
+                _ = tokio::time::sleep_until(deadline) => return Box::pin(self.get(who, id)).await,
             }
-            p = Box::pin(self.get(who, id)).await?;
         }
-        Ok(p)
     }
 }
