@@ -3,7 +3,7 @@
 //! keyed by id, so that a decision wakes exactly its waiters, not every open wait.
 
 use crate::error::CoreError;
-use crate::proposal::ProposalSummary;
+use crate::proposal::{Proposal, ProposalSummary};
 use crate::status::Status;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -49,7 +49,8 @@ impl Event {
 }
 
 struct Slot {
-    tx: watch::Sender<u64>,
+    /// The proposal as its latest change left it.
+    tx: watch::Sender<Option<Arc<Proposal>>>,
     count: usize,
 }
 
@@ -70,7 +71,7 @@ pub struct WaitGuard {
     waiters: Waiters,
     id: String,
     agent: Option<String>,
-    rx: watch::Receiver<u64>,
+    rx: watch::Receiver<Option<Arc<Proposal>>>,
 }
 
 impl Waiters {
@@ -94,17 +95,17 @@ impl Waiters {
             }
             *n += 1;
         }
-        let slot = inner.slots.entry(id.to_string()).or_insert_with(|| Slot { tx: watch::channel(0).0, count: 0 });
+        let slot = inner.slots.entry(id.to_string()).or_insert_with(|| Slot { tx: watch::channel(None).0, count: 0 });
         slot.count += 1;
         let rx = slot.tx.subscribe();
         Ok(WaitGuard { waiters: self.clone(), id: id.to_string(), agent: agent.map(str::to_string), rx })
     }
 
-    /// Wakes every wait on `id`.
-    pub fn notify(&self, id: &str) {
+    /// Wakes every wait on `p`, handing them the proposal as the change left it.
+    pub fn notify(&self, p: &Proposal) {
         let inner = self.lock();
-        if let Some(slot) = inner.slots.get(id) {
-            slot.tx.send_modify(|v| *v = v.wrapping_add(1));
+        if let Some(slot) = inner.slots.get(&p.id) {
+            slot.tx.send_replace(Some(Arc::new(p.clone())));
         }
     }
 
@@ -115,12 +116,14 @@ impl Waiters {
 }
 
 impl WaitGuard {
-    /// Resolves when the proposal was notified since registration (or the last call).
-    pub async fn changed(&mut self) {
+    /// Resolves when the proposal was notified since registration (or the last call), with
+    /// the proposal as that change left it.
+    pub async fn changed(&mut self) -> Option<Arc<Proposal>> {
         if self.rx.changed().await.is_err() {
             // The slot lives as long as this guard, so the sender cannot be gone; never spin.
             std::future::pending::<()>().await;
         }
+        self.rx.borrow_and_update().clone()
     }
 }
 
@@ -170,14 +173,47 @@ impl EventBus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::KindClass;
+    use crate::time::Timestamp;
     use std::time::Duration;
+
+    fn proposal(id: &str, status: Status) -> Proposal {
+        let mut p = Proposal {
+            id: id.into(),
+            kind: "tool.call".into(),
+            agent: "a".into(),
+            title: None,
+            summary: None,
+            payload: serde_json::json!({"tool": "t", "input": {}}),
+            preview: serde_json::json!({}),
+            base: None,
+            session_id: None,
+            group_id: None,
+            supersedes: None,
+            status,
+            settled: false,
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+            expires_at: Timestamp(1),
+            decision: None,
+            approved_payload: None,
+            result: None,
+            error: None,
+            class: KindClass::DecisionOnly,
+        };
+        p.refresh_derived();
+        p
+    }
 
     #[tokio::test]
     async fn notify_wakes_registered_waiter_and_cleans_up() {
         let w = Waiters::default();
         let mut g = w.register("p1", Some("a"), 2).map_err(|e| e.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        w.notify("p1");
-        tokio::time::timeout(Duration::from_secs(1), g.changed()).await.unwrap_or_else(|_| panic!("not woken"));
+        w.notify(&proposal("p1", Status::Rejected));
+        let got =
+            tokio::time::timeout(Duration::from_secs(1), g.changed()).await.unwrap_or_else(|_| panic!("not woken"));
+        let got = got.unwrap_or_else(|| panic!("the change carries the proposal"));
+        assert_eq!((got.id.as_str(), got.status, got.settled), ("p1", Status::Rejected, true));
         assert_eq!(w.open(), 1);
         drop(g);
         assert_eq!(w.open(), 0);
@@ -188,7 +224,7 @@ mod tests {
     async fn a_notify_for_another_id_does_not_wake() {
         let w = Waiters::default();
         let mut g = w.register("p1", None, 1).unwrap_or_else(|e| panic!("{e}"));
-        w.notify("p2");
+        w.notify(&proposal("p2", Status::Approved));
         assert!(tokio::time::timeout(Duration::from_millis(50), g.changed()).await.is_err());
     }
 

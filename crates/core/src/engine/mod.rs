@@ -282,13 +282,12 @@ impl Engine {
         self.reload_agents().await
     }
 
-    /// Publishes the outcome of transitions and wakes their waiters.
     /// Publishes the outcome of transitions, wakes their waiters, and starts carrying out
     /// the writes that were just approved.
     pub(crate) fn announce(&self, from: &[crate::status::Status], done: &[Transitioned]) {
         for (from, t) in from.iter().zip(done) {
             if let Transitioned::Done(p) = t {
-                self.inner.waiters.notify(&p.id);
+                self.inner.waiters.notify(p);
                 self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
                 if p.status == crate::status::Status::Approved && p.class == crate::status::KindClass::Applied {
                     self.spawn_apply(p.id.clone());

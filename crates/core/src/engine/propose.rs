@@ -137,7 +137,7 @@ impl Engine {
             Inserted::Existing(p) => Ok(Proposed { proposal: p, created: false }),
             Inserted::Created { proposal, superseded } => {
                 if let Some(old) = superseded {
-                    self.inner.waiters.notify(&old.id);
+                    self.inner.waiters.notify(&old);
                     self.inner.bus.publish(Event::Updated { proposal: old.summary_view(), from: Status::Pending });
                 }
                 self.inner.bus.publish(Event::Created { proposal: proposal.summary_view() });

@@ -5,6 +5,7 @@
 use super::{Engine, Principal};
 use crate::error::CoreError;
 use crate::proposal::Proposal;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -14,19 +15,26 @@ impl Engine {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
         let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
         let deadline = Instant::now() + timeout;
+        // A wait spends nearly all its life parked below, and with 10,000 open waits what a
+        // parked wait holds is what the server's memory is made of: so it holds no proposal
+        // while parked, and the store read's future is boxed.
+        let mut p = Box::pin(self.get(who, id)).await?;
         loop {
-            // A wait spends nearly all its life parked below, and with 10,000 open waits what a
-            // parked wait holds is what the server's memory is made of: so it holds no proposal
-            // while parked (it reads it again when woken), and the read's future is boxed.
-            let p = Box::pin(self.get(who, id)).await?;
             if p.settled {
                 return Ok(p);
             }
             drop(p);
-            tokio::select! {
-                _ = guard.changed() => {}
+            let snapshot = tokio::select! {
+                s = guard.changed() => s,
                 _ = tokio::time::sleep_until(deadline) => return Box::pin(self.get(who, id)).await,
-            }
+            };
+            // The change hands over the proposal as it committed it: a settled one is the
+            // answer without another read. Anything else is read again, since changes of one
+            // proposal made by different tasks may be announced out of order.
+            p = match snapshot {
+                Some(s) if s.settled => Arc::unwrap_or_clone(s),
+                _ => Box::pin(self.get(who, id)).await?,
+            };
         }
     }
 }
