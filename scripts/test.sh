@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
 echo "== front end"
 build_ui
-(cd ui && npm test && npm run test:layout)
+(cd ui && npm run check && npm test && npm run test:layout)
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy
 
 ensure_tauri_driver

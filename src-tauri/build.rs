@@ -16,6 +16,7 @@ fn main() {
         "remove_credential",
         "app_info",
         "ui_ready",
+        "pending_count",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),

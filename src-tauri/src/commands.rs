@@ -164,11 +164,19 @@ pub async fn app_info(d: State<'_, Desktop>) -> Res<Value> {
     Ok(info)
 }
 
-/// The front end's first inbox page is on screen: logged once, for the launch benchmark.
+/// How many proposals are pending.
 #[tauri::command]
-pub async fn ui_ready(d: State<'_, Desktop>) -> Res<()> {
+pub async fn pending_count(d: State<'_, Desktop>) -> Res<u64> {
+    Ok(d.engine.pending_count().await?)
+}
+
+/// The front end's first inbox page is on screen, `first_page_ms` after it asked for it:
+/// logged once, for the launch benchmark.
+#[tauri::command]
+pub async fn ui_ready(d: State<'_, Desktop>, first_page_ms: Option<f64>) -> Res<()> {
     if !d.ready.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        tracing::info!(ms = d.started.elapsed().as_millis() as u64, "inbox rendered");
+        let first_page_ms = first_page_ms.filter(|m| m.is_finite() && *m >= 0.0).unwrap_or(0.0);
+        tracing::info!(ms = d.started.elapsed().as_millis() as u64, first_page_ms, "inbox rendered");
     }
     Ok(())
 }

@@ -117,9 +117,12 @@ pub fn run() {
             commands::remove_credential,
             commands::app_info,
             commands::ui_ready,
+            commands::pending_count,
         ])
         .setup(move |app| {
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
             tray::install(app.handle())?;
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
             let host = std::sync::Arc::new(WindowHost(app.handle().clone()));
             let for_notes = engine.clone();
             tauri::async_runtime::spawn(async move {
@@ -155,6 +158,9 @@ pub fn run() {
                 }
             });
             Ok(())
+        })
+        .on_page_load(move |_, payload| {
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, event = ?payload.event(), "page load");
         })
         .on_window_event(|window, event| {
             // Closing the window keeps Assent running in the tray: agents may still propose.

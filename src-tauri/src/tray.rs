@@ -1,7 +1,6 @@
 //! The tray icon: the pending count at a glance, and Open / Quit.
 
-use assent_core::store::ListQuery;
-use assent_core::{Engine, Principal, Status};
+use assent_core::Engine;
 use tauri::menu::{Menu, MenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Manager, Runtime};
@@ -36,14 +35,9 @@ pub fn install<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     Ok(())
 }
 
-/// Pending proposals, counted up to 1000.
-pub async fn pending(engine: &Engine) -> usize {
-    let q = ListQuery { status: Some(Status::Pending), limit: 500, ..Default::default() };
-    match engine.list(&Principal::Owner, q, None).await {
-        Ok(p) if p.next_cursor.is_some() => 500,
-        Ok(p) => p.items.len(),
-        Err(_) => 0,
-    }
+/// Pending proposals.
+pub async fn pending(engine: &Engine) -> u64 {
+    engine.pending_count().await.unwrap_or(0)
 }
 
 /// Updates the tray's tooltip and title with the pending count.

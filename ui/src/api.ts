@@ -2,6 +2,8 @@
 // backend when the page runs in a plain browser (tests, layout checks, screenshots).
 // Decisions never go through the agent API.
 
+import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 import type { AgentInfo } from "./bindings/AgentInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { BatchResult } from "./bindings/BatchResult";
@@ -58,8 +60,11 @@ export interface Backend {
   addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
   removeCredential(name: string): Promise<void>;
   info(): Promise<AppInfo>;
-  /** Tells the host the first inbox page is on screen (the launch benchmark reads it). */
-  rendered(): Promise<void>;
+  /** How many proposals are pending (every agent's). */
+  pendingCount(): Promise<number>;
+  /** Tells the host the first inbox page is on screen, and how long it took from asking for
+   * it (the launch benchmark reads it). */
+  rendered(firstPageMs: number): Promise<void>;
   onChange(f: (c: Change) => void): Promise<() => void>;
   onOpen(f: (id: string) => void): Promise<() => void>;
 }
@@ -80,8 +85,6 @@ export function inTauri(): boolean {
 }
 
 export async function tauriBackend(): Promise<Backend> {
-  const { invoke } = await import("@tauri-apps/api/core");
-  const { listen } = await import("@tauri-apps/api/event");
   return {
     list: (p) => invoke("list_proposals", { ...p, status: p.status || null }),
     get: (id) => invoke("get_proposal", { id }),
@@ -96,7 +99,8 @@ export async function tauriBackend(): Promise<Backend> {
     addCredential: (name, scheme, hosts, secret) => invoke("add_credential", { name, scheme, hosts, secret }),
     removeCredential: (name) => invoke("remove_credential", { name }),
     info: () => invoke("app_info"),
-    rendered: () => invoke("ui_ready"),
+    pendingCount: () => invoke("pending_count"),
+    rendered: (firstPageMs) => invoke("ui_ready", { firstPageMs }),
     onChange: (f) => listen<Change>("assent://event", (e) => f(e.payload)),
     onOpen: (f) => listen<{ id: string }>("assent://open", (e) => f(e.payload.id)),
   };

@@ -1,6 +1,7 @@
 // An in-memory backend with the same semantics as the real one, for tests, layout checks and
 // screenshots in a plain browser. Seeded from real API output (fixtures/).
 
+import type { Scheme } from "./bindings/Scheme";
 import type { Backend, Change, Detail, ListParams, Outcome } from "./api";
 import type { AgentInfo } from "./bindings/AgentInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
@@ -57,7 +58,7 @@ export class MockBackend implements Backend {
       this.add(p);
     });
     this.agentList.push({ name: "release-bot", created_at: iso(now - 86_400_000), revoked_at: null });
-    this.creds.push({ name: "github", scheme: "bearer", origins: ["https://api.github.com:443"], created_at: iso(now - 7200_000) });
+    this.creds.push({ name: "github", scheme: { type: "bearer" }, origins: ["https://api.github.com:443"], created_at: iso(now - 7200_000) });
     for (let i = 0; i < (opts.seed ?? 0); i++) {
       const p = structuredClone(tc) as unknown as Proposal;
       p.id = `p_seed${i.toString().padStart(6, "0")}`;
@@ -190,7 +191,8 @@ export class MockBackend implements Backend {
   async addCredential(name: string, scheme: string, hosts: string[], secret: string) {
     this.calls.push({ name: "addCredential", args: [name, scheme, hosts, secret.length] });
     if (!secret) throw { code: "invalid_field", message: "the secret is empty" };
-    const meta = { name, scheme: scheme as never, origins: hosts.map((h) => (h.includes("://") ? h : `https://${h}:443`)), created_at: iso(Date.now()) };
+    const parsed: Scheme = scheme.startsWith("header:") ? { type: "header", header: scheme.slice(7) } : scheme === "basic" ? { type: "basic" } : { type: "bearer" };
+    const meta = { name, scheme: parsed, origins: hosts.map((h) => (h.includes("://") ? h : `https://${h}:443`)), created_at: iso(Date.now()) };
     this.creds.push(meta);
     return meta;
   }
@@ -208,7 +210,10 @@ export class MockBackend implements Backend {
       limits: { default_expires_in: 86400, max_pending_per_agent: 1000, max_waits_per_agent: 256 },
     };
   }
-  async rendered() {}
+  async pendingCount() {
+    return this.proposals.filter((p) => p.status === "pending").length;
+  }
+  async rendered(_firstPageMs: number) {}
   async onChange(f: (c: Change) => void) {
     this.listeners.push(f);
     return () => {

@@ -30,7 +30,7 @@ fn body(i: usize) -> Value {
 
 /// `n` proposals from `tokens.len()` concurrent agents (each its own connection); the
 /// latencies, sorted, and the wall time.
-async fn blast(base: &str, tokens: &[String], n: usize, offset: usize) -> Result<(Vec<Duration>, Duration)> {
+pub async fn blast(base: &str, tokens: &[String], n: usize, offset: usize) -> Result<(Vec<Duration>, Duration)> {
     let per = n.div_ceil(tokens.len());
     let start = Instant::now();
     let mut tasks = Vec::new();

@@ -110,6 +110,9 @@ pub trait Store: Send + Sync + 'static {
     async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError>;
     /// A page of proposals with their positions, newest first.
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError>;
+
+    /// How many proposals are pending (all agents).
+    async fn count_pending(&self) -> Result<u64, CoreError>;
     /// Every proposal of a group (any status), oldest first.
     async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError>;
     /// Ids of pending proposals whose `expires_at` is at or before `now`.

@@ -104,6 +104,15 @@ impl Store for SqliteStore {
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 
+    async fn count_pending(&self) -> Result<u64, CoreError> {
+        // Counted on the (status, seq) index alone.
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE status = 'pending'")
+            .fetch_one(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(n.max(0) as u64)
+    }
+
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError> {
         let rows = sqlx::query(concat!(
             "SELECT ",

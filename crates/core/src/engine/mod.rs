@@ -214,6 +214,11 @@ impl Engine {
         }
     }
 
+    /// How many proposals are pending, of every agent (the owner's inbox badge and tray).
+    pub async fn pending_count(&self) -> Result<u64, CoreError> {
+        self.inner.store.count_pending().await
+    }
+
     /// A page of proposals, newest first; agents see only their own.
     pub async fn list(&self, who: &Principal, mut q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
         if let Some(a) = who.agent() {
