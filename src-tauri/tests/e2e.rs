@@ -141,6 +141,18 @@ impl Driver {
             .unwrap_or_default()
             .to_string()
     }
+    /// Waits until the element's text is `want` (the app updates after its own round trip,
+    /// which may end after the agent has already heard the decision); the last text seen.
+    async fn text_becomes(&self, css: &str, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let t = self.text(css).await;
+            if t == want || Instant::now() > deadline {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     async fn type_into(&self, css: &str, text: &str) {
         let e = self.wait_for(css).await;
         self.call(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
@@ -257,7 +269,7 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
     assert_eq!(done["status"], "rejected", "{done}");
     assert_eq!(done["decision"]["reason"], "not on a Friday");
-    assert_eq!(d.text("[data-testid=\"status-badge\"]").await, "rejected");
+    assert_eq!(d.text_becomes("[data-testid=\"status-badge\"]", "rejected").await, "rejected");
 
     // A few more for the inbox picture, then the credentials page.
     for (t, c) in [("Run the test suite", "cargo test"), ("Tag the release", "git tag v0.2.0")] {
