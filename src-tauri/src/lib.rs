@@ -60,6 +60,20 @@ pub fn show_main<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
     }
 }
 
+/// Proposals in the inbox's first page (the front end asks for as many).
+const FIRST_PAGE: u32 = 100;
+
+/// Puts the first page of the inbox in the main window as `window.__ASSENT_FIRST_PAGE__`
+/// before its scripts run. The front end renders it at once and then asks for a fresh page,
+/// so nothing that changed meanwhile is missed.
+fn first_page_plugin<R: tauri::Runtime>(page: Option<String>) -> tauri::plugin::TauriPlugin<R> {
+    let builder = tauri::plugin::Builder::new("first-page");
+    match page {
+        Some(json) => builder.js_init_script(format!("window.__ASSENT_FIRST_PAGE__ = {json};")).build(),
+        None => builder.build(),
+    }
+}
+
 /// Runs the app until the person quits it from the tray.
 pub fn run() {
     let started = std::time::Instant::now();
@@ -95,12 +109,22 @@ pub fn run() {
         },
     });
     let engine = running.engine.clone();
+    // The inbox's first page goes to the window with its document, so the first paint needs no
+    // round trip through IPC (WebKit answers the first few slowly while it lays the page out).
+    let first_page = tauri::async_runtime::block_on(engine.list(
+        &assent_core::Principal::Owner,
+        assent_core::store::ListQuery { limit: FIRST_PAGE, ..Default::default() },
+        None,
+    ))
+    .ok()
+    .and_then(|p| serde_json::to_string(&p).ok());
     let mut running = Some(running);
     let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
     let notes = notifications.clone();
 
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
+        .plugin(first_page_plugin(first_page))
         .manage(Desktop { engine: engine.clone(), info, notifications, started, ready: false.into() })
         .invoke_handler(tauri::generate_handler![
             commands::list_proposals,

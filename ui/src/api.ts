@@ -60,6 +60,8 @@ export interface Backend {
   addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
   removeCredential(name: string): Promise<void>;
   info(): Promise<AppInfo>;
+  /** The inbox's first page, if the host handed it over with the document (once). */
+  firstPage(): Page | null;
   /** How many proposals are pending (every agent's). */
   pendingCount(): Promise<number>;
   /** Tells the host the first inbox page is on screen, and how long it took from asking for
@@ -100,6 +102,12 @@ export async function tauriBackend(): Promise<Backend> {
     removeCredential: (name) => invoke("remove_credential", { name }),
     info: () => invoke("app_info"),
     pendingCount: () => invoke("pending_count"),
+    firstPage: () => {
+      const w = window as unknown as { __ASSENT_FIRST_PAGE__?: Page };
+      const page = w.__ASSENT_FIRST_PAGE__ ?? null;
+      delete w.__ASSENT_FIRST_PAGE__;
+      return page;
+    },
     rendered: (firstPageMs) => invoke("ui_ready", { firstPageMs }),
     onChange: (f) => listen<Change>("assent://event", (e) => f(e.payload)),
     onOpen: (f) => listen<{ id: string }>("assent://open", (e) => f(e.payload.id)),

@@ -210,6 +210,9 @@ export class MockBackend implements Backend {
       limits: { default_expires_in: 86400, max_pending_per_agent: 1000, max_waits_per_agent: 256 },
     };
   }
+  firstPage() {
+    return null;
+  }
   async pendingCount() {
     return this.proposals.filter((p) => p.status === "pending").length;
   }
