@@ -1,6 +1,5 @@
 //! The tray icon: the pending count at a glance, and Open / Quit.
 
-use assent_core::Engine;
 use tauri::menu::{Menu, MenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Manager, Runtime};
@@ -35,15 +34,10 @@ pub fn install<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     Ok(())
 }
 
-/// Pending proposals.
-pub async fn pending(engine: &Engine) -> u64 {
-    engine.pending_count().await.unwrap_or(0)
-}
-
 /// Updates the tray's tooltip and title with the pending count.
 pub async fn refresh<R: Runtime>(app: &AppHandle<R>) {
     let Some(d) = app.try_state::<crate::Desktop>() else { return };
-    let n = pending(&d.engine).await;
+    let n = d.engine.pending_count().await.unwrap_or(0);
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         let text = match n {
             0 => "Assent: nothing pending".to_string(),

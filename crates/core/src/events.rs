@@ -103,9 +103,14 @@ impl Waiters {
 
     /// Wakes every wait on `p`, handing them the proposal as the change left it.
     pub fn notify(&self, p: &Proposal) {
-        let inner = self.lock();
-        if let Some(slot) = inner.slots.get(&p.id) {
-            slot.tx.send_replace(Some(Arc::new(p.clone())));
+        // Most changes have nobody waiting; the copy for those that do is made outside the
+        // lock that every wait's start and end takes.
+        if !self.lock().slots.contains_key(&p.id) {
+            return;
+        }
+        let snapshot = Some(Arc::new(p.clone()));
+        if let Some(slot) = self.lock().slots.get(&p.id) {
+            slot.tx.send_replace(snapshot);
         }
     }
 

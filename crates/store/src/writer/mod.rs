@@ -1,5 +1,8 @@
 //! The single writer with group commit. See the crate docs for why.
 
+mod admin;
+mod plain;
+
 use crate::{db_err, rows};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
@@ -8,7 +11,7 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
-use sqlx::{AssertSqlSafe, Row, SqliteConnection};
+use sqlx::{Row, SqliteConnection};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -83,11 +86,6 @@ struct AuditRow<'a> {
 
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
 const MAX_BATCH: usize = 512;
-
-/// Columns a plain insert binds, and most rows one insert statement carries (SQLite allows
-/// 32,766 parameters; one statement per row count stays in the prepared-statement cache).
-const PLAIN_COLUMNS: usize = 15;
-const ROWS_PER_STATEMENT: usize = 64;
 
 struct Writer {
     conn: SqliteConnection,
@@ -176,85 +174,6 @@ impl Writer {
         }
     }
 
-    /// Takes a plain insert (no idempotency key, no `supersedes`, under its agent's pending
-    /// bound) out of the sequence: its reply is prepared now and its row written by the next
-    /// [`Writer::flush`], together with the others, in one statement. Other ops are handed back.
-    fn defer(&mut self, op: Op, done: &mut Vec<Done>, deferred: &mut Vec<usize>) -> Option<Op> {
-        let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none()
-            && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending)));
-        if !plain {
-            return Some(op);
-        }
-        let Op::Insert(rec, reply) = op else { return None };
-        let p = rec.proposal;
-        *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
-        deferred.push(done.len());
-        done.push(Done::Insert(reply, Ok(Inserted::Created { proposal: p, superseded: None })));
-        None
-    }
-
-    /// The statement that inserts `n` plain rows, built once per row count.
-    fn multi_insert(&mut self, n: usize) -> Arc<str> {
-        if self.multi_sql.len() < n {
-            self.multi_sql.resize(n, None);
-        }
-        self.multi_sql[n - 1]
-            .get_or_insert_with(|| {
-                let row = format!("({})", ["?"; PLAIN_COLUMNS].join(", "));
-                format!(
-                    "INSERT INTO proposals (id, kind, class, agent, title, summary, payload, preview, base, session_id, \
-                     group_id, status, created_at, updated_at, expires_at) VALUES {}",
-                    vec![row; n].join(", ")
-                )
-                .into()
-            })
-            .clone()
-    }
-
-    /// Writes the deferred rows, up to [`ROWS_PER_STATEMENT`] per statement (each row's audit
-    /// entry comes from the insert trigger). Should a statement fail, each of its rows is tried
-    /// alone, and only the rows that still fail answer with the error.
-    async fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<usize>) {
-        for chunk in deferred.chunks(ROWS_PER_STATEMENT) {
-            let sql = self.multi_insert(chunk.len());
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            for i in chunk {
-                let Some(Done::Insert(_, Ok(Inserted::Created { proposal: p, .. }))) = done.get(*i) else { continue };
-                q = q
-                    .bind(p.id.clone())
-                    .bind(p.kind.clone())
-                    .bind(rows::class_str(p.class))
-                    .bind(p.agent.clone())
-                    .bind(p.title.clone())
-                    .bind(p.summary.clone())
-                    .bind(p.payload.to_string())
-                    .bind(p.preview.to_string())
-                    .bind(p.base.as_ref().map(Value::to_string))
-                    .bind(p.session_id.clone())
-                    .bind(p.group_id.clone())
-                    .bind(p.status.as_str())
-                    .bind(p.created_at.0)
-                    .bind(p.updated_at.0)
-                    .bind(p.expires_at.0);
-            }
-            if q.execute(&mut self.conn).await.is_ok() {
-                continue;
-            }
-            for i in chunk {
-                let Some(Done::Insert(_, res)) = done.get_mut(*i) else { continue };
-                let Ok(Inserted::Created { proposal, .. }) = &*res else { continue };
-                let p = proposal.clone();
-                if let Err(e) = self.insert_row(&p, None, None).await {
-                    if let Some(n) = self.pending_bound.get_mut(&p.agent) {
-                        *n -= 1;
-                    }
-                    *res = Err(e);
-                }
-            }
-        }
-        deferred.clear();
-    }
-
     fn refuse(&self, op: Op, e: &StoreError) {
         let err = || CoreError::Store(StoreError::Database(e.to_string()));
         match op {
@@ -298,34 +217,6 @@ impl Writer {
         }
     }
 
-    /// Runs a statement that changes at most one row; true if it changed one.
-    async fn changed_one(
-        &mut self,
-        q: sqlx::query::Query<'_, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    ) -> Result<bool, CoreError> {
-        q.execute(&mut self.conn).await.map(|r| r.rows_affected() == 1).map_err(|e| CoreError::Store(db_err(e)))
-    }
-
-    async fn add_credential(&mut self, meta: &CredentialMeta) -> Result<(), CoreError> {
-        let exists: Option<String> = sqlx::query_scalar("SELECT name FROM credentials WHERE name = ?")
-            .bind(&meta.name)
-            .fetch_optional(&mut self.conn)
-            .await
-            .map_err(db_err)?;
-        if exists.is_some() {
-            return Err(CoreError::Conflict(format!("a credential named `{}` already exists", meta.name)));
-        }
-        sqlx::query("INSERT INTO credentials (name, scheme, origins, created_at) VALUES (?, ?, ?, ?)")
-            .bind(&meta.name)
-            .bind(serde_json::to_string(&meta.scheme).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-            .bind(serde_json::to_string(&meta.origins).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-            .bind(meta.created_at.0)
-            .execute(&mut self.conn)
-            .await
-            .map_err(db_err)?;
-        Ok(())
-    }
-
     async fn fetch(&mut self, id: &str) -> Result<Option<Proposal>, CoreError> {
         let row = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?"))
             .bind(id)
@@ -355,32 +246,18 @@ impl Writer {
 
     /// Inserts one proposal row (its first audit row comes from the insert trigger).
     async fn insert_row(&mut self, p: &Proposal, key: Option<&str>, hash: Option<&str>) -> Result<(), CoreError> {
-        sqlx::query(
-            "INSERT INTO proposals (id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
-             supersedes, status, created_at, updated_at, expires_at, decision, result, error, idempotency_key, request_sha256) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
-        )
-        .bind(&p.id)
-        .bind(&p.kind)
-        .bind(rows::class_str(p.class))
-        .bind(&p.agent)
-        .bind(&p.title)
-        .bind(&p.summary)
-        .bind(p.payload.to_string())
-        .bind(p.preview.to_string())
-        .bind(p.base.as_ref().map(Value::to_string))
-        .bind(&p.session_id)
-        .bind(&p.group_id)
-        .bind(&p.supersedes)
-        .bind(p.status.as_str())
-        .bind(p.created_at.0)
-        .bind(p.updated_at.0)
-        .bind(p.expires_at.0)
-        .bind(key)
-        .bind(hash)
-        .execute(&mut self.conn)
-        .await
-        .map_err(db_err)?;
+        let sql = concat!(
+            "INSERT INTO proposals (",
+            plain::ROW_COLUMNS!(),
+            ", supersedes, idempotency_key, request_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        );
+        plain::bind_row(sqlx::query(sql), p)
+            .bind(p.supersedes.clone())
+            .bind(key)
+            .bind(hash)
+            .execute(&mut self.conn)
+            .await
+            .map_err(db_err)?;
         Ok(())
     }
 
@@ -534,61 +411,6 @@ impl Writer {
             return Err(CoreError::InvalidState { message: conflict_message(&ts, &out) });
         }
         Ok(out)
-    }
-
-    async fn add_agent(&mut self, name: &str, hash: &[u8; 32], at: Timestamp) -> Result<(), CoreError> {
-        let active: Option<Option<i64>> = sqlx::query_scalar("SELECT revoked_at FROM agents WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&mut self.conn)
-            .await
-            .map_err(db_err)?;
-        match active {
-            Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
-            Some(Some(_)) => {
-                sqlx::query("UPDATE agents SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?")
-                    .bind(&hash[..])
-                    .bind(at.0)
-                    .bind(name)
-                    .execute(&mut self.conn)
-                    .await
-                    .map_err(db_err)?;
-                Ok(())
-            }
-            None => {
-                sqlx::query("INSERT INTO agents (name, token_hash, created_at) VALUES (?, ?, ?)")
-                    .bind(name)
-                    .bind(&hash[..])
-                    .bind(at.0)
-                    .execute(&mut self.conn)
-                    .await
-                    .map_err(db_err)?;
-                Ok(())
-            }
-        }
-    }
-
-    async fn set_agent_token(&mut self, name: &str, hash: &[u8; 32], at: Timestamp) -> Result<bool, CoreError> {
-        let state: Option<Option<i64>> = sqlx::query_scalar("SELECT revoked_at FROM agents WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&mut self.conn)
-            .await
-            .map_err(db_err)?;
-        match state {
-            Some(Some(_)) => Ok(false),
-            Some(None) => {
-                sqlx::query("UPDATE agents SET token_hash = ? WHERE name = ?")
-                    .bind(&hash[..])
-                    .bind(name)
-                    .execute(&mut self.conn)
-                    .await
-                    .map_err(db_err)?;
-                Ok(true)
-            }
-            None => {
-                self.add_agent(name, hash, at).await?;
-                Ok(true)
-            }
-        }
     }
 }
 
