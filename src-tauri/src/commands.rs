@@ -101,11 +101,12 @@ pub async fn decide_batch(d: State<'_, Desktop>, items: Vec<BatchItem>) -> Res<B
 pub async fn decide_group(
     d: State<'_, Desktop>,
     group_id: String,
+    agent: Option<String>,
     outcome: Outcome,
     reason: Option<String>,
     feedback: Option<String>,
 ) -> Res<BatchResult> {
-    Ok(d.engine.decide_group(&actor(), GroupDecision { group_id, outcome, reason, feedback }).await?)
+    Ok(d.engine.decide_group(&actor(), GroupDecision { group_id, agent, outcome, reason, feedback }).await?)
 }
 
 /// A failed write proposed again.

@@ -27,6 +27,10 @@ async fn write_is_previewed_then_applied_atomically_keeping_permissions() {
     }
     let (st, p) = write(&s, &target, "one\nTWO\nthree\nfour\u{202E}\n").await;
     assert_eq!(st, StatusCode::CREATED, "{p}");
+    // The agent gets the figures; the person gets the diff.
+    assert_eq!(p["preview"]["stats"], json!({"added": 2, "removed": 1}));
+    assert!(p["preview"]["hunks"].is_null(), "{p}");
+    let p = s.get(p["id"].as_str().unwrap(), &s.owner).await.1;
     let pv = &p["preview"];
     assert_eq!(pv["type"], "file.write");
     assert_eq!(pv["exists"], true);
@@ -226,5 +230,6 @@ async fn delete_is_destructive_previewed_and_stale_checked() {
     std::fs::write(&bin, [0u8, 159, 146, 150, 0, 1]).unwrap();
     let (_, p) = write(&s, &bin, "text now\n").await;
     assert_eq!(p["preview"]["binary_current"], true);
+    let p = s.get(p["id"].as_str().unwrap(), &s.owner).await.1;
     assert!(p["preview"]["summary"].as_str().unwrap().contains("binary"));
 }

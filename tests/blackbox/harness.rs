@@ -328,7 +328,25 @@ impl Recorder {
                     headers: hs,
                     body,
                 });
+                let secret = auth.strip_prefix("Bearer ").unwrap_or("").to_string();
                 match uri.path() {
+                    // The secret echoed back as servers do: escaped for JSON, HTML and URLs.
+                    "/echo-encoded" => {
+                        let json = serde_json::to_string(&secret).unwrap();
+                        let html = secret.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+                        let url: String = secret
+                            .bytes()
+                            .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+                            .collect();
+                        let slashed = json.replace('/', "\\/");
+                        let body = format!("{{\"json\": {json}, \"php\": {slashed}, \"html\": \"{html}\", \"next\": \"/cb?token={url}\"}}");
+                        (S::OK, [("x-request-id", "r-4")], body).into_response_parts()
+                    }
+                    // The secret right where the stored body is cut (64 KiB).
+                    "/echo-cut" => {
+                        let body = format!("{}{secret}{secret}", "x".repeat(64 * 1024 - 10));
+                        (S::OK, [("x-request-id", "r-5")], body).into_response_parts()
+                    }
                     "/echo-auth" => (S::OK, [("x-request-id", "r-1")], format!("{{\"you_sent\": \"{auth}\"}}"))
                         .into_response_parts(),
                     "/redirect" => (S::FOUND, [("location", "/stolen")], String::new()).into_response_parts(),

@@ -179,3 +179,94 @@ async fn credential_metadata_is_validated() {
     assert_eq!(rec.seen()[0].header("x-api-key"), Some("k-123456"));
     assert_eq!(rec.seen()[0].header("authorization"), None);
 }
+
+/// A secret full of the characters encoders change.
+const AWKWARD: &str = "q\"u/o+t=e\\s&3<cr>et==";
+
+#[tokio::test]
+async fn an_echoed_secret_is_redacted_in_every_common_encoding_and_at_the_cut() {
+    let rec = Recorder::start().await;
+    let bus = private_bus_with_keyring();
+    let mut s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)]).await;
+    let out = cli_with_stdin(s.home(), &s.env, &["credential", "add", "odd", "--host", &rec.url], AWKWARD);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for path in ["/echo-encoded", "/echo-cut", "/echo-auth"] {
+        let (_, p) =
+            propose(&s, json!({"method": "GET", "url": format!("{}{path}", rec.url), "credential": "odd"})).await;
+        let done = approve_and_settle(&s, p["id"].as_str().unwrap()).await;
+        assert_eq!(done["status"], "applied", "{done}");
+        let body = done["result"]["body"].as_str().unwrap();
+        assert!(body.contains("[REDACTED]"), "{path}: {body}");
+        // No run of 8 characters of the secret, in any of the encodings the server used.
+        let json = serde_json::to_string(AWKWARD).unwrap();
+        let json = &json[1..json.len() - 1];
+        for form in [AWKWARD, json] {
+            let chars: Vec<char> = form.chars().collect();
+            for w in chars.windows(8) {
+                let piece: String = w.iter().collect();
+                assert!(!body.contains(&piece), "{path}: `{piece}` survived in {body}");
+            }
+        }
+        assert!(!body.contains("s%263%3Ccr%3Eet"), "{path}: the URL-encoded form survived: {body}");
+        assert!(!body.contains("s&amp;3&lt;cr"), "{path}: the HTML form survived: {body}");
+    }
+    s.stop();
+    let db = std::fs::read(s.home().join("assent.db")).unwrap_or_default();
+    let wal = std::fs::read(s.home().join("assent.db-wal")).unwrap_or_default();
+    let stored = String::from_utf8_lossy(&[db, wal].concat()).to_string();
+    assert!(!stored.contains("s&3<cr>et"), "the secret reached the database");
+}
+
+#[tokio::test]
+async fn a_credential_is_sent_only_where_it_is_allowed_when_the_request_is_sent() {
+    let (a, b) = (Recorder::start().await, Recorder::start().await);
+    let (_bus, s) = server_with_credential(&a).await;
+    let (st, p) = propose(&s, json!({"method": "POST", "url": format!("{}/deploy", a.url), "credential": "api"})).await;
+    assert_eq!(st, StatusCode::CREATED, "{p}");
+    let id = p["id"].as_str().unwrap().to_string();
+    // The person sees where the credential may go.
+    let (_, full) = s.get(&id, &s.owner).await;
+    assert!(full["preview"]["credential_origins"].to_string().contains(&a.url.replace("http://", "")), "{full}");
+    assert!(stdout(&s.cli(&["show", &id])).contains("may be sent only to"));
+
+    // The credential is removed and a new secret of the same name is allowed only for B.
+    assert!(s.cli(&["credential", "remove", "api"]).status.success());
+    let out = cli_with_stdin(s.home(), &s.env, &["credential", "add", "api", "--host", &b.url], "other-secret-2b7e");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let done = approve_and_settle(&s, &id).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], "host_not_allowed");
+    assert!(a.seen().is_empty(), "A never receives B's secret");
+    assert!(b.seen().is_empty());
+}
+
+#[tokio::test]
+async fn header_values_are_shown_to_the_person_and_meaning_changers_flagged() {
+    let rec = Recorder::start().await;
+    let (_bus, s) = server_with_credential(&rec).await;
+    let (_, p) = propose(
+        &s,
+        json!({"method": "POST", "url": format!("{}/items/1", rec.url), "credential": "api",
+               "headers": {"X-HTTP-Method-Override": "DELETE", "Accept": "application/json"}}),
+    )
+    .await;
+    let id = p["id"].as_str().unwrap();
+    let (_, full) = s.get(id, &s.owner).await;
+    let pv = &full["preview"];
+    assert_eq!(pv["effective_method"], "DELETE");
+    assert_eq!(pv["destructive"], true);
+    let hs = pv["headers"].as_array().unwrap();
+    assert!(
+        hs.iter()
+            .any(|h| h["name"] == "x-http-method-override" && h["value"] == "DELETE" && h["changes_meaning"] == true)
+    );
+    assert!(
+        hs.iter().any(|h| h["name"] == "accept" && h["value"] == "application/json" && h["changes_meaning"].is_null())
+    );
+    assert!(!full.to_string().contains(SECRET), "never the credential's value");
+    let shown = stdout(&s.cli(&["show", id]));
+    assert!(
+        shown.contains("x-http-method-override: DELETE") && shown.contains("changes what the request means"),
+        "{shown}"
+    );
+}

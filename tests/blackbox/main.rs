@@ -5,6 +5,7 @@
 
 mod harness;
 
+mod boundary;
 mod cli;
 #[cfg(feature = "crash-points")]
 mod crash;

@@ -51,7 +51,7 @@ export interface Backend {
   get(id: string): Promise<Detail>;
   decide(id: string, outcome: Outcome, opts?: { reason?: string; feedback?: string; edits?: unknown }): Promise<Proposal>;
   decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]): Promise<BatchResult>;
-  decideGroup(groupId: string, outcome: Outcome, reason?: string): Promise<BatchResult>;
+  decideGroup(groupId: string, agent: string, outcome: Outcome, reason?: string): Promise<BatchResult>;
   retry(id: string): Promise<Proposal>;
   agents(): Promise<AgentInfo[]>;
   addAgent(name: string): Promise<string>;
@@ -92,7 +92,7 @@ export async function tauriBackend(): Promise<Backend> {
     get: (id) => invoke("get_proposal", { id }),
     decide: (id, outcome, o = {}) => invoke("decide", { id, outcome, ...o }),
     decideBatch: (items) => invoke("decide_batch", { items }),
-    decideGroup: (groupId, outcome, reason) => invoke("decide_group", { groupId, outcome, reason }),
+    decideGroup: (groupId, agent, outcome, reason) => invoke("decide_group", { groupId, agent, outcome, reason }),
     retry: (id) => invoke("retry", { id }),
     agents: () => invoke("list_agents"),
     addAgent: (name) => invoke("add_agent", { name }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineDiff, marks, sideBySide } from "./diff";
+import { lineDiff, marks, sideBySide, visible } from "./diff";
 
 describe("lineDiff", () => {
   it("finds the changed line with line numbers", () => {
@@ -30,5 +30,20 @@ describe("sideBySide", () => {
 describe("marks", () => {
   it("separates invisible-character markers", () => {
     expect(marks("a⟦U+200B⟧b")).toEqual([{ text: "a", mark: false }, { text: "⟦U+200B⟧", mark: true }, { text: "b", mark: false }]);
+  });
+});
+
+describe("visible", () => {
+  it("shows the characters an agent could hide in a name", () => {
+    expect(visible("invoice\u202Efdp.sh")).toBe("invoice⟦U+202E⟧fdp.sh");
+    for (const c of ["\u2060", "\u00AD", "\u180E", "\u3164", "\u2062", "\u{E0041}", "\uFE01", "\u200B"]) {
+      expect(visible(`l${c}s`)).toMatch(/^l⟦U\+[0-9A-F]{4,5}⟧s$/);
+    }
+  });
+  it("leaves plain text and emoji sequences alone", () => {
+    expect(visible("/home/me/notes.md")).toBe("/home/me/notes.md");
+    expect(visible("ok \u2764\uFE0F")).toBe("ok \u2764\uFE0F");
+    expect(visible("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}")).toBe("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}");
+    expect(visible("straße é 中")).toBe("straße é 中");
   });
 });

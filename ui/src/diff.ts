@@ -56,3 +56,33 @@ export function sideBySide<T extends { tag: string }>(lines: T[]): [T | null, T 
 export function marks(text: string): { text: string; mark: boolean }[] {
   return text.split(/(⟦U\+[0-9A-F]{4,6}⟧)/).filter((s) => s !== "").map((s) => ({ text: s, mark: /^⟦U\+/.test(s) }));
 }
+
+const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Variation_Selector}\u{E0000}-\u{E007F}]/u;
+const PICTOGRAPH = /[\p{Extended_Pictographic}\p{Emoji_Presentation}]/u;
+
+/**
+ * Text as a person may safely read it: every invisible or bidirectional control character
+ * (the same Unicode properties Assent flags) becomes a visible ⟦U+XXXX⟧ marker, except a
+ * presentation selector after an emoji and a joiner between two pictographs. For names Assent
+ * did not already render (paths, URLs, header names and values, tool names).
+ */
+export function visible(text: string): string {
+  if (!text || /^[\x00-\x7f]*$/.test(text)) return text ?? "";
+  const cps = Array.from(text);
+  let out = "";
+  for (let i = 0; i < cps.length; i++) {
+    const c = cps[i];
+    const prev = cps[i - 1] ?? "";
+    const next = cps[i + 1] ?? "";
+    const afterEmoji = prev !== "" && PICTOGRAPH.test(prev);
+    const exempt =
+      ((c === "\uFE0E" || c === "\uFE0F") && afterEmoji) ||
+      (c === "\u200D" && (afterEmoji || prev === "\uFE0F") && PICTOGRAPH.test(next));
+    if (!exempt && HIDDEN.test(c)) {
+      out += `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}

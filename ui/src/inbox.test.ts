@@ -22,6 +22,22 @@ describe("rows", () => {
     ]);
     expect(r.map((x) => (x.type === "group" ? `[${x.group}:${x.count}/${x.pending}]` : x.proposal.id))).toEqual(["x", "[g:2/2]", "g1", "g2", "y"]);
   });
+  it("keeps one agent's batch apart from another agent's batch of the same id", () => {
+    const r = rows([
+      p("a1", "pending", "2026-01-04", { group_id: "g", agent: "alice" }),
+      p("b1", "pending", "2026-01-03", { group_id: "g", agent: "bob" }),
+      p("a2", "pending", "2026-01-02", { group_id: "g", agent: "alice" }),
+      p("b2", "pending", "2026-01-01", { group_id: "g", agent: "bob" }),
+    ]);
+    expect(r.map((x) => (x.type === "group" ? `[${x.agent}/${x.group}:${x.count}]` : x.proposal.id))).toEqual([
+      "[alice/g:2]",
+      "a1",
+      "a2",
+      "[bob/g:2]",
+      "b1",
+      "b2",
+    ]);
+  });
   it("marks the revised proposal as superseded", () => {
     const r = rows([p("new", "pending", "2026-01-02", { supersedes: "old" }), p("old", "withdrawn", "2026-01-01")]);
     const old = r.find((x) => x.type === "item" && x.proposal.id === "old");

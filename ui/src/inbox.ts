@@ -14,29 +14,38 @@ export function order(items: Proposal[]): Proposal[] {
 }
 
 export type Row =
-  | { type: "group"; group: string; count: number; pending: number }
+  | { type: "group"; group: string; agent: string; count: number; pending: number }
   | { type: "item"; proposal: Proposal; grouped: boolean; superseded: boolean };
 
 /**
- * The list's rows: proposals of a batch (`group_id`) together under one header, in the place
- * of the batch's first member; a proposal that a later one revises is marked superseded.
+ * The list's rows: proposals of a batch together under one header, in the place of the
+ * batch's first member; a proposal that a later one revises is marked superseded. A batch
+ * belongs to one agent: the same `group_id` used by two agents is two batches.
  */
 export function rows(items: Proposal[]): Row[] {
   const ordered = order(items);
   const revised = new Set(ordered.map((p) => p.supersedes).filter((s): s is string => !!s));
+  const key = (p: Proposal) => (p.group_id ? `${p.agent}\u0000${p.group_id}` : null);
   const byGroup = new Map<string, Proposal[]>();
   for (const p of ordered) {
-    if (p.group_id) byGroup.set(p.group_id, [...(byGroup.get(p.group_id) ?? []), p]);
+    const k = key(p);
+    if (k) byGroup.set(k, [...(byGroup.get(k) ?? []), p]);
   }
   const out: Row[] = [];
   const seen = new Set<string>();
   for (const p of ordered) {
-    const g = p.group_id;
-    if (g && (byGroup.get(g)?.length ?? 0) > 1) {
+    const g = key(p);
+    if (g && p.group_id && (byGroup.get(g)?.length ?? 0) > 1) {
       if (seen.has(g)) continue;
       seen.add(g);
       const members = byGroup.get(g) ?? [];
-      out.push({ type: "group", group: g, count: members.length, pending: members.filter((m) => m.status === "pending").length });
+      out.push({
+        type: "group",
+        group: p.group_id,
+        agent: p.agent,
+        count: members.length,
+        pending: members.filter((m) => m.status === "pending").length,
+      });
       for (const m of members) out.push({ type: "item", proposal: m, grouped: true, superseded: revised.has(m.id) });
     } else {
       out.push({ type: "item", proposal: p, grouped: false, superseded: revised.has(p.id) });

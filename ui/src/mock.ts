@@ -156,8 +156,10 @@ export class MockBackend implements Backend {
     return { results, decided, skipped, failed: 0 };
   }
 
-  async decideGroup(groupId: string, outcome: Outcome, reason?: string) {
-    const ids = this.proposals.filter((p) => p.group_id === groupId && p.status === "pending").map((p) => ({ id: p.id, outcome, reason }));
+  async decideGroup(groupId: string, agent: string, outcome: Outcome, reason?: string) {
+    const ids = this.proposals
+      .filter((p) => p.group_id === groupId && p.agent === agent && p.status === "pending")
+      .map((p) => ({ id: p.id, outcome, reason }));
     return this.decideBatch(ids);
   }
 

@@ -22,6 +22,14 @@ pub fn host_allowed(host: &str, port: u16) -> bool {
 /// The guard middleware.
 pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let headers = req.headers();
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return crate::error::ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "invalid_host",
+            "a request has exactly one Host header",
+        )
+        .into_response();
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !host_allowed(host, state.port) {
         return ApiError::forbidden(

@@ -32,6 +32,9 @@ pub struct AppState {
     pub engine: Engine,
     /// The port we listen on (the `Host` check needs it).
     pub port: u16,
+    /// The key this server proves it holds (`GET /v1/hello`), written to the home's
+    /// `server.json`.
+    pub proof_key: Option<std::sync::Arc<[u8]>>,
 }
 
 /// API options.
@@ -39,11 +42,25 @@ pub struct AppState {
 pub struct ApiConfig {
     /// Largest request body, in bytes (4 MiB).
     pub max_body_bytes: usize,
+    /// Connections open at once; past it a new one is answered 503 `too_many_connections` and
+    /// closed.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's headers, and how long an idle
+    /// keep-alive connection stays open. A request in progress (a long-poll, an event stream)
+    /// is not cut by it.
+    pub header_read_timeout: std::time::Duration,
+    /// The key for `GET /v1/hello`'s proof (none: the route answers 404).
+    pub proof_key: Option<Vec<u8>>,
 }
 
 impl Default for ApiConfig {
     fn default() -> Self {
-        Self { max_body_bytes: 4 * 1024 * 1024 }
+        Self {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_connections: 16_384,
+            header_read_timeout: std::time::Duration::from_secs(15),
+            proof_key: None,
+        }
     }
 }
 
@@ -62,15 +79,39 @@ async fn health() -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
 }
 
+/// Query of `GET /v1/hello`.
+#[derive(serde::Deserialize)]
+struct Hello {
+    challenge: String,
+}
+
+/// `GET /v1/hello?challenge=HEX`: the proof that this is the server of the home whose
+/// `server.json` a client read. Anyone may ask; the answer tells nothing but that.
+async fn hello(
+    axum::extract::State(s): axum::extract::State<AppState>,
+    extract::Query(q): extract::Query<Hello>,
+) -> Result<axum::Json<serde_json::Value>, ApiError> {
+    let Some(key) = &s.proof_key else { return Err(not_found().await) };
+    if q.challenge.len() < 32 || q.challenge.len() > 128 || !q.challenge.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", "`challenge` is 32-128 hex digits"));
+    }
+    Ok(axum::Json(serde_json::json!({
+        "server": "assent",
+        "proof": assent_core::secret::server_proof(key, &q.challenge),
+    })))
+}
+
 async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
 
 /// The router, for hosts that serve it themselves and for tests.
 pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
-    let state = AppState { engine, port };
+    let proof_key = cfg.proof_key.as_deref().map(std::sync::Arc::from);
+    let state = AppState { engine, port, proof_key };
     let v1 = Router::new()
         .route("/health", get(health))
+        .route("/hello", get(hello))
         .route("/proposals", post(routes::proposals::create).get(routes::proposals::list))
         .route("/proposals/{id}", get(routes::proposals::get).delete(routes::proposals::withdraw))
         .route("/proposals/{id}/decision", post(routes::decisions::decide))
@@ -110,6 +151,7 @@ pub async fn serve(
         return Err(ServeError::NotLoopback(addr));
     }
     let app = router(engine, addr.port(), &cfg);
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.max_connections));
     // A plain HTTP/1.1 accept loop rather than `axum::serve`: that one rebuilds the router's
     // route tables for every connection (about 5 KB each), and with thousands of agents parked
     // on long-polls the per-connection cost is what the server's memory is made of. Here every
@@ -130,17 +172,41 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tokio::spawn(refuse_connection(stream));
+            continue;
+        };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn =
-            hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(cfg.header_read_timeout)
+            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
+            drop(slot);
         });
     }
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// Answers a connection over the limit with a plain 503 and closes it, without reading its
+/// request, within a second.
+async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = r#"{"error":{"code":"too_many_connections","message":"Assent has as many connections open as it allows; try again shortly"}}"#;
+    let res = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\ncache-control: no-store\r\n\r\n{body}",
+        body.len()
+    );
+    let write = async {
+        let _ = stream.write_all(res.as_bytes()).await;
+        let _ = stream.shutdown().await;
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), write).await;
+    tracing::warn!("refused a connection: too many open");
 }

@@ -60,7 +60,7 @@ fn line_json(tag: &str, old: Option<usize>, new: Option<usize>, raw: &str) -> Va
     if clipped {
         line["clipped"] = json!(true);
     }
-    if !raw.is_ascii() && raw.chars().any(invisible::is_flagged) {
+    if invisible::has_flagged(raw) {
         line["flagged"] = json!(true);
     }
     line
@@ -140,11 +140,10 @@ pub fn diff(old: &str, new: &str) -> Value {
     json!({ "too_large": false, "hunks": hunks, "stats": {"added": added, "removed": removed}, "truncated": truncated })
 }
 
-/// Invisible characters in the proposed text.
-pub fn flags(text: &str) -> Value {
+/// Invisible characters in the proposed texts (a path and its new content).
+pub fn flags(texts: &[&str]) -> Value {
     let mut found = BTreeMap::new();
-    // Every flagged character is outside ASCII; most source text is not.
-    if !text.is_ascii() {
+    for text in texts {
         invisible::scan_str(text, &mut found);
     }
     json!(invisible::report(&found))
@@ -176,7 +175,7 @@ mod tests {
         let plus = lines.iter().find(|l| l["tag"] == "+").cloned().unwrap_or_default();
         assert_eq!(plus["flagged"], true);
         assert!(plus["text"].as_str().unwrap_or("").contains("U+202E"));
-        assert_eq!(flags("a\u{200B}")[0]["codepoint"], "U+200B");
+        assert_eq!(flags(&["a\u{200B}"])[0]["codepoint"], "U+200B");
     }
 
     /// Applying the hunks to the old text gives the new one (for texts without invisible or

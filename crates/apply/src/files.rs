@@ -2,19 +2,24 @@
 //!
 //! At proposal time the path is checked against the [`PathPolicy`] and the target snapshotted
 //! (the base the person reviews); the preview is a diff of the current content against the
-//! proposed one. At apply time the path is checked again, the target re-snapshotted, and a
-//! target that changed since the proposal fails `stale` with nothing written. Writes are atomic:
-//! a temporary file in the same folder, fsync, rename, fsync of the folder, keeping the
-//! replaced file's permissions.
+//! proposed one. Only regular files are targets (or a missing file whose folder is real).
+//! At apply time the path is checked again, its folder opened without following a link and
+//! compared with the one recorded at proposal time, the target re-snapshotted through that
+//! folder, and a target that changed since the proposal fails `stale` with nothing written.
+//! Writes are atomic and happen in the opened folder: a temporary file created there with mode
+//! 0600, written, given its final mode, fsynced, renamed over the target, and the folder
+//! fsynced, keeping the replaced file's permissions (less set-user-ID and set-group-ID).
 
+use crate::at::{self, Folder, TargetError, Walk};
 use crate::diff::{self, is_binary};
 use crate::paths::PathPolicy;
-use crate::snapshot::{self, Snapshot, sha256_hex};
+use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
 use assent_core::crash;
-use assent_core::kinds::{ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
+use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
 use assent_core::proposal::{ErrorInfo, Proposal};
 use assent_core::{CoreError, KindClass};
 use serde_json::{Map, Value, json};
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,21 +43,48 @@ fn text_field<'a>(map: &'a Map<String, Value>, f: &str) -> Result<&'a str, CoreE
 }
 
 fn base_of(p: &Proposal) -> Snapshot {
-    p.base.clone().and_then(|b| serde_json::from_value(b).ok()).unwrap_or(Snapshot {
-        exists: false,
-        sha256: None,
-        size: 0,
-        mtime_ms: None,
-        mode: None,
-    })
+    p.base.clone().and_then(|b| serde_json::from_value(b).ok()).unwrap_or(Snapshot::absent(None))
 }
 
 fn fail(code: &str, message: impl Into<String>) -> ApplyOutcome {
     ApplyOutcome::failed(code, message)
 }
 
-fn io_refused(e: std::io::Error, path: &Path) -> CoreError {
-    CoreError::invalid("unreadable_target", format!("cannot read `{}`: {e}", path.display()))
+/// The error for a target that cannot be proposed, with a stable code.
+fn refused(e: SnapshotError, path: &Path) -> CoreError {
+    let shown = path.display();
+    match e {
+        SnapshotError::TooLarge => CoreError::invalid("target_too_large", format!("`{shown}`: {e}")),
+        SnapshotError::Target(t) => {
+            let code = match &t {
+                TargetError::Symlink => "path_is_symlink",
+                TargetError::Directory => "path_is_directory",
+                TargetError::NotRegular(_) => "not_a_regular_file",
+                TargetError::FolderNotReal => "invalid_path",
+                TargetError::Io(_) => "unreadable_target",
+            };
+            CoreError::invalid(code, format!("`{shown}`: {t}"))
+        }
+    }
+}
+
+/// The folder and the file name of a checked path.
+fn split(path: &Path) -> (&Path, &OsStr) {
+    (path.parent().unwrap_or(Path::new("/")), path.file_name().unwrap_or_default())
+}
+
+/// The target's state now, read through its folder opened without following links; absent
+/// when the folder does not exist yet.
+type Current = (Option<Folder>, Snapshot, Option<Vec<u8>>);
+fn current(path: &Path) -> Result<Current, SnapshotError> {
+    let (dir, name) = split(path);
+    match at::walk(dir)? {
+        Walk::Found(folder) => {
+            let (snap, bytes) = snapshot::take(&folder, name)?;
+            Ok((Some(folder), snap, bytes))
+        }
+        Walk::Missing { .. } => Ok((None, Snapshot::absent(None), None)),
+    }
 }
 
 /// Re-checks the path at apply time: it must still resolve to what was approved.
@@ -71,45 +103,53 @@ fn stale(path: &str) -> ErrorInfo {
     ErrorInfo { code: "stale".into(), message: format!("`{path}` changed since it was proposed; nothing was written") }
 }
 
-/// Fsyncs a folder so a rename or delete in it is durable.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::fs::File::open(dir)?.sync_all()?;
+fn temp_name(name: &OsStr, id: &str) -> OsString {
+    OsString::from(format!(".{}.assent-{id}.tmp", name.to_string_lossy()))
+}
+
+/// Opens the target's folder for apply: it must be the folder recorded at proposal time (or,
+/// when it did not exist then, is created now), reached without following a link.
+fn folder_for_apply(path: &Path, base: &Snapshot) -> Result<Folder, ErrorInfo> {
+    let shown = path.display();
+    let replaced = || ErrorInfo {
+        code: "stale".into(),
+        message: format!("the folder of `{shown}` was replaced since it was proposed; nothing was written"),
+    };
+    let (dir, _) = split(path);
+    let walked = at::walk(dir).map_err(|e| match e {
+        TargetError::FolderNotReal => replaced(),
+        e => ErrorInfo { code: "write_failed".into(), message: format!("cannot open the folder of `{shown}`: {e}") },
+    })?;
+    match (walked, base.folder) {
+        (Walk::Found(f), Some(id)) if f.id == id => Ok(f),
+        (_, Some(_)) => Err(replaced()),
+        (w, None) => w.create().map_err(|e| match e {
+            TargetError::FolderNotReal => replaced(),
+            e => ErrorInfo {
+                code: "write_failed".into(),
+                message: format!("cannot create the folder of `{shown}`: {e}"),
+            },
+        }),
     }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
-fn temp_path(target: &Path, id: &str) -> PathBuf {
-    let name = target.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    target.with_file_name(format!(".{name}.assent-{id}.tmp"))
-}
-
-/// Writes `content` to `target` atomically with `mode`.
-fn atomic_write(target: &Path, content: &[u8], mode: Option<u32>, id: &str) -> std::io::Result<()> {
-    let dir = target.parent().unwrap_or(Path::new("/"));
-    let tmp = temp_path(target, id);
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+/// Writes `content` as `name` in `folder` atomically with `mode`.
+fn atomic_write(folder: &Folder, name: &OsStr, content: &[u8], mode: u32, id: &str) -> std::io::Result<()> {
+    let tmp = temp_name(name, id);
+    folder.remove(&tmp, true)?;
+    // Created 0600: the new content is never readable by more people than the final file.
+    let mut f = folder.create_new(&tmp)?;
     let result = (|| {
         f.write_all(content)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode.unwrap_or(0o644)))?;
-        }
-        #[cfg(not(unix))]
-        let _ = mode;
+        at::set_mode(&f, mode)?;
         f.sync_all()?;
         crash::point("file-temp-written");
-        std::fs::rename(&tmp, target)?;
+        folder.rename(&tmp, name)?;
         crash::point("file-renamed");
-        sync_dir(dir)
+        folder.sync()
     })();
     if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = folder.remove(&tmp, true);
     }
     result
 }
@@ -139,7 +179,7 @@ fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str
         "current_sha256": base.sha256,
         "new_size": new.len(),
         "new_sha256": sha256_hex(new.as_bytes()),
-        "invisible_characters": diff::flags(new),
+        "invisible_characters": diff::flags(&[&path.display().to_string(), new]),
         "binary_current": false,
     });
     let d = match current {
@@ -172,7 +212,7 @@ impl Kind for FileWrite {
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let (path, content) = self.normalize(payload, &ctx.agent)?;
-        let (base, bytes) = snapshot::take(&path).map_err(|e| io_refused(e, &path))?;
+        let (_, base, bytes) = current(&path).map_err(|e| refused(e, &path))?;
         let preview = write_preview(&path, &base, bytes.as_deref(), &content);
         let payload = json!({ "path": path.display().to_string(), "content": content });
         Ok(Prepared { payload, base: Some(json!(base)), preview })
@@ -193,7 +233,7 @@ impl Kind for FileWrite {
         Ok(json!({ "path": payload["path"], "content": content }))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value) -> ApplyOutcome {
+    async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
         let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
         tokio::task::spawn_blocking(move || write_now(&policy, &p, &payload))
             .await
@@ -203,13 +243,21 @@ impl Kind for FileWrite {
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
         let path = PathBuf::from(payload["path"].as_str().unwrap_or_default());
         let new_hash = sha256_hex(payload["content"].as_str().unwrap_or_default().as_bytes());
-        let _ = std::fs::remove_file(temp_path(&path, &p.id));
-        match snapshot::take(&path) {
-            Ok((now, _)) if now.sha256.as_deref() == Some(new_hash.as_str()) => Reconciled::Applied(
-                json!({"path": path.display().to_string(), "sha256": new_hash, "size": now.size, "reconciled": true}),
-            ),
-            Ok((now, _)) if now.same_content(&base_of(p)) => Reconciled::NotApplied,
-            Ok(_) => Reconciled::Failed(stale(&path.display().to_string())),
+        match current(&path) {
+            Ok((folder, now, _)) => {
+                if let Some(f) = &folder {
+                    let _ = f.remove(&temp_name(split(&path).1, &p.id), true);
+                }
+                if now.sha256.as_deref() == Some(new_hash.as_str()) {
+                    Reconciled::Applied(json!({
+                        "path": path.display().to_string(), "sha256": new_hash, "size": now.size, "reconciled": true
+                    }))
+                } else if now.same_content(&base_of(p)) {
+                    Reconciled::NotApplied
+                } else {
+                    Reconciled::Failed(stale(&path.display().to_string()))
+                }
+            }
             Err(e) => Reconciled::Failed(ErrorInfo {
                 code: "outcome_unknown".into(),
                 message: format!("cannot read the target: {e}"),
@@ -226,17 +274,20 @@ fn write_now(policy: &PathPolicy, p: &Proposal, payload: &Value) -> ApplyOutcome
         Err(e) => return ApplyOutcome { result: None, error: Some(e) },
     };
     let base = base_of(p);
-    match snapshot::take(&path) {
+    let folder = match folder_for_apply(&path, &base) {
+        Ok(f) => f,
+        Err(e) => return ApplyOutcome { result: None, error: Some(e) },
+    };
+    let name = split(&path).1;
+    match snapshot::take(&folder, name) {
         Ok((now, _)) if now.same_content(&base) => {}
         Ok(_) => return ApplyOutcome { result: None, error: Some(stale(raw)) },
         Err(e) => return fail("write_failed", format!("cannot read `{raw}`: {e}")),
     }
-    if let Some(parent) = path.parent()
-        && let Err(e) = std::fs::create_dir_all(parent)
-    {
-        return fail("write_failed", format!("cannot create the folder of `{raw}`: {e}"));
-    }
-    match atomic_write(&path, content.as_bytes(), base.mode, &p.id) {
+    // The replaced file's permissions, less set-user-ID and set-group-ID: new content is not
+    // a program someone vetted.
+    let mode = base.mode.map(|m| m & 0o1777).unwrap_or(0o644);
+    match atomic_write(&folder, name, content.as_bytes(), mode, &p.id) {
         Ok(()) => ApplyOutcome::applied(json!({
             "path": raw,
             "sha256": sha256_hex(content.as_bytes()),
@@ -271,7 +322,7 @@ impl Kind for FileDelete {
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let map = object(payload, "file.delete", &["path"])?;
         let path = self.policy.check(text_field(&map, "path")?, &ctx.agent)?;
-        let (base, bytes) = snapshot::take(&path).map_err(|e| io_refused(e, &path))?;
+        let (_, base, bytes) = current(&path).map_err(|e| refused(e, &path))?;
         if !base.exists {
             return Err(CoreError::invalid("target_not_found", format!("`{}` does not exist", path.display())));
         }
@@ -282,6 +333,7 @@ impl Kind for FileDelete {
             "current_size": base.size,
             "current_sha256": base.sha256,
             "binary_current": bytes.as_deref().is_some_and(is_binary),
+            "invisible_characters": diff::flags(&[&path.display().to_string()]),
         });
         let d = match bytes.as_deref() {
             Some(b) if !is_binary(b) => diff::diff(std::str::from_utf8(b).unwrap_or(""), ""),
@@ -297,7 +349,7 @@ impl Kind for FileDelete {
         Err(CoreError::invalid("invalid_edits", "a file.delete has nothing to edit: approve or reject it"))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value) -> ApplyOutcome {
+    async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
         let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
         tokio::task::spawn_blocking(move || {
             let raw = payload["path"].as_str().unwrap_or_default();
@@ -305,12 +357,18 @@ impl Kind for FileDelete {
                 Ok(x) => x,
                 Err(e) => return ApplyOutcome { result: None, error: Some(e) },
             };
-            match snapshot::take(&path) {
-                Ok((now, _)) if now.same_content(&base_of(&p)) => {}
+            let base = base_of(&p);
+            let folder = match folder_for_apply(&path, &base) {
+                Ok(f) => f,
+                Err(e) => return ApplyOutcome { result: None, error: Some(e) },
+            };
+            let name = split(&path).1;
+            match snapshot::take(&folder, name) {
+                Ok((now, _)) if now.same_content(&base) => {}
                 Ok(_) => return ApplyOutcome { result: None, error: Some(stale(raw)) },
                 Err(e) => return fail("write_failed", format!("cannot read `{raw}`: {e}")),
             }
-            match std::fs::remove_file(&path).and_then(|_| sync_dir(path.parent().unwrap_or(Path::new("/")))) {
+            match folder.remove(name, false).and_then(|_| folder.sync()) {
                 Ok(()) => ApplyOutcome::applied(json!({ "path": raw, "deleted": true })),
                 Err(e) => fail("write_failed", format!("cannot delete `{raw}`: {e}")),
             }
@@ -321,11 +379,11 @@ impl Kind for FileDelete {
 
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
         let path = PathBuf::from(payload["path"].as_str().unwrap_or_default());
-        match snapshot::take(&path) {
-            Ok((now, _)) if !now.exists => {
+        match current(&path) {
+            Ok((_, now, _)) if !now.exists => {
                 Reconciled::Applied(json!({"path": path.display().to_string(), "deleted": true, "reconciled": true}))
             }
-            Ok((now, _)) if now.same_content(&base_of(p)) => Reconciled::NotApplied,
+            Ok((_, now, _)) if now.same_content(&base_of(p)) => Reconciled::NotApplied,
             Ok(_) => Reconciled::Failed(stale(&path.display().to_string())),
             Err(e) => Reconciled::Failed(ErrorInfo {
                 code: "outcome_unknown".into(),

@@ -4,13 +4,15 @@
 //! At proposal time: HTTPS only (plain http only to a loopback origin a credential allows), a
 //! credential only to the origins on its allow-list, and no header that would carry a secret
 //! of the agent's own. At apply time: the secret is read from the keychain (trouble fails the
-//! proposal `credential_unavailable`; no call is made without it), `Idempotency-Key` is the
-//! proposal id, redirects are never followed (the redirect is the result), and anything in the
-//! response that echoes the secret is redacted before it is stored.
+//! proposal `credential_unavailable`; no call is made without it), the credential is taken as
+//! it is then (its scheme, and its allowed origins, checked again: `host_not_allowed` and
+//! nothing sent when the origin is no longer on the list), `Idempotency-Key` is the proposal
+//! id, redirects are never followed (the redirect is the result), and anything in the response
+//! that echoes the secret, in any common encoding, is redacted before it is stored.
 
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
-use assent_core::kinds::{ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
+use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
 use assent_core::proposal::Proposal;
 use assent_core::{CoreError, KindClass};
 use base64::Engine as _;
@@ -31,6 +33,22 @@ const FORBIDDEN: [&str; 9] = [
     "connection",
     "idempotency-key",
     "upgrade",
+];
+/// Request headers that change what a request means to many servers and proxies (its method,
+/// its target, who it claims to come from): the preview flags them for the person.
+const MEANING_CHANGING: [&str; 12] = [
+    "x-http-method-override",
+    "x-http-method",
+    "x-method-override",
+    "x-original-method",
+    "x-original-url",
+    "x-rewrite-url",
+    "x-forwarded-host",
+    "x-forwarded-for",
+    "x-forwarded-proto",
+    "x-forwarded-prefix",
+    "x-host",
+    "forwarded",
 ];
 /// Response headers kept in the result.
 const KEPT_HEADERS: [&str; 7] =
@@ -154,7 +172,19 @@ fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, Core
     Ok(out)
 }
 
-/// The preview: exactly what will be sent, except secrets (header values are not shown).
+/// The method a server may act on: an override header wins over the request line.
+fn effective_method(payload: &Value) -> String {
+    let headers = payload["headers"].as_object();
+    ["x-http-method-override", "x-http-method", "x-method-override"]
+        .iter()
+        .find_map(|h| headers.and_then(|m| m.get(*h)).and_then(Value::as_str))
+        .map(|m| m.trim().to_ascii_uppercase())
+        .unwrap_or_else(|| payload["method"].as_str().unwrap_or_default().to_string())
+}
+
+/// The preview: exactly what will be sent (header values included: the agent's headers never
+/// carry a credential, which Assent adds itself and never shows), with the headers that
+/// change the request's meaning flagged, and the credential's allowed origins.
 fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
     let u = url::Url::parse(payload["url"].as_str().unwrap_or_default()).ok();
     let mut found = BTreeMap::new();
@@ -167,6 +197,21 @@ fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
         ("none", String::new())
     };
     let cred = payload["credential"].as_str();
+    let headers: Vec<Value> = payload["headers"]
+        .as_object()
+        .map(|h| {
+            h.iter()
+                .map(|(k, v)| {
+                    let mut one = json!({"name": invisible::make_visible(k), "value": invisible::make_visible(v.as_str().unwrap_or_default())});
+                    if MEANING_CHANGING.contains(&k.as_str()) {
+                        one["changes_meaning"] = json!(true);
+                    }
+                    one
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let effective = effective_method(payload);
     json!({
         "type": "http.request",
         "method": payload["method"],
@@ -177,22 +222,22 @@ fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
         "path": u.as_ref().map(|u| u.path().to_string()),
         "query": u.as_ref().and_then(|u| u.query().map(str::to_string)),
         "header_names": payload["headers"].as_object().map(|h| h.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
+        "headers": headers,
+        "effective_method": effective,
         "body_kind": body_kind,
         "body": invisible::make_visible(&body_text),
         "credential": cred,
         "credential_scheme": cred.and_then(|c| creds.get(c)).map(|m| m.scheme.label()),
+        "credential_origins": cred.and_then(|c| creds.get(c)).map(|m| m.origins.clone()),
         "invisible_characters": invisible::report(&found),
-        "destructive": payload["method"] == "DELETE",
+        "destructive": payload["method"] == "DELETE" || effective == "DELETE",
     })
 }
 
-/// Replaces every occurrence of the secret (and its Basic form) in `text`.
-pub fn redact(text: &str, secret: &str) -> String {
-    if secret.len() < 4 {
-        return text.to_string();
-    }
-    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
-    text.replace(secret, "[REDACTED]").replace(&b64, "[REDACTED]")
+/// Replaces every occurrence of the secret in `text`, in any common encoding (see
+/// [`crate::redact`]); with `cut`, also a beginning of it where the text was cut short.
+pub fn redact(text: &str, secret: &str, cut: bool) -> String {
+    crate::redact::redact(text, secret, cut)
 }
 
 #[async_trait::async_trait]
@@ -204,7 +249,7 @@ impl Kind for HttpRequest {
         KindClass::Applied
     }
     fn destructive(&self, payload: &Value) -> bool {
-        payload["method"] == "DELETE"
+        payload["method"] == "DELETE" || effective_method(payload) == "DELETE"
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
@@ -235,13 +280,35 @@ impl Kind for HttpRequest {
         normalize(merged, None).map_err(|err| invalid("invalid_edits", err.to_string()))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value) -> ApplyOutcome {
+    async fn apply(&self, p: &Proposal, payload: &Value, ctx: &ApplyCtx) -> ApplyOutcome {
         let secret = match payload["credential"].as_str() {
             None => None,
             Some(name) => {
+                // The credential as it is now: removed, or re-added for other origins since the
+                // proposal was made, it is not sent where it is no longer allowed.
+                let Some(meta) = ctx.credentials.get(name) else {
+                    return ApplyOutcome::failed(
+                        "credential_unavailable",
+                        format!("credential `{name}` no longer exists; no request was sent"),
+                    );
+                };
+                let origin = url::Url::parse(payload["url"].as_str().unwrap_or_default()).map(|u| origin_of(&u));
+                match origin {
+                    Ok(o) if meta.origins.contains(&o) => {}
+                    Ok(o) => {
+                        return ApplyOutcome::failed(
+                            "host_not_allowed",
+                            format!(
+                                "credential `{name}` may now be sent only to {}; not to {o}. No request was sent",
+                                meta.origins.join(", ")
+                            ),
+                        );
+                    }
+                    Err(e) => return ApplyOutcome::failed("request_failed", format!("the URL is invalid: {e}")),
+                }
                 let (src, n) = (self.secrets.clone(), name.to_string());
                 match tokio::task::spawn_blocking(move || src.get(&n)).await {
-                    Ok(Ok(s)) => Some((name.to_string(), s)),
+                    Ok(Ok(s)) => Some((name.to_string(), meta.scheme.clone(), s)),
                     Ok(Err(e)) => {
                         return ApplyOutcome::failed(
                             "credential_unavailable",
@@ -261,7 +328,12 @@ impl Kind for HttpRequest {
     }
 }
 
-async fn send(p: &Proposal, payload: &Value, secret: Option<(String, String)>, timeout: Duration) -> ApplyOutcome {
+async fn send(
+    p: &Proposal,
+    payload: &Value,
+    secret: Option<(String, Scheme, String)>,
+    timeout: Duration,
+) -> ApplyOutcome {
     let client = match reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).timeout(timeout).build() {
         Ok(c) => c,
         Err(e) => return ApplyOutcome::failed("request_failed", format!("cannot build an HTTP client: {e}")),
@@ -281,22 +353,13 @@ async fn send(p: &Proposal, payload: &Value, secret: Option<(String, String)>, t
         req = req.body(b.to_string());
     }
     let mut secret_value = None;
-    if let Some((name, s)) = &secret {
-        let scheme = p.preview["credential_scheme"].as_str().unwrap_or("bearer");
+    if let Some((_, scheme, s)) = &secret {
         req = match scheme {
-            "basic" => {
+            Scheme::Basic => {
                 req.header("authorization", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(s)))
             }
-            "bearer" => req.bearer_auth(s),
-            other => match other.strip_prefix("header:") {
-                Some(h) => req.header(h, s.as_str()),
-                None => {
-                    return ApplyOutcome::failed(
-                        "credential_unavailable",
-                        format!("credential `{name}` has an unknown scheme"),
-                    );
-                }
-            },
+            Scheme::Bearer => req.bearer_auth(s),
+            Scheme::Header(h) => req.header(h.as_str(), s.as_str()),
         };
         secret_value = Some(s.clone());
     }
@@ -304,16 +367,17 @@ async fn send(p: &Proposal, payload: &Value, secret: Option<(String, String)>, t
         Ok(r) => r,
         Err(e) => {
             let msg = e.to_string();
-            let msg = secret_value.as_deref().map(|s| redact(&msg, s)).unwrap_or(msg);
+            let msg = secret_value.as_deref().map(|s| redact(&msg, s, false)).unwrap_or(msg);
             return ApplyOutcome::failed("request_failed", format!("the request failed: {msg}"));
         }
     };
     let status = res.status();
-    let clean = |t: &str| secret_value.as_deref().map(|s| redact(t, s)).unwrap_or_else(|| t.to_string());
+    let clean =
+        |t: &str, cut: bool| secret_value.as_deref().map(|s| redact(t, s, cut)).unwrap_or_else(|| t.to_string());
     let mut headers = Map::new();
     for name in KEPT_HEADERS {
         if let Some(v) = res.headers().get(name).and_then(|v| v.to_str().ok()) {
-            headers.insert(name.into(), json!(clean(v)));
+            headers.insert(name.into(), json!(clean(v, false)));
         }
     }
     let bytes = res.bytes().await.unwrap_or_default();
@@ -322,7 +386,7 @@ async fn send(p: &Proposal, payload: &Value, secret: Option<(String, String)>, t
     let result = json!({
         "status": status.as_u16(),
         "headers": headers,
-        "body": clean(&body),
+        "body": clean(&body, truncated),
         "body_bytes": bytes.len(),
         "body_truncated": truncated,
     });
@@ -400,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn preview_shows_punycode_and_header_names_only() {
+    fn preview_shows_punycode_header_values_and_the_credentials_origins() {
         let p = normalize(
             json!({"method": "PUT", "url": "https://bücher.example/a?b=1#frag", "headers": {"X-Token-Id": "value-123"}, "body": "x"}),
             Some(&creds()),
@@ -409,14 +473,94 @@ mod tests {
         let pv = preview(&p, &creds());
         assert_eq!(pv["host"], "xn--bcher-kva.example");
         assert_eq!(pv["header_names"], json!(["x-token-id"]));
-        assert!(!pv.to_string().contains("value-123"));
+        assert_eq!(pv["headers"], json!([{"name": "x-token-id", "value": "value-123"}]));
         assert_eq!(pv["url"], "https://xn--bcher-kva.example/a?b=1");
+        let with_cred =
+            normalize(json!({"method": "GET", "url": "https://api.github.com/x", "credential": "gh"}), Some(&creds()))
+                .unwrap_or_default();
+        assert_eq!(
+            preview(&with_cred, &creds())["credential_origins"],
+            json!(["https://api.github.com:443", "http://127.0.0.1:9000"])
+        );
     }
 
     #[test]
-    fn redaction() {
-        assert_eq!(redact("token s3cr3t-value here", "s3cr3t-value"), "token [REDACTED] here");
-        let b64 = base64::engine::general_purpose::STANDARD.encode("user:pw12");
-        assert_eq!(redact(&format!("Basic {b64}"), "user:pw12"), "Basic [REDACTED]");
+    fn headers_that_change_the_meaning_are_flagged() {
+        let p = normalize(
+            json!({"method": "POST", "url": "https://x.example/items/1", "headers": {"X-HTTP-Method-Override": "delete", "X-Forwarded-Host": "admin.internal", "Accept": "application/json"}}),
+            Some(&creds()),
+        )
+        .unwrap_or_default();
+        let pv = preview(&p, &creds());
+        let flagged: Vec<&str> = pv["headers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|h| h["changes_meaning"] == true)
+            .filter_map(|h| h["name"].as_str())
+            .collect();
+        assert_eq!(flagged, vec!["x-forwarded-host", "x-http-method-override"]);
+        assert_eq!(pv["effective_method"], "DELETE");
+        assert_eq!(pv["destructive"], true);
+        let kind = HttpRequest { secrets: Arc::new(NoSecrets), timeout: Duration::from_secs(1) };
+        assert!(kind.destructive(&p), "a DELETE in disguise is offered Open only");
+    }
+
+    struct NoSecrets;
+    impl SecretSource for NoSecrets {
+        fn get(&self, _: &str) -> Result<String, assent_core::credentials::SecretError> {
+            Err(assent_core::credentials::SecretError("none".into()))
+        }
+        fn set(&self, _: &str, _: &str) -> Result<(), assent_core::credentials::SecretError> {
+            Ok(())
+        }
+        fn delete(&self, _: &str) -> Result<(), assent_core::credentials::SecretError> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_credential_is_checked_as_it_is_when_the_request_is_sent() {
+        let payload =
+            normalize(json!({"method": "GET", "url": "https://api.github.com/x", "credential": "gh"}), Some(&creds()))
+                .unwrap_or_default();
+        let p = dummy();
+        let kind = HttpRequest { secrets: Arc::new(NoSecrets), timeout: Duration::from_secs(1) };
+        // Removed since: nothing is sent.
+        let gone = kind.apply(&p, &payload, &ApplyCtx::default()).await;
+        assert_eq!(gone.error.map(|e| e.code).as_deref(), Some("credential_unavailable"));
+        // Re-added under the same name for another origin only: not sent to the old one.
+        let mut now = creds();
+        if let Some(m) = now.get_mut("gh") {
+            m.origins = vec!["https://other.example:443".into()];
+        }
+        let moved = kind.apply(&p, &payload, &ApplyCtx { credentials: Arc::new(now) }).await;
+        assert_eq!(moved.error.map(|e| e.code).as_deref(), Some("host_not_allowed"));
+    }
+
+    fn dummy() -> Proposal {
+        Proposal {
+            id: "p_x".into(),
+            kind: "http.request".into(),
+            agent: "a".into(),
+            title: None,
+            summary: None,
+            payload: Value::Null,
+            preview: Value::Null,
+            base: None,
+            session_id: None,
+            group_id: None,
+            supersedes: None,
+            status: assent_core::Status::Applying,
+            settled: false,
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+            expires_at: Timestamp(0),
+            decision: None,
+            approved_payload: None,
+            result: None,
+            error: None,
+            class: KindClass::Applied,
+        }
     }
 }

@@ -11,10 +11,12 @@
 //! The engine moves an approved proposal to `applying` (durably) before it calls a kind's
 //! `apply`, and asks its `reconcile` after a crash.
 
+pub mod at;
 pub mod diff;
 pub mod files;
 pub mod http;
 pub mod paths;
+pub mod redact;
 pub mod snapshot;
 
 use assent_core::credentials::SecretSource;

@@ -46,33 +46,28 @@ pub fn lexical(raw: &str) -> Result<PathBuf, CoreError> {
     Ok(out)
 }
 
-/// The real location of `p`: its deepest existing ancestor with symlinks resolved, then the
-/// rest. Refuses a target that is a symlink, a dangling symlink on the way, or a folder.
+/// The real location of `p`: its folder with every symlink resolved (as far as it exists),
+/// then the file's own name, which is never followed. What the target is (a file, a link, a
+/// folder, a device) is for the snapshot to find out, through the opened folder, and only
+/// after the policy has allowed the path: an error must not tell an agent what exists in a
+/// place it may not touch.
 pub fn real(p: &Path) -> Result<PathBuf, CoreError> {
-    if let Ok(m) = std::fs::symlink_metadata(p) {
-        if m.file_type().is_symlink() {
-            return Err(refuse(
-                "path_is_symlink",
-                format!("`{}` is a symbolic link; Assent does not write through links", p.display()),
-            ));
-        }
-        if m.is_dir() {
-            return Err(refuse("path_is_directory", format!("`{}` is a folder", p.display())));
-        }
-    }
-    let mut existing = p.to_path_buf();
-    let mut rest = Vec::new();
+    let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
+        return Err(refuse("invalid_path", "the path names a folder, not a file"));
+    };
+    let mut existing = parent.to_path_buf();
+    let mut rest = vec![name.to_os_string()];
     while std::fs::symlink_metadata(&existing).is_err() {
         match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
+            (Some(n), Some(up)) => {
+                rest.push(n);
+                existing = up.to_path_buf();
             }
             _ => break,
         }
     }
     let mut out = std::fs::canonicalize(&existing)
-        .map_err(|e| refuse("invalid_path", format!("cannot resolve `{}`: {e}", existing.display())))?;
+        .map_err(|_| refuse("invalid_path", format!("`{}` cannot be resolved to a real folder", existing.display())))?;
     for n in rest.into_iter().rev() {
         out.push(n);
     }
@@ -84,19 +79,57 @@ fn canon(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
+/// Whether `path` is `root` or under it, comparing names without regard to case: on a
+/// case-insensitive disk (macOS, Windows, or a Linux folder with casefolding) `~/.SSH` is
+/// `~/.ssh`, and on a case-sensitive one refusing a look-alike costs nothing.
+fn under(path: &Path, root: &Path) -> bool {
+    let fold = |c: std::path::Component<'_>| c.as_os_str().to_string_lossy().to_lowercase();
+    let mut p = path.components();
+    root.components().all(|r| p.next().is_some_and(|c| fold(c) == fold(r)))
+}
+
+/// Device and inode of an existing file or folder (following links).
+#[cfg(unix)]
+fn identity(p: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_p: &Path) -> Option<(u64, u64)> {
+    None
+}
+
 impl PathPolicy {
+    fn protected_root(&self, lex: &Path, real: Option<&Path>) -> Option<&PathBuf> {
+        // The same folder under another name (case, a bind mount, a hard link): compare what
+        // the file system says each existing folder on the way is.
+        let on_the_way: Vec<(u64, u64)> =
+            real.map(|r| r.ancestors().filter_map(identity).collect()).unwrap_or_default();
+        self.protected.iter().find(|root| {
+            under(lex, root)
+                || real.is_some_and(|real| {
+                    under(real, &canon(root)) || identity(root).is_some_and(|id| on_the_way.contains(&id))
+                })
+        })
+    }
+
     /// Checks a proposed path for `agent`; returns the real path to write.
     pub fn check(&self, raw: &str, agent: &str) -> Result<PathBuf, CoreError> {
         let lex = lexical(raw)?;
+        let protected = |root: &PathBuf| {
+            refuse(
+                "protected_path",
+                format!("`{}` is under {}, which Assent never writes", lex.display(), root.display()),
+            )
+        };
+        // Before anything is looked up on disk: nothing about a protected place leaks.
+        if let Some(root) = self.protected_root(&lex, None) {
+            return Err(protected(root));
+        }
         let real = real(&lex)?;
-        for root in &self.protected {
-            let c = canon(root);
-            if real.starts_with(&c) || lex.starts_with(root) {
-                return Err(refuse(
-                    "protected_path",
-                    format!("`{}` is under {}, which Assent never writes", real.display(), root.display()),
-                ));
-            }
+        if let Some(root) = self.protected_root(&lex, Some(&real)) {
+            return Err(protected(root));
         }
         if let Some(roots) = self.allowed_roots.get(agent)
             && !roots.iter().any(|r| real.starts_with(canon(r)))
@@ -152,10 +185,42 @@ mod tests {
             std::fs::create_dir_all(&outside).ok();
             std::os::unix::fs::symlink(&outside, root.join("out")).ok();
             assert_eq!(code(&root.join("out/x"), "a"), Some("outside_allowed_roots"));
+            // A link as the target itself is not followed: the path stays the link's own.
             std::fs::write(outside.join("f"), "x").ok();
             std::os::unix::fs::symlink(outside.join("f"), root.join("link")).ok();
-            assert_eq!(code(&root.join("link"), "a"), Some("path_is_symlink"));
+            let kept = policy.check(root.join("link").to_str().unwrap_or(""), "a").ok();
+            assert_eq!(kept.as_deref().and_then(Path::file_name), Some(std::ffi::OsStr::new("link")));
+            // Inside a protected folder, what exists there is never told.
+            std::fs::create_dir_all(secret.join("dir")).ok();
+            assert_eq!(code(&secret.join("dir"), "b"), Some("protected_path"));
+            assert_eq!(code(&root.join("escape/dir"), "b"), Some("protected_path"));
         }
-        assert_eq!(code(&root, "a"), Some("path_is_directory"));
+    }
+
+    #[test]
+    fn protected_names_are_compared_as_a_case_insensitive_disk_would() {
+        let t = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let ssh = t.path().join(".ssh");
+        std::fs::create_dir_all(&ssh).ok();
+        let policy = PathPolicy { protected: vec![ssh.clone()], ..Default::default() };
+        for p in [t.path().join(".SSH/authorized_keys"), t.path().join(".Ssh/x"), ssh.join("authorized_keys")] {
+            let got = policy.check(p.to_str().unwrap_or(""), "a").err().map(|e| e.code());
+            assert_eq!(got, Some("protected_path"), "{}", p.display());
+        }
+        assert!(policy.check(t.path().join(".sshx/y").to_str().unwrap_or(""), "a").is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_protected_folder_reached_by_another_name_is_still_protected() {
+        // A hard link to a file stands in for "the same inode under another name" (bind
+        // mounts and casefolded folders need privileges a test does not have).
+        let t = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let keys = t.path().join("keys");
+        std::fs::write(&keys, "k").ok();
+        std::fs::hard_link(&keys, t.path().join("alias")).ok();
+        let policy = PathPolicy { protected: vec![keys], ..Default::default() };
+        let got = policy.check(t.path().join("alias").to_str().unwrap_or(""), "a").err().map(|e| e.code());
+        assert_eq!(got, Some("protected_path"));
     }
 }

@@ -21,6 +21,9 @@ pub struct Client {
     http: reqwest::Client,
     base: String,
     token: String,
+    /// The key from `server.json` the server must prove it holds before the token is sent.
+    proof_key: Option<Vec<u8>>,
+    proven: tokio::sync::OnceCell<()>,
 }
 
 /// An error answered by the API.
@@ -53,9 +56,43 @@ fn not_running(home: &Home) -> anyhow::Error {
 }
 
 impl Client {
-    fn base(home: &Home) -> Result<String> {
+    fn base(home: &Home) -> Result<(String, Option<Vec<u8>>)> {
         let info = home.server().ok_or_else(|| not_running(home))?;
-        Ok(format!("{}/v1", info.url.trim_end_matches('/')))
+        let key = info.proof_key.as_deref().and_then(|k| hex::decode(k).ok());
+        Ok((format!("{}/v1", info.url.trim_end_matches('/')), key))
+    }
+
+    fn new(base: (String, Option<Vec<u8>>), token: String) -> Result<Self> {
+        Ok(Self { http: Self::http()?, base: base.0, token, proof_key: base.1, proven: Default::default() })
+    }
+
+    /// Asks the listener at the recorded address to prove it is the server of this home (it
+    /// holds the key in `server.json`); nothing is sent with a token until it has.
+    async fn prove(&self, home: &Home) -> Result<()> {
+        let impostor = || -> anyhow::Error {
+            ExitError::new(
+                crate::exit::NOT_RUNNING,
+                format!(
+                    "the program listening at {} did not prove it is the Assent server of {}; no credential was sent. \
+                     If Assent stopped, start it again with `assent serve` (or the desktop app)",
+                    self.base.trim_end_matches("/v1"),
+                    home.dir.display()
+                ),
+            )
+            .into()
+        };
+        let Some(key) = &self.proof_key else { return Err(impostor()) };
+        let challenge = hex::encode(assent_core::secret::random_bytes::<24>());
+        let res = match self.http.get(format!("{}/hello?challenge={challenge}", self.base)).send().await {
+            Ok(r) => r,
+            Err(e) if e.is_connect() => return Err(not_running(home)),
+            Err(_) => return Err(impostor()),
+        };
+        let v: Value = res.json().await.unwrap_or(Value::Null);
+        match v["proof"].as_str() {
+            Some(p) if assent_core::secret::proof_matches(key, &challenge, p) => Ok(()),
+            _ => Err(impostor()),
+        }
     }
 
     fn http() -> Result<reqwest::Client> {
@@ -69,14 +106,14 @@ impl Client {
         let owner = assent_secrets::owner::load(&home.dir, mode, &assent_secrets::Keychain::default()).map_err(|e| {
             anyhow::anyhow!("cannot read the owner credential ({e}); decisions need the keychain (or owner.token) of the user running Assent")
         })?;
-        Ok(Self { http: Self::http()?, base, token: owner.token })
+        Self::new(base, owner.token)
     }
 
     /// A client with an agent token: `--token-file`, else `ASSENT_TOKEN`, else the home's.
     pub fn agent(home: &Home, auth: &AgentAuth) -> Result<Self> {
         let base = Self::base(home)?;
         let token = agent_token(home, auth)?;
-        Ok(Self { http: Self::http()?, base, token })
+        Self::new(base, token)
     }
 
     /// Sends a request; an API error becomes [`ApiFailure`], a dead server a plain message.
@@ -88,6 +125,7 @@ impl Client {
         body: Option<&Value>,
         headers: &[(&str, String)],
     ) -> Result<(StatusCode, Value)> {
+        self.proven.get_or_try_init(|| self.prove(home)).await?;
         let mut req = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token);
         for (k, v) in headers {
             req = req.header(*k, v);

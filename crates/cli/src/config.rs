@@ -27,6 +27,10 @@ pub struct Config {
     pub max_waits_per_agent: u32,
     /// Largest request body in bytes.
     pub max_body_bytes: usize,
+    /// Connections the API keeps open at once.
+    pub max_connections: usize,
+    /// Seconds a client may take to send a request's headers (and an idle connection stays).
+    pub header_read_timeout: u64,
     /// Where the owner credential lives: `auto`, `keychain` or `file`.
     pub owner_credential: String,
     /// Paths never written, besides the built-in ones.
@@ -46,6 +50,8 @@ impl Default for Config {
             max_pending_per_agent: e.max_pending_per_agent,
             max_waits_per_agent: e.max_waits_per_agent,
             max_body_bytes: assent_api::ApiConfig::default().max_body_bytes,
+            max_connections: assent_api::ApiConfig::default().max_connections,
+            header_read_timeout: assent_api::ApiConfig::default().header_read_timeout.as_secs(),
             owner_credential: "auto".into(),
             protected_paths: Vec::new(),
             allowed_roots: Default::default(),
@@ -73,7 +79,8 @@ impl Config {
     }
 
     /// The file policy: the built-in protected paths (Assent's home, keychain files, SSH and
-    /// GnuPG keys), the configured ones, and the allowed roots.
+    /// GnuPG keys, and on Linux /proc, /sys and /dev), the configured ones, and the allowed
+    /// roots.
     pub fn path_policy(&self, home: &Path) -> assent_apply::paths::PathPolicy {
         let mut protected = vec![home.to_path_buf()];
         if let Some(h) = dirs::home_dir() {
@@ -81,6 +88,9 @@ impl Config {
                 protected.push(h.join(p));
             }
         }
+        // The kernel's own file systems: their "files" are devices and switches, not documents.
+        #[cfg(target_os = "linux")]
+        protected.extend(["/proc", "/sys", "/dev"].map(std::path::PathBuf::from));
         protected.extend(self.protected_paths.iter().cloned());
         assent_apply::paths::PathPolicy { protected, allowed_roots: self.allowed_roots.clone() }
     }

@@ -31,6 +31,10 @@ pub struct ServerInfo {
     /// Its version.
     #[serde(default)]
     pub version: String,
+    /// The key the server proves it holds before a client sends it a credential (hex; this
+    /// file is readable by the home's owner only).
+    #[serde(default)]
+    pub proof_key: Option<String>,
 }
 
 impl Home {

@@ -124,12 +124,34 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
     } else if pv["type"] == "http.request" {
         o.push_str(&format!("  {} {}\n", s(&pv["method"]), safe(&s(&pv["url"]))));
         o.push_str(&format!("  host        {}\n", s(&pv["host"])));
+        if pv["effective_method"].as_str().is_some_and(|m| Some(m) != pv["method"].as_str()) {
+            o.push_str(&format!(
+                "  WARNING: a header asks the server to treat this as {}\n",
+                safe(&s(&pv["effective_method"]))
+            ));
+        }
         if let Some(c) = pv["credential"].as_str() {
             o.push_str(&format!("  credential  {c} ({}), injected by Assent\n", s(&pv["credential_scheme"])));
+            if let Some(origins) = pv["credential_origins"].as_array() {
+                let list: Vec<String> = origins.iter().map(s).collect();
+                o.push_str(&format!("              may be sent only to {}\n", list.join(", ")));
+            }
         }
-        let names: Vec<String> = pv["header_names"].as_array().map(|a| a.iter().map(s).collect()).unwrap_or_default();
-        if !names.is_empty() {
-            o.push_str(&format!("  headers     {}\n", names.join(", ")));
+        match pv["headers"].as_array() {
+            Some(hs) if !hs.is_empty() => {
+                o.push_str("  headers\n");
+                for h in hs {
+                    let flag = if h["changes_meaning"] == true { "   <- changes what the request means" } else { "" };
+                    o.push_str(&format!("    {}: {}{flag}\n", safe(&s(&h["name"])), safe(&s(&h["value"]))));
+                }
+            }
+            _ => {
+                let names: Vec<String> =
+                    pv["header_names"].as_array().map(|a| a.iter().map(s).collect()).unwrap_or_default();
+                if !names.is_empty() {
+                    o.push_str(&format!("  headers     {}\n", names.join(", ")));
+                }
+            }
         }
         if pv["body_kind"] != "none" {
             o.push_str("  body\n");

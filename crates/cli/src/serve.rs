@@ -170,18 +170,35 @@ pub async fn start(home: Home, port: Option<u16>, bind: Option<IpAddr>) -> Resul
         );
     }
     let lock = home.lock_exclusive()?;
+    // Whoever wrote a server.json that is still here while we hold the lock is gone: the file
+    // names a port someone else may hold by now.
+    if let Some(stale) = home.server() {
+        tracing::info!(pid = stale.pid, url = %stale.url, "removing the server.json of a server that is no longer running");
+        let _ = std::fs::remove_file(home.server_json());
+    }
     // Every open wait and event stream is a socket: allow as many as the system lets us.
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(n) => tracing::debug!(limit = n, "open-file limit"),
         Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
     }
-    let api_cfg = assent_api::ApiConfig { max_body_bytes: config.max_body_bytes };
+    let proof_key = assent_core::secret::random_bytes::<32>().to_vec();
+    let api_cfg = assent_api::ApiConfig {
+        max_body_bytes: config.max_body_bytes,
+        max_connections: config.max_connections.max(1),
+        header_read_timeout: std::time::Duration::from_secs(config.header_read_timeout.max(1)),
+        proof_key: Some(proof_key.clone()),
+    };
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let url = format!("http://{}", listener.local_addr()?);
     let pid = std::process::id();
-    home.write_server(&ServerInfo { url: url.clone(), pid, version: env!("CARGO_PKG_VERSION").into() })?;
+    home.write_server(&ServerInfo {
+        url: url.clone(),
+        pid,
+        version: env!("CARGO_PKG_VERSION").into(),
+        proof_key: Some(hex::encode(&proof_key)),
+    })?;
     tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
 
     let (stop, stop_rx) = tokio::sync::watch::channel(false);

@@ -1,15 +1,82 @@
 //! Invisible and bidirectional control characters. An agent (or whatever injected text into
-//! it) can hide intent behind characters a person cannot see; every preview flags them.
+//! it) can hide intent behind characters a person cannot see; every preview flags them, and
+//! every place Assent shows text to a person renders them visibly (`⟦U+202E⟧`).
+//!
+//! The set comes from the Unicode Character Database (through ICU4X's compiled property data),
+//! not from a hand-made list:
+//!
+//! - every `Default_Ignorable_Code_Point` (zero-width characters, joiners, word joiner, soft
+//!   hyphen, invisible operators, fillers, the whole tag block U+E0000-U+E0FFF, ...);
+//! - every `Bidi_Control` (embeddings, overrides, isolates, marks);
+//! - every `Variation_Selector`, except U+FE0E and U+FE0F right after an emoji, where they only
+//!   choose between text and emoji presentation;
+//! - and the tag block U+E0000-U+E007F, always (tags can spell out a hidden message).
+//!
+//! A ZERO WIDTH JOINER between two pictographs (a family emoji) is an emoji sequence too, and is
+//! not flagged there; anywhere else it is.
 
+use icu_properties::CodePointSetData;
+use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, Emoji, ExtendedPictographic, VariationSelector};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// True for the characters that are flagged: zero-width and directional marks (U+200B-U+200F),
-/// bidirectional embeddings and overrides (U+202A-U+202E), isolates (U+2066-U+2069), the
-/// Arabic letter mark (U+061C) and the byte-order mark / zero-width no-break space (U+FEFF).
+const ZWJ: char = '\u{200D}';
+
+fn is_tag(c: char) -> bool {
+    ('\u{E0000}'..='\u{E007F}').contains(&c)
+}
+
+/// True for a character that is flagged wherever it stands (context aside): see the module
+/// docs. Every such character is outside ASCII.
 pub fn is_flagged(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}')
+    if c.is_ascii() {
+        return false;
+    }
+    CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<BidiControl>().contains(c)
+        || CodePointSetData::new::<VariationSelector>().contains(c)
+        || is_tag(c)
+}
+
+fn is_pictograph(c: char) -> bool {
+    CodePointSetData::new::<Emoji>().contains(c) || CodePointSetData::new::<ExtendedPictographic>().contains(c)
+}
+
+/// Whether `c`, between `prev` and `next`, is flagged: as [`is_flagged`], except a
+/// presentation selector after an emoji and a joiner between two pictographs.
+fn flagged_here(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    if !is_flagged(c) {
+        return false;
+    }
+    let after_emoji = prev.is_some_and(|p| !p.is_ascii() && is_pictograph(p));
+    match c {
+        '\u{FE0E}' | '\u{FE0F}' if after_emoji => false,
+        ZWJ if (after_emoji || prev == Some('\u{FE0F}')) && next.is_some_and(is_pictograph) => false,
+        _ => true,
+    }
+}
+
+/// The flagged characters of `s`, with their byte offsets, in order.
+pub fn flagged(s: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut prev: Option<char> = None;
+    let mut it = s.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while let Some((i, c)) = it.next() {
+            let next = it.peek().map(|(_, n)| *n);
+            let hit = !c.is_ascii() && flagged_here(prev, c, next);
+            prev = Some(c);
+            if hit {
+                return Some((i, c));
+            }
+        }
+        None
+    })
+}
+
+/// Whether `s` has a flagged character.
+pub fn has_flagged(s: &str) -> bool {
+    !s.is_ascii() && flagged(s).next().is_some()
 }
 
 /// A short name for a flagged character, for people.
@@ -31,6 +98,21 @@ pub fn name(c: char) -> &'static str {
         '\u{2069}' => "POP DIRECTIONAL ISOLATE",
         '\u{061C}' => "ARABIC LETTER MARK",
         '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
+        '\u{00AD}' => "SOFT HYPHEN",
+        '\u{034F}' => "COMBINING GRAPHEME JOINER",
+        '\u{180E}' => "MONGOLIAN VOWEL SEPARATOR",
+        '\u{2060}' => "WORD JOINER",
+        '\u{2061}' => "FUNCTION APPLICATION",
+        '\u{2062}' => "INVISIBLE TIMES",
+        '\u{2063}' => "INVISIBLE SEPARATOR",
+        '\u{2064}' => "INVISIBLE PLUS",
+        '\u{3164}' => "HANGUL FILLER",
+        '\u{115F}' => "HANGUL CHOSEONG FILLER",
+        '\u{1160}' => "HANGUL JUNGSEONG FILLER",
+        '\u{FFA0}' => "HALFWIDTH HANGUL FILLER",
+        c if is_tag(c) => "TAG CHARACTER",
+        c if CodePointSetData::new::<VariationSelector>().contains(c) => "VARIATION SELECTOR",
+        c if CodePointSetData::new::<BidiControl>().contains(c) => "BIDIRECTIONAL CONTROL",
         _ => "INVISIBLE CHARACTER",
     }
 }
@@ -48,7 +130,10 @@ pub struct Found {
 
 /// Counts flagged characters in a string.
 pub fn scan_str(s: &str, into: &mut BTreeMap<char, usize>) {
-    for c in s.chars().filter(|c| is_flagged(*c)) {
+    if s.is_ascii() {
+        return;
+    }
+    for (_, c) in flagged(s) {
         *into.entry(c).or_default() += 1;
     }
 }
@@ -73,14 +158,17 @@ pub fn report(found: &BTreeMap<char, usize>) -> Vec<Found> {
 
 /// Replaces each flagged character with a visible marker such as `⟦U+202E⟧`, for display.
 pub fn make_visible(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if is_flagged(c) {
-            out.push_str(&format!("\u{27E6}U+{:04X}\u{27E7}", c as u32));
-        } else {
-            out.push(c);
-        }
+    if s.is_ascii() {
+        return s.to_string();
     }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut last = 0;
+    for (i, c) in flagged(s) {
+        out.push_str(&s[last..i]);
+        out.push_str(&format!("\u{27E6}U+{:04X}\u{27E7}", c as u32));
+        last = i + c.len_utf8();
+    }
+    out.push_str(&s[last..]);
     out
 }
 
@@ -90,13 +178,66 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn flags_each_listed_range() {
-        for c in ['\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\u{061C}', '\u{FEFF}'] {
-            assert!(is_flagged(c), "{c:?}");
+    fn flags_what_the_review_found_unflagged() {
+        let hidden = [
+            '\u{200B}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{061C}',
+            '\u{FEFF}',
+            '\u{2060}',
+            '\u{00AD}',
+            '\u{180E}',
+            '\u{3164}',
+            '\u{2061}',
+            '\u{2062}',
+            '\u{2063}',
+            '\u{2064}',
+            '\u{E0000}',
+            '\u{E0001}',
+            '\u{E0041}',
+            '\u{E007F}',
+            '\u{FE00}',
+            '\u{E0100}',
+            '\u{034F}',
+        ];
+        for c in hidden {
+            assert!(is_flagged(c), "U+{:04X}", c as u32);
+            assert_eq!(make_visible(&format!("l{c}s")), format!("l\u{27E6}U+{:04X}\u{27E7}s", c as u32));
         }
-        for c in ['a', ' ', '\u{2010}', '\u{2029}', '\u{206A}', 'é'] {
-            assert!(!is_flagged(c), "{c:?}");
+        for c in ['a', ' ', '\t', '\u{2010}', '\u{2029}', 'é', 'ß', '中', '😀', '\u{00A0}'] {
+            assert!(!is_flagged(c), "U+{:04X}", c as u32);
         }
+    }
+
+    #[test]
+    fn agrees_with_the_unicode_properties_on_every_code_point() {
+        let di = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+        let bidi = CodePointSetData::new::<BidiControl>();
+        let vs = CodePointSetData::new::<VariationSelector>();
+        let mut flagged_count = 0;
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let want = di.contains(c) || bidi.contains(c) || vs.contains(c) || ('\u{E0000}'..='\u{E007F}').contains(&c);
+            assert_eq!(is_flagged(c), want, "U+{:04X}", c as u32);
+            // In running text with no emoji around, the context changes nothing.
+            let s = format!("a{c}b");
+            assert_eq!(has_flagged(&s), want, "U+{:04X} in text", c as u32);
+            flagged_count += usize::from(want);
+        }
+        // The tag block alone is 128 code points; Default_Ignorable is over 4,000.
+        assert!(flagged_count > 4000, "{flagged_count}");
+    }
+
+    #[test]
+    fn emoji_sequences_are_not_flagged_but_their_parts_elsewhere_are() {
+        assert!(!has_flagged("ok \u{2764}\u{FE0F} done"), "a heart with emoji presentation");
+        assert!(!has_flagged("\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}"), "a family");
+        assert!(has_flagged("l\u{FE0F}s"), "a presentation selector after a letter");
+        assert!(has_flagged("l\u{200D}s"), "a joiner between letters");
+        assert!(has_flagged("\u{1F3F4}\u{E0067}\u{E0062}\u{E007F}"), "tags are always flagged");
     }
 
     #[test]

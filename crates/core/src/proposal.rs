@@ -148,6 +148,13 @@ impl Proposal {
         };
     }
 
+    /// The proposal as an agent may see it: the preview reduced to its figures (see
+    /// [`agent_preview`]). Everything an agent is handed goes through this.
+    pub fn for_agent(mut self) -> Self {
+        self.preview = agent_preview(std::mem::take(&mut self.preview));
+        self
+    }
+
     /// The small form sent on the event stream.
     pub fn summary_view(&self) -> ProposalSummary {
         ProposalSummary {
@@ -165,6 +172,41 @@ impl Proposal {
             expires_at: self.expires_at,
         }
     }
+}
+
+/// The preview as an agent sees it. A preview may show what Assent read on the agent's
+/// behalf (the current content of a file it proposes to replace or delete); an agent must
+/// never learn through Assent what it could not read itself. So the agent gets figures only:
+/// sizes, hashes, line counts, flags. Previews that only restate the agent's own request
+/// (`tool.call`, `http.request`) pass whole; any other kind is reduced to its numbers, flags
+/// and hashes.
+pub fn agent_preview(preview: Value) -> Value {
+    const FILE_FIGURES: [&str; 12] = [
+        "type",
+        "path",
+        "exists",
+        "current_size",
+        "current_sha256",
+        "new_size",
+        "new_sha256",
+        "binary_current",
+        "too_large",
+        "truncated",
+        "stats",
+        "invisible_characters",
+    ];
+    let Value::Object(map) = preview else { return Value::Null };
+    let kind = map.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    if matches!(kind.as_str(), "tool.call" | "http.request") {
+        return Value::Object(map);
+    }
+    let figure = |k: &str, v: &Value| match kind.as_str() {
+        "file.write" | "file.delete" => FILE_FIGURES.contains(&k),
+        _ => k == "type" || matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null),
+    };
+    let mut out: serde_json::Map<String, Value> = map.into_iter().filter(|(k, v)| figure(k, v)).collect();
+    out.insert("content_withheld".into(), Value::Bool(true));
+    Value::Object(out)
 }
 
 /// The small form of a proposal carried by events.
@@ -275,4 +317,28 @@ pub struct AgentInfo {
     pub created_at: Timestamp,
     /// When its token was revoked, if it was.
     pub revoked_at: Option<Timestamp>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_agent_sees_figures_never_content() {
+        let pv = json!({
+            "type": "file.delete", "path": "/etc/shadow", "exists": true, "current_size": 812,
+            "current_sha256": "ab", "stats": {"added": 0, "removed": 20}, "summary": "root:x:...",
+            "hunks": [{"lines": [{"tag": "delete", "text": "root:$6$secret"}]}],
+        });
+        let seen = agent_preview(pv).to_string();
+        assert!(!seen.contains("secret") && !seen.contains("root:"), "{seen}");
+        for k in ["current_size", "current_sha256", "stats", "content_withheld"] {
+            assert!(seen.contains(k), "{k} in {seen}");
+        }
+        let other = agent_preview(json!({"type": "future.kind", "size": 3, "text": "read from disk"}));
+        assert_eq!(other, json!({"type": "future.kind", "size": 3, "content_withheld": true}));
+        let own = json!({"type": "tool.call", "tool": "Bash", "input": {"command": "ls"}});
+        assert_eq!(agent_preview(own.clone()), own);
+    }
 }

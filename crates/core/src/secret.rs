@@ -52,6 +52,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// What a server of a home answers to a client's `challenge`: HMAC-SHA256 of the challenge
+/// under the key the server wrote into the home's `server.json` (readable by the home's owner
+/// only), in hex. A client checks it before it sends the owner credential, so a process that
+/// took over the port of a server that died cannot collect the credential.
+pub fn server_proof(key: &[u8], challenge: &str) -> String {
+    let k = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key);
+    hex::encode(ring::hmac::sign(&k, format!("assent-server-proof\n{challenge}").as_bytes()).as_ref())
+}
+
+/// Whether `proof` is the [`server_proof`] of `challenge` under `key` (compared in constant time).
+pub fn proof_matches(key: &[u8], challenge: &str, proof: &str) -> bool {
+    let Ok(tag) = hex::decode(proof) else { return false };
+    let k = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key);
+    ring::hmac::verify(&k, format!("assent-server-proof\n{challenge}").as_bytes(), &tag).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

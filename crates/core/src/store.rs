@@ -113,8 +113,9 @@ pub trait Store: Send + Sync + 'static {
 
     /// How many proposals are pending (all agents).
     async fn count_pending(&self) -> Result<u64, CoreError>;
-    /// Every proposal of a group (any status), oldest first.
-    async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError>;
+    /// Every proposal of a group (any status), oldest first: one agent's when `agent` is set,
+    /// else every agent's that used this `group_id`.
+    async fn group(&self, agent: Option<&str>, group_id: &str) -> Result<Vec<Proposal>, CoreError>;
     /// Ids of pending proposals whose `expires_at` is at or before `now`.
     async fn due_for_expiry(&self, now: Timestamp, limit: u32) -> Result<Vec<(String, Status)>, CoreError>;
     /// The earliest `expires_at` among pending proposals.

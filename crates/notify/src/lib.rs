@@ -216,6 +216,7 @@ fn what(p: &Proposal) -> String {
         }
         other => other.to_string(),
     };
+    let line = assent_core::invisible::make_visible(&line);
     let mut out: String = line.chars().take(160).collect();
     if pv.get("invisible_characters").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
         out.push_str("\n⚠ contains hidden characters");

@@ -136,13 +136,17 @@ impl Store for SqliteStore {
         rows.iter().map(|r| Ok((r.try_get::<i64, _>("seq").map_err(db_err)?, rows::proposal(r)?))).collect()
     }
 
-    async fn group(&self, group_id: &str) -> Result<Vec<Proposal>, CoreError> {
-        let rows =
-            sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE group_id = ? ORDER BY seq"))
-                .bind(group_id)
-                .fetch_all(&self.read)
-                .await
-                .map_err(db_err)?;
+    async fn group(&self, agent: Option<&str>, group_id: &str) -> Result<Vec<Proposal>, CoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE group_id = ?1 AND (?2 IS NULL OR agent = ?2) ORDER BY seq"
+        ))
+        .bind(group_id)
+        .bind(agent)
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
         Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
     }
 

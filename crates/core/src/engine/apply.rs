@@ -9,7 +9,7 @@
 use super::Engine;
 use crate::canonical::canonical_sha256;
 use crate::crash;
-use crate::kinds::{ApplyOutcome, Reconciled};
+use crate::kinds::{ApplyCtx, ApplyOutcome, Reconciled};
 use crate::proposal::{Channel, ErrorInfo, Proposal};
 use crate::status::{Action, Status, next};
 use crate::store::{Transition, Transitioned};
@@ -93,7 +93,10 @@ impl Engine {
 
     async fn run_apply(&self, p: &Proposal, payload: &Value) {
         let outcome = match self.inner.kinds.get(&p.kind) {
-            Ok(kind) => kind.clone().apply(p, payload).await,
+            Ok(kind) => {
+                let ctx = ApplyCtx { credentials: self.credential_map() };
+                kind.clone().apply(p, payload, &ctx).await
+            }
             Err(_) => ApplyOutcome::failed("unknown_kind", format!("kind {} is not available", p.kind)),
         };
         crash::point("applied-before-commit");

@@ -55,12 +55,17 @@ pub struct BatchResult {
     pub failed: usize,
 }
 
-/// A decision for every pending proposal of a group.
+/// A decision for every pending proposal of a group. A group belongs to the agent that made
+/// it: two agents using the same `group_id` have two groups, and a decision names the agent
+/// whenever the id alone is ambiguous.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroupDecision {
     /// The group.
     pub group_id: String,
+    /// The agent whose group it is (needed when more than one agent used this `group_id`).
+    #[serde(default)]
+    pub agent: Option<String>,
     /// The decision (no edits: edits are per proposal).
     pub outcome: Outcome,
     /// Why.
@@ -84,7 +89,55 @@ fn invalid_state(p_id: &str, status: Option<Status>) -> CoreError {
     }
 }
 
+/// Whether a pending proposal's time ran out: from its `expires_at` on, to the millisecond,
+/// whatever the expiry sweeper has done yet.
+fn past_expiry(p: &Proposal, now: Timestamp) -> bool {
+    p.status == Status::Pending && now.0 >= p.expires_at.0
+}
+
+fn expired_error(p: &Proposal) -> CoreError {
+    CoreError::InvalidState {
+        message: format!(
+            "proposal `{}` expired at {}; it can no longer be decided",
+            clip(&p.id, 80),
+            p.expires_at.to_rfc3339()
+        ),
+    }
+}
+
 impl Engine {
+    /// Settles proposals whose time ran out before the sweeper got to them, so a decision that
+    /// arrives late finds them `expired`.
+    async fn expire_now(&self, ps: &[&Proposal]) {
+        if ps.is_empty() {
+            return;
+        }
+        let now = Timestamp::now();
+        let ts: Vec<Transition> = ps
+            .iter()
+            .filter_map(|p| {
+                let to = next(p.status, Action::Expire, p.class).ok()?;
+                Some(Transition {
+                    id: p.id.clone(),
+                    from: p.status,
+                    to,
+                    decision: None,
+                    result: None,
+                    error: None,
+                    at: now,
+                    actor: "assent".into(),
+                    channel: crate::proposal::Channel::System,
+                    detail: None,
+                })
+            })
+            .collect();
+        let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
+        match self.inner.store.transition(ts, false).await {
+            Ok(done) => self.announce(&from, &done),
+            Err(e) => tracing::error!(error = %e, "could not expire proposals at decision time"),
+        }
+    }
+
     /// Builds the transition for a decision on `p`, validating the request.
     fn plan(&self, actor: &Actor, p: &Proposal, req: DecisionRequest) -> Result<Transition, CoreError> {
         let action = match req.outcome {
@@ -93,6 +146,10 @@ impl Engine {
             Outcome::Refine => Action::Refine,
         };
         let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
+        let now = Timestamp::now();
+        if past_expiry(p, now) {
+            return Err(expired_error(p));
+        }
         let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
             match v {
                 Some(s) if s.chars().count() > REASON_MAX => Err(CoreError::invalid(
@@ -120,7 +177,6 @@ impl Engine {
         };
         let approved_sha256 =
             (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
-        let now = Timestamp::now();
         let detail = serde_json::json!({
             "outcome": req.outcome,
             "reason": reason,
@@ -153,6 +209,10 @@ impl Engine {
     /// A person decides one proposal.
     pub async fn decide(&self, actor: &Actor, id: &str, req: DecisionRequest) -> Result<Proposal, CoreError> {
         let p = self.get(&super::Principal::Owner, id).await?;
+        if past_expiry(&p, Timestamp::now()) {
+            self.expire_now(&[&p]).await;
+            return Err(expired_error(&p));
+        }
         let t = self.plan(actor, &p, req)?;
         let from = [t.from];
         let done = self.inner.store.transition(vec![t], true).await?;
@@ -180,6 +240,13 @@ impl Engine {
                 }
             };
             results[idx].status = Some(p.status);
+            if past_expiry(&p, Timestamp::now()) {
+                self.expire_now(&[&p]).await;
+                results[idx].result = "skipped";
+                results[idx].status = Some(Status::Expired);
+                results[idx].error = Some(err_info(&expired_error(&p)));
+                continue;
+            }
             if p.status != Status::Pending {
                 results[idx].result = "skipped";
                 continue;
@@ -210,11 +277,28 @@ impl Engine {
 
     /// A person decides every pending proposal of a group together: all or nothing.
     pub async fn decide_group(&self, actor: &Actor, g: GroupDecision) -> Result<BatchResult, CoreError> {
-        let members = self.inner.store.group(&g.group_id).await?;
+        let members = self.inner.store.group(g.agent.as_deref(), &g.group_id).await?;
         if members.is_empty() {
             return Err(CoreError::NotFound(format!("no proposals in group `{}`", clip(&g.group_id, 80))));
         }
-        let pending: Vec<&Proposal> = members.iter().filter(|p| p.status == Status::Pending).collect();
+        let mut agents: Vec<&str> = members.iter().map(|p| p.agent.as_str()).collect();
+        agents.sort_unstable();
+        agents.dedup();
+        if agents.len() > 1 {
+            return Err(CoreError::invalid(
+                "ambiguous_group",
+                format!(
+                    "agents {} each have a group `{}`; name the `agent` whose group this decision is for",
+                    agents.join(", "),
+                    clip(&g.group_id, 80)
+                ),
+            ));
+        }
+        let now = Timestamp::now();
+        let due: Vec<&Proposal> = members.iter().filter(|p| past_expiry(p, now)).collect();
+        self.expire_now(&due).await;
+        let pending: Vec<&Proposal> =
+            members.iter().filter(|p| p.status == Status::Pending && !past_expiry(p, now)).collect();
         if pending.is_empty() {
             return Err(CoreError::InvalidState {
                 message: format!("group `{}` has no pending proposals", clip(&g.group_id, 80)),
@@ -275,7 +359,7 @@ impl Engine {
         let done = self.inner.store.transition(vec![t], true).await?;
         self.announce(&[p.status], &done);
         match done.into_iter().next() {
-            Some(Transitioned::Done(p)) => Ok(p),
+            Some(Transitioned::Done(p)) => Ok(p.for_agent()),
             Some(Transitioned::Conflict(now)) => Err(CoreError::InvalidState {
                 message: format!(
                     "proposal `{}` is {}; only pending proposals can be withdrawn",
@@ -314,6 +398,7 @@ impl Engine {
             "group_id": p.group_id,
             "supersedes": p.id,
         });
-        Ok(self.propose(&p.agent, body, None).await?.proposal)
+        let id = self.propose(&p.agent, body, None).await?.proposal.id;
+        self.get(&super::Principal::Owner, &id).await
     }
 }

@@ -208,8 +208,9 @@ impl Engine {
     /// A proposal the principal may see (agents: only their own; others are `not_found`).
     pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
         let p = self.inner.store.get(id).await?;
-        match p {
-            Some(p) if who.agent().is_none_or(|a| a == p.agent) => Ok(p),
+        match (p, who.agent()) {
+            (Some(p), None) => Ok(p),
+            (Some(p), Some(a)) if a == p.agent => Ok(p.for_agent()),
             _ => Err(CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80)))),
         }
     }
@@ -236,7 +237,9 @@ impl Engine {
         };
         let rows = self.inner.store.list(&q).await?;
         let next_cursor = if rows.len() as u32 == q.limit { rows.last().map(|(seq, _)| seq.to_string()) } else { None };
-        Ok(Page { items: rows.into_iter().map(|(_, p)| p).collect(), next_cursor })
+        let agent = who.agent().is_some();
+        let items = rows.into_iter().map(|(_, p)| if agent { p.for_agent() } else { p }).collect();
+        Ok(Page { items, next_cursor })
     }
 
     /// The audit trail of a proposal the principal may see.

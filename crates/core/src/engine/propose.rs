@@ -63,6 +63,7 @@ pub struct Proposed {
 
 impl Engine {
     /// Files a proposal for `agent` from a request body. `idempotency_key` makes retries safe.
+    /// The proposal comes back as the agent may see it ([`Proposal::for_agent`]).
     pub async fn propose(
         &self,
         agent: &str,
@@ -134,7 +135,7 @@ impl Engine {
         proposal.refresh_derived();
         let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent };
         match self.inner.store.insert(rec).await? {
-            Inserted::Existing(p) => Ok(Proposed { proposal: p, created: false }),
+            Inserted::Existing(p) => Ok(Proposed { proposal: p.for_agent(), created: false }),
             Inserted::Created { proposal, superseded } => {
                 if let Some(old) = superseded {
                     self.inner.waiters.notify(&old);
@@ -144,7 +145,7 @@ impl Engine {
                 if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) {
                     self.inner.sweep_now.notify_one();
                 }
-                Ok(Proposed { proposal, created: true })
+                Ok(Proposed { proposal: proposal.for_agent(), created: true })
             }
         }
     }

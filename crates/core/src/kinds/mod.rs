@@ -23,6 +23,14 @@ pub struct PrepareCtx {
     pub credentials: Arc<BTreeMap<String, CredentialMeta>>,
 }
 
+/// What applying needs to know besides the proposal: the world as it is at apply time.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyCtx {
+    /// The credentials as they are now (metadata only). A credential is always used as it is
+    /// when the request is sent, never as it was when the proposal was made.
+    pub credentials: Arc<BTreeMap<String, CredentialMeta>>,
+}
+
 /// What applying produced: a result to keep, and an error when it did not succeed.
 #[derive(Debug, Clone, Default)]
 pub struct ApplyOutcome {
@@ -90,7 +98,7 @@ pub trait Kind: Send + Sync {
     /// Carries out an approved write (kinds of class `Applied`): the result to store, or why it
     /// failed. `payload` is the approved one (edited or not), already checked against the hash
     /// recorded with the decision.
-    async fn apply(&self, _p: &Proposal, _payload: &Value) -> ApplyOutcome {
+    async fn apply(&self, _p: &Proposal, _payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
         ApplyOutcome::failed("not_applicable", format!("{} is not applied by Assent", self.name()))
     }
     /// After a crash, finds out whether a write that was `applying` landed.

@@ -1,0 +1,187 @@
+//! What an outside review broke at the boundary, each named after what it protects: special
+//! files, what the preview tells an agent, invisible characters in names, protected paths on a
+//! case-insensitive disk, late decisions, and groups that belong to one agent.
+
+use crate::harness::{Server, stdout};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+async fn propose(s: &Server, body: Value) -> (StatusCode, Value) {
+    s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await
+}
+
+fn write(path: &std::path::Path, content: &str) -> Value {
+    json!({"kind": "file.write", "payload": {"path": path.to_str().unwrap(), "content": content}})
+}
+
+fn delete(path: &std::path::Path) -> Value {
+    json!({"kind": "file.delete", "payload": {"path": path.to_str().unwrap()}})
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+#[tokio::test]
+async fn special_files_are_never_targets_and_never_block_the_server() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let started = Instant::now();
+    for body in [write(&fifo, "x"), delete(&fifo)] {
+        let (st, e) = propose(&s, body).await;
+        assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "not_a_regular_file"), "{e}");
+    }
+    // A device node outside /dev (made where the test may: as root).
+    let dev = dir.path().join("null");
+    let made = std::process::Command::new("mknod").arg(&dev).args(["c", "1", "3"]).status().is_ok_and(|s| s.success());
+    if made {
+        let (st, e) = propose(&s, write(&dev, "x")).await;
+        assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "not_a_regular_file"), "{e}");
+    }
+    // Devices in /dev, through a link or not, and the kernel's files.
+    let link = dir.path().join("zero-link");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for (path, want) in [
+        (std::path::PathBuf::from("/dev/zero"), "protected_path"),
+        (std::path::PathBuf::from("/dev/null"), "protected_path"),
+        (std::path::PathBuf::from("/proc/self/environ"), "protected_path"),
+        (link.clone(), "path_is_symlink"),
+    ] {
+        let (st, e) = propose(&s, write(&path, "x")).await;
+        assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, want), "{}: {e}", path.display());
+    }
+    assert!(started.elapsed() < Duration::from_secs(10), "nothing blocked: {:?}", started.elapsed());
+    // The server still takes file proposals.
+    let (st, p) = propose(&s, write(&dir.path().join("fine.txt"), "ok\n")).await;
+    assert_eq!(st, StatusCode::CREATED, "{p}");
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device_like());
+}
+
+trait CharDevice {
+    fn is_char_device_like(&self) -> bool;
+}
+
+impl CharDevice for std::fs::FileType {
+    fn is_char_device_like(&self) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        self.is_char_device()
+    }
+}
+
+#[tokio::test]
+async fn an_agent_never_reads_a_file_through_the_preview() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("credentials");
+    std::fs::write(&secret, "[default]\naws_secret_access_key = TOPSECRET-KEY-42\n").unwrap();
+
+    for body in [delete(&secret), write(&secret, "[default]\n")] {
+        let (st, p) = propose(&s, body).await;
+        assert_eq!(st, StatusCode::CREATED, "{p}");
+        assert!(!p.to_string().contains("TOPSECRET"), "the 201 carries the file: {p}");
+        let pv = &p["preview"];
+        assert_eq!(pv["content_withheld"], true);
+        assert!(pv["current_size"].as_u64().unwrap() > 0 && pv["current_sha256"].is_string(), "{pv}");
+        let id = p["id"].as_str().unwrap();
+        for path in [format!("/proposals/{id}"), format!("/proposals/{id}?wait=1"), "/proposals".to_string()] {
+            let (_, seen) = s.req(Method::GET, &path, Some(&s.agent), None).await;
+            assert!(!seen.to_string().contains("TOPSECRET"), "{path} carries the file");
+        }
+        // The person sees everything.
+        let (_, full) = s.get(id, &s.owner).await;
+        assert!(full.to_string().contains("TOPSECRET-KEY-42"), "{full}");
+        assert!(stdout(&s.cli(&["show", id])).contains("TOPSECRET-KEY-42"));
+    }
+    // Nothing about a protected place is told, whatever is there.
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    for p in [format!("{home}/.ssh"), format!("{home}/.ssh/no-such-file"), format!("{home}/.ssh/../.ssh/x")] {
+        let (st, e) = propose(&s, delete(std::path::Path::new(&p))).await;
+        assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "protected_path"), "{p}: {e}");
+    }
+}
+
+#[tokio::test]
+async fn protected_paths_are_compared_as_a_case_insensitive_disk_would() {
+    let s = Server::start().await;
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    for p in [".SSH/authorized_keys", ".Ssh/config", ".GnuPG/pubring.kbx"] {
+        let path = std::path::Path::new(&home).join(p);
+        let (st, e) = propose(&s, write(&path, "ssh-ed25519 AAAA attacker\n")).await;
+        assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "protected_path"), "{p}: {e}");
+        assert!(!path.exists());
+    }
+    let shouted = std::path::PathBuf::from(s.home().to_str().unwrap().to_uppercase()).join("assent.db");
+    let (st, e) = propose(&s, write(&shouted, "x")).await;
+    assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "protected_path"), "{e}");
+}
+
+#[tokio::test]
+async fn invisible_characters_in_names_are_flagged_and_shown() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let sneaky = dir.path().join("invoice\u{202E}fdp.sh");
+    let (st, p) = propose(&s, write(&sneaky, "echo hi\n")).await;
+    assert_eq!(st, StatusCode::CREATED, "{p}");
+    assert_eq!(p["preview"]["invisible_characters"][0]["codepoint"], "U+202E", "{p}");
+    let shown = stdout(&s.cli(&["show", p["id"].as_str().unwrap()]));
+    assert!(shown.contains("invoice\u{27E6}U+202E\u{27E7}fdp.sh"), "{shown}");
+    assert!(!shown.contains('\u{202E}'), "the raw character never reaches the terminal");
+    let listed = stdout(&s.cli(&["list"]));
+    assert!(!listed.contains('\u{202E}'), "{listed}");
+
+    // The characters the review found unflagged, hidden in what looks like `ls`.
+    for c in ['\u{2060}', '\u{00AD}', '\u{180E}', '\u{3164}', '\u{2062}', '\u{E0041}', '\u{FE01}'] {
+        let (st, p) = propose(
+            &s,
+            json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": format!("l{c}s")}}}),
+        )
+        .await;
+        assert_eq!(st, StatusCode::CREATED, "{p}");
+        let found = p["preview"]["invisible_characters"].to_string();
+        assert!(found.contains(&format!("U+{:04X}", c as u32)), "U+{:04X}: {found}", c as u32);
+    }
+    // A tool name with one is refused outright.
+    let (st, e) = propose(&s, json!({"kind": "tool.call", "payload": {"tool": "Ba\u{2060}sh"}})).await;
+    assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_payload"), "{e}");
+}
+
+#[tokio::test]
+async fn a_decision_after_expiry_is_refused_and_the_proposal_is_expired() {
+    let s = Server::start().await;
+    let (_, p) = propose(&s, json!({"kind": "tool.call", "payload": {"tool": "deploy"}, "expires_in": 1})).await;
+    let id = p["id"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_millis(1050)).await;
+    let (st, e) = s.decide(id, json!({"outcome": "approve"})).await;
+    assert_eq!((st, code(&e)), (StatusCode::CONFLICT, "invalid_state"), "{e}");
+    let (_, now) = s.get(id, &s.owner).await;
+    assert_eq!(now["status"], "expired");
+    assert!(now["decision"].is_null());
+}
+
+#[tokio::test]
+async fn one_agent_cannot_slip_a_proposal_into_another_agents_batch() {
+    let s = Server::start().await;
+    let (_, other) = s.req(Method::POST, "/agents", Some(&s.owner), Some(json!({"name": "mallory"}))).await;
+    let mallory = other["token"].as_str().unwrap().to_string();
+    let mine = |tool: &str| json!({"kind": "tool.call", "payload": {"tool": tool}, "group_id": "release-7"});
+    let (_, a) = propose(&s, mine("tag")).await;
+    let (_, b) = propose(&s, mine("publish")).await;
+    let (_, m) = s.req(Method::POST, "/proposals", Some(&mallory), Some(mine("exfiltrate"))).await;
+
+    let group = json!({"group_id": "release-7", "outcome": "approve"});
+    let (st, e) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(group)).await;
+    assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "ambiguous_group"), "{e}");
+    let group = json!({"group_id": "release-7", "agent": "default", "outcome": "approve"});
+    let (st, r) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(group)).await;
+    assert_eq!((st, r["decided"].as_u64()), (StatusCode::OK, Some(2)), "{r}");
+    for (p, want) in [(&a, "approved"), (&b, "approved"), (&m, "pending")] {
+        let (_, now) = s.get(p["id"].as_str().unwrap(), &s.owner).await;
+        assert_eq!(now["status"], want, "{}", now["payload"]);
+    }
+    // An agent listing its group sees only its own.
+    let (_, listed) = s.req(Method::GET, "/proposals?group_id=release-7", Some(&mallory), None).await;
+    assert_eq!(listed["items"].as_array().unwrap().len(), 1);
+}
