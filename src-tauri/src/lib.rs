@@ -48,7 +48,12 @@ impl assent_notify::Host for WindowHost {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        // A log that cannot be written (a full disk) is dropped, never a panic.
+        .log_internal_errors(false)
+        .try_init();
 }
 
 /// Shows and focuses the main window.

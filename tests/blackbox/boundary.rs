@@ -185,3 +185,190 @@ async fn one_agent_cannot_slip_a_proposal_into_another_agents_batch() {
     let (_, listed) = s.req(Method::GET, "/proposals?group_id=release-7", Some(&mallory), None).await;
     assert_eq!(listed["items"].as_array().unwrap().len(), 1);
 }
+
+/// A listener that took the port of a server that died: records every request it gets and
+/// answers like a server would, with a made-up proof.
+async fn impostor_on(addr: &str) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let s2 = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let seen = s2.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 16 * 1024];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                seen.lock().unwrap().push(String::from_utf8_lossy(&buf[..n]).to_string());
+                let body = r#"{"server":"assent","proof":"00112233","items":[],"status":"ok"}"#;
+                let res = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = sock.write_all(res.as_bytes()).await;
+            });
+        }
+    });
+    seen
+}
+
+// Multi-threaded: the impostor answers while the test waits on the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_credential_never_goes_to_whoever_holds_a_stale_port() {
+    let mut s = Server::start().await;
+    let addr = s.url.trim_start_matches("http://").to_string();
+    s.kill9();
+    assert!(s.home().join("server.json").exists(), "a crash leaves server.json behind");
+    let seen = impostor_on(&addr).await;
+    for args in [vec!["list"], vec!["propose", "--tool", "x"], vec!["approve", "p_x"]] {
+        let out = s.cli(&args);
+        assert!(!out.status.success(), "{args:?} trusted the impostor");
+        assert!(crate::harness::stderr(&out).contains("did not prove"), "{args:?}: {}", crate::harness::stderr(&out));
+    }
+    let requests = seen.lock().unwrap().clone();
+    assert!(!requests.is_empty(), "the impostor was asked");
+    for r in &requests {
+        assert!(!r.to_ascii_lowercase().contains("authorization"), "a credential was sent: {r}");
+        assert!(!r.contains(&s.owner) && !r.contains(&s.agent), "a token was sent: {r}");
+    }
+}
+
+#[tokio::test]
+async fn a_stale_server_json_is_cleaned_up_at_start() {
+    let mut s = Server::start().await;
+    let old = std::fs::read_to_string(s.home().join("server.json")).unwrap();
+    s.kill9();
+    s.spawn();
+    let new = std::fs::read_to_string(s.home().join("server.json")).unwrap();
+    assert_ne!(old, new, "a new proof key and address");
+    let out = s.cli(&["list"]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+}
+
+async fn raw(url: &str, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut sock = tokio::net::TcpStream::connect(url.trim_start_matches("http://")).await.unwrap();
+    sock.write_all(request.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), sock.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).to_string()
+}
+
+/// Reads until the server closes the connection; how long that took.
+async fn closed_after(mut sock: tokio::net::TcpStream, limit: Duration) -> Option<Duration> {
+    use tokio::io::AsyncReadExt;
+    let started = Instant::now();
+    let mut buf = [0u8; 1024];
+    loop {
+        match tokio::time::timeout(limit.saturating_sub(started.elapsed()), sock.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(started.elapsed()),
+            Ok(Ok(_)) => continue,
+            Err(_) => return None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_and_idle_connections_are_closed_but_long_polls_are_not() {
+    use tokio::io::AsyncWriteExt;
+    let s = Server::start_with("header_read_timeout = 1\n", &[]).await;
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(format!("GET /v1/health HTTP/1.1\r\nHost: {addr}\r\n").as_bytes()).await.unwrap();
+    let (a, b) = tokio::join!(closed_after(idle, Duration::from_secs(8)), closed_after(slow, Duration::from_secs(8)));
+    assert!(a.is_some_and(|d| d < Duration::from_secs(4)), "an idle socket is closed: {a:?}");
+    assert!(b.is_some_and(|d| d < Duration::from_secs(4)), "a slow header is cut: {b:?}");
+    // A long-poll longer than the timeout is a request in progress: it is answered.
+    let id = s.propose_tool("ls").await;
+    let started = Instant::now();
+    let (st, p) = s.req(Method::GET, &format!("/proposals/{id}?wait=3"), Some(&s.agent), None).await;
+    assert_eq!((st, p["status"].as_str()), (StatusCode::OK, Some("pending")));
+    assert!(started.elapsed() >= Duration::from_millis(2900));
+}
+
+#[tokio::test]
+async fn connections_past_the_limit_get_a_clear_refusal() {
+    let s = Server::start_with("max_connections = 4\n", &[]).await;
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer = raw(&s.url, &format!("GET /v1/health HTTP/1.1\r\nHost: {addr}\r\n\r\n")).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("\"too_many_connections\""), "{answer}");
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (st, _) = s.req(Method::GET, "/health", None, None).await;
+    assert_eq!(st, StatusCode::OK, "room again once they close");
+}
+
+#[tokio::test]
+async fn a_request_with_two_host_headers_is_refused() {
+    let s = Server::start().await;
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let answer = raw(
+        &s.url,
+        &format!("GET /v1/health HTTP/1.1\r\nHost: {addr}\r\nHost: evil.example\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("invalid_host"), "{answer}");
+}
+
+/// A small file system of its own (tmpfs), unmounted when dropped.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(bytes: u64) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(SmallDisk { dir })
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(self.dir.path()).status();
+    }
+}
+
+#[tokio::test]
+async fn a_full_disk_is_a_clear_507_and_loses_nothing() {
+    // Mounting needs root, which the test machines have; say so plainly where it is missing.
+    let Some(disk) = SmallDisk::mount(3 * 1024 * 1024) else {
+        panic!("this test mounts a small tmpfs and needs root (CI runs as root)");
+    };
+    let home = tempfile::tempdir_in(disk.dir.path()).unwrap();
+    let s = Server::start_in(home, "", &[], &[]).await;
+    let kept = s.propose_tool("kept").await;
+    let filler = "x".repeat(256 * 1024);
+    let mut full = None;
+    for i in 0..64 {
+        let (st, e) =
+            propose(&s, json!({"kind": "tool.call", "payload": {"tool": "fill", "input": {"i": i, "pad": filler}}}))
+                .await;
+        if st != StatusCode::CREATED {
+            full = Some((st, e));
+            break;
+        }
+    }
+    let (st, e) = full.expect("the disk filled up");
+    assert_eq!((st, code(&e)), (StatusCode::INSUFFICIENT_STORAGE, "storage_full"), "{e}");
+    // The server is up, answers, and what it stored is intact.
+    let (st, p) = s.get(&kept, &s.owner).await;
+    assert_eq!((st, p["status"].as_str()), (StatusCode::OK, Some("pending")), "{p}");
+    let (st, _) = s.req(Method::GET, "/health", None, None).await;
+    assert_eq!(st, StatusCode::OK);
+    let (st, d) = s.decide(&kept, json!({"outcome": "reject", "reason": "no room"})).await;
+    assert!(st == StatusCode::OK || st == StatusCode::INSUFFICIENT_STORAGE, "{st} {d}");
+    drop(s);
+}

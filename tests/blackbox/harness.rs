@@ -42,7 +42,11 @@ impl Server {
 
     /// A server with `config`, extra environment and extra `serve` flags.
     pub async fn start_with_args(config: &str, env: &[(&str, &str)], args: &[&str]) -> Server {
-        let home = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap(), config, env, args).await
+    }
+
+    /// A server whose home is `home` (its log goes beside it).
+    pub async fn start_in(home: tempfile::TempDir, config: &str, env: &[(&str, &str)], args: &[&str]) -> Server {
         if !config.is_empty() {
             std::fs::write(home.path().join("config.toml"), config).unwrap();
         }

@@ -83,12 +83,17 @@ impl Client {
         };
         let Some(key) = &self.proof_key else { return Err(impostor()) };
         let challenge = hex::encode(assent_core::secret::random_bytes::<24>());
-        let res = match self.http.get(format!("{}/hello?challenge={challenge}", self.base)).send().await {
+        let ask = self.http.get(format!("{}/hello?challenge={challenge}", self.base)).timeout(Duration::from_secs(5));
+        let res = match ask.send().await {
             Ok(r) => r,
             Err(e) if e.is_connect() => return Err(not_running(home)),
             Err(_) => return Err(impostor()),
         };
-        let v: Value = res.json().await.unwrap_or(Value::Null);
+        let v: Value = tokio::time::timeout(Duration::from_secs(5), res.json())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or(Value::Null);
         match v["proof"].as_str() {
             Some(p) if assent_core::secret::proof_matches(key, &challenge, p) => Ok(()),
             _ => Err(impostor()),

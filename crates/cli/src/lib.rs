@@ -258,8 +258,13 @@ fn init_tracing(serve: bool) {
     let default = if serve { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("ASSENT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        // A log that cannot be written (a full disk) is dropped, never a panic.
+        .log_internal_errors(false)
+        .with_target(false)
+        .try_init();
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {

@@ -68,6 +68,7 @@ impl CoreError {
             CoreError::Forbidden(_) => "forbidden",
             CoreError::TooMany { code, .. } => code,
             CoreError::Unavailable { code, .. } => code,
+            CoreError::Store(StoreError::Full) => "storage_full",
             CoreError::Store(_) => "internal",
         }
     }
@@ -85,4 +86,19 @@ pub enum StoreError {
     /// The writer task is gone (the engine is shutting down).
     #[error("the store is closed")]
     Closed,
+    /// The disk holding the database is full: nothing was written, and what was stored stays.
+    #[error("the disk holding Assent's database is full; free some space and try again")]
+    Full,
+}
+
+impl StoreError {
+    /// The same failure again, for a second waiter on one batch (the driver's error is gone
+    /// by then; its kind is kept).
+    pub fn again(&self, context: &str) -> StoreError {
+        match self {
+            StoreError::Full => StoreError::Full,
+            StoreError::Closed => StoreError::Closed,
+            e => StoreError::Database(format!("{context}{e}")),
+        }
+    }
 }

@@ -29,7 +29,15 @@ use tokio::sync::{mpsc, oneshot};
 use writer::Op;
 
 pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
-    StoreError::Database(e.to_string())
+    // SQLITE_FULL (13), and a write that ran out of space underneath SQLite.
+    let full = match &e {
+        sqlx::Error::Database(d) => {
+            d.code().is_some_and(|c| c == "13" || c.parse::<i64>().is_ok_and(|n| n & 0xff == 13))
+        }
+        sqlx::Error::Io(io) => io.raw_os_error() == Some(28) || io.kind() == std::io::ErrorKind::StorageFull,
+        _ => false,
+    } || e.to_string().contains("database or disk is full");
+    if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");

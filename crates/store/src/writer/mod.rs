@@ -63,7 +63,7 @@ impl Done {
 
     fn send(self, commit: &Result<(), StoreError>) {
         // A caller that went away (client disconnected) does not undo a committed write.
-        let fail = |e: &StoreError| CoreError::Store(StoreError::Database(format!("commit failed: {e}")));
+        let fail = |e: &StoreError| CoreError::Store(e.again("commit failed: "));
         match self {
             Done::Insert(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Transition(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
@@ -175,7 +175,7 @@ impl Writer {
     }
 
     fn refuse(&self, op: Op, e: &StoreError) {
-        let err = || CoreError::Store(StoreError::Database(e.to_string()));
+        let err = || CoreError::Store(e.again(""));
         match op {
             Op::Insert(_, r) => drop(r.send(Err(err()))),
             Op::Transition(_, _, r) => drop(r.send(Err(err()))),
