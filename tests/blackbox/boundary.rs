@@ -373,3 +373,116 @@ async fn a_full_disk_is_a_clear_507_and_loses_nothing() {
     assert!(st == StatusCode::OK || st == StatusCode::INSUFFICIENT_STORAGE, "{st} {d}");
     drop(s);
 }
+
+fn sqlite(db: &std::path::Path, sql: &str) -> Result<String, String> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); print(r)"])
+        .arg(db)
+        .arg(sql)
+        .output()
+        .unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).to_string())
+    }
+}
+
+#[tokio::test]
+async fn what_an_agent_may_store_is_capped_per_day_and_survives_a_restart() {
+    let mut s = Server::start_with("max_bytes_per_agent_per_day = 1000000\n", &[]).await;
+    let big = |i: u32| json!({"kind": "tool.call", "payload": {"tool": "note", "input": {"i": i, "text": "y".repeat(100_000)}}});
+    let mut ids = Vec::new();
+    let refused = loop {
+        let (st, p) = propose(&s, big(ids.len() as u32)).await;
+        if st != StatusCode::CREATED {
+            break (st, p);
+        }
+        ids.push(p["id"].as_str().unwrap().to_string());
+        assert!(ids.len() < 20, "never refused");
+    };
+    assert_eq!((refused.0, code(&refused.1)), (StatusCode::TOO_MANY_REQUESTS, "storage_quota"), "{}", refused.1);
+    assert!((2..=5).contains(&ids.len()), "about 300 KB each: {}", ids.len());
+    // Withdrawing does not give the room back: propose-and-withdraw cannot fill the disk.
+    let (st, _) = s.req(Method::DELETE, &format!("/proposals/{}", ids[0]), Some(&s.agent), None).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(propose(&s, big(99)).await.0, StatusCode::TOO_MANY_REQUESTS);
+    // Small proposals and other agents go on.
+    let (_, other) = s.req(Method::POST, "/agents", Some(&s.owner), Some(json!({"name": "other"}))).await;
+    let other = other["token"].as_str().unwrap().to_string();
+    let (st, _) = s.req(Method::POST, "/proposals", Some(&other), Some(big(1))).await;
+    assert_eq!(st, StatusCode::CREATED);
+    // The day is counted from the database, so a restart forgives nothing.
+    s.stop();
+    s.spawn();
+    assert_eq!(propose(&s, big(100)).await.0, StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
+async fn a_large_file_write_is_stored_once() {
+    let mut s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let content: String = (0..20_000).map(|i| format!("line {i} of a new file, with some words\n")).collect();
+    let (st, p) = propose(&s, write(&dir.path().join("new.txt"), &content)).await;
+    assert_eq!(st, StatusCode::CREATED);
+    let id = p["id"].as_str().unwrap().to_string();
+    // The person's preview reads back whole...
+    let (_, full) = s.get(&id, &s.owner).await;
+    let lines = full["preview"]["hunks"][0]["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 20_000);
+    assert_eq!(lines[123]["text"], "line 123 of a new file, with some words");
+    assert_eq!(lines[123]["new"], 124);
+    // ...but the content is on disk once: the preview holds line numbers, not the lines.
+    s.stop();
+    let sizes = sqlite(
+        &s.home().join("assent.db"),
+        &format!("SELECT length(payload), length(preview) FROM proposals WHERE id = '{id}'"),
+    )
+    .unwrap();
+    let nums: Vec<u64> = sizes
+        .trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
+        .split(", ")
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(nums.len(), 2, "{sizes}");
+    assert!(nums[0] as usize >= content.len(), "{sizes}");
+    assert!(nums[1] < nums[0] / 2, "the preview does not repeat the content: {sizes}");
+}
+
+#[tokio::test]
+async fn settled_content_is_kept_only_for_the_retention() {
+    let s = Server::start_with("content_retention_secs = 1\n", &[]).await;
+    let secretish = "z".repeat(5000);
+    let (_, p) =
+        propose(&s, json!({"kind": "tool.call", "payload": {"tool": "note", "input": {"text": secretish}}})).await;
+    let id = p["id"].as_str().unwrap().to_string();
+    let pending = s.propose_tool("still pending").await;
+    s.decide(&id, json!({"outcome": "approve"})).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let pruned = loop {
+        let (_, now) = s.get(&id, &s.owner).await;
+        if !now["pruned_at"].is_null() {
+            break now;
+        }
+        assert!(Instant::now() < deadline, "never pruned: {now}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(pruned["status"], "approved");
+    assert!(!pruned.to_string().contains(&secretish), "the content is gone");
+    assert!(pruned["payload"]["input"]["text"].as_str().unwrap().contains("5000 bytes, sha256"), "{pruned}");
+    assert_eq!(pruned["preview"]["content_pruned"], true);
+    assert!(pruned["decision"]["approved_sha256"].is_string(), "the hash of what was approved stays");
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    assert_eq!(audit["items"].as_array().unwrap().len(), 2, "the history stays");
+    // A pending proposal is never pruned, and the database refuses any other change.
+    let (_, p2) = s.get(&pending, &s.owner).await;
+    assert!(p2["pruned_at"].is_null());
+    let db = s.home().join("assent.db");
+    for sql in [
+        format!("UPDATE proposals SET payload = '{{}}', pruned_at = 1 WHERE id = '{pending}'"),
+        format!("UPDATE proposals SET payload = '{{}}' WHERE id = '{id}'"),
+        format!("UPDATE proposals SET payload = '{{}}', pruned_at = 2 WHERE id = '{id}'"),
+    ] {
+        assert!(sqlite(&db, &sql).is_err(), "{sql} was allowed");
+    }
+}

@@ -12,7 +12,7 @@ pub const DIFF_DEADLINE: Duration = Duration::from_millis(300);
 /// Lines shown in a preview at most; the rest is summarized.
 pub const MAX_PREVIEW_LINES: usize = 20_000;
 /// Characters of one line shown at most.
-pub const MAX_LINE_CHARS: usize = 4_000;
+pub const MAX_LINE_CHARS: usize = assent_core::stored::MAX_LINE_CHARS;
 /// Inputs larger than this together are not diffed at all.
 pub const MAX_DIFF_BYTES: usize = 48 * 1024 * 1024;
 
@@ -21,17 +21,15 @@ pub fn is_binary(b: &[u8]) -> bool {
     b.contains(&0) || std::str::from_utf8(b).is_err()
 }
 
+/// How one line is shown (one definition for the diff and for the store, which leaves out the
+/// lines the payload already holds and fills them in again the same way).
 fn shown(line: &str) -> (String, bool) {
-    let trimmed = line.strip_suffix('\n').unwrap_or(line);
-    let trimmed = trimmed.strip_suffix('\r').unwrap_or(trimmed);
-    let clipped = trimmed.chars().count() > MAX_LINE_CHARS;
-    let text: String = if clipped { trimmed.chars().take(MAX_LINE_CHARS).collect() } else { trimmed.to_string() };
-    (invisible::make_visible(&text), clipped)
+    assent_core::stored::display_line(line)
 }
 
 /// The lines of `text`, each with its newline, as `similar` and `git` split them.
 fn lines(text: &str) -> Vec<&str> {
-    text.split_inclusive('\n').collect()
+    assent_core::stored::lines(text)
 }
 
 /// Both sides' lines as small integers, equal where the lines are equal: the diff then compares

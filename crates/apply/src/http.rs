@@ -560,6 +560,7 @@ mod tests {
             approved_payload: None,
             result: None,
             error: None,
+            pruned_at: None,
             class: KindClass::Applied,
         }
     }

@@ -35,6 +35,7 @@ fn proposal(id: usize, kind: &str, payload: Value, base: Option<Value>) -> Propo
         approved_payload: None,
         result: None,
         error: None,
+        pruned_at: None,
         class: KindClass::Applied,
     }
 }

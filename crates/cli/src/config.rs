@@ -27,6 +27,10 @@ pub struct Config {
     pub max_waits_per_agent: u32,
     /// Largest request body in bytes.
     pub max_body_bytes: usize,
+    /// Bytes of payloads and previews one agent may store in any 24 hours.
+    pub max_bytes_per_agent_per_day: u64,
+    /// Seconds a settled proposal's bulky content is kept.
+    pub content_retention_secs: u64,
     /// Connections the API keeps open at once.
     pub max_connections: usize,
     /// Seconds a client may take to send a request's headers (and an idle connection stays).
@@ -50,6 +54,8 @@ impl Default for Config {
             max_pending_per_agent: e.max_pending_per_agent,
             max_waits_per_agent: e.max_waits_per_agent,
             max_body_bytes: assent_api::ApiConfig::default().max_body_bytes,
+            max_bytes_per_agent_per_day: e.max_bytes_per_agent_per_day,
+            content_retention_secs: e.content_retention_secs,
             max_connections: assent_api::ApiConfig::default().max_connections,
             header_read_timeout: assent_api::ApiConfig::default().header_read_timeout.as_secs(),
             owner_credential: "auto".into(),
@@ -102,6 +108,8 @@ impl Config {
             max_expires_in: self.max_expires_in,
             max_pending_per_agent: self.max_pending_per_agent,
             max_waits_per_agent: self.max_waits_per_agent,
+            max_bytes_per_agent_per_day: self.max_bytes_per_agent_per_day,
+            content_retention_secs: self.content_retention_secs,
             ..assent_core::EngineConfig::default()
         }
     }

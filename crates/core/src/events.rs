@@ -204,6 +204,7 @@ mod tests {
             approved_payload: None,
             result: None,
             error: None,
+            pruned_at: None,
             class: KindClass::DecisionOnly,
         };
         p.refresh_derived();

@@ -33,6 +33,7 @@ pub mod proposal;
 pub mod secret;
 pub mod status;
 pub mod store;
+pub mod stored;
 pub mod time;
 pub mod verdict;
 

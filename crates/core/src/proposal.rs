@@ -131,6 +131,9 @@ pub struct Proposal {
     pub result: Option<Value>,
     /// Why it failed.
     pub error: Option<ErrorInfo>,
+    /// When its bulky content (payload, preview, response body) was pruned after the
+    /// retention; what is left are its figures, hashes, decision and audit trail.
+    pub pruned_at: Option<Timestamp>,
     /// The kind's class, to tell settledness (not on the wire: `settled` says it).
     #[serde(skip)]
     pub class: KindClass,

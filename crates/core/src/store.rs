@@ -137,6 +137,12 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
     /// Proposals Assent applies that are `approved` or `applying` (to settle at start-up).
     async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError>;
+    /// For every proposal made since `since`: its agent, when, and what it costs on disk
+    /// (payload and stored preview, in bytes).
+    async fn stored_bytes_since(&self, since: Timestamp) -> Result<Vec<(String, Timestamp, u64)>, CoreError>;
+    /// Prunes the bulky content of up to `limit` settled proposals last changed before
+    /// `before` (see [`crate::stored::prune`]), marking them pruned at `now`. Returns how many.
+    async fn prune(&self, before: Timestamp, now: Timestamp, limit: u32) -> Result<u64, CoreError>;
     /// Every credential's metadata.
     async fn credentials(&self) -> Result<Vec<CredentialMeta>, CoreError>;
     /// Adds a credential's metadata; `Conflict` if the name is taken.

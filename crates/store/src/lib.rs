@@ -60,6 +60,9 @@ fn options(path: &Path) -> SqliteConnectOptions {
         // A batch insert inside the write transaction keeps a statement journal so that it can
         // be undone alone; on disk that is a temp file created, written and unlinked per batch.
         .pragma("temp_store", "memory")
+        // A large proposal passes through the write-ahead log; once checkpointed, the log is
+        // cut back to this size instead of keeping a second copy of it on disk.
+        .pragma("journal_size_limit", "8388608")
         .disable_statement_logging()
 }
 
@@ -256,6 +259,30 @@ impl Store for SqliteStore {
         .await
         .map_err(db_err)?;
         Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
+    }
+
+    async fn stored_bytes_since(&self, since: Timestamp) -> Result<Vec<(String, Timestamp, u64)>, CoreError> {
+        let rows = sqlx::query(
+            "SELECT agent, created_at, length(CAST(payload AS BLOB)) + length(CAST(preview AS BLOB)) AS bytes \
+             FROM proposals WHERE created_at >= ? ORDER BY created_at",
+        )
+        .bind(since.0)
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|r| {
+                let agent: String = r.try_get("agent").map_err(db_err)?;
+                let at: i64 = r.try_get("created_at").map_err(db_err)?;
+                let bytes: i64 = r.try_get("bytes").map_err(db_err)?;
+                Ok((agent, Timestamp(at), bytes.max(0) as u64))
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(CoreError::from)
+    }
+
+    async fn prune(&self, before: Timestamp, now: Timestamp, limit: u32) -> Result<u64, CoreError> {
+        self.send(|reply| Op::Prune { before, now, limit, reply }).await
     }
 
     async fn credentials(&self) -> Result<Vec<CredentialMeta>, CoreError> {

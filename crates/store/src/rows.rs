@@ -13,7 +13,7 @@ use sqlx::sqlite::SqliteRow;
 macro_rules! proposal_cols {
     () => {
         "seq, id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
-         supersedes, status, created_at, updated_at, expires_at, decision, result, error"
+         supersedes, status, created_at, updated_at, expires_at, decision, result, error, pruned_at"
     };
 }
 pub(crate) use proposal_cols;
@@ -69,8 +69,11 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
         approved_payload: None,
         result: json(row, "result")?,
         error: json(row, "error")?,
+        pruned_at: row.try_get::<Option<i64>, _>("pruned_at").map_err(db_err)?.map(Timestamp),
         class,
     };
+    // The stored preview leaves out what the payload holds: fill it in.
+    assent_core::stored::expand(&p.payload, &mut p.preview);
     p.refresh_derived();
     Ok(p)
 }

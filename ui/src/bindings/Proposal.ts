@@ -88,4 +88,9 @@ result: JsonValue | null,
 /**
  * Why it failed.
  */
-error: ErrorInfo | null, };
+error: ErrorInfo | null, 
+/**
+ * When its bulky content (payload, preview, response body) was pruned after the
+ * retention; what is left are its figures, hashes, decision and audit trail.
+ */
+pruned_at: Timestamp | null, };

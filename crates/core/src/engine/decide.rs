@@ -388,6 +388,14 @@ impl Engine {
                 message: format!("proposal `{}` is {}; only failed proposals can be retried", p.id, p.status),
             });
         }
+        if p.pruned_at.is_some() {
+            return Err(CoreError::InvalidState {
+                message: format!(
+                    "proposal `{}` is past the retention and its content was pruned: propose it anew",
+                    p.id
+                ),
+            });
+        }
         let payload = p.approved_payload.clone().unwrap_or_else(|| p.payload.clone());
         let body = serde_json::json!({
             "kind": p.kind,

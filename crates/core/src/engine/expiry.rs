@@ -66,11 +66,45 @@ impl Engine {
         }
     }
 
-    /// Runs the expiry sweeper until `shutdown` resolves.
+    /// Prunes the bulky content of settled proposals older than the retention. Returns how
+    /// many it pruned.
+    pub async fn prune_due(&self) -> u64 {
+        let keep_ms = (self.inner.config.content_retention_secs as i64).saturating_mul(1000);
+        let now = Timestamp::now();
+        let before = Timestamp(now.0.saturating_sub(keep_ms));
+        let mut total = 0;
+        loop {
+            match self.inner.store.prune(before, now, BATCH).await {
+                Ok(n) => {
+                    total += n;
+                    if n < u64::from(BATCH) {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "could not prune proposals past the retention");
+                    break;
+                }
+            }
+        }
+        if total > 0 {
+            tracing::info!(pruned = total, "pruned the content of settled proposals past the retention");
+        }
+        total
+    }
+
+    /// Runs the expiry sweeper (and the retention's pruning) until `shutdown` resolves.
     pub async fn run_expiry(&self, shutdown: impl Future<Output = ()>) {
         tokio::pin!(shutdown);
+        // Prune a few times per retention period, at least every second and at most hourly.
+        let prune_every = (self.inner.config.content_retention_secs as i64 * 1000 / 4).clamp(1000, 3_600_000);
+        let mut next_prune = 0;
         loop {
             self.expire_due().await;
+            if Timestamp::now().0 >= next_prune {
+                self.prune_due().await;
+                next_prune = Timestamp::now().0 + prune_every;
+            }
             let now = Timestamp::now().0;
             let next = match self.inner.store.next_expiry().await {
                 Ok(Some(t)) => t.0.min(now + MAX_SLEEP_MS),
@@ -80,6 +114,7 @@ impl Engine {
                     now + 1000
                 }
             };
+            let next = next.min(next_prune);
             self.inner.next_sweep.store(next, Ordering::Release);
             let wait = Duration::from_millis((next - now).max(0) as u64);
             tokio::select! {

@@ -7,6 +7,7 @@ pub mod credentials;
 mod decide;
 mod expiry;
 mod propose;
+mod quota;
 mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
@@ -37,6 +38,11 @@ pub struct EngineConfig {
     pub max_waits_per_agent: u32,
     /// The longest single wait, in seconds.
     pub max_wait_secs: u64,
+    /// Bytes of payloads and previews one agent may store in any 24 hours.
+    pub max_bytes_per_agent_per_day: u64,
+    /// How long a settled proposal's bulky content (payload, preview, response body) is kept,
+    /// in seconds; its status, decision, audit trail and hashes are kept for ever.
+    pub content_retention_secs: u64,
 }
 
 impl Default for EngineConfig {
@@ -47,6 +53,8 @@ impl Default for EngineConfig {
             max_pending_per_agent: 1000,
             max_waits_per_agent: 256,
             max_wait_secs: 120,
+            max_bytes_per_agent_per_day: 512 * 1024 * 1024,
+            content_retention_secs: 90 * 24 * 3600,
         }
     }
 }
@@ -104,6 +112,7 @@ pub(crate) struct Inner {
     pub(crate) apply_slots: tokio::sync::Semaphore,
     pub(crate) secrets: Option<Arc<dyn SecretSource>>,
     pub(crate) credentials: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
+    pub(crate) usage: quota::Usage,
 }
 
 /// What an engine is built from.
@@ -150,6 +159,8 @@ impl Engine {
         let EngineParts { store, kinds, config, owner_hash, secrets } = parts;
         let agents = store.agent_tokens().await?;
         let creds = store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
+        let usage =
+            quota::Usage::from_rows(store.stored_bytes_since(Timestamp(Timestamp::now().0 - 24 * 3600 * 1000)).await?);
         Ok(Self {
             inner: Arc::new(Inner {
                 store,
@@ -164,6 +175,7 @@ impl Engine {
                 apply_slots: tokio::sync::Semaphore::new(8),
                 secrets,
                 credentials: RwLock::new(Arc::new(creds)),
+                usage,
             }),
         })
     }

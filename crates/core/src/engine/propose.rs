@@ -130,11 +130,25 @@ impl Engine {
             approved_payload: None,
             result: None,
             error: None,
+            pruned_at: None,
             class: kind.class(),
         };
         proposal.refresh_derived();
+        let (bytes, at) = (Self::stored_bytes(&proposal), proposal.created_at);
+        self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
         let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent };
-        match self.inner.store.insert(rec).await? {
+        let inserted = match self.inner.store.insert(rec).await {
+            Ok(Inserted::Existing(p)) => {
+                self.inner.usage.release(agent, bytes, at);
+                Ok(Inserted::Existing(p))
+            }
+            Err(e) => {
+                self.inner.usage.release(agent, bytes, at);
+                Err(e)
+            }
+            ok => ok,
+        };
+        match inserted? {
             Inserted::Existing(p) => Ok(Proposed { proposal: p.for_agent(), created: false }),
             Inserted::Created { proposal, superseded } => {
                 if let Some(old) = superseded {

@@ -2,6 +2,7 @@
 
 mod admin;
 mod plain;
+mod prune;
 
 use crate::{db_err, rows};
 use assent_core::credentials::CredentialMeta;
@@ -27,6 +28,7 @@ pub(crate) enum Op {
     RevokeAgent { name: String, at: Timestamp, reply: Reply<bool> },
     AddCredential { meta: CredentialMeta, reply: Reply<()> },
     RemoveCredential { name: String, reply: Reply<bool> },
+    Prune { before: Timestamp, now: Timestamp, limit: u32, reply: Reply<u64> },
 }
 
 impl Op {
@@ -49,6 +51,7 @@ enum Done {
     Transition(Reply<Vec<Transitioned>>, Result<Vec<Transitioned>, CoreError>),
     Unit(Reply<()>, Result<(), CoreError>),
     Bool(Reply<bool>, Result<bool, CoreError>),
+    Count(Reply<u64>, Result<u64, CoreError>),
 }
 
 impl Done {
@@ -58,6 +61,7 @@ impl Done {
             Done::Transition(_, r) => r.is_ok(),
             Done::Unit(_, r) => r.is_ok(),
             Done::Bool(_, r) => r.is_ok(),
+            Done::Count(_, r) => r.is_ok(),
         }
     }
 
@@ -69,6 +73,7 @@ impl Done {
             Done::Transition(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Unit(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Bool(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Count(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
         }
     }
 }
@@ -184,6 +189,7 @@ impl Writer {
             Op::RevokeAgent { reply, .. } => drop(reply.send(Err(err()))),
             Op::AddCredential { reply, .. } => drop(reply.send(Err(err()))),
             Op::RemoveCredential { reply, .. } => drop(reply.send(Err(err()))),
+            Op::Prune { reply, .. } => drop(reply.send(Err(err()))),
         }
     }
 
@@ -210,6 +216,7 @@ impl Writer {
                 Done::Bool(reply, self.changed_one(q).await)
             }
             Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
+            Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit).await),
             Op::RemoveCredential { name, reply } => {
                 let q = sqlx::query("DELETE FROM credentials WHERE name = ?").bind(name);
                 Done::Bool(reply, self.changed_one(q).await)

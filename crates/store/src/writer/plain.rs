@@ -36,7 +36,7 @@ pub(super) fn bind_row<'q>(q: Query<'q>, p: &Proposal) -> Query<'q> {
         .bind(p.title.clone())
         .bind(p.summary.clone())
         .bind(p.payload.to_string())
-        .bind(p.preview.to_string())
+        .bind(assent_core::stored::compact(&p.payload, &p.preview).to_string())
         .bind(p.base.as_ref().map(Value::to_string))
         .bind(p.session_id.clone())
         .bind(p.group_id.clone())
