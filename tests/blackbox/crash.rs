@@ -119,3 +119,58 @@ async fn an_http_call_is_never_sent_twice() {
     }
     assert_eq!(rec.seen().len(), expected_requests);
 }
+
+#[tokio::test]
+async fn new_content_is_never_readable_by_more_people_than_the_file_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("secret.env");
+    std::fs::write(&target, "TOKEN=old\n").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    s.kill9();
+    s.env.push(("ASSENT_CRASH_AT".into(), "file-temp-filled".into()));
+    s.spawn();
+    let payload = json!({"path": target.to_str().unwrap(), "content": "TOKEN=new\n"});
+    let (_, p) = s
+        .req(
+            Method::POST,
+            "/proposals",
+            Some(&s.agent.clone()),
+            Some(json!({"kind": "file.write", "payload": payload})),
+        )
+        .await;
+    let id = p["id"].as_str().unwrap().to_string();
+    let _ = s
+        .http
+        .post(format!("{}/v1/proposals/{id}/decision", s.url))
+        .bearer_auth(&s.owner)
+        .json(&json!({"outcome": "approve"}))
+        .send()
+        .await;
+    let mut child = s.child.take().unwrap();
+    for _ in 0..100 {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    // Stopped with the new content written to the temporary file: look at who could read it.
+    let temps: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert_eq!(temps.len(), 1, "the crash point was reached with the temp file written");
+    assert_eq!(std::fs::read_to_string(temps[0].path()).unwrap(), "TOKEN=new\n");
+    let mode = temps[0].metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the temp file holding the new content is {mode:o}");
+    s.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
+    s.spawn();
+    let (_, done) = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent.clone()), None).await;
+    assert_eq!(done["status"], "applied", "{done}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "TOKEN=new\n");
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+}

@@ -141,6 +141,7 @@ fn atomic_write(folder: &Folder, name: &OsStr, content: &[u8], mode: u32, id: &s
     let mut f = folder.create_new(&tmp)?;
     let result = (|| {
         f.write_all(content)?;
+        crash::point("file-temp-filled");
         at::set_mode(&f, mode)?;
         f.sync_all()?;
         crash::point("file-temp-written");
