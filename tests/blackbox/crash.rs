@@ -10,9 +10,9 @@ use std::time::Duration;
 
 const RUNS: usize = 4;
 
-/// Proposes with the crash point armed, approves (the server dies applying it), restarts
-/// without it, and returns the settled proposal.
-async fn crash_and_recover(s: &mut Server, label: &str, payload: Value, kind: &str) -> Value {
+/// Restarts the server with crash point `label` armed, proposes, approves (the server dies
+/// applying it) and waits until it is dead, disarmed for the next start. Returns the id.
+async fn approve_until_crash(s: &mut Server, label: &str, payload: Value, kind: &str) -> String {
     s.kill9();
     s.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
     s.env.push(("ASSENT_CRASH_AT".into(), label.into()));
@@ -43,6 +43,13 @@ async fn crash_and_recover(s: &mut Server, label: &str, payload: Value, kind: &s
     let _ = child.wait();
     assert!(died, "the server did not reach crash point {label}");
     s.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
+    id
+}
+
+/// Proposes with the crash point armed, approves (the server dies applying it), restarts
+/// without it, and returns the settled proposal.
+async fn crash_and_recover(s: &mut Server, label: &str, payload: Value, kind: &str) -> Value {
+    let id = approve_until_crash(s, label, payload, kind).await;
     s.spawn();
     let (_, settled) = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent.clone()), None).await;
     settled
@@ -128,35 +135,8 @@ async fn new_content_is_never_readable_by_more_people_than_the_file_it_replaces(
     let target = dir.path().join("secret.env");
     std::fs::write(&target, "TOKEN=old\n").unwrap();
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
-    s.kill9();
-    s.env.push(("ASSENT_CRASH_AT".into(), "file-temp-filled".into()));
-    s.spawn();
     let payload = json!({"path": target.to_str().unwrap(), "content": "TOKEN=new\n"});
-    let (_, p) = s
-        .req(
-            Method::POST,
-            "/proposals",
-            Some(&s.agent.clone()),
-            Some(json!({"kind": "file.write", "payload": payload})),
-        )
-        .await;
-    let id = p["id"].as_str().unwrap().to_string();
-    let _ = s
-        .http
-        .post(format!("{}/v1/proposals/{id}/decision", s.url))
-        .bearer_auth(&s.owner)
-        .json(&json!({"outcome": "approve"}))
-        .send()
-        .await;
-    let mut child = s.child.take().unwrap();
-    for _ in 0..100 {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    let id = approve_until_crash(&mut s, "file-temp-filled", payload, "file.write").await;
     // Stopped with the new content written to the temporary file: look at who could read it.
     let temps: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -167,7 +147,6 @@ async fn new_content_is_never_readable_by_more_people_than_the_file_it_replaces(
     assert_eq!(std::fs::read_to_string(temps[0].path()).unwrap(), "TOKEN=new\n");
     let mode = temps[0].metadata().unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the temp file holding the new content is {mode:o}");
-    s.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
     s.spawn();
     let (_, done) = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent.clone()), None).await;
     assert_eq!(done["status"], "applied", "{done}");

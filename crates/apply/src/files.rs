@@ -267,24 +267,28 @@ impl Kind for FileWrite {
     }
 }
 
+/// The target at apply time, ready to change: the path checked again, its folder opened and
+/// the same as at proposal time, the target as the person saw it. Or why not.
+fn ready(policy: &PathPolicy, p: &Proposal, raw: &str) -> Result<(PathBuf, Folder, Snapshot), ApplyOutcome> {
+    let refused = |e: ErrorInfo| ApplyOutcome { result: None, error: Some(e) };
+    let path = recheck(policy, p, raw).map_err(refused)?;
+    let base = base_of(p);
+    let folder = folder_for_apply(&path, &base).map_err(refused)?;
+    match snapshot::take(&folder, split(&path).1) {
+        Ok((now, _)) if now.same_content(&base) => Ok((path, folder, base)),
+        Ok(_) => Err(refused(stale(raw))),
+        Err(e) => Err(fail("write_failed", format!("cannot read `{raw}`: {e}"))),
+    }
+}
+
 fn write_now(policy: &PathPolicy, p: &Proposal, payload: &Value) -> ApplyOutcome {
     let raw = payload["path"].as_str().unwrap_or_default();
     let content = payload["content"].as_str().unwrap_or_default();
-    let path = match recheck(policy, p, raw) {
-        Ok(x) => x,
-        Err(e) => return ApplyOutcome { result: None, error: Some(e) },
-    };
-    let base = base_of(p);
-    let folder = match folder_for_apply(&path, &base) {
-        Ok(f) => f,
-        Err(e) => return ApplyOutcome { result: None, error: Some(e) },
+    let (path, folder, base) = match ready(policy, p, raw) {
+        Ok(r) => r,
+        Err(out) => return out,
     };
     let name = split(&path).1;
-    match snapshot::take(&folder, name) {
-        Ok((now, _)) if now.same_content(&base) => {}
-        Ok(_) => return ApplyOutcome { result: None, error: Some(stale(raw)) },
-        Err(e) => return fail("write_failed", format!("cannot read `{raw}`: {e}")),
-    }
     // The replaced file's permissions, less set-user-ID and set-group-ID: new content is not
     // a program someone vetted.
     let mode = base.mode.map(|m| m & 0o1777).unwrap_or(0o644);
@@ -354,22 +358,11 @@ impl Kind for FileDelete {
         let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
         tokio::task::spawn_blocking(move || {
             let raw = payload["path"].as_str().unwrap_or_default();
-            let path = match recheck(&policy, &p, raw) {
-                Ok(x) => x,
-                Err(e) => return ApplyOutcome { result: None, error: Some(e) },
+            let (path, folder, _) = match ready(&policy, &p, raw) {
+                Ok(r) => r,
+                Err(out) => return out,
             };
-            let base = base_of(&p);
-            let folder = match folder_for_apply(&path, &base) {
-                Ok(f) => f,
-                Err(e) => return ApplyOutcome { result: None, error: Some(e) },
-            };
-            let name = split(&path).1;
-            match snapshot::take(&folder, name) {
-                Ok((now, _)) if now.same_content(&base) => {}
-                Ok(_) => return ApplyOutcome { result: None, error: Some(stale(raw)) },
-                Err(e) => return fail("write_failed", format!("cannot read `{raw}`: {e}")),
-            }
-            match folder.remove(name, false).and_then(|_| folder.sync()) {
+            match folder.remove(split(&path).1, false).and_then(|_| folder.sync()) {
                 Ok(()) => ApplyOutcome::applied(json!({ "path": raw, "deleted": true })),
                 Err(e) => fail("write_failed", format!("cannot delete `{raw}`: {e}")),
             }

@@ -539,29 +539,6 @@ mod tests {
     }
 
     fn dummy() -> Proposal {
-        Proposal {
-            id: "p_x".into(),
-            kind: "http.request".into(),
-            agent: "a".into(),
-            title: None,
-            summary: None,
-            payload: Value::Null,
-            preview: Value::Null,
-            base: None,
-            session_id: None,
-            group_id: None,
-            supersedes: None,
-            status: assent_core::Status::Applying,
-            settled: false,
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            expires_at: Timestamp(0),
-            decision: None,
-            approved_payload: None,
-            result: None,
-            error: None,
-            pruned_at: None,
-            class: KindClass::Applied,
-        }
+        Proposal::applying("p_x", "http.request", "a", Value::Null, None)
     }
 }

@@ -6,38 +6,13 @@ use assent_apply::files::{FileDelete, FileWrite};
 use assent_apply::paths::PathPolicy;
 use assent_core::kinds::{ApplyCtx, Kind, PrepareCtx};
 use assent_core::proposal::Proposal;
-use assent_core::status::{KindClass, Status};
-use assent_core::time::Timestamp;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 fn proposal(id: usize, kind: &str, payload: Value, base: Option<Value>) -> Proposal {
-    Proposal {
-        id: format!("p_race{id}"),
-        kind: kind.into(),
-        agent: "default".into(),
-        title: None,
-        summary: None,
-        payload,
-        preview: Value::Null,
-        base,
-        session_id: None,
-        group_id: None,
-        supersedes: None,
-        status: Status::Applying,
-        settled: false,
-        created_at: Timestamp(0),
-        updated_at: Timestamp(0),
-        expires_at: Timestamp(0),
-        decision: None,
-        approved_payload: None,
-        result: None,
-        error: None,
-        pruned_at: None,
-        class: KindClass::Applied,
-    }
+    Proposal::applying(&format!("p_race{id}"), kind, "default", payload, base)
 }
 
 fn entries(dir: &Path) -> Vec<String> {

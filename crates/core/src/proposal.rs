@@ -140,6 +140,36 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// A proposal of an applied kind, being applied, with `payload` and `base` and nothing
+    /// else: what a kind's apply sees, for the kinds' own tests.
+    pub fn applying(id: &str, kind: &str, agent: &str, payload: Value, base: Option<Value>) -> Self {
+        let at = Timestamp(0);
+        Proposal {
+            id: id.into(),
+            kind: kind.into(),
+            agent: agent.into(),
+            title: None,
+            summary: None,
+            payload,
+            preview: Value::Null,
+            base,
+            session_id: None,
+            group_id: None,
+            supersedes: None,
+            status: Status::Applying,
+            settled: false,
+            created_at: at,
+            updated_at: at,
+            expires_at: at,
+            decision: None,
+            approved_payload: None,
+            result: None,
+            error: None,
+            pruned_at: None,
+            class: KindClass::Applied,
+        }
+    }
+
     /// Recomputes the derived fields after a change of status or decision.
     pub fn refresh_derived(&mut self) {
         self.settled = self.status.is_settled(self.class);

@@ -68,6 +68,24 @@ pub struct Transition {
     pub detail: Option<Value>,
 }
 
+impl Transition {
+    /// A change of status alone: no decision, result, error or detail.
+    pub fn status_change(id: String, from: Status, to: Status, at: Timestamp, actor: &str, channel: Channel) -> Self {
+        Transition {
+            id,
+            from,
+            to,
+            decision: None,
+            result: None,
+            error: None,
+            at,
+            actor: actor.to_string(),
+            channel,
+            detail: None,
+        }
+    }
+}
+
 /// What one transition did.
 #[derive(Debug, Clone)]
 pub enum Transitioned {

@@ -117,18 +117,14 @@ impl Engine {
             .iter()
             .filter_map(|p| {
                 let to = next(p.status, Action::Expire, p.class).ok()?;
-                Some(Transition {
-                    id: p.id.clone(),
-                    from: p.status,
+                Some(Transition::status_change(
+                    p.id.clone(),
+                    p.status,
                     to,
-                    decision: None,
-                    result: None,
-                    error: None,
-                    at: now,
-                    actor: "assent".into(),
-                    channel: crate::proposal::Channel::System,
-                    detail: None,
-                })
+                    now,
+                    "assent",
+                    crate::proposal::Channel::System,
+                ))
             })
             .collect();
         let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
@@ -344,18 +340,14 @@ impl Engine {
         let to = next(p.status, Action::Withdraw, p.class).map_err(|_| CoreError::InvalidState {
             message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, p.status),
         })?;
-        let t = Transition {
-            id: p.id.clone(),
-            from: p.status,
+        let t = Transition::status_change(
+            p.id.clone(),
+            p.status,
             to,
-            decision: None,
-            result: None,
-            error: None,
-            at: Timestamp::now(),
-            actor: agent.to_string(),
-            channel: crate::proposal::Channel::Agent,
-            detail: None,
-        };
+            Timestamp::now(),
+            agent,
+            crate::proposal::Channel::Agent,
+        );
         let done = self.inner.store.transition(vec![t], true).await?;
         self.announce(&[p.status], &done);
         match done.into_iter().next() {

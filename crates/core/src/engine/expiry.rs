@@ -35,18 +35,7 @@ impl Engine {
                 let class = crate::status::KindClass::DecisionOnly; // Expire is class-independent.
                 if let Ok(to) = next(status, Action::Expire, class) {
                     from.push(status);
-                    ts.push(Transition {
-                        id,
-                        from: status,
-                        to,
-                        decision: None,
-                        result: None,
-                        error: None,
-                        at: now,
-                        actor: "assent".into(),
-                        channel: Channel::System,
-                        detail: None,
-                    });
+                    ts.push(Transition::status_change(id, status, to, now, "assent", Channel::System));
                 }
             }
             let n = ts.len();
