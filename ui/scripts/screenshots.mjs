@@ -22,6 +22,9 @@ try {
   await page.click('[data-testid="row"][data-id="p_3z3evpruoxatree5se4v3guhbm"]');
   await page.waitForSelector('[data-testid="http"]');
   await page.screenshot({ path: `${out}http.png` });
+  await page.click('[data-testid="row"][data-id="p_disguiseddelete00000000000"]');
+  await page.waitForSelector('[data-testid="method-override"]');
+  await page.screenshot({ path: `${out}http-override.png` });
   await page.click('[data-testid="nav-credentials"]');
   await page.waitForSelector('[data-testid="credential-row"]');
   await page.screenshot({ path: `${out}credentials.png` });

@@ -57,6 +57,23 @@ export class MockBackend implements Backend {
       p.expires_at = iso(now + 3_600_000);
       this.add(p);
     });
+    // A delete in disguise: a POST that asks the server to act as DELETE, through a header.
+    const disguised = structuredClone(hr) as unknown as Proposal;
+    disguised.id = "p_disguiseddelete00000000000";
+    disguised.title = "Close the issue";
+    const pv = disguised.preview as Record<string, unknown>;
+    pv.path = "/repos/a/b/issues/7";
+    pv.url = "https://api.github.com/repos/a/b/issues/7";
+    pv.headers = [
+      { name: "accept", value: "application/vnd.github+json" },
+      { name: "x-http-method-override", value: "DELETE", changes_meaning: true },
+    ];
+    pv.header_names = ["accept", "x-http-method-override"];
+    pv.effective_method = "DELETE";
+    pv.destructive = true;
+    disguised.created_at = disguised.updated_at = iso(now - 20_000);
+    disguised.expires_at = iso(now + 3_600_000);
+    this.add(disguised);
     this.agentList.push({ name: "release-bot", created_at: iso(now - 86_400_000), revoked_at: null });
     this.creds.push({ name: "github", scheme: { type: "bearer" }, origins: ["https://api.github.com:443"], created_at: iso(now - 7200_000) });
     for (let i = 0; i < (opts.seed ?? 0); i++) {
