@@ -7,6 +7,7 @@ mod harness;
 
 mod boundary;
 mod cli;
+mod clients;
 #[cfg(feature = "crash-points")]
 mod crash;
 mod durability;

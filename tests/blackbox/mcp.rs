@@ -205,10 +205,10 @@ async fn bad_tool_input_gets_a_clear_error_and_stores_nothing() {
     let mut c = Client::start(&s, "bad", &[]);
     c.next("initialized");
     c.next("tools");
+    // Arguments that break the tool's schema are a protocol error naming the field.
     let missing = c.next("missing");
-    assert_eq!(missing["is_error"], true);
-    assert_eq!(missing["json"]["error"]["code"], "invalid_payload");
-    assert!(missing["json"]["error"]["message"].as_str().unwrap().contains("content"));
+    assert_eq!(missing["mcp_error"]["code"], -32602, "{missing}");
+    assert!(missing["mcp_error"]["message"].as_str().unwrap().contains("content"));
     let relative = c.next("relative");
     assert_eq!(relative["is_error"], true);
     assert!(relative["json"]["error"]["code"].as_str().unwrap().contains("path"), "{relative}");
@@ -227,8 +227,9 @@ async fn without_assent_running_the_client_is_told_so() {
     c.next("initialized");
     c.next("tools");
     let missing = c.next("missing");
-    assert_eq!(missing["json"]["error"]["code"], "not_running");
-    assert!(missing["json"]["error"]["message"].as_str().unwrap().contains("assent serve"));
-    c.next("relative");
+    assert_eq!(missing["mcp_error"]["code"], -32602, "checked before Assent is asked: {missing}");
+    let relative = c.next("relative");
+    assert_eq!(relative["json"]["error"]["code"], "not_running");
+    assert!(relative["json"]["error"]["message"].as_str().unwrap().contains("assent serve"));
     c.finish();
 }

@@ -4,8 +4,13 @@
 //! (session and working folder kept; the tool-use id as idempotency key, so a re-run hook does
 //! not file twice), waits for the person up to a bound, and prints the decision in that event's
 //! output shape. When the wait ends undecided, or Assent is not running, it hands the call back
-//! to the client's own prompt (`ask`) and says why; an undecided proposal is withdrawn so the
-//! inbox does not keep a question nobody is waiting for.
+//! to the client's own permission settings (`ask`: a prompt in the terminal, a denial in a
+//! headless run) and says why; an undecided proposal is withdrawn so the inbox does not keep a
+//! question nobody is waiting for, and so is one whose hook is interrupted (SIGINT, SIGTERM,
+//! SIGHUP: the client gave up on the call).
+//!
+//! The idempotency key is the tool-use id alone, and nothing the hook sends depends on its own
+//! flags: the same event re-run (with another `--timeout`, say) gets the first proposal's answer.
 
 use crate::client::{AgentAuth, Client};
 use crate::home::Home;
@@ -55,6 +60,38 @@ pub struct HookArgs {
     /// Which agent token to use.
     #[command(flatten)]
     pub auth: AgentAuth,
+}
+
+/// How long a hook's proposal lives if the hook itself dies without withdrawing it (a
+/// constant, so that re-running the same event sends the same proposal).
+pub const HOOK_EXPIRY_SECS: u64 = 3600;
+
+/// What the model and the person read when the call goes back to the client: true in the
+/// terminal (a prompt follows) and in a headless run (the client denies).
+fn handed_back(why: &str) -> String {
+    format!("{why}; the call goes back to Claude Code's own permission settings (a headless run denies it)")
+}
+
+/// Resolves when the hook is told to stop: the client interrupted the call.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
+        else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Which event the hook answers.
@@ -115,7 +152,7 @@ async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
         "kind": "tool.call",
         "payload": {"tool": tool, "input": input},
         "title": tool_call_title(tool, &input),
-        "expires_in": args.timeout.max(1) + 60,
+        "expires_in": HOOK_EXPIRY_SECS,
     });
     let mut summary = Vec::new();
     if let Some(cwd) = ev["cwd"].as_str() {
@@ -135,39 +172,48 @@ async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
     let p = match client.call(home, Method::POST, "/proposals", Some(&body), &headers).await {
         Ok((_, p)) => p,
         Err(e) if e.downcast_ref::<crate::ExitError>().is_some() => return Ok(Verdict::Ask(not_running(home))),
-        Err(e) => return Ok(Verdict::Ask(format!("Assent refused the proposal ({e}); asking here instead"))),
+        Err(e) => return Ok(Verdict::Ask(handed_back(&format!("Assent refused the proposal ({e})")))),
     };
     let id = p["id"].as_str().unwrap_or_default().to_string();
-    let deadline = Instant::now() + Duration::from_secs(args.timeout);
+    let timeout = args.timeout.min(HOOK_EXPIRY_SECS - 60);
+    let deadline = Instant::now() + Duration::from_secs(timeout);
     let mut current = p;
+    let stop = interrupted();
+    tokio::pin!(stop);
     while current["settled"] != true {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
         }
         let step = left.as_secs().clamp(1, 120);
-        match client.call(home, Method::GET, &format!("/proposals/{id}?wait={step}"), None, &[]).await {
+        let path = format!("/proposals/{id}?wait={step}");
+        let got = tokio::select! {
+            r = client.call(home, Method::GET, &path, None, &[]) => r,
+            () = &mut stop => {
+                // The client gave up on this call: nobody will read the answer.
+                let _ = client.call(home, Method::DELETE, &format!("/proposals/{id}"), None, &[]).await;
+                return Ok(Verdict::Ask(handed_back(&format!("Interrupted while waiting in Assent (proposal {id} withdrawn)"))));
+            }
+        };
+        match got {
             Ok((_, p)) => current = p,
             Err(_) => {
-                return Ok(Verdict::Ask(format!(
-                    "Lost contact with Assent while waiting on {id}; asking here instead"
-                )));
+                return Ok(Verdict::Ask(handed_back(&format!("Lost contact with Assent while waiting on {id}"))));
             }
         }
     }
     if current["settled"] != true {
         // Nobody is waiting for it any more: take it out of the inbox.
         let _ = client.call(home, Method::DELETE, &format!("/proposals/{id}"), None, &[]).await;
-        return Ok(Verdict::Ask(format!(
-            "No decision in Assent within {} s (proposal {id} withdrawn); asking here instead",
-            args.timeout
-        )));
+        return Ok(Verdict::Ask(handed_back(&format!(
+            "No decision in Assent within {timeout} s (proposal {id} withdrawn)"
+        ))));
     }
     Ok(verdict_of(&current))
 }
 
 fn not_running(home: &Home) -> String {
-    format!("Assent is not running (home {}); asking here instead", home.dir.display())
+    handed_back(&format!("Assent is not running (home {}), so no person saw this call", home.dir.display()))
 }
 
 /// Runs a hook: one JSON line on standard output.

@@ -21,12 +21,17 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
 pub use tools::Outcome;
 
 /// Finds the running server's API base (`http://127.0.0.1:PORT/v1`), or `None` when Assent is
 /// not running. Called on every tool call, so Assent may start after the MCP client.
 pub type ResolveBase = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// Finds the agent token, or `None` when there is none yet (Assent never started in this
+/// home). Called on every tool call, like [`ResolveBase`].
+pub type ResolveToken = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// How long `wait_for_decision` waits by default: under the 60 s tool timeout many clients use.
 pub const DEFAULT_WAIT: u64 = 50;
@@ -48,17 +53,61 @@ with `supersedes` set to the old id.";
 #[derive(Clone)]
 pub struct AssentMcp {
     api: tools::Api,
+    /// Cancelled when the client goes away (standard input closed).
+    closing: CancellationToken,
+    /// Tool calls still running, so the process ends only once they have cleaned up.
+    running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
+}
+
+/// Counts a running tool call for as long as it lives.
+struct Running(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
+
+impl Running {
+    fn new(r: &Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>) -> Self {
+        r.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Running(r.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            self.0.1.notify_waiters();
+        }
+    }
 }
 
 impl AssentMcp {
-    /// A handler that finds Assent with `resolve_base` and speaks as the agent of `token`.
-    pub fn new(resolve_base: ResolveBase, token: String) -> anyhow::Result<Self> {
-        Ok(AssentMcp { api: tools::Api::new(resolve_base, token)? })
+    /// A handler that finds Assent with `resolve_base` and speaks as the agent whose token
+    /// `resolve_token` finds.
+    pub fn new(resolve_base: ResolveBase, resolve_token: ResolveToken) -> anyhow::Result<Self> {
+        Ok(AssentMcp {
+            api: tools::Api::new(resolve_base, resolve_token)?,
+            closing: CancellationToken::new(),
+            running: Arc::default(),
+        })
     }
 
     /// Runs one tool by name (also used by the tests without a transport).
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> CallToolResult {
-        let out = tools::call(&self.api, name, args).await;
+        self.call_until(name, args, CancellationToken::new()).await
+    }
+
+    /// Runs one tool; `cancel` (the client's `notifications/cancelled`) or the client going
+    /// away ends a wait early, and a permission prompt then withdraws its proposal.
+    pub async fn call_until(&self, name: &str, args: Map<String, Value>, cancel: CancellationToken) -> CallToolResult {
+        let _running = Running::new(&self.running);
+        let stop = tokio_util::sync::CancellationToken::new();
+        let (c1, c2, s2) = (cancel.clone(), self.closing.clone(), stop.clone());
+        let watcher = tokio::spawn(async move {
+            tokio::select! {
+                _ = c1.cancelled() => {}
+                _ = c2.cancelled() => {}
+            }
+            s2.cancel();
+        });
+        let out = tools::call(&self.api, name, args, &stop).await;
+        watcher.abort();
         let text = serde_json::to_string_pretty(&out.body).unwrap_or_else(|_| out.body.to_string());
         let mut r = if out.is_error {
             CallToolResult::error(vec![ContentBlock::text(text)])
@@ -94,7 +143,7 @@ impl ServerHandler for AssentMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if !tools::NAMES.contains(&request.name.as_ref()) {
             return Err(ErrorData::invalid_params(
@@ -103,15 +152,52 @@ impl ServerHandler for AssentMcp {
             ));
         }
         let args = request.arguments.unwrap_or_default();
-        Ok(self.call(&request.name, args).await.into())
+        tools::check_arguments(&request.name, &args).map_err(|m| ErrorData::invalid_params(m, None))?;
+        Ok(self.call_until(&request.name, args, context.ct.clone()).await.into())
     }
 }
 
-/// Serves MCP on standard input and output until the client closes it.
-pub async fn run(resolve_base: ResolveBase, token: String) -> anyhow::Result<()> {
-    let server = AssentMcp::new(resolve_base, token)?;
-    let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
+/// Standard input that says when it reaches its end: the client closed it (or died), and
+/// waits in progress must not go on for a client that is gone.
+struct WatchEof<R> {
+    inner: R,
+    eof: CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for WatchEof<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(r, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before && buf.remaining() > 0 {
+            self.eof.cancel();
+        }
+        r
+    }
+}
+
+/// Serves MCP on standard input and output until the client closes it; then lets running
+/// tool calls clean up (withdraw what nobody waits for any more) before returning.
+pub async fn run(resolve_base: ResolveBase, resolve_token: ResolveToken) -> anyhow::Result<()> {
+    let server = AssentMcp::new(resolve_base, resolve_token)?;
+    let (closing, running) = (server.closing.clone(), server.running.clone());
+    let stdin = WatchEof { inner: tokio::io::stdin(), eof: closing.clone() };
+    let service = server.serve((stdin, tokio::io::stdout())).await?;
+    service.waiting().await?;
+    closing.cancel();
+    let idle = async {
+        while running.0.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            let notified = running.1.notified();
+            if running.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                break;
+            }
+            notified.await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), idle).await;
     Ok(())
 }
 
@@ -123,7 +209,7 @@ mod tests {
     /// The process installs its TLS provider at start (the `assent` binary does); so do the tests.
     fn server_without_assent() -> AssentMcp {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        AssentMcp::new(Arc::new(|| None), "t".into()).expect("client")
+        AssentMcp::new(Arc::new(|| None), Arc::new(|| Some("t".into()))).expect("client")
     }
 
     #[test]
@@ -135,6 +221,21 @@ mod tests {
             assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
             assert!(t.description.as_deref().is_some_and(|d| d.len() > 40), "{}", t.name);
         }
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_declared_schema() {
+        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let bad = |name: &str, v: Value| tools::check_arguments(name, &args(v)).err().unwrap_or_default();
+        assert!(bad("request_approval", json!({"tool": "deploy"})).contains("input"), "a missing field is named");
+        assert!(bad("permission_prompt", json!({"tool_name": "Bash", "input": "ls"})).contains("`input`"));
+        assert!(bad("propose_file_write", json!({"path": "/x", "content": "y", "stray": 1})).contains("stray"));
+        assert!(bad("wait_for_decision", json!({"id": "p_1", "timeout_seconds": 9999})).contains("timeout_seconds"));
+        assert!(tools::check_arguments("request_approval", &args(json!({"tool": "deploy", "input": {}}))).is_ok());
+        assert!(
+            tools::check_arguments("propose_file_write", &args(json!({"path": "/x", "content": "", "title": "t"})))
+                .is_ok()
+        );
     }
 
     #[tokio::test]

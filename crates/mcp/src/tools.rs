@@ -1,7 +1,6 @@
 //! The tools: their schemas and descriptions (written for a model to read), and what each does
 //! against Assent's API.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -10,7 +9,8 @@ use reqwest::Method;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
-use crate::{DEFAULT_WAIT, MAX_WAIT, PERMISSION_WAIT, ResolveBase};
+use crate::{DEFAULT_WAIT, MAX_WAIT, PERMISSION_WAIT, ResolveBase, ResolveToken};
+use tokio_util::sync::CancellationToken;
 
 /// Every tool, in the order `tools/list` shows them.
 pub const NAMES: [&str; 7] = [
@@ -66,11 +66,16 @@ impl ApiFail {
 pub struct Api {
     http: reqwest::Client,
     resolve: ResolveBase,
-    token: Arc<str>,
+    token: ResolveToken,
 }
 
+/// What the model is told when Assent cannot be reached: nothing was proposed, and how the
+/// person starts it.
+pub const NOT_RUNNING: &str = "Assent is not running on this machine (or was never started in this home), so nothing \
+was proposed; ask the person to open the Assent app or run `assent serve`";
+
 impl Api {
-    pub fn new(resolve: ResolveBase, token: String) -> anyhow::Result<Self> {
+    pub fn new(resolve: ResolveBase, token: ResolveToken) -> anyhow::Result<Self> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(3))
             .redirect(reqwest::redirect::Policy::none())
@@ -88,13 +93,9 @@ impl Api {
         idempotency_key: Option<&str>,
         timeout: Duration,
     ) -> Result<Value, ApiFail> {
-        let base = (self.resolve)().ok_or_else(|| {
-            ApiFail::new(
-                "not_running",
-                "Assent is not running on this machine; ask the person to start the Assent app or `assent serve`",
-            )
-        })?;
-        let mut req = self.http.request(method, format!("{base}{path}")).bearer_auth(&*self.token).timeout(timeout);
+        let base = (self.resolve)().ok_or_else(|| ApiFail::new("not_running", NOT_RUNNING))?;
+        let token = (self.token)().ok_or_else(|| ApiFail::new("not_running", NOT_RUNNING))?;
+        let mut req = self.http.request(method, format!("{base}{path}")).bearer_auth(token).timeout(timeout);
         if let Some(b) = body {
             req = req.json(b);
         }
@@ -253,6 +254,31 @@ pub fn list() -> Vec<Tool> {
     ]
 }
 
+/// Checks a tool's arguments against the input schema it declares: required fields, types,
+/// bounds, and no field the schema does not name. The error names the field.
+pub fn check_arguments(name: &str, args: &Map<String, Value>) -> Result<(), String> {
+    static VALIDATORS: std::sync::OnceLock<Vec<(String, jsonschema::Validator)>> = std::sync::OnceLock::new();
+    let all = VALIDATORS.get_or_init(|| {
+        list()
+            .into_iter()
+            .filter_map(|t| {
+                let schema = Value::Object((*t.input_schema).clone());
+                jsonschema::validator_for(&schema).ok().map(|v| (t.name.to_string(), v))
+            })
+            .collect()
+    });
+    let Some((_, v)) = all.iter().find(|(n, _)| n == name) else { return Ok(()) };
+    let instance = Value::Object(args.clone());
+    let problems: Vec<String> = v
+        .iter_errors(&instance)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() || at == "/" { e.to_string() } else { format!("`{}`: {e}", at.trim_start_matches('/')) }
+        })
+        .collect();
+    if problems.is_empty() { Ok(()) } else { Err(format!("invalid arguments for {name}: {}", problems.join("; "))) }
+}
+
 fn string(args: &Map<String, Value>, key: &str) -> Result<Option<String>, Outcome> {
     match args.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -344,8 +370,8 @@ pub fn view(p: &Value) -> Value {
     v
 }
 
-/// Runs tool `name`.
-pub async fn call(api: &Api, name: &str, args: Map<String, Value>) -> Outcome {
+/// Runs tool `name`; `stop` ends a wait early (the client cancelled the call or went away).
+pub async fn call(api: &Api, name: &str, args: Map<String, Value>, stop: &CancellationToken) -> Outcome {
     let r = match name {
         "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
         "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
@@ -354,14 +380,23 @@ pub async fn call(api: &Api, name: &str, args: Map<String, Value>) -> Outcome {
         }
         "request_approval" => propose(api, "tool.call", &args, &["tool", "input"]).await,
         "get_proposal" => status(api, &args, 0).await,
-        "wait_for_decision" => match args.get("timeout_seconds") {
-            None | Some(Value::Null) => status(api, &args, DEFAULT_WAIT).await,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => status(api, &args, n.min(MAX_WAIT)).await,
-                _ => Err(fail("invalid_arguments", "`timeout_seconds` must be a positive integer")),
-            },
-        },
-        "permission_prompt" => Ok(permission_prompt(api, &args).await),
+        "wait_for_decision" => {
+            let wait = match args.get("timeout_seconds") {
+                None | Some(Value::Null) => Ok(DEFAULT_WAIT),
+                Some(v) => match v.as_u64() {
+                    Some(n) if n >= 1 => Ok(n.min(MAX_WAIT)),
+                    _ => Err(fail("invalid_arguments", "`timeout_seconds` must be a positive integer")),
+                },
+            };
+            match wait {
+                Ok(w) => tokio::select! {
+                    r = status(api, &args, w) => r,
+                    _ = stop.cancelled() => Err(fail("cancelled", "the wait was cancelled; the proposal is still there")),
+                },
+                Err(e) => Err(e),
+            }
+        }
+        "permission_prompt" => Ok(permission_prompt(api, &args, stop).await),
         other => Err(fail("unknown_tool", format!("no tool named {:?}", clip(other, 64)))),
     };
     r.unwrap_or_else(|e| e)
@@ -393,7 +428,7 @@ fn permission(v: Verdict, asked: &Value) -> Value {
 
 /// Claude Code's permission prompt: always one answer, allow or deny, never an error (an
 /// error would leave the client without a decision).
-async fn permission_prompt(api: &Api, args: &Map<String, Value>) -> Outcome {
+async fn permission_prompt(api: &Api, args: &Map<String, Value>, stop: &CancellationToken) -> Outcome {
     let deny = |m: String| ok(permission(Verdict::Deny(m), &Value::Null));
     let tool = match args.get("tool_name").and_then(Value::as_str) {
         Some(t) if !t.is_empty() => t.to_string(),
@@ -427,7 +462,15 @@ async fn permission_prompt(api: &Api, args: &Map<String, Value>) -> Outcome {
                 PERMISSION_WAIT.as_secs() / 60
             ));
         }
-        match api.get(&id, left.clamp(1, MAX_WAIT)).await {
+        let got = tokio::select! {
+            r = api.get(&id, left.clamp(1, MAX_WAIT)) => r,
+            _ = stop.cancelled() => {
+                // Nobody is waiting for the answer any more: take the question out of the inbox.
+                let _ = api.call(Method::DELETE, &format!("/proposals/{id}"), None, None, Duration::from_secs(5)).await;
+                return deny(format!("The permission request was cancelled (proposal {id} withdrawn)"));
+            }
+        };
+        match got {
             Ok(p) => current = p,
             Err(e) => return deny(format!("Lost contact with Assent while waiting on {id} ({})", e.message)),
         }
