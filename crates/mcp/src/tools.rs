@@ -82,7 +82,7 @@ impl Api {
             .no_proxy()
             .build()
             .context("cannot build the HTTP client")?;
-        Ok(Api { http, resolve, token: token.into() })
+        Ok(Api { http, resolve, token })
     }
 
     async fn call(
