@@ -13,10 +13,14 @@ fn fixture(name: &str) -> String {
 }
 
 fn spawn_hook(home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
+    spawn_for("claude-code", home, env, event, extra)
+}
+
+fn spawn_for(client: &str, home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
     let mut child = Command::new(BIN)
         .arg("--home")
         .arg(home)
-        .args(["hook", "claude-code"])
+        .args(["hook", client])
         .args(extra)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
@@ -117,17 +121,38 @@ async fn permission_request_deny_allow_and_codex() {
             "decision": {"behavior": "deny", "message": "Rejected in Assent: not the production env file"}}})
     );
 
-    let hook = spawn_hook(s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
+    // Codex: no tool_use_id, an argument-list command, and no way to take an edited call.
+    let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
     let p = pending(&s).await;
     assert_eq!(p["payload"]["tool"], "shell");
-    assert_eq!(p["title"], "shell");
+    assert_eq!(p["title"], "shell: git push --force origin main");
+    assert!(p["summary"].as_str().unwrap().contains("Codex cannot run an edited call"), "said before the edit");
     let edits = json!({"input": {"command": ["bash", "-lc", "git push origin main"]}});
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
     let (_, out) = finish(hook);
     assert_eq!(
         parse(&out),
         json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-            "decision": {"behavior": "allow", "updatedInput": {"command": ["bash", "-lc", "git push origin main"]}}}})
+            "decision": {"behavior": "deny", "message": "The person approved this only as edited in Assent. Run this instead: git push origin main"}}})
+    );
+    // Approved as it was: a plain allow, with no updatedInput for Codex to refuse.
+    let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
+    let p = pending(&s).await;
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out),
+        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
+    );
+    // Claude Code's PermissionRequest does take the edited input.
+    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
+    let p = pending(&s).await;
+    let edits = json!({"input": {"file_path": "/home/dev/shop/.env.staging", "content": "X=1\n"}});
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
+    let (_, out) = finish(hook);
+    assert_eq!(
+        parse(&out)["hookSpecificOutput"]["decision"]["updatedInput"]["file_path"],
+        "/home/dev/shop/.env.staging"
     );
 
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
@@ -152,8 +177,13 @@ async fn timeout_hands_back_to_the_client_and_withdraws() {
     let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
     assert_eq!(page["items"][0]["status"], "withdrawn", "nobody waits for it any more");
 
-    let (_, out) =
-        finish(spawn_hook(s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &["--timeout", "1"]));
+    let (_, out) = finish(spawn_for(
+        "codex",
+        s.home(),
+        &s.env,
+        &fixture("codex_permissionrequest_shell.json"),
+        &["--timeout", "1"],
+    ));
     let v = parse(&out);
     assert!(v.get("hookSpecificOutput").is_none(), "no decision: the client's own dialog decides: {v}");
     assert!(v["systemMessage"].as_str().unwrap().contains("No decision in Assent"));

@@ -39,9 +39,24 @@ pub const READ_ONLY: [&str; 11] = [
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
 pub enum HookCmd {
-    /// Claude Code PreToolUse or PermissionRequest hooks (and Codex PermissionRequest).
+    /// Claude Code PreToolUse or PermissionRequest hooks.
     ClaudeCode(HookArgs),
+    /// OpenAI Codex PermissionRequest hooks. Codex refuses an answer that changes the call, so
+    /// an approval with edits is answered as a denial that tells the model the edited call to
+    /// run instead (which comes back here as a new request).
+    Codex(HookArgs),
 }
+
+/// Which agent runs the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Agent {
+    ClaudeCode,
+    Codex,
+}
+
+/// What the person is told about a Codex call before deciding.
+const CODEX_NOTE: &str = "Codex cannot run an edited call: if you edit it, Codex is told your edit as a denial \
+and the model may run the edited call, which comes back here to approve.";
 
 /// Flags of a hook.
 #[derive(Debug, clap::Args)]
@@ -69,7 +84,9 @@ pub const HOOK_EXPIRY_SECS: u64 = 3600;
 /// What the model and the person read when the call goes back to the client: true in the
 /// terminal (a prompt follows) and in a headless run (the client denies).
 fn handed_back(why: &str) -> String {
-    format!("{why}; the call goes back to Claude Code's own permission settings (a headless run denies it)")
+    format!(
+        "{why}; the call goes back to the agent's own permission settings (a prompt in a terminal; a headless run denies it)"
+    )
 }
 
 /// Resolves when the hook is told to stop: the client interrupted the call.
@@ -111,9 +128,18 @@ fn gated(tool: &str, args: &HookArgs) -> bool {
     !READ_ONLY.contains(&tool)
 }
 
-/// The output for a verdict, in the event's shape (`None`: print nothing).
-fn output(event: Event, v: &Verdict) -> Value {
+/// The output for a verdict, in the event's shape and for the client that asked.
+fn output(client: Agent, event: Event, v: &Verdict) -> Value {
     match (event, v) {
+        // Codex fails closed on an answer that changes the call: the edit goes back as words.
+        (Event::PermissionRequest, Verdict::Allow(Some(edited))) if client == Agent::Codex => {
+            let call = edited
+                .get("command")
+                .and_then(assent_core::verdict::command_text)
+                .unwrap_or_else(|| edited.to_string());
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny",
+                "message": format!("The person approved this only as edited in Assent. Run this instead: {call}")}}})
+        }
         (Event::PreToolUse, Verdict::Allow(input)) => {
             let mut o = json!({"hookEventName": "PreToolUse", "permissionDecision": "allow",
                 "permissionDecisionReason": "Approved in Assent"});
@@ -141,7 +167,7 @@ fn output(event: Event, v: &Verdict) -> Value {
     }
 }
 
-async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
+async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) -> Result<Verdict> {
     let tool = ev["tool_name"].as_str().context("the hook event has no tool_name")?;
     let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
     let client = match Client::agent(home, &args.auth) {
@@ -160,6 +186,9 @@ async fn decide(home: &Home, args: &HookArgs, ev: &Value) -> Result<Verdict> {
     }
     if let Some(m) = ev["permission_mode"].as_str() {
         summary.push(format!("Permission mode: {m}"));
+    }
+    if client_kind == Agent::Codex {
+        summary.push(CODEX_NOTE.into());
     }
     if !summary.is_empty() {
         body["summary"] = json!(summary.join("\n"));
@@ -218,7 +247,10 @@ fn not_running(home: &Home) -> String {
 
 /// Runs a hook: one JSON line on standard output.
 pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
-    let HookCmd::ClaudeCode(args) = cmd;
+    let (client, args) = match cmd {
+        HookCmd::ClaudeCode(a) => (Agent::ClaudeCode, a),
+        HookCmd::Codex(a) => (Agent::Codex, a),
+    };
     let mut raw = String::new();
     std::io::stdin().read_to_string(&mut raw).context("cannot read the hook event from standard input")?;
     let ev: Value = serde_json::from_str(&raw).context("the hook event on standard input is not JSON")?;
@@ -233,8 +265,11 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
         // Not ours to gate: no output leaves the client's normal behaviour.
         return Ok(());
     }
-    let verdict = decide(home, &args, &ev).await?;
-    println!("{}", output(event, &verdict));
+    if client == Agent::Codex && event != Event::PermissionRequest {
+        bail!("assent hook codex answers PermissionRequest events (Codex's only permission hook)");
+    }
+    let verdict = decide(home, client, &args, &ev).await?;
+    println!("{}", output(client, event, &verdict));
     Ok(())
 }
 

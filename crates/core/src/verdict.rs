@@ -15,12 +15,36 @@ pub enum Verdict {
     Ask(String),
 }
 
+/// A command as a person reads it: a string as it is; an argument list (Codex's
+/// `["bash", "-lc", "git push"]`) as the script a shell runs, or its words joined.
+pub fn command_text(command: &Value) -> Option<String> {
+    match command {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(words) => {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [sh, flag, script] if sh.ends_with("sh") && (*flag == "-c" || *flag == "-lc") => {
+                    Some(script.to_string())
+                }
+                [] => None,
+                w => Some(w.join(" ")),
+            }
+        }
+        _ => None,
+    }
+}
+
 /// A short title for a tool call: the tool and the first line of what it acts on.
 pub fn tool_call_title(tool: &str, input: &Value) -> String {
-    let detail = ["command", "file_path", "path", "url", "pattern", "notebook_path"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .unwrap_or("");
+    let detail = input
+        .get("command")
+        .and_then(command_text)
+        .or_else(|| {
+            ["file_path", "path", "url", "pattern", "notebook_path"]
+                .iter()
+                .find_map(|k| input.get(*k).and_then(Value::as_str).map(str::to_string))
+        })
+        .unwrap_or_default();
     let one_line: String = detail.lines().next().unwrap_or("").chars().take(120).collect();
     if one_line.is_empty() { tool.to_string() } else { format!("{tool}: {one_line}") }
 }
@@ -72,5 +96,10 @@ mod tests {
         assert_eq!(tool_call_title("Bash", &json!({"command": "rm -rf build\necho done"})), "Bash: rm -rf build");
         assert_eq!(tool_call_title("Write", &json!({"file_path": "/tmp/x"})), "Write: /tmp/x");
         assert_eq!(tool_call_title("mcp__x__y", &json!({"n": 1})), "mcp__x__y");
+        assert_eq!(
+            tool_call_title("shell", &json!({"command": ["bash", "-lc", "git push --force origin main"]})),
+            "shell: git push --force origin main"
+        );
+        assert_eq!(tool_call_title("shell", &json!({"command": ["ls", "-la"]})), "shell: ls -la");
     }
 }
