@@ -56,6 +56,7 @@ pub async fn list_proposals(
         kind: kind.filter(|s| !s.is_empty()),
         group_id: group_id.filter(|s| !s.is_empty()),
         text: text.filter(|s| !s.trim().is_empty()),
+        supersedes: None,
         before: None,
         limit: limit.unwrap_or(100),
     };
@@ -112,7 +113,7 @@ pub async fn decide_group(
 /// A failed write proposed again.
 #[tauri::command]
 pub async fn retry(d: State<'_, Desktop>, id: String) -> Res<Proposal> {
-    Ok(d.engine.retry(&id).await?)
+    Ok(d.engine.retry(&actor(), &id).await?)
 }
 
 /// Every agent.

@@ -140,7 +140,7 @@ async fn export_writes_the_audit_log_as_json_lines() {
     assert_eq!(lines.len(), 6);
     assert_eq!(lines[0]["to"], "pending");
     assert_eq!(lines[1]["to"], "approved");
-    assert_eq!(lines[1]["channel"], "cli");
+    assert_eq!(lines[1]["channel"], "api", "decided through the owner API by a client that is not the CLI");
     assert!(lines.windows(2).all(|w| w[0]["seq"].as_i64() < w[1]["seq"].as_i64()));
     let (_, audit) = s.req(Method::GET, "/audit", Some(&s.owner), None).await;
     assert_eq!(audit["items"].as_array().unwrap().len(), 6);
@@ -165,4 +165,152 @@ async fn without_a_server_the_cli_says_so_and_a_second_server_is_refused() {
     s.kill9();
     let out = s.cli(&["list"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+}
+
+async fn tool(s: &Server, command: &str, extra: Value) -> String {
+    let mut body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}}});
+    if let (Value::Object(b), Value::Object(e)) = (&mut body, extra) {
+        b.extend(e);
+    }
+    let (_, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    p["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn list_pages_keep_their_filters_and_untitled_proposals_say_what_they_do() {
+    let s = Server::start().await;
+    for i in 0..3 {
+        tool(&s, &format!("ls -la /srv/{i}"), json!({})).await;
+    }
+    let out = s.cli(&["list", "--status", "pending", "--search", "ls -la", "--limit", "1"]);
+    let hint = stderr(&out);
+    assert!(hint.contains("assent list --status pending --search 'ls -la' --limit 1 --cursor "), "{hint}");
+    // Following the hint gives the next page of the same list.
+    let next: Vec<&str> = hint.trim().trim_start_matches("more: assent ").split(' ').collect();
+    let cursor = next.last().unwrap().to_string();
+    let out =
+        s.cli(&["list", "--status", "pending", "--search", "ls -la", "--limit", "1", "--cursor", &cursor, "--json"]);
+    let page: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let table = stdout(&s.cli(&["list"]));
+    assert!(table.contains("[Bash: ls -la /srv/2]"), "what Assent computed, marked as such: {table}");
+}
+
+#[tokio::test]
+async fn batch_group_withdraw_and_search_from_the_command_line() {
+    let s = Server::start().await;
+    let (a, b) = (tool(&s, "make a", json!({})).await, tool(&s, "make b", json!({})).await);
+    let out = s.cli(&["approve", &a, &b, "--reason", "both fine"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 decided"), "{}", stdout(&out));
+    for id in [&a, &b] {
+        assert_eq!(s.get(id, &s.owner).await.1["status"], "approved");
+    }
+    let g1 = tool(&s, "release 1", json!({"group_id": "rel"})).await;
+    let g2 = tool(&s, "release 2", json!({"group_id": "rel"})).await;
+    let out = s.cli(&["reject", "--group", "rel", "--reason", "not today"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for id in [&g1, &g2] {
+        let p = s.get(id, &s.owner).await.1;
+        assert_eq!((p["status"].as_str(), p["decision"]["reason"].as_str()), (Some("rejected"), Some("not today")));
+    }
+    let mine = tool(&s, "oops", json!({})).await;
+    let out = s.cli(&["withdraw", &mine]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(s.get(&mine, &s.owner).await.1["status"], "withdrawn");
+    let found = stdout(&s.cli(&["list", "--search", "release 2", "--json"]));
+    let v: Value = serde_json::from_str(&found).unwrap();
+    let ids: Vec<&str> = v["items"].as_array().unwrap().iter().filter_map(|p| p["id"].as_str()).collect();
+    assert_eq!(ids, vec![g2.as_str()]);
+}
+
+#[tokio::test]
+async fn export_into_a_closed_pipe_stops_quietly() {
+    let s = Server::start().await;
+    for i in 0..400 {
+        tool(&s, &format!("echo {i}"), json!({})).await;
+    }
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("'{BIN}' --home '{}' export | head -n 1", s.home().display()));
+    for (k, v) in &s.env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    let err = stderr(&out);
+    assert!(!err.contains("Broken pipe") && !err.contains("assent:"), "no error for a reader that had enough: {err}");
+}
+
+#[tokio::test]
+async fn usage_does_not_make_the_home_look_required() {
+    let home = tempfile::tempdir().unwrap();
+    let env = vec![("ASSENT_HOME".to_string(), home.path().to_string_lossy().to_string())];
+    let out = Command::new(BIN).arg("approve").envs(env).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Usage: assent approve"), "{err}");
+    assert!(!err.contains("--home <DIR>"), "{err}");
+}
+
+#[tokio::test]
+async fn show_links_a_revision_and_retries_and_decisions_credit_their_real_channel() {
+    let s = Server::start().await;
+    let old = tool(&s, "make deploy", json!({})).await;
+    s.decide(&old, json!({"outcome": "refine", "feedback": "staging first"})).await;
+    let new = tool(&s, "make deploy-staging", json!({"supersedes": old})).await;
+    let shown = stdout(&s.cli(&["show", &old]));
+    assert!(shown.contains(&format!("superseded by {new} (pending)")), "{shown}");
+    // A decision through the owner API that is not the CLI is recorded as `api`; the CLI's as `cli`.
+    let other = tool(&s, "make other", json!({})).await;
+    s.decide(&other, json!({"outcome": "approve"})).await;
+    let out = s.cli(&["reject", &new, "--reason", "no"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let channel = |p: &Value| p["decision"]["channel"].as_str().map(str::to_string);
+    assert_eq!(channel(&s.get(&other, &s.owner).await.1).as_deref(), Some("api"));
+    assert_eq!(channel(&s.get(&new, &s.owner).await.1).as_deref(), Some("cli"));
+    // A retry of a failed write is filed by the person, not by the agent.
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.txt");
+    std::fs::write(&target, "one\n").unwrap();
+    let body = json!({"kind": "file.write", "payload": {"path": target.to_str().unwrap(), "content": "two\n"}});
+    let (_, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let id = p["id"].as_str().unwrap().to_string();
+    std::fs::write(&target, "changed meanwhile\n").unwrap();
+    s.decide(&id, json!({"outcome": "approve"})).await;
+    let done = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent), None).await.1;
+    assert_eq!(done["status"], "failed");
+    let out = s.cli(&["retry", &id, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let retried: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rid = retried["id"].as_str().unwrap();
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{rid}/audit"), Some(&s.owner), None).await;
+    let first = &audit["items"][0];
+    assert_eq!((first["actor"].as_str(), first["channel"].as_str()), (Some("owner"), Some("cli")), "{audit}");
+}
+
+#[tokio::test]
+async fn a_revoked_agent_name_is_not_reused_by_accident() {
+    let s = Server::start().await;
+    let out = s.cli(&["agent", "add", "ci-bot"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let token = stdout(&out).trim().to_string();
+    let (_, p) = s
+        .req(Method::POST, "/proposals", Some(&token), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
+        .await;
+    let id = p["id"].as_str().unwrap().to_string();
+    assert!(s.cli(&["agent", "revoke", "ci-bot"]).status.success());
+    let again = s.cli(&["agent", "add", "ci-bot"]);
+    assert!(!again.status.success(), "a revoked name is refused");
+    assert!(stderr(&again).contains("--reuse"), "{}", stderr(&again));
+    let reused = s.cli(&["agent", "add", "ci-bot", "--reuse"]);
+    assert!(reused.status.success(), "{}", stderr(&reused));
+    assert_eq!(s.get(&id, &s.owner).await.1["agent"], "ci-bot", "its proposals stay under the name");
+    let mut server = s;
+    server.stop();
+    let log = Command::new("python3")
+        .args(["-c", "import sqlite3,sys; print([r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"SELECT event FROM agent_log WHERE name='ci-bot' ORDER BY seq\")])"])
+        .arg(server.home().join("assent.db"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout).trim(), "['added', 'revoked', 'reused']", "the revocation stays");
 }

@@ -33,7 +33,7 @@ async fn propose_then_approve_wakes_the_waiting_agent() {
     let (w, took) = waiter.await.unwrap();
     assert_eq!(w["status"], "approved");
     assert_eq!(w["settled"], true);
-    assert_eq!(w["decision"]["channel"], "cli");
+    assert_eq!(w["decision"]["channel"], "api", "decided through the owner API, not by the CLI");
     assert_eq!(w["decision"]["by"], "owner");
     assert_eq!(w["approved_payload"], json!({"tool": "Bash", "input": {"command": "ls"}}));
     assert_eq!(w["decision"]["approved_sha256"].as_str().unwrap().len(), 64);

@@ -56,14 +56,14 @@ fn refused(e: SnapshotError, path: &Path) -> CoreError {
     match e {
         SnapshotError::TooLarge => CoreError::invalid("target_too_large", format!("`{shown}`: {e}")),
         SnapshotError::Target(t) => {
-            let code = match &t {
-                TargetError::Symlink => "path_is_symlink",
-                TargetError::Directory => "path_is_directory",
-                TargetError::NotRegular(_) => "not_a_regular_file",
-                TargetError::FolderNotReal => "invalid_path",
-                TargetError::Io(_) => "unreadable_target",
-            };
-            CoreError::invalid(code, format!("`{shown}`: {t}"))
+            let message = format!("`{shown}`: {t}");
+            match &t {
+                TargetError::Symlink => CoreError::invalid("path_is_symlink", message),
+                TargetError::Directory => CoreError::invalid("path_is_directory", message),
+                TargetError::NotRegular(_) => CoreError::invalid("not_a_regular_file", message),
+                TargetError::FolderNotReal => CoreError::invalid("invalid_path", message),
+                TargetError::Io(_) => CoreError::invalid("unreadable_target", message),
+            }
         }
     }
 }

@@ -131,7 +131,11 @@ impl Client {
         headers: &[(&str, String)],
     ) -> Result<(StatusCode, Value)> {
         self.proven.get_or_try_init(|| self.prove(home)).await?;
-        let mut req = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token);
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .header("assent-client", "cli");
         for (k, v) in headers {
             req = req.header(*k, v);
         }

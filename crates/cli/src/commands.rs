@@ -196,6 +196,9 @@ pub struct ListArgs {
     /// Only this kind.
     #[arg(long)]
     pub kind: Option<String>,
+    /// Only those whose id, title, summary, agent, kind or payload contain this text.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
     /// How many (newest first).
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
@@ -226,9 +229,14 @@ fn enc(s: &str) -> String {
 pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
     let client = reader(home, &a.auth)?;
     let mut q = format!("/proposals?limit={}", a.limit);
-    for (k, v) in
-        [("status", &a.status), ("group_id", &a.group), ("agent", &a.agent), ("kind", &a.kind), ("cursor", &a.cursor)]
-    {
+    let filters = [
+        ("status", "--status", &a.status),
+        ("group_id", "--group", &a.group),
+        ("agent", "--agent", &a.agent),
+        ("kind", "--kind", &a.kind),
+        ("q", "--search", &a.search),
+    ];
+    for (k, _, v) in filters.iter().chain([("cursor", "--cursor", &a.cursor)].iter()) {
         if let Some(v) = v {
             q.push_str(&format!("&{k}={}", enc(v)));
         }
@@ -245,7 +253,95 @@ pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
         print!("{}", output::table(&items));
     }
     if let Some(c) = page["next_cursor"].as_str() {
-        eprintln!("more: assent list --cursor {c}");
+        // The next page of the same list: every filter, then the cursor.
+        let mut hint = String::from("more: assent list");
+        for (_, flag, v) in &filters {
+            if let Some(v) = v {
+                hint.push_str(&format!(" {flag} {}", shell_word(v)));
+            }
+        }
+        if a.limit != 50 {
+            hint.push_str(&format!(" --limit {}", a.limit));
+        }
+        eprintln!("{hint} --cursor {c}");
+    }
+    Ok(())
+}
+
+/// A value as one shell word.
+fn shell_word(v: &str) -> String {
+    if !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:/@%+=,".contains(c)) {
+        v.to_string()
+    } else {
+        format!("'{}'", v.replace('\'', "'\\''"))
+    }
+}
+
+/// What a decision says, for one proposal or many.
+pub struct Decide {
+    /// approve or reject.
+    pub outcome: &'static str,
+    /// Why.
+    pub reason: Option<String>,
+    /// What to change (refine).
+    pub feedback: Option<String>,
+    /// An edited payload (approve, one proposal).
+    pub edits: Option<String>,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// `assent approve|reject ID [ID ...] | --group G [--agent A]`: one proposal as before,
+/// several as a batch (each stands alone), or a whole group (all or nothing).
+pub async fn decide_many(
+    home: &Home,
+    ids: Vec<String>,
+    group: Option<String>,
+    agent: Option<String>,
+    d: Decide,
+) -> Result<()> {
+    if ids.len() == 1 && group.is_none() {
+        return decide(home, &ids[0], d.outcome, d.reason, d.feedback, d.edits, d.json).await;
+    }
+    if d.edits.is_some() {
+        bail!("--edits goes with one proposal at a time");
+    }
+    let body = match &group {
+        Some(g) => json!({"group_id": g, "agent": agent, "outcome": d.outcome, "reason": d.reason}),
+        None => {
+            json!({"items": ids.iter().map(|id| json!({"id": id, "outcome": d.outcome, "reason": d.reason})).collect::<Vec<_>>()})
+        }
+    };
+    let client = Client::owner(home)?;
+    let (_, r) = client.call(home, Method::POST, "/decisions", Some(&body), &[]).await?;
+    if d.json {
+        println!("{r}");
+        return Ok(());
+    }
+    for item in r["results"].as_array().cloned().unwrap_or_default() {
+        let why = item["error"]["message"].as_str().map(|m| format!("  ({m})")).unwrap_or_default();
+        println!(
+            "{} {} {}{why}",
+            item["id"].as_str().unwrap_or(""),
+            item["result"].as_str().unwrap_or(""),
+            item["status"].as_str().unwrap_or("")
+        );
+    }
+    println!("{} decided, {} skipped (settled meanwhile), {} failed", r["decided"], r["skipped"], r["failed"]);
+    if r["failed"].as_u64().unwrap_or(0) > 0 {
+        return Err(crate::ExitError::silent(crate::exit::ERROR).into());
+    }
+    Ok(())
+}
+
+/// `assent withdraw ID`: the agent takes back its own pending proposal.
+pub async fn withdraw(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
+    let client = Client::agent(home, auth)?;
+    let (_, p) = client.call(home, Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[]).await?;
+    if json_out {
+        println!("{p}");
+    } else {
+        println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
     }
     Ok(())
 }
@@ -255,10 +351,22 @@ pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Re
     let client = reader(home, auth)?;
     let (_, p) = client.call(home, Method::GET, &format!("/proposals/{}", enc(id)), None, &[]).await?;
     let (_, audit) = client.call(home, Method::GET, &format!("/proposals/{}/audit", enc(id)), None, &[]).await?;
+    let (_, revisions) =
+        client.call(home, Method::GET, &format!("/proposals?supersedes={}&limit=10", enc(id)), None, &[]).await?;
+    let revised_by: Vec<String> = revisions["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| Some(format!("{} ({})", r["id"].as_str()?, r["status"].as_str()?)))
+        .collect();
     if json_out {
-        println!("{}", json!({ "proposal": p, "audit": audit["items"] }));
+        println!("{}", json!({ "proposal": p, "audit": audit["items"], "superseded_by": revisions["items"] }));
     } else {
-        print!("{}", output::proposal(&p, Some(&audit)));
+        let mut text = output::proposal(&p, Some(&audit));
+        if !revised_by.is_empty() {
+            text = text.replacen('\n', &format!("\nsuperseded by {}\n", revised_by.join(", ")), 1);
+        }
+        print!("{text}");
     }
     Ok(())
 }
@@ -297,8 +405,9 @@ pub async fn decide(
 pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
     let client = Client::owner(home)?;
     match cmd {
-        crate::AgentCmd::Add { name, json } => {
-            let (_, v) = client.call(home, Method::POST, "/agents", Some(&json!({ "name": name })), &[]).await?;
+        crate::AgentCmd::Add { name, reuse, json } => {
+            let body = json!({ "name": name, "reuse": reuse });
+            let (_, v) = client.call(home, Method::POST, "/agents", Some(&body), &[]).await?;
             if json {
                 println!("{v}");
             } else {
@@ -348,7 +457,11 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     loop {
         let (_, page) = client.call(home, Method::GET, &format!("/audit?after={after}&limit=5000"), None, &[]).await?;
         for e in page["items"].as_array().cloned().unwrap_or_default() {
-            writeln!(out, "{e}")?;
+            match writeln!(out, "{e}") {
+                // The reader has what it wanted (`assent export | head`): stop quietly.
+                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                r => r?,
+            }
             n += 1;
         }
         match page["next_after"].as_i64() {
@@ -356,7 +469,10 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
             None => break,
         }
     }
-    out.flush()?;
+    match out.flush() {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+        r => r?,
+    }
     if output.is_some() {
         eprintln!("exported {n} audit rows");
     }

@@ -38,9 +38,10 @@ pub struct ServerInfo {
 }
 
 impl Home {
-    /// `--home`, else `ASSENT_HOME` (clap fills both into `flag`), else the platform data dir.
+    /// `--home`, else `ASSENT_HOME`, else the platform data dir.
     pub fn resolve(flag: Option<PathBuf>) -> Result<Self> {
-        let dir = match flag {
+        let env = std::env::var_os("ASSENT_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+        let dir = match flag.or(env) {
             Some(d) => d,
             None => dirs::data_dir()
                 .map(|d| d.join("assent"))

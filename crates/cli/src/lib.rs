@@ -89,8 +89,9 @@ impl std::error::Error for ExitError {}
 #[derive(Debug, Parser)]
 #[command(name = "assent", version, about, long_about = None)]
 pub struct Cli {
-    /// The data directory (default: the platform data dir, e.g. ~/.local/share/assent).
-    #[arg(long, global = true, env = "ASSENT_HOME", value_name = "DIR")]
+    /// The data directory (default: ASSENT_HOME, else the platform data dir, e.g.
+    /// ~/.local/share/assent).
+    #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
@@ -131,10 +132,17 @@ pub enum Command {
         #[command(flatten)]
         auth: AgentAuth,
     },
-    /// Approve a pending proposal.
+    /// Approve pending proposals: one, several (each stands alone), or a whole batch (--group).
     Approve {
-        /// The proposal id.
-        id: String,
+        /// The proposal ids.
+        #[arg(required_unless_present = "group")]
+        ids: Vec<String>,
+        /// Every pending proposal of this batch (group_id), all or nothing.
+        #[arg(long, conflicts_with = "ids")]
+        group: Option<String>,
+        /// The agent whose batch it is (needed when agents share a group id).
+        #[arg(long, requires = "group")]
+        agent: Option<String>,
         /// Why (kept in the audit log).
         #[arg(long)]
         reason: Option<String>,
@@ -145,10 +153,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Reject a pending proposal.
+    /// Reject pending proposals: one, several, or a whole batch (--group).
     Reject {
-        /// The proposal id.
-        id: String,
+        /// The proposal ids.
+        #[arg(required_unless_present = "group")]
+        ids: Vec<String>,
+        /// Every pending proposal of this batch (group_id), all or nothing.
+        #[arg(long, conflicts_with = "ids")]
+        group: Option<String>,
+        /// The agent whose batch it is (needed when agents share a group id).
+        #[arg(long, requires = "group")]
+        agent: Option<String>,
         /// Why (the agent is told).
         #[arg(long)]
         reason: String,
@@ -166,6 +181,17 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Withdraw one of your own pending proposals (as the agent).
+    Withdraw {
+        /// The proposal id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Which agent token to use.
+        #[command(flatten)]
+        auth: AgentAuth,
     },
     /// Propose a failed write again (it needs a new decision).
     Retry {
@@ -205,6 +231,9 @@ pub enum AgentCmd {
     Add {
         /// Its name (a-z, 0-9, '.', '_', '-').
         name: String,
+        /// Give a revoked agent's name a new token (its old proposals stay under the name).
+        #[arg(long)]
+        reuse: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -275,12 +304,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { id, reason, edits, json } => {
-            commands::decide(&home, &id, "approve", reason, None, edits, json).await
+        Command::Approve { ids, group, agent, reason, edits, json } => {
+            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, json };
+            commands::decide_many(&home, ids, group, agent, d).await
         }
-        Command::Reject { id, reason, json } => {
-            commands::decide(&home, &id, "reject", Some(reason), None, None, json).await
+        Command::Reject { ids, group, agent, reason, json } => {
+            let d = commands::Decide { outcome: "reject", reason: Some(reason), feedback: None, edits: None, json };
+            commands::decide_many(&home, ids, group, agent, d).await
         }
+        Command::Withdraw { id, json, auth } => commands::withdraw(&home, &id, json, &auth).await,
         Command::Refine { id, feedback, json } => {
             commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await
         }
@@ -317,6 +349,12 @@ pub fn main() -> ExitCode {
     match rt.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // A reader that stopped early (`assent list | head`) is not an error.
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
             if let Some(x) = e.downcast_ref::<ExitError>() {
                 if !x.message.is_empty() {
                     eprintln!("assent: {}", x.message);

@@ -35,6 +35,23 @@ pub fn safe(text: &str) -> String {
         .collect()
 }
 
+/// What a proposal does, as Assent computed it from the stored payload (never the agent's
+/// words): for a proposal the agent gave no title.
+pub fn computed_title(p: &Value) -> String {
+    let pv = &p["preview"];
+    let text = |k: &str| pv[k].as_str().unwrap_or("");
+    match p["kind"].as_str().unwrap_or("") {
+        "file.write" => format!("write {}", text("path")),
+        "file.delete" => format!("delete {}", text("path")),
+        "http.request" => format!("{} {}{}", text("method"), text("host"), text("path")),
+        "tool.call" => {
+            let payload = if p["payload"].is_object() { &p["payload"] } else { pv };
+            assent_core::verdict::tool_call_title(payload["tool"].as_str().unwrap_or("tool"), &payload["input"])
+        }
+        other => other.to_string(),
+    }
+}
+
 /// A table of proposals.
 pub fn table(items: &[Value]) -> String {
     let rows: Vec<[String; 6]> = items
@@ -46,11 +63,14 @@ pub fn table(items: &[Value]) -> String {
                 s(&p["kind"]),
                 s(&p["agent"]),
                 s(&p["created_at"]).chars().take(19).collect::<String>().replace('T', " "),
-                safe(&clip(p["title"].as_str().unwrap_or(""), 50)),
+                match p["title"].as_str() {
+                    Some(t) => safe(&clip(t, 50)),
+                    None => format!("[{}]", safe(&clip(&computed_title(p), 48))),
+                },
             ]
         })
         .collect();
-    let head = ["ID", "STATUS", "KIND", "AGENT", "CREATED (UTC)", "TITLE (agent's words)"];
+    let head = ["ID", "STATUS", "KIND", "AGENT", "CREATED (UTC)", "TITLE (agent's words; [what Assent computed])"];
     let mut w = head.map(|h| h.chars().count());
     for r in &rows {
         for (i, c) in r.iter().enumerate() {
@@ -91,6 +111,7 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
             kv(f, s(&p[f]));
         }
     }
+    kv("what", format!("{} (computed by Assent)", safe(&computed_title(p))));
     if let Some(t) = p["title"].as_str() {
         kv("title", format!("{} (the agent's words)", safe(t)));
     }

@@ -14,8 +14,10 @@ pub enum Channel {
     App,
     /// An answered OS notification.
     Notification,
-    /// The `assent` command (or another client of the owner API).
+    /// The `assent` command.
     Cli,
+    /// Another client of the owner API (a script, an integration).
+    Api,
     /// A rule the person set.
     Rule,
     /// Assent itself (expiry, apply results, a revision replacing its predecessor).
@@ -31,6 +33,7 @@ impl Channel {
             Channel::App => "app",
             Channel::Notification => "notification",
             Channel::Cli => "cli",
+            Channel::Api => "api",
             Channel::Rule => "rule",
             Channel::System => "system",
             Channel::Agent => "agent",

@@ -27,6 +27,9 @@ pub struct NewRecord {
     pub idempotency: Option<Idempotency>,
     /// The agent's pending limit: over it, `too_many_pending`.
     pub max_pending: u32,
+    /// Who filed it when not the agent itself (the person retrying a failed write), and
+    /// through which channel: its first audit row credits them.
+    pub origin: Option<(String, Channel)>,
 }
 
 /// What an insert did.
@@ -109,6 +112,8 @@ pub struct ListQuery {
     pub kind: Option<String>,
     /// Only those whose id, title, summary, agent, kind or payload contain this text.
     pub text: Option<String>,
+    /// Only the revisions of this proposal.
+    pub supersedes: Option<String>,
     /// Only older than this position (the cursor).
     pub before: Option<i64>,
     /// At most this many.
@@ -146,8 +151,9 @@ pub trait Store: Send + Sync + 'static {
     async fn agents(&self) -> Result<Vec<AgentInfo>, CoreError>;
     /// Active agents with their token hashes.
     async fn agent_tokens(&self) -> Result<Vec<(String, [u8; 32])>, CoreError>;
-    /// Adds an agent; `Conflict` if an active one has that name. A revoked name is reused.
-    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<(), CoreError>;
+    /// Adds an agent; `Conflict` if an active one has that name, and if a revoked one has it
+    /// unless `reuse` (then the name gets the new token, and the agent log records it).
+    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp, reuse: bool) -> Result<(), CoreError>;
     /// Replaces an active agent's token hash, or adds it if unknown. Returns false (and changes
     /// nothing) if that agent was revoked.
     async fn set_agent_token(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<bool, CoreError>;

@@ -17,14 +17,28 @@ use std::time::Duration;
 /// The keychain service name for every Assent entry.
 pub const SERVICE: &str = "assent";
 
+/// How to get a keychain on this platform, for people.
+#[cfg(target_os = "linux")]
+pub const KEYCHAIN_HELP: &str = "Assent keeps credentials in a Secret Service keychain: run one in your desktop \
+session (GNOME Keyring or KeePassXC with Secret Service enabled) and unlock it; on a machine without a desktop, \
+start Assent inside `dbus-run-session` with `gnome-keyring-daemon --unlock` fed a password";
+/// How to get a keychain on this platform, for people.
+#[cfg(target_os = "macos")]
+pub const KEYCHAIN_HELP: &str =
+    "Assent keeps credentials in the login Keychain: unlock it (Keychain Access) and try again";
+/// How to get a keychain on this platform, for people.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+pub const KEYCHAIN_HELP: &str =
+    "Assent keeps credentials in the system credential store: make sure it is available to your user";
+
 /// Why a secret could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretsError {
     /// No keychain is reachable (no Secret Service on the session bus, no session bus).
-    #[error("no system keychain is reachable: {0}")]
+    #[error("no system keychain is reachable ({0}). {KEYCHAIN_HELP}")]
     Unavailable(String),
     /// The keychain is locked or refused access.
-    #[error("the system keychain is locked or refused access: {0}")]
+    #[error("the system keychain is locked or refused access ({0}). {KEYCHAIN_HELP}")]
     Locked(String),
     /// There is no such entry.
     #[error("the keychain has no entry `{0}`")]

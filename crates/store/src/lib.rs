@@ -132,6 +132,7 @@ impl Store for SqliteStore {
             " AND (?3 IS NULL OR agent = ?3) AND (?4 IS NULL OR kind = ?4) AND (?5 IS NULL OR seq < ?5)",
             " AND (?7 IS NULL OR instr(lower(id || ' ' || coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || agent",
             " || ' ' || kind || ' ' || payload), lower(?7)) > 0)",
+            " AND (?8 IS NULL OR supersedes = ?8)",
             " ORDER BY seq DESC LIMIT ?6"
         ))
         .bind(q.status.map(Status::as_str))
@@ -141,6 +142,7 @@ impl Store for SqliteStore {
         .bind(q.before)
         .bind(i64::from(q.limit))
         .bind(q.text.as_deref())
+        .bind(q.supersedes.as_deref())
         .fetch_all(&self.read)
         .await
         .map_err(db_err)?;
@@ -234,9 +236,9 @@ impl Store for SqliteStore {
             .collect()
     }
 
-    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<(), CoreError> {
+    async fn add_agent(&self, name: &str, token_hash: [u8; 32], at: Timestamp, reuse: bool) -> Result<(), CoreError> {
         let name = name.to_string();
-        self.send(|reply| Op::AddAgent { name, token_hash, at, reply }).await
+        self.send(|reply| Op::AddAgent { name, token_hash, at, reuse, reply }).await
     }
 
     async fn set_agent_token(&self, name: &str, token_hash: [u8; 32], at: Timestamp) -> Result<bool, CoreError> {

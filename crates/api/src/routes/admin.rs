@@ -18,6 +18,9 @@ pub async fn list_agents(State(s): State<AppState>, _: Owner) -> Result<axum::Js
 #[serde(deny_unknown_fields)]
 pub struct NewAgent {
     name: String,
+    /// Give a revoked agent's name a new token.
+    #[serde(default)]
+    reuse: bool,
 }
 
 /// `POST /v1/agents`: the token is in this response and nowhere else, ever.
@@ -26,7 +29,7 @@ pub async fn add_agent(
     _: Owner,
     Json(a): Json<NewAgent>,
 ) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
-    let token = s.engine.add_agent(&a.name).await?;
+    let token = s.engine.add_agent_with(&a.name, a.reuse).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "name": a.name, "token": token }))))
 }
 

@@ -9,18 +9,22 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-fn owner_actor() -> Actor {
-    Actor { by: "owner".into(), channel: Channel::Cli }
+/// The person, through the channel the request came by: the `assent` command says it is the
+/// CLI (`Assent-Client: cli`); any other client of the owner API is recorded as `api`.
+fn owner_actor(headers: &axum::http::HeaderMap) -> Actor {
+    let cli = headers.get("assent-client").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cli"));
+    Actor { by: "owner".into(), channel: if cli { Channel::Cli } else { Channel::Api } }
 }
 
 /// `POST /v1/proposals/{id}/decision`
 pub async fn decide(
     State(s): State<AppState>,
     _: Owner,
+    headers: axum::http::HeaderMap,
     Path(id): Path<String>,
     Json(req): Json<DecisionRequest>,
 ) -> Result<axum::Json<Proposal>, ApiError> {
-    Ok(axum::Json(s.engine.decide(&owner_actor(), &id, req).await?))
+    Ok(axum::Json(s.engine.decide(&owner_actor(&headers), &id, req).await?))
 }
 
 /// Body of `POST /v1/decisions`: a list of items, or a whole group.
@@ -42,6 +46,7 @@ const MAX_ITEMS: usize = 1000;
 pub async fn batch(
     State(s): State<AppState>,
     _: Owner,
+    headers: axum::http::HeaderMap,
     Json(body): Json<serde_json::Value>,
 ) -> Result<axum::Json<BatchResult>, ApiError> {
     let batch: Batch = serde_json::from_value(body).map_err(|_| {
@@ -51,7 +56,7 @@ pub async fn batch(
             "send {\"items\": [{\"id\", \"outcome\", \"reason\"?, \"feedback\"?, \"edits\"?}]} or {\"group_id\", \"outcome\", \"reason\"?, \"feedback\"?}",
         )
     })?;
-    let actor = owner_actor();
+    let actor = owner_actor(&headers);
     let result = match batch {
         Batch::Items { items } if items.is_empty() || items.len() > MAX_ITEMS => {
             return Err(ApiError::new(
@@ -70,7 +75,8 @@ pub async fn batch(
 pub async fn retry(
     State(s): State<AppState>,
     _: Owner,
+    headers: axum::http::HeaderMap,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, axum::Json<Proposal>), ApiError> {
-    Ok((StatusCode::CREATED, axum::Json(s.engine.retry(&id).await?)))
+    Ok((StatusCode::CREATED, axum::Json(s.engine.retry(&owner_actor(&headers), &id).await?)))
 }

@@ -72,6 +72,7 @@ pub struct ListParams {
     limit: Option<u32>,
     cursor: Option<String>,
     q: Option<String>,
+    supersedes: Option<String>,
 }
 
 /// `GET /v1/proposals?status=&group_id=&agent=&kind=&limit=&cursor=`
@@ -92,6 +93,7 @@ pub async fn list(
         agent: p.agent.filter(|a| !a.is_empty()),
         kind: p.kind.filter(|k| !k.is_empty()),
         text: p.q.filter(|t| !t.trim().is_empty()),
+        supersedes: p.supersedes.filter(|s| !s.is_empty()),
         before: None,
         limit: p.limit.unwrap_or(50),
     };

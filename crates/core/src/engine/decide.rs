@@ -373,7 +373,7 @@ impl Engine {
     /// The person asks for a failed write to be tried again: a new pending proposal with the
     /// payload that was approved, superseding the failed one, its preview computed afresh
     /// against the target as it is now. It needs a new decision.
-    pub async fn retry(&self, id: &str) -> Result<Proposal, CoreError> {
+    pub async fn retry(&self, actor: &super::Actor, id: &str) -> Result<Proposal, CoreError> {
         let p = self.get(&super::Principal::Owner, id).await?;
         if p.status != Status::Failed {
             return Err(CoreError::InvalidState {
@@ -398,7 +398,8 @@ impl Engine {
             "group_id": p.group_id,
             "supersedes": p.id,
         });
-        let id = self.propose(&p.agent, body, None).await?.proposal.id;
+        let origin = Some((actor.by.clone(), actor.channel));
+        let id = self.propose_as(&p.agent, body, None, origin).await?.proposal.id;
         self.get(&super::Principal::Owner, &id).await
     }
 }

@@ -278,9 +278,15 @@ impl Engine {
 
     /// Adds a named agent and returns its token: shown once, stored only as a hash.
     pub async fn add_agent(&self, name: &str) -> Result<String, CoreError> {
+        self.add_agent_with(name, false).await
+    }
+
+    /// [`Engine::add_agent`]; with `reuse`, a revoked agent's name gets a new token (its old
+    /// proposals then sit under an agent that can propose again: so it must be asked for).
+    pub async fn add_agent_with(&self, name: &str, reuse: bool) -> Result<String, CoreError> {
         validate_agent_name(name)?;
         let token = new_token("asnt");
-        self.inner.store.add_agent(name, token_hash(&token), Timestamp::now()).await?;
+        self.inner.store.add_agent(name, token_hash(&token), Timestamp::now(), reuse).await?;
         self.reload_agents().await?;
         Ok(token)
     }

@@ -70,6 +70,18 @@ impl Engine {
         body: Value,
         idempotency_key: Option<&str>,
     ) -> Result<Proposed, CoreError> {
+        self.propose_as(agent, body, idempotency_key, None).await
+    }
+
+    /// [`Engine::propose`], filed by someone else on the agent's behalf (the person retrying a
+    /// failed write): the audit trail credits `origin`, not the agent.
+    pub(crate) async fn propose_as(
+        &self,
+        agent: &str,
+        body: Value,
+        idempotency_key: Option<&str>,
+        origin: Option<(String, crate::proposal::Channel)>,
+    ) -> Result<Proposed, CoreError> {
         let idempotency = match idempotency_key {
             None => None,
             Some(k) if k.is_empty() || k.len() > IDEMPOTENCY_KEY_MAX || !k.chars().all(|c| c.is_ascii_graphic()) => {
@@ -136,7 +148,7 @@ impl Engine {
         proposal.refresh_derived();
         let (bytes, at) = (Self::stored_bytes(&proposal), proposal.created_at);
         self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
-        let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent };
+        let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent, origin };
         let inserted = match self.inner.store.insert(rec).await {
             Ok(Inserted::Existing(p)) => {
                 self.inner.usage.release(agent, bytes, at);

@@ -35,7 +35,25 @@ impl Writer {
         Ok(())
     }
 
-    pub(super) async fn add_agent(&mut self, name: &str, hash: &[u8; 32], at: Timestamp) -> Result<(), CoreError> {
+    /// Appends to the agent log.
+    pub(super) async fn log_agent(&mut self, name: &str, event: &str, at: Timestamp) -> Result<(), CoreError> {
+        sqlx::query("INSERT INTO agent_log (name, event, at) VALUES (?, ?, ?)")
+            .bind(name)
+            .bind(event)
+            .bind(at.0)
+            .execute(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    pub(super) async fn add_agent(
+        &mut self,
+        name: &str,
+        hash: &[u8; 32],
+        at: Timestamp,
+        reuse: bool,
+    ) -> Result<(), CoreError> {
         let active: Option<Option<i64>> = sqlx::query_scalar("SELECT revoked_at FROM agents WHERE name = ?")
             .bind(name)
             .fetch_optional(&mut self.conn)
@@ -43,6 +61,10 @@ impl Writer {
             .map_err(db_err)?;
         match active {
             Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
+            Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
+                "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
+                 (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
+            ))),
             Some(Some(_)) => {
                 sqlx::query("UPDATE agents SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?")
                     .bind(&hash[..])
@@ -51,7 +73,7 @@ impl Writer {
                     .execute(&mut self.conn)
                     .await
                     .map_err(db_err)?;
-                Ok(())
+                self.log_agent(name, "reused", at).await
             }
             None => {
                 sqlx::query("INSERT INTO agents (name, token_hash, created_at) VALUES (?, ?, ?)")
@@ -61,7 +83,7 @@ impl Writer {
                     .execute(&mut self.conn)
                     .await
                     .map_err(db_err)?;
-                Ok(())
+                self.log_agent(name, "added", at).await
             }
         }
     }
@@ -89,7 +111,7 @@ impl Writer {
                 Ok(true)
             }
             None => {
-                self.add_agent(name, hash, at).await?;
+                self.add_agent(name, hash, at, false).await?;
                 Ok(true)
             }
         }

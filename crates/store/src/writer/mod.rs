@@ -23,7 +23,7 @@ type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
 pub(crate) enum Op {
     Insert(Box<NewRecord>, Reply<Inserted>),
     Transition(Vec<Transition>, bool, Reply<Vec<Transitioned>>),
-    AddAgent { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<()> },
+    AddAgent { name: String, token_hash: [u8; 32], at: Timestamp, reuse: bool, reply: Reply<()> },
     SetAgentToken { name: String, token_hash: [u8; 32], at: Timestamp, reply: Reply<bool> },
     RevokeAgent { name: String, at: Timestamp, reply: Reply<bool> },
     AddCredential { meta: CredentialMeta, reply: Reply<()> },
@@ -203,8 +203,8 @@ impl Writer {
                 let res = self.transitions(ts, atomic).await;
                 Done::Transition(r, res)
             }
-            Op::AddAgent { name, token_hash, at, reply } => {
-                Done::Unit(reply, self.add_agent(&name, &token_hash, at).await)
+            Op::AddAgent { name, token_hash, at, reuse, reply } => {
+                Done::Unit(reply, self.add_agent(&name, &token_hash, at, reuse).await)
             }
             Op::SetAgentToken { name, token_hash, at, reply } => {
                 Done::Bool(reply, self.set_agent_token(&name, &token_hash, at).await)
@@ -212,8 +212,12 @@ impl Writer {
             Op::RevokeAgent { name, at, reply } => {
                 let q = sqlx::query("UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL")
                     .bind(at.0)
-                    .bind(name);
-                Done::Bool(reply, self.changed_one(q).await)
+                    .bind(name.clone());
+                let revoked = match self.changed_one(q).await {
+                    Ok(true) => self.log_agent(&name, "revoked", at).await.map(|()| true),
+                    other => other,
+                };
+                Done::Bool(reply, revoked)
             }
             Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
             Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit).await),
@@ -252,16 +256,25 @@ impl Writer {
     }
 
     /// Inserts one proposal row (its first audit row comes from the insert trigger).
-    async fn insert_row(&mut self, p: &Proposal, key: Option<&str>, hash: Option<&str>) -> Result<(), CoreError> {
+    async fn insert_row(
+        &mut self,
+        p: &Proposal,
+        key: Option<&str>,
+        hash: Option<&str>,
+        origin: Option<&(String, Channel)>,
+    ) -> Result<(), CoreError> {
         let sql = concat!(
             "INSERT INTO proposals (",
             plain::ROW_COLUMNS!(),
-            ", supersedes, idempotency_key, request_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            ", supersedes, idempotency_key, request_sha256, created_by, created_channel) ",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         );
         plain::bind_row(sqlx::query(sql), p)
             .bind(p.supersedes.clone())
             .bind(key)
             .bind(hash)
+            .bind(origin.map(|o| o.0.clone()))
+            .bind(origin.map(|o| o.1.as_str()))
             .execute(&mut self.conn)
             .await
             .map_err(db_err)?;
@@ -324,7 +337,7 @@ impl Writer {
             Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
             None => (None, None),
         };
-        self.insert_row(&p, key, hash).await?;
+        self.insert_row(&p, key, hash, rec.origin.as_ref()).await?;
         // Its first audit row comes from a trigger of the same statement (0003_audit_on_insert).
         *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
         Ok(Inserted::Created { proposal: p, superseded })

@@ -51,7 +51,7 @@ impl Writer {
     /// bound) out of the sequence: its reply is prepared now and its row written by the next
     /// [`Writer::flush`], together with the others, in one statement. Other ops are handed back.
     pub(super) fn defer(&mut self, op: Op, done: &mut Vec<Done>, deferred: &mut Vec<usize>) -> Option<Op> {
-        let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none()
+        let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none() && rec.origin.is_none()
             && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending)));
         if !plain {
             return Some(op);
@@ -97,7 +97,7 @@ impl Writer {
                 let Some(Done::Insert(_, res)) = done.get_mut(*i) else { continue };
                 let Ok(Inserted::Created { proposal, .. }) = &*res else { continue };
                 let p = proposal.clone();
-                if let Err(e) = self.insert_row(&p, None, None).await {
+                if let Err(e) = self.insert_row(&p, None, None, None).await {
                     if let Some(n) = self.pending_bound.get_mut(&p.agent) {
                         *n -= 1;
                     }
