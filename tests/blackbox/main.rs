@@ -6,6 +6,7 @@
 mod harness;
 
 mod boundary;
+mod claude_code;
 mod cli;
 mod clients;
 #[cfg(feature = "crash-points")]

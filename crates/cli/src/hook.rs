@@ -196,8 +196,13 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     if let Some(s) = ev["session_id"].as_str() {
         body["session_id"] = json!(s);
     }
-    let headers: Vec<(&str, String)> =
-        ev["tool_use_id"].as_str().map(|id| ("idempotency-key", format!("hook:{id}"))).into_iter().collect();
+    // What identifies the tool call (its session and its id), never the hook's own flags.
+    let session = ev["session_id"].as_str().unwrap_or("-");
+    let headers: Vec<(&str, String)> = ev["tool_use_id"]
+        .as_str()
+        .map(|id| ("idempotency-key", format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80))))
+        .into_iter()
+        .collect();
     let p = match client.call(home, Method::POST, "/proposals", Some(&body), &headers).await {
         Ok((_, p)) => p,
         Err(e) if e.downcast_ref::<crate::ExitError>().is_some() => return Ok(Verdict::Ask(not_running(home))),
