@@ -277,6 +277,20 @@ fn shell_word(v: &str) -> String {
     }
 }
 
+/// Which proposals a decision is for: ids (one, or several that each stand alone), or a batch.
+#[derive(Debug, clap::Args)]
+pub struct Targets {
+    /// The proposal ids.
+    #[arg(required_unless_present = "group")]
+    pub ids: Vec<String>,
+    /// Every pending proposal of this batch (group_id), all or nothing.
+    #[arg(long, conflicts_with = "ids")]
+    pub group: Option<String>,
+    /// The agent whose batch it is (needed when agents share a group id).
+    #[arg(long, requires = "group")]
+    pub agent: Option<String>,
+}
+
 /// What a decision says, for one proposal or many.
 pub struct Decide {
     /// approve or reject.
@@ -293,13 +307,8 @@ pub struct Decide {
 
 /// `assent approve|reject ID [ID ...] | --group G [--agent A]`: one proposal as before,
 /// several as a batch (each stands alone), or a whole group (all or nothing).
-pub async fn decide_many(
-    home: &Home,
-    ids: Vec<String>,
-    group: Option<String>,
-    agent: Option<String>,
-    d: Decide,
-) -> Result<()> {
+pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()> {
+    let Targets { ids, group, agent } = targets;
     if ids.len() == 1 && group.is_none() {
         return decide(home, &ids[0], d.outcome, d.reason, d.feedback, d.edits, d.json).await;
     }

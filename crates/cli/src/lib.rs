@@ -134,15 +134,9 @@ pub enum Command {
     },
     /// Approve pending proposals: one, several (each stands alone), or a whole batch (--group).
     Approve {
-        /// The proposal ids.
-        #[arg(required_unless_present = "group")]
-        ids: Vec<String>,
-        /// Every pending proposal of this batch (group_id), all or nothing.
-        #[arg(long, conflicts_with = "ids")]
-        group: Option<String>,
-        /// The agent whose batch it is (needed when agents share a group id).
-        #[arg(long, requires = "group")]
-        agent: Option<String>,
+        /// Which proposals.
+        #[command(flatten)]
+        targets: commands::Targets,
         /// Why (kept in the audit log).
         #[arg(long)]
         reason: Option<String>,
@@ -155,15 +149,9 @@ pub enum Command {
     },
     /// Reject pending proposals: one, several, or a whole batch (--group).
     Reject {
-        /// The proposal ids.
-        #[arg(required_unless_present = "group")]
-        ids: Vec<String>,
-        /// Every pending proposal of this batch (group_id), all or nothing.
-        #[arg(long, conflicts_with = "ids")]
-        group: Option<String>,
-        /// The agent whose batch it is (needed when agents share a group id).
-        #[arg(long, requires = "group")]
-        agent: Option<String>,
+        /// Which proposals.
+        #[command(flatten)]
+        targets: commands::Targets,
         /// Why (the agent is told).
         #[arg(long)]
         reason: String,
@@ -304,13 +292,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { ids, group, agent, reason, edits, json } => {
+        Command::Approve { targets, reason, edits, json } => {
             let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, json };
-            commands::decide_many(&home, ids, group, agent, d).await
+            commands::decide_many(&home, targets, d).await
         }
-        Command::Reject { ids, group, agent, reason, json } => {
+        Command::Reject { targets, reason, json } => {
             let d = commands::Decide { outcome: "reject", reason: Some(reason), feedback: None, edits: None, json };
-            commands::decide_many(&home, ids, group, agent, d).await
+            commands::decide_many(&home, targets, d).await
         }
         Command::Withdraw { id, json, auth } => commands::withdraw(&home, &id, json, &auth).await,
         Command::Refine { id, feedback, json } => {
