@@ -3,7 +3,7 @@
 //! The desktop app: a Tauri 2 shell around the same engine and loopback API as `assent
 //! serve`, hosted in-process, so starting the app is all a person does.
 //!
-//! - [`run`] starts the engine and the API ([`assent_cli::serve::start`]), puts the engine in
+//! - [`run`] starts the engine and the API ([`assent_host::start::start`]), puts the engine in
 //!   Tauri's state, forwards every engine event to the window (`assent://event`), keeps the
 //!   tray's pending count, and keeps running in the tray when the window is closed. A second
 //!   launch focuses the first (single instance).
@@ -13,9 +13,9 @@
 pub mod commands;
 mod tray;
 
-use assent_cli::home::Home;
-use assent_cli::serve::OwnerWhere;
 use assent_core::Engine;
+use assent_host::home::Home;
+use assent_host::start::OwnerWhere;
 use serde_json::json;
 use tauri::{Emitter, Manager, RunEvent, WindowEvent};
 
@@ -83,7 +83,7 @@ fn first_page_plugin<R: tauri::Runtime>(page: Option<String>) -> tauri::plugin::
 pub fn run() {
     let started = std::time::Instant::now();
     init_tracing();
-    assent_cli::install_tls_provider();
+    assent_host::install_tls_provider();
     let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
         Ok(h) => h,
         Err(e) => {
@@ -91,7 +91,7 @@ pub fn run() {
             std::process::exit(1);
         }
     };
-    let running = match tauri::async_runtime::block_on(assent_cli::serve::start(home, None, None)) {
+    let running = match tauri::async_runtime::block_on(assent_host::start::start(home, None, None)) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("assent: {e:#}");

@@ -9,11 +9,12 @@
 
 pub mod client;
 pub mod commands;
-pub mod config;
-pub mod home;
 pub mod hook;
 pub mod output;
 pub mod serve;
+
+/// The home directory and the settings live in [`assent_host`], shared with the desktop app.
+pub use assent_host::{config, home};
 
 use clap::{Parser, Subcommand};
 use client::AgentAuth;

@@ -6,11 +6,14 @@
 //! - [`Keychain`] reads, writes and deletes entries, with a time limit on every call (a
 //!   keychain that waits for an unlock prompt nobody can answer must not hang Assent), and
 //!   turns every failure into a [`SecretsError`] the caller can explain.
+//! - [`KeychainSecrets`] is the engine's [`SecretSource`]: credentials' secrets, one entry per
+//!   credential and home.
 //! - [`owner`] keeps the owner credential: in the keychain where one is reachable, else in
 //!   `owner.token` (mode 0600) in the home directory, which is logged.
 
 pub mod owner;
 
+use assent_core::credentials::{SecretError, SecretSource};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -64,6 +67,39 @@ fn map_err(e: keyring::Error, user: &str) -> SecretsError {
         E::NoEntry => SecretsError::Missing(user.to_string()),
         E::NoStorageAccess(inner) => SecretsError::Locked(inner.to_string()),
         other => SecretsError::Unavailable(other.to_string()),
+    }
+}
+
+/// Credentials' secrets in the system keychain, one entry per credential and home.
+pub struct KeychainSecrets {
+    keychain: Keychain,
+    prefix: String,
+}
+
+impl KeychainSecrets {
+    /// The secrets of `home`'s credentials.
+    pub fn for_home(home: &std::path::Path) -> Self {
+        let owner_user = owner::keychain_user(home);
+        let tag = owner_user.trim_start_matches("owner:").to_string();
+        Self { keychain: Keychain::default(), prefix: format!("credential:{tag}:") }
+    }
+}
+
+impl SecretSource for KeychainSecrets {
+    fn get(&self, credential: &str) -> Result<String, SecretError> {
+        self.keychain.get(&format!("{}{credential}", self.prefix)).map_err(|e| SecretError(e.to_string()))
+    }
+    fn set(&self, credential: &str, secret: &str) -> Result<(), SecretError> {
+        let user = format!("{}{credential}", self.prefix);
+        self.keychain.set(&user, secret).map_err(|e| SecretError(e.to_string()))?;
+        match self.keychain.get(&user) {
+            Ok(back) if back == secret => Ok(()),
+            Ok(_) => Err(SecretError("the keychain did not keep the secret".into())),
+            Err(e) => Err(SecretError(e.to_string())),
+        }
+    }
+    fn delete(&self, credential: &str) -> Result<(), SecretError> {
+        self.keychain.delete(&format!("{}{credential}", self.prefix)).map_err(|e| SecretError(e.to_string()))
     }
 }
 

@@ -1,0 +1,209 @@
+//! Opening a home and running the engine and the API on it: what both hosts (`assent serve`
+//! and the desktop app) do the same way.
+
+use crate::config::Config;
+use crate::home::{Home, ServerInfo};
+use anyhow::{Context, Result, bail};
+use assent_core::credentials::SecretSource;
+use assent_core::kinds::KindRegistry;
+use assent_core::secret::{new_token, token_hash};
+use assent_core::{Engine, EngineParts};
+use assent_secrets::owner::{self, Where};
+use assent_secrets::{Keychain, KeychainSecrets};
+use assent_store::SqliteStore;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+pub use assent_secrets::owner::Where as OwnerWhere;
+
+/// Everything a host needs, opened on a home directory.
+pub struct Opened {
+    /// The engine.
+    pub engine: Engine,
+    /// The settings.
+    pub config: Config,
+    /// Where the owner credential is.
+    pub owner_location: Where,
+}
+
+/// Opens the database, the owner credential and the default agent of `home`.
+pub async fn open(home: &Home, config: Config) -> Result<Opened> {
+    let store = SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?;
+    let mode = config.owner_mode()?;
+    let dir = home.dir.clone();
+    let owner = tokio::task::spawn_blocking(move || {
+        owner::load_or_create(&dir, mode, &Keychain::default(), || new_token("asnt_owner"))
+    })
+    .await?
+    .context("cannot load the owner credential")?;
+    match owner.location {
+        Where::Keychain => tracing::info!("the owner credential is in the system keychain"),
+        Where::File => tracing::warn!(
+            "no system keychain: the owner credential is in {} (mode 0600)",
+            owner::file_path(&home.dir).display()
+        ),
+    }
+    let mut kinds = KindRegistry::with_builtins();
+    let secrets: Arc<dyn SecretSource> = Arc::new(KeychainSecrets::for_home(&home.dir));
+    assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
+    let engine = Engine::new(EngineParts {
+        store: Arc::new(store),
+        kinds,
+        config: config.engine(),
+        owner_hash: token_hash(&owner.token),
+        secrets: Some(secrets),
+    })
+    .await?;
+    let token = home.default_agent_token()?;
+    if !engine.set_agent_token("default", &token).await? {
+        tracing::info!("the built-in agent `default` is revoked; agent.token is not accepted");
+    }
+    let n = engine.recover().await;
+    if n > 0 {
+        tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
+    }
+    Ok(Opened { engine, config, owner_location: owner.location })
+}
+
+/// Resolves when the process is asked to stop (Ctrl-C, SIGTERM).
+pub async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// A running engine and API: what both hosts (`assent serve`, the desktop app) hold.
+pub struct Running {
+    /// The engine.
+    pub engine: Engine,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// Where the owner credential is.
+    pub owner_location: Where,
+    /// The settings in force.
+    pub config: Config,
+    /// The home directory.
+    pub home: Home,
+    stop: tokio::sync::watch::Sender<bool>,
+    api: tokio::task::JoinHandle<Result<(), assent_api::ServeError>>,
+    expiry: tokio::task::JoinHandle<()>,
+    api_done: bool,
+    pid: u32,
+    _lock: std::fs::File,
+}
+
+/// Takes the home's lock, opens the engine, listens on loopback, writes `server.json` and
+/// starts serving and expiring. `port` and `bind` override the config.
+pub async fn start(home: Home, port: Option<u16>, bind: Option<IpAddr>) -> Result<Running> {
+    home.ensure()?;
+    let mut config = Config::load(&home.config())?;
+    if let Some(p) = port {
+        config.port = p;
+    }
+    if let Some(b) = bind {
+        config.bind = b;
+    }
+    if !config.bind.is_loopback() {
+        bail!(
+            "refusing to listen on {}: Assent's API is for local agents and listens on loopback (127.0.0.1 or ::1) only",
+            config.bind
+        );
+    }
+    let lock = home.lock_exclusive()?;
+    // Whoever wrote a server.json that is still here while we hold the lock is gone: the file
+    // names a port someone else may hold by now.
+    if let Some(stale) = home.server() {
+        tracing::info!(pid = stale.pid, url = %stale.url, "removing the server.json of a server that is no longer running");
+        let _ = std::fs::remove_file(home.server_json());
+    }
+    // Every open wait and event stream is a socket: allow as many as the system lets us.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => tracing::debug!(limit = n, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
+    }
+    let proof_key = assent_core::secret::random_bytes::<32>().to_vec();
+    let api_cfg = assent_api::ApiConfig {
+        max_body_bytes: config.max_body_bytes,
+        max_connections: config.max_connections.max(1),
+        header_read_timeout: std::time::Duration::from_secs(config.header_read_timeout.max(1)),
+        proof_key: Some(proof_key.clone()),
+    };
+    let addr = SocketAddr::new(config.bind, config.port);
+    let opened = open(&home, config).await?;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let pid = std::process::id();
+    home.write_server(&ServerInfo {
+        url: url.clone(),
+        pid,
+        version: env!("CARGO_PKG_VERSION").into(),
+        proof_key: Some(hex::encode(&proof_key)),
+    })?;
+    tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
+
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
+    let engine = opened.engine.clone();
+    let mut rx1 = stop_rx.clone();
+    let expiry = tokio::spawn(async move {
+        engine
+            .run_expiry(async move {
+                let _ = rx1.wait_for(|s| *s).await;
+            })
+            .await
+    });
+    let mut rx2 = stop_rx;
+    let api = tokio::spawn(assent_api::serve(listener, opened.engine.clone(), api_cfg, async move {
+        let _ = rx2.wait_for(|s| *s).await;
+    }));
+    Ok(Running {
+        engine: opened.engine,
+        url,
+        owner_location: opened.owner_location,
+        config: opened.config,
+        home,
+        stop,
+        api,
+        expiry,
+        api_done: false,
+        pid,
+        _lock: lock,
+    })
+}
+
+impl Running {
+    /// Stops serving (open requests get a moment; long-polls and event streams are cut after
+    /// that) and removes `server.json`.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let mut api = self.api;
+        if !self.api_done && tokio::time::timeout(std::time::Duration::from_secs(2), &mut api).await.is_err() {
+            api.abort();
+        }
+        let _ = self.expiry.await;
+        self.home.remove_server(self.pid);
+        tracing::info!("Assent stopped");
+    }
+
+    /// Resolves if the API server ends by itself (it only does on an error).
+    pub async fn failed(&mut self) -> anyhow::Error {
+        let r = (&mut self.api).await;
+        self.api_done = true;
+        match r {
+            Ok(Ok(())) => anyhow::anyhow!("the API server stopped"),
+            Ok(Err(e)) => e.into(),
+            Err(e) => anyhow::anyhow!("the API server task failed: {e}"),
+        }
+    }
+}
