@@ -41,7 +41,6 @@ pub async fn refresh<R: Runtime>(app: &AppHandle<R>) {
     if let Some(tray) = app.tray_by_id(TRAY_ID) {
         let text = match n {
             0 => "Assent: nothing pending".to_string(),
-            500 => "Assent: 500+ pending".to_string(),
             n => format!("Assent: {n} pending"),
         };
         let _ = tray.set_tooltip(Some(&text));
