@@ -55,6 +55,30 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "approved");
   check((await page.textContent('[data-testid="status-badge"]')) === "approved", "a click on Approve approves");
   check((await page.getAttribute('[data-testid="row"][data-id^="p_xw3"]', "data-status")) === "approved", "the list row follows the decision live");
+
+  // Rejecting a batch asks for the reason in a dialog of the app's own (no browser prompt).
+  let prompted = false;
+  page.on("dialog", (d) => {
+    prompted = true;
+    d.dismiss();
+  });
+  await page.click(".grouprow button.danger");
+  await page.waitForSelector('[data-testid="reject-many"][aria-modal="true"]');
+  const focus = await page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
+  check(focus === "reject-many-reason", `the reason field has the focus (${focus})`);
+  check(await page.isDisabled('[data-testid="reject-many-confirm"]'), "no reject without a reason");
+  await page.keyboard.type("wrong release");
+  await page.click('[data-testid="reject-many-confirm"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"][data-id^="p_group"][data-status="rejected"]').length === 3);
+  check(!prompted, "the batch was rejected with its reason, without a browser prompt");
+  // The shortcuts dialog is modal and takes the focus; the list is a focusable listbox.
+  await page.keyboard.press("?");
+  await page.waitForSelector('[role="dialog"][aria-modal="true"]');
+  check((await page.evaluate(() => document.activeElement?.getAttribute("role"))) === "dialog", "the shortcuts dialog has the focus");
+  await page.keyboard.press("Escape");
+  check((await page.getAttribute('[data-testid="list"]', "tabindex")) === "0", "the list can be reached with Tab");
+  const active = await page.getAttribute('[data-testid="list"]', "aria-activedescendant");
+  check(!!active && (await page.locator(`#${active}`).count()) === 1, `the list names its selected row (${active})`);
 } finally {
   await browser.close();
   server.close();
