@@ -1,0 +1,104 @@
+//! The store's queries on a real SQLite file, through the storage contract the engine uses:
+//! keyset paging, the compare-and-set of a status change, and the audit log the database keeps
+//! append-only.
+
+#![allow(missing_docs)]
+
+use assent_core::proposal::{Channel, Proposal};
+use assent_core::status::{KindClass, Status};
+use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
+use assent_core::time::Timestamp;
+use assent_store::SqliteStore;
+use serde_json::json;
+
+async fn store(dir: &std::path::Path) -> SqliteStore {
+    let s = SqliteStore::open(&dir.join("assent.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    s.add_agent("a", [7; 32], Timestamp(1), false).await.unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn pending(n: i64) -> Proposal {
+    let mut p =
+        Proposal::applying(&format!("p_{n:04}"), "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
+    p.status = Status::Pending;
+    p.class = KindClass::DecisionOnly;
+    p.preview = json!({"type": "tool.call"});
+    p.created_at = Timestamp(1_000 + n);
+    p.updated_at = p.created_at;
+    p.expires_at = Timestamp(i64::MAX / 2);
+    p.refresh_derived();
+    p
+}
+
+async fn insert(s: &SqliteStore, n: i64) {
+    let rec = NewRecord { proposal: pending(n), idempotency: None, max_pending: 1000, origin: None };
+    assert!(matches!(s.insert(rec).await, Ok(Inserted::Created { .. })));
+}
+
+#[tokio::test]
+async fn keyset_pages_are_newest_first_without_gaps_or_repeats() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    for n in 0..7 {
+        insert(&s, n).await;
+    }
+    let mut seen = Vec::new();
+    let mut before = None;
+    loop {
+        let q = ListQuery { limit: 3, before, ..Default::default() };
+        let page = s.list(&q).await.unwrap_or_else(|e| panic!("{e}"));
+        seen.extend(page.iter().map(|(_, p)| p.id.clone()));
+        if page.len() < 3 {
+            break;
+        }
+        before = page.last().map(|(seq, _)| *seq);
+    }
+    let want: Vec<String> = (0..7).rev().map(|n| format!("p_{n:04}")).collect();
+    assert_eq!(seen, want);
+    // A filter and the cursor together.
+    let q = ListQuery { limit: 10, text: Some("\"n\":3".into()), ..Default::default() };
+    let found = s.list(&q).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(found.iter().map(|(_, p)| p.id.as_str()).collect::<Vec<_>>(), vec!["p_0003"]);
+}
+
+#[tokio::test]
+async fn a_status_change_applies_only_to_the_status_it_was_computed_from() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    insert(&s, 1).await;
+    let change =
+        |to| Transition::status_change("p_0001".into(), Status::Pending, to, Timestamp(5_000), "owner", Channel::Cli);
+    let first = s.transition(vec![change(Status::Approved)], true).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(&first[0], Transitioned::Done(p) if p.status == Status::Approved));
+    // Standing alone, the second change is reported as a conflict with the status found...
+    let second = s.transition(vec![change(Status::Rejected)], false).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(second[0], Transitioned::Conflict(Some(Status::Approved))), "{second:?}");
+    // ...and as part of an all-or-nothing set, it fails the set.
+    assert!(s.transition(vec![change(Status::Rejected)], true).await.is_err());
+    let audit = s.audit_for("p_0001").await.unwrap_or_else(|e| panic!("{e}"));
+    let path: Vec<Status> = audit.iter().map(|e| e.to).collect();
+    assert_eq!(path, vec![Status::Pending, Status::Approved], "the refused change left no trace");
+}
+
+#[tokio::test]
+async fn the_database_keeps_the_audit_log_append_only() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    insert(&s, 1).await;
+    s.close().await;
+    use sqlx::ConnectOptions;
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(dir.path().join("assent.db"))
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for sql in [
+        "UPDATE audit SET actor = 'x'",
+        "DELETE FROM audit",
+        "UPDATE agent_log SET event = 'added'",
+        "DELETE FROM agent_log",
+    ] {
+        let r = sqlx::query(sql).execute(&mut conn).await;
+        assert!(r.is_err(), "{sql} was allowed");
+    }
+}
