@@ -16,6 +16,7 @@ use crate::paths::PathPolicy;
 use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
 use assent_core::crash;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
+use assent_core::payloads;
 use assent_core::proposal::{ErrorInfo, Proposal};
 use assent_core::{CoreError, KindClass};
 use serde_json::{Map, Value, json};
@@ -242,8 +243,12 @@ impl Kind for FileWrite {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let path = PathBuf::from(payload["path"].as_str().unwrap_or_default());
-        let new_hash = sha256_hex(payload["content"].as_str().unwrap_or_default().as_bytes());
+        let w: payloads::FileWrite = match payloads::read("file.write", payload) {
+            Ok(w) => w,
+            Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
+        };
+        let path = PathBuf::from(&w.path);
+        let new_hash = sha256_hex(w.content.as_bytes());
         match current(&path) {
             Ok((folder, now, _)) => {
                 if let Some(f) = &folder {
@@ -282,8 +287,11 @@ fn ready(policy: &PathPolicy, p: &Proposal, raw: &str) -> Result<(PathBuf, Folde
 }
 
 fn write_now(policy: &PathPolicy, p: &Proposal, payload: &Value) -> ApplyOutcome {
-    let raw = payload["path"].as_str().unwrap_or_default();
-    let content = payload["content"].as_str().unwrap_or_default();
+    let w: payloads::FileWrite = match payloads::read("file.write", payload) {
+        Ok(w) => w,
+        Err(m) => return fail("integrity", m),
+    };
+    let (raw, content) = (w.path.as_str(), w.content.as_str());
     let (path, folder, base) = match ready(policy, p, raw) {
         Ok(r) => r,
         Err(out) => return out,
@@ -357,7 +365,11 @@ impl Kind for FileDelete {
     async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
         let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
         tokio::task::spawn_blocking(move || {
-            let raw = payload["path"].as_str().unwrap_or_default();
+            let d: payloads::FileDelete = match payloads::read("file.delete", &payload) {
+                Ok(d) => d,
+                Err(m) => return fail("integrity", m),
+            };
+            let raw = d.path.as_str();
             let (path, folder, _) = match ready(&policy, &p, raw) {
                 Ok(r) => r,
                 Err(out) => return out,
@@ -372,7 +384,11 @@ impl Kind for FileDelete {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let path = PathBuf::from(payload["path"].as_str().unwrap_or_default());
+        let d: payloads::FileDelete = match payloads::read("file.delete", payload) {
+            Ok(d) => d,
+            Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
+        };
+        let path = PathBuf::from(&d.path);
         match current(&path) {
             Ok((_, now, _)) if !now.exists => {
                 Reconciled::Applied(json!({"path": path.display().to_string(), "deleted": true, "reconciled": true}))

@@ -13,6 +13,7 @@
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
+use assent_core::payloads;
 use assent_core::proposal::Proposal;
 use assent_core::{CoreError, KindClass};
 use base64::Engine as _;
@@ -281,7 +282,11 @@ impl Kind for HttpRequest {
     }
 
     async fn apply(&self, p: &Proposal, payload: &Value, ctx: &ApplyCtx) -> ApplyOutcome {
-        let secret = match payload["credential"].as_str() {
+        let call: payloads::HttpRequest = match payloads::read("http.request", payload) {
+            Ok(c) => c,
+            Err(m) => return ApplyOutcome::failed("integrity", format!("{m}; no request was sent")),
+        };
+        let secret = match call.credential.as_deref() {
             None => None,
             Some(name) => {
                 // The credential as it is now: removed, or re-added for other origins since the
@@ -292,7 +297,7 @@ impl Kind for HttpRequest {
                         format!("credential `{name}` no longer exists; no request was sent"),
                     );
                 };
-                let origin = url::Url::parse(payload["url"].as_str().unwrap_or_default()).map(|u| origin_of(&u));
+                let origin = url::Url::parse(&call.url).map(|u| origin_of(&u));
                 match origin {
                     Ok(o) if meta.origins.contains(&o) => {}
                     Ok(o) => {
@@ -324,13 +329,13 @@ impl Kind for HttpRequest {
                 }
             }
         };
-        send(p, payload, secret, self.timeout).await
+        send(p, &call, secret, self.timeout).await
     }
 }
 
 async fn send(
     p: &Proposal,
-    payload: &Value,
+    call: &payloads::HttpRequest,
     secret: Option<(String, Scheme, String)>,
     timeout: Duration,
 ) -> ApplyOutcome {
@@ -338,19 +343,20 @@ async fn send(
         Ok(c) => c,
         Err(e) => return ApplyOutcome::failed("request_failed", format!("cannot build an HTTP client: {e}")),
     };
-    let method = reqwest::Method::from_bytes(payload["method"].as_str().unwrap_or("GET").as_bytes())
-        .unwrap_or(reqwest::Method::GET);
-    let url = payload["url"].as_str().unwrap_or_default();
-    let mut req = client.request(method, url).header("idempotency-key", &p.id);
-    if let Some(h) = payload["headers"].as_object() {
-        for (k, v) in h {
-            req = req.header(k.as_str(), v.as_str().unwrap_or_default());
-        }
+    let Ok(method) = reqwest::Method::from_bytes(call.method.as_bytes()) else {
+        return ApplyOutcome::failed(
+            "integrity",
+            format!("`{}` is not an HTTP method; no request was sent", call.method),
+        );
+    };
+    let mut req = client.request(method, &call.url).header("idempotency-key", &p.id);
+    for (k, v) in &call.headers {
+        req = req.header(k.as_str(), v.as_str());
     }
-    if let Some(j) = payload.get("json") {
+    if let Some(j) = &call.json {
         req = req.json(j);
-    } else if let Some(b) = payload.get("body").and_then(Value::as_str) {
-        req = req.body(b.to_string());
+    } else if let Some(b) = &call.body {
+        req = req.body(b.clone());
     }
     let mut secret_value = None;
     if let Some((_, scheme, s)) = &secret {

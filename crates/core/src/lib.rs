@@ -29,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod invisible;
 pub mod kinds;
+pub mod payloads;
 pub mod proposal;
 pub mod secret;
 pub mod status;
