@@ -10,10 +10,11 @@ import type { BatchResult } from "./bindings/BatchResult";
 import type { CredentialMeta } from "./bindings/CredentialMeta";
 import type { Page } from "./bindings/Page";
 import type { Proposal } from "./bindings/Proposal";
-import type { ProposalSummary } from "./bindings/ProposalSummary";
+import type { Event } from "./bindings/Event";
+import type { Outcome } from "./bindings/Outcome";
 import type { Status } from "./bindings/Status";
 
-export type Outcome = "approve" | "reject" | "refine";
+export type { Outcome };
 
 export interface ListParams {
   status?: Status | "";
@@ -40,11 +41,8 @@ export interface AppInfo {
   limits: Record<string, unknown>;
 }
 
-/** A change the app hears about: a proposal created or updated, or "refetch everything". */
-export type Change =
-  | { type: "proposal.created"; proposal: ProposalSummary }
-  | { type: "proposal.updated"; proposal: ProposalSummary; from: Status }
-  | { type: "lagged" };
+/** A change the app hears about: an engine event (generated from the Rust type), or "refetch everything". */
+export type Change = Event | { type: "lagged" };
 
 export interface Backend {
   list(p: ListParams): Promise<Page>;
