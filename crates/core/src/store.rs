@@ -30,6 +30,8 @@ pub struct NewRecord {
     /// Who filed it when not the agent itself (the person retrying a failed write), and
     /// through which channel: its first audit row credits them.
     pub origin: Option<(String, Channel)>,
+    /// Its payload and preview as they are written (serialized once, by the caller).
+    pub stored: crate::stored::StoredJson,
 }
 
 /// What an insert did.

@@ -149,6 +149,28 @@ pub fn expand(payload: &Value, preview: &mut Value) {
     }
 }
 
+/// A new proposal's payload and preview as they go into the database, serialized once: the
+/// engine counts their bytes against the agent's quota, the store writes them as they are.
+#[derive(Debug, Clone)]
+pub struct StoredJson {
+    /// The payload's JSON.
+    pub payload: String,
+    /// The [`compact`] preview's JSON.
+    pub preview: String,
+}
+
+impl StoredJson {
+    /// Serializes `p`'s payload and compact preview.
+    pub fn of(p: &crate::proposal::Proposal) -> Self {
+        StoredJson { payload: p.payload.to_string(), preview: compact(&p.payload, &p.preview).to_string() }
+    }
+
+    /// What they cost on disk.
+    pub fn bytes(&self) -> u64 {
+        (self.payload.len() + self.preview.len()) as u64
+    }
+}
+
 /// Strings longer than this are replaced when a proposal's content is pruned.
 pub const PRUNE_ABOVE: usize = 512;
 

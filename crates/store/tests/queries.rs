@@ -31,7 +31,9 @@ fn pending(n: i64) -> Proposal {
 }
 
 async fn insert(s: &SqliteStore, n: i64) {
-    let rec = NewRecord { proposal: pending(n), idempotency: None, max_pending: 1000, origin: None };
+    let p = pending(n);
+    let stored = assent_core::stored::StoredJson::of(&p);
+    let rec = NewRecord { proposal: p, idempotency: None, max_pending: 1000, origin: None, stored };
     assert!(matches!(s.insert(rec).await, Ok(Inserted::Created { .. })));
 }
 

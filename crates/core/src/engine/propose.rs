@@ -146,9 +146,12 @@ impl Engine {
             class: kind.class(),
         };
         proposal.refresh_derived();
-        let (bytes, at) = (Self::stored_bytes(&proposal), proposal.created_at);
+        // Serialized here, once, off the store's single writer: the quota counts these bytes and
+        // the store writes them as they are.
+        let stored = crate::stored::StoredJson::of(&proposal);
+        let (bytes, at) = (stored.bytes(), proposal.created_at);
         self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
-        let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent, origin };
+        let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent, origin, stored };
         let inserted = match self.inner.store.insert(rec).await {
             Ok(Inserted::Existing(p)) => {
                 self.inner.usage.release(agent, bytes, at);

@@ -3,7 +3,6 @@
 //! in a loop must not fill the disk); an idempotent retry that returns the first proposal does
 //! not. The window is rebuilt from the database at start, so a restart forgives nothing.
 
-use super::Engine;
 use crate::error::CoreError;
 use crate::time::Timestamp;
 use std::collections::{HashMap, VecDeque};
@@ -80,14 +79,6 @@ fn human(b: u64) -> String {
         format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     } else {
         format!("{} KiB", b.div_ceil(1024))
-    }
-}
-
-impl Engine {
-    /// What a proposal costs on disk: its payload and its stored preview.
-    pub(crate) fn stored_bytes(p: &crate::proposal::Proposal) -> u64 {
-        let preview = crate::stored::compact(&p.payload, &p.preview);
-        (p.payload.to_string().len() + preview.to_string().len()) as u64
     }
 }
 

@@ -126,7 +126,7 @@ impl Writer {
             return;
         }
         let mut done = Vec::new();
-        let mut deferred: Vec<usize> = Vec::new();
+        let mut deferred: Vec<(usize, assent_core::stored::StoredJson)> = Vec::new();
         for op in ops {
             let op = match self.defer(op, &mut done, &mut deferred) {
                 None => continue,
@@ -262,6 +262,7 @@ impl Writer {
         key: Option<&str>,
         hash: Option<&str>,
         origin: Option<&(String, Channel)>,
+        stored: &assent_core::stored::StoredJson,
     ) -> Result<(), CoreError> {
         let sql = concat!(
             "INSERT INTO proposals (",
@@ -269,7 +270,7 @@ impl Writer {
             ", supersedes, idempotency_key, request_sha256, created_by, created_channel) ",
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         );
-        plain::bind_row(sqlx::query(sql), p)
+        plain::bind_row(sqlx::query(sql), p, stored)
             .bind(p.supersedes.clone())
             .bind(key)
             .bind(hash)
@@ -337,7 +338,7 @@ impl Writer {
             Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
             None => (None, None),
         };
-        self.insert_row(&p, key, hash, rec.origin.as_ref()).await?;
+        self.insert_row(&p, key, hash, rec.origin.as_ref(), &rec.stored).await?;
         // Its first audit row comes from a trigger of the same statement (0003_audit_on_insert).
         *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
         Ok(Inserted::Created { proposal: p, superseded })
