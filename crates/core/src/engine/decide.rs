@@ -134,6 +134,16 @@ impl Engine {
         }
     }
 
+    /// Refuses a decision on a proposal whose time ran out, expiring it on the spot: the one
+    /// check every single decision goes through (a group filters its members the same way).
+    async fn refuse_if_expired(&self, p: &Proposal) -> Result<(), CoreError> {
+        if past_expiry(p, Timestamp::now()) {
+            self.expire_now(&[p]).await;
+            return Err(expired_error(p));
+        }
+        Ok(())
+    }
+
     /// Builds the transition for a decision on `p`, validating the request.
     fn plan(&self, actor: &Actor, p: &Proposal, req: DecisionRequest) -> Result<Transition, CoreError> {
         let action = match req.outcome {
@@ -143,9 +153,6 @@ impl Engine {
         };
         let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
         let now = Timestamp::now();
-        if past_expiry(p, now) {
-            return Err(expired_error(p));
-        }
         let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
             match v {
                 Some(s) if s.chars().count() > REASON_MAX => Err(CoreError::invalid(
@@ -205,10 +212,7 @@ impl Engine {
     /// A person decides one proposal.
     pub async fn decide(&self, actor: &Actor, id: &str, req: DecisionRequest) -> Result<Proposal, CoreError> {
         let p = self.get(&super::Principal::Owner, id).await?;
-        if past_expiry(&p, Timestamp::now()) {
-            self.expire_now(&[&p]).await;
-            return Err(expired_error(&p));
-        }
+        self.refuse_if_expired(&p).await?;
         let t = self.plan(actor, &p, req)?;
         let from = [t.from];
         let done = self.inner.store.transition(vec![t], true).await?;
@@ -236,11 +240,10 @@ impl Engine {
                 }
             };
             results[idx].status = Some(p.status);
-            if past_expiry(&p, Timestamp::now()) {
-                self.expire_now(&[&p]).await;
+            if let Err(e) = self.refuse_if_expired(&p).await {
                 results[idx].result = "skipped";
                 results[idx].status = Some(Status::Expired);
-                results[idx].error = Some(err_info(&expired_error(&p)));
+                results[idx].error = Some(err_info(&e));
                 continue;
             }
             if p.status != Status::Pending {
