@@ -235,12 +235,6 @@ fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
     })
 }
 
-/// Replaces every occurrence of the secret in `text`, in any common encoding (see
-/// [`crate::redact`]); with `cut`, also a beginning of it where the text was cut short.
-pub fn redact(text: &str, secret: &str, cut: bool) -> String {
-    crate::redact::redact(text, secret, cut)
-}
-
 #[async_trait::async_trait]
 impl Kind for HttpRequest {
     fn name(&self) -> &'static str {
@@ -358,7 +352,8 @@ async fn send(
     } else if let Some(b) = &call.body {
         req = req.body(b.clone());
     }
-    let mut secret_value = None;
+    // Anything stored from the response that echoes the secret is redacted (see `redact`).
+    let mut redactor = None;
     if let Some((_, scheme, s)) = &secret {
         req = match scheme {
             Scheme::Basic => {
@@ -367,19 +362,19 @@ async fn send(
             Scheme::Bearer => req.bearer_auth(s),
             Scheme::Header(h) => req.header(h.as_str(), s.as_str()),
         };
-        secret_value = Some(s.clone());
+        redactor = Some(crate::redact::Redactor::new(s));
     }
+    let clean = |t: &str, cut: bool| redactor.as_ref().map(|r| r.redact(t, cut)).unwrap_or_else(|| t.to_string());
     let res = match req.send().await {
         Ok(r) => r,
         Err(e) => {
-            let msg = e.to_string();
-            let msg = secret_value.as_deref().map(|s| redact(&msg, s, false)).unwrap_or(msg);
-            return ApplyOutcome::failed("request_failed", format!("the request failed: {msg}"));
+            return ApplyOutcome::failed(
+                "request_failed",
+                format!("the request failed: {}", clean(&e.to_string(), false)),
+            );
         }
     };
     let status = res.status();
-    let clean =
-        |t: &str, cut: bool| secret_value.as_deref().map(|s| redact(t, s, cut)).unwrap_or_else(|| t.to_string());
     let mut headers = Map::new();
     for name in KEPT_HEADERS {
         if let Some(v) = res.headers().get(name).and_then(|v| v.to_str().ok()) {

@@ -189,12 +189,31 @@ fn scan(text: &str, needle: &Needle, cut: bool) -> String {
 /// `cut`, the text was cut short, and a beginning of the secret at its very end is redacted
 /// too.
 pub fn redact(text: &str, secret: &str, cut: bool) -> String {
-    if secret.chars().count() < MIN_SECRET {
-        return text.to_string();
+    Redactor::new(secret).redact(text, cut)
+}
+
+/// One secret's redaction, prepared once for every text of a response (its headers, its
+/// body, an error message).
+pub struct Redactor(Option<Needle>);
+
+impl Redactor {
+    /// Prepares the forms of `secret` (none when it is too short to look for).
+    pub fn new(secret: &str) -> Self {
+        Redactor((secret.chars().count() >= MIN_SECRET).then(|| Needle::new(secret)))
     }
-    let needle = Needle::new(secret);
+
+    /// [`redact`] with the prepared forms.
+    pub fn redact(&self, text: &str, cut: bool) -> String {
+        match &self.0 {
+            Some(needle) => redact_with(text, needle, cut),
+            None => text.to_string(),
+        }
+    }
+}
+
+fn redact_with(text: &str, needle: &Needle, cut: bool) -> String {
     let text = replace_whole(text, &needle.whole);
-    let mut out = scan(&text, &needle, false);
+    let mut out = scan(&text, needle, false);
     if cut {
         // Only a match that runs into the end can be a cut one; look at the tail alone.
         let longest = needle.chars.iter().map(|f| f.iter().map(|(s, _)| s.len()).max().unwrap_or(1)).sum::<usize>();
@@ -202,7 +221,7 @@ pub fn redact(text: &str, secret: &str, cut: bool) -> String {
         while !out.is_char_boundary(from) {
             from -= 1;
         }
-        let tail = scan(&out[from..], &needle, true);
+        let tail = scan(&out[from..], needle, true);
         out.truncate(from);
         out.push_str(&tail);
         // A base64 or hex form cut short.
