@@ -22,6 +22,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 pub use tools::Outcome;
 
@@ -56,25 +57,7 @@ pub struct AssentMcp {
     /// Cancelled when the client goes away (standard input closed).
     closing: CancellationToken,
     /// Tool calls still running, so the process ends only once they have cleaned up.
-    running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
-}
-
-/// Counts a running tool call for as long as it lives.
-struct Running(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
-
-impl Running {
-    fn new(r: &Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>) -> Self {
-        r.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Running(r.clone())
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if self.0.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
-            self.0.1.notify_waiters();
-        }
-    }
+    running: TaskTracker,
 }
 
 impl AssentMcp {
@@ -84,7 +67,7 @@ impl AssentMcp {
         Ok(AssentMcp {
             api: tools::Api::new(resolve_base, resolve_token)?,
             closing: CancellationToken::new(),
-            running: Arc::default(),
+            running: TaskTracker::new(),
         })
     }
 
@@ -96,18 +79,8 @@ impl AssentMcp {
     /// Runs one tool; `cancel` (the client's `notifications/cancelled`) or the client going
     /// away ends a wait early, and a permission prompt then withdraws its proposal.
     pub async fn call_until(&self, name: &str, args: Map<String, Value>, cancel: CancellationToken) -> CallToolResult {
-        let _running = Running::new(&self.running);
-        let stop = tokio_util::sync::CancellationToken::new();
-        let (c1, c2, s2) = (cancel.clone(), self.closing.clone(), stop.clone());
-        let watcher = tokio::spawn(async move {
-            tokio::select! {
-                _ = c1.cancelled() => {}
-                _ = c2.cancelled() => {}
-            }
-            s2.cancel();
-        });
-        let out = tools::call(&self.api, name, args, &stop).await;
-        watcher.abort();
+        let stop = tools::Stop { request: cancel, client_gone: self.closing.clone() };
+        let out = self.running.track_future(tools::call(&self.api, name, args, &stop)).await;
         let text = serde_json::to_string_pretty(&out.body).unwrap_or_else(|_| out.body.to_string());
         let mut r = if out.is_error {
             CallToolResult::error(vec![ContentBlock::text(text)])
@@ -188,16 +161,8 @@ pub async fn run(resolve_base: ResolveBase, resolve_token: ResolveToken) -> anyh
     let service = server.serve((stdin, tokio::io::stdout())).await?;
     service.waiting().await?;
     closing.cancel();
-    let idle = async {
-        while running.0.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-            let notified = running.1.notified();
-            if running.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-                break;
-            }
-            notified.await;
-        }
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(5), idle).await;
+    running.close();
+    let _ = tokio::time::timeout(Duration::from_secs(5), running.wait()).await;
     Ok(())
 }
 

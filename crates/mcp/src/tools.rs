@@ -370,8 +370,26 @@ pub fn view(p: &Value) -> Value {
     v
 }
 
+/// What ends a tool call's wait early: the client cancelling this call, or going away.
+pub struct Stop {
+    /// The call's own cancellation (`notifications/cancelled`).
+    pub request: CancellationToken,
+    /// The client closed its end.
+    pub client_gone: CancellationToken,
+}
+
+impl Stop {
+    /// Resolves when either happens.
+    pub async fn cancelled(&self) {
+        tokio::select! {
+            _ = self.request.cancelled() => {}
+            _ = self.client_gone.cancelled() => {}
+        }
+    }
+}
+
 /// Runs tool `name`; `stop` ends a wait early (the client cancelled the call or went away).
-pub async fn call(api: &Api, name: &str, args: Map<String, Value>, stop: &CancellationToken) -> Outcome {
+pub async fn call(api: &Api, name: &str, args: Map<String, Value>, stop: &Stop) -> Outcome {
     let r = match name {
         "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
         "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
@@ -428,7 +446,7 @@ fn permission(v: Verdict, asked: &Value) -> Value {
 
 /// Claude Code's permission prompt: always one answer, allow or deny, never an error (an
 /// error would leave the client without a decision).
-async fn permission_prompt(api: &Api, args: &Map<String, Value>, stop: &CancellationToken) -> Outcome {
+async fn permission_prompt(api: &Api, args: &Map<String, Value>, stop: &Stop) -> Outcome {
     let deny = |m: String| ok(permission(Verdict::Deny(m), &Value::Null));
     let tool = match args.get("tool_name").and_then(Value::as_str) {
         Some(t) if !t.is_empty() => t.to_string(),
