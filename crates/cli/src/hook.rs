@@ -89,28 +89,6 @@ fn handed_back(why: &str) -> String {
     )
 }
 
-/// Resolves when the hook is told to stop: the client interrupted the call.
-async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
-            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
-        else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 /// Which event the hook answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Event {
@@ -212,7 +190,8 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     let timeout = args.timeout.min(HOOK_EXPIRY_SECS - 60);
     let deadline = Instant::now() + Duration::from_secs(timeout);
     let mut current = p;
-    let stop = interrupted();
+    // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
+    let stop = assent_host::start::stop_signal();
     tokio::pin!(stop);
     while current["settled"] != true {
         let left = deadline.saturating_duration_since(Instant::now());

@@ -65,23 +65,27 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     Ok(Opened { engine, config, owner_location: owner.location })
 }
 
-/// Resolves when the process is asked to stop (Ctrl-C, SIGTERM).
+/// Resolves when the process is asked to stop: Ctrl-C (SIGINT), SIGTERM, or SIGHUP (its
+/// terminal closed). `assent serve` then stops cleanly; a waiting hook withdraws its proposal.
 pub async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
+        else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// A running engine and API: what both hosts (`assent serve`, the desktop app) hold.
