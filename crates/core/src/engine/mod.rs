@@ -76,6 +76,15 @@ impl Principal {
             Principal::Owner => None,
         }
     }
+
+    /// A proposal as this principal may see it: whole for the person, reduced to its
+    /// preview's figures for an agent ([`Proposal::for_agent`]).
+    pub fn view(&self, p: Proposal) -> Proposal {
+        match self {
+            Principal::Owner => p,
+            Principal::Agent(_) => p.for_agent(),
+        }
+    }
 }
 
 /// A person's identity on a decision: who and through which channel.
@@ -220,9 +229,8 @@ impl Engine {
     /// A proposal the principal may see (agents: only their own; others are `not_found`).
     pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
         let p = self.inner.store.get(id).await?;
-        match (p, who.agent()) {
-            (Some(p), None) => Ok(p),
-            (Some(p), Some(a)) if a == p.agent => Ok(p.for_agent()),
+        match p {
+            Some(p) if who.agent().is_none_or(|a| a == p.agent) => Ok(who.view(p)),
             _ => Err(CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80)))),
         }
     }
@@ -249,9 +257,7 @@ impl Engine {
         };
         let rows = self.inner.store.list(&q).await?;
         let next_cursor = if rows.len() as u32 == q.limit { rows.last().map(|(seq, _)| seq.to_string()) } else { None };
-        let agent = who.agent().is_some();
-        let items = rows.into_iter().map(|(_, p)| if agent { p.for_agent() } else { p }).collect();
-        Ok(Page { items, next_cursor })
+        Ok(Page { items: rows.into_iter().map(|(_, p)| who.view(p)).collect(), next_cursor })
     }
 
     /// The audit trail of a proposal the principal may see.

@@ -32,8 +32,7 @@ impl Engine {
             // answer without another read. Anything else is read again, since changes of one
             // proposal made by different tasks may be announced out of order.
             p = match snapshot {
-                Some(s) if s.settled && who.agent().is_some() => Arc::unwrap_or_clone(s).for_agent(),
-                Some(s) if s.settled => Arc::unwrap_or_clone(s),
+                Some(s) if s.settled => who.view(Arc::unwrap_or_clone(s)),
                 _ => Box::pin(self.get(who, id)).await?,
             };
         }
