@@ -176,19 +176,7 @@ async fn a_client_that_goes_away_mid_prompt_leaves_no_question_behind() {
 }
 
 fn hook(s: &Server, event: &Value, extra: &[&str]) -> Child {
-    let mut child = Command::new(BIN)
-        .arg("--home")
-        .arg(s.home())
-        .args(["hook", "claude-code"])
-        .args(extra)
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
-    child
+    crate::hooks::spawn_for("claude-code", s.home(), &s.env, &event.to_string(), extra)
 }
 
 fn event(tool_use_id: &str) -> Value {

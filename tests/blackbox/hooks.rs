@@ -16,7 +16,8 @@ fn spawn_hook(home: &std::path::Path, env: &[(String, String)], event: &str, ext
     spawn_for("claude-code", home, env, event, extra)
 }
 
-fn spawn_for(client: &str, home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
+/// `assent hook CLIENT` with `event` on its standard input.
+pub fn spawn_for(client: &str, home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
     let mut child = Command::new(BIN)
         .arg("--home")
         .arg(home)
