@@ -164,14 +164,6 @@ impl Walk {
             }
         }
     }
-
-    /// The folder if it exists whole.
-    pub fn found(self) -> Option<Folder> {
-        match self {
-            Walk::Found(f) => Some(f),
-            Walk::Missing { .. } => None,
-        }
-    }
 }
 
 /// A regular file opened for reading, with what `fstat` said of it.
@@ -264,6 +256,16 @@ pub fn set_mode(f: &File, mode: u32) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Walk {
+        /// The folder if it exists whole.
+        fn found(self) -> Option<Folder> {
+            match self {
+                Walk::Found(f) => Some(f),
+                Walk::Missing { .. } => None,
+            }
+        }
+    }
 
     #[test]
     fn a_link_on_the_way_stops_the_walk() {
