@@ -51,4 +51,15 @@ describe("the detail view", () => {
     await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
     expect(m.calls.find((c) => c.name === "decide")?.args[2]).toEqual({ edits: { input: { command: "cargo test -q" } } });
   });
+
+  it("shows a preview no shape fits as it was stored, and nothing else", async () => {
+    const m = new MockBackend();
+    const p = m.proposals.find((x) => x.kind === "tool.call");
+    if (!p) throw new Error("fixture");
+    p.preview = { type: "unreadable", raw: { type: "tool.call", tool: 7 } };
+    render(Detail, { backend: m, id: p.id });
+    const block = await screen.findByTestId("unreadable");
+    expect(block.textContent).toContain('"tool": 7');
+    expect(screen.queryByTestId("diff")).toBeNull();
+  });
 });

@@ -1,8 +1,5 @@
 // A line diff for the person's own edits (the proposal's diff is computed by Assent itself).
 
-/** A line of a hunk of Assent's preview. */
-export type PreviewLine = { tag: string; old: number | null; new: number | null; text: string; flagged?: boolean };
-
 export type Line = { tag: " " | "-" | "+"; old: number | null; new: number | null; text: string };
 
 /** Lines of `a` vs `b` by longest common subsequence; bounded to keep the UI responsive. */

@@ -1,8 +1,8 @@
 //! The file preview: a line diff of current vs proposed, computed by Assent, bounded in time
 //! and size, with line numbers for a side-by-side or unified view.
 
-use assent_core::invisible;
-use serde_json::{Value, json};
+use assent_core::invisible::{self, Found};
+use assent_core::preview::{Diff, Hunk, Line, Stats};
 use similar::{Algorithm, DiffOp};
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -52,24 +52,24 @@ fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> (Vec<u32>, Vec<u32>) {
     (o, n)
 }
 
-fn line_json(tag: &str, old: Option<usize>, new: Option<usize>, raw: &str) -> Value {
+fn line(tag: &str, old: Option<usize>, new: Option<usize>, raw: &str) -> Line {
     let (text, clipped) = shown(raw);
-    let mut line = json!({ "tag": tag, "old": old.map(|i| i + 1), "new": new.map(|i| i + 1), "text": text });
-    if clipped {
-        line["clipped"] = json!(true);
+    Line {
+        tag: tag.to_string(),
+        old: old.map(|i| i as u64 + 1),
+        new: new.map(|i| i as u64 + 1),
+        text,
+        clipped,
+        flagged: invisible::has_flagged(raw),
     }
-    if invisible::has_flagged(raw) {
-        line["flagged"] = json!(true);
-    }
-    line
 }
 
 /// The diff part of a preview: `stats`, `hunks` (each with `old_start`, `old_lines`,
 /// `new_start`, `new_lines` and `lines` of `{tag, old, new, text}`), `truncated`, or
 /// `too_large` with no hunks.
-pub fn diff(old: &str, new: &str) -> Value {
+pub fn diff(old: &str, new: &str) -> Diff {
     if old.len() + new.len() > MAX_DIFF_BYTES {
-        return json!({ "too_large": true, "hunks": [], "stats": null, "truncated": false });
+        return Diff::too_large();
     }
     let (old_lines, new_lines) = (lines(old), lines(new));
     let (oi, ni) = intern(&old_lines, &new_lines);
@@ -96,14 +96,16 @@ pub fn diff(old: &str, new: &str) -> Value {
     let mut budget = MAX_PREVIEW_LINES;
     let mut truncated = false;
     let mut hunks = Vec::new();
-    let hunk = |first: &DiffOp, last: &DiffOp, lines: Vec<Value>| {
+    let hunk = |first: &DiffOp, last: &DiffOp, lines: Vec<Line>| {
         let (old_start, new_start) = (first.old_range().start, first.new_range().start);
         let (old_end, new_end) = (last.old_range().end, last.new_range().end);
-        json!({
-            "old_start": old_start + 1, "old_lines": old_end - old_start,
-            "new_start": new_start + 1, "new_lines": new_end - new_start,
-            "lines": lines,
-        })
+        Hunk {
+            old_start: old_start as u64 + 1,
+            old_lines: (old_end - old_start) as u64,
+            new_start: new_start as u64 + 1,
+            new_lines: (new_end - new_start) as u64,
+            lines,
+        }
     };
     'groups: for group in similar::group_diff_ops(ops, 3) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
@@ -130,26 +132,38 @@ pub fn diff(old: &str, new: &str) -> Value {
                     break 'groups;
                 }
                 budget -= 1;
-                lines.push(line_json(tag, oi, nj, raw));
+                lines.push(line(tag, oi, nj, raw));
             }
         }
         hunks.push(hunk(first, last, lines));
     }
-    json!({ "too_large": false, "hunks": hunks, "stats": {"added": added, "removed": removed}, "truncated": truncated })
+    Diff {
+        too_large: false,
+        hunks: Some(hunks),
+        stats: Some(Stats { added: added as u64, removed: removed as u64 }),
+        truncated,
+        summary: None,
+    }
 }
 
 /// Invisible characters in the proposed texts (a path and its new content).
-pub fn flags(texts: &[&str]) -> Value {
+pub fn flags(texts: &[&str]) -> Vec<Found> {
     let mut found = BTreeMap::new();
     for text in texts {
         invisible::scan_str(text, &mut found);
     }
-    json!(invisible::report(&found))
+    invisible::report(&found)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Duration, Instant, flags};
+    use serde_json::{Value, json};
+
+    /// The diff as the wire carries it.
+    fn diff(old: &str, new: &str) -> Value {
+        serde_json::to_value(super::diff(old, new)).unwrap_or_default()
+    }
 
     #[test]
     fn hunks_have_line_numbers() {
@@ -173,7 +187,7 @@ mod tests {
         let plus = lines.iter().find(|l| l["tag"] == "+").cloned().unwrap_or_default();
         assert_eq!(plus["flagged"], true);
         assert!(plus["text"].as_str().unwrap_or("").contains("U+202E"));
-        assert_eq!(flags(&["a\u{200B}"])[0]["codepoint"], "U+200B");
+        assert_eq!(flags(&["a\u{200B}"])[0].codepoint, "U+200B");
     }
 
     /// Applying the hunks to the old text gives the new one (for texts without invisible or

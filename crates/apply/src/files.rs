@@ -17,6 +17,7 @@ use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
 use assent_core::crash;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
 use assent_core::payloads;
+use assent_core::preview::{Diff, FilePreview, Preview};
 use assent_core::proposal::{ErrorInfo, Proposal};
 use assent_core::{CoreError, KindClass};
 use serde_json::{Map, Value, json};
@@ -172,32 +173,30 @@ impl FileWrite {
 }
 
 /// The preview of replacing `current` (a snapshot and its bytes) with `new`.
-fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str) -> Value {
-    let mut pv = json!({
-        "type": "file.write",
-        "path": path.display().to_string(),
-        "exists": base.exists,
-        "current_size": base.size,
-        "current_sha256": base.sha256,
-        "new_size": new.len(),
-        "new_sha256": sha256_hex(new.as_bytes()),
-        "invisible_characters": diff::flags(&[&path.display().to_string(), new]),
-        "binary_current": false,
-    });
-    let d = match current {
-        Some(b) if is_binary(b) => {
-            pv["binary_current"] = json!(true);
-            json!({"too_large": false, "hunks": [], "stats": null, "truncated": false, "summary":
-                format!("a binary file of {} bytes is replaced by {} bytes of text", b.len(), new.len())})
-        }
-        Some(b) => diff::diff(std::str::from_utf8(b).unwrap_or(""), new),
-        None if base.exists => json!({"too_large": true, "hunks": [], "stats": null, "truncated": false}),
-        None => diff::diff("", new),
+fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str) -> Preview {
+    let shown = path.display().to_string();
+    let (binary_current, diff) = match current {
+        Some(b) if is_binary(b) => (
+            true,
+            Diff::summarized(format!("a binary file of {} bytes is replaced by {} bytes of text", b.len(), new.len())),
+        ),
+        Some(b) => (false, diff::diff(std::str::from_utf8(b).unwrap_or(""), new)),
+        None if base.exists => (false, Diff::too_large()),
+        None => (false, diff::diff("", new)),
     };
-    if let (Value::Object(pv), Value::Object(d)) = (&mut pv, d) {
-        pv.extend(d);
-    }
-    pv
+    Preview::FileWrite(FilePreview {
+        invisible_characters: diff::flags(&[&shown, new]),
+        path: shown,
+        exists: base.exists,
+        current_size: base.size,
+        current_sha256: base.sha256.clone(),
+        new_size: Some(new.len() as u64),
+        new_sha256: Some(sha256_hex(new.as_bytes())),
+        binary_current,
+        diff,
+        content_withheld: false,
+        content_pruned: false,
+    })
 }
 
 #[async_trait::async_trait]
@@ -339,22 +338,26 @@ impl Kind for FileDelete {
         if !base.exists {
             return Err(CoreError::invalid("target_not_found", format!("`{}` does not exist", path.display())));
         }
-        let mut preview = json!({
-            "type": "file.delete",
-            "path": path.display().to_string(),
-            "exists": true,
-            "current_size": base.size,
-            "current_sha256": base.sha256,
-            "binary_current": bytes.as_deref().is_some_and(is_binary),
-            "invisible_characters": diff::flags(&[&path.display().to_string()]),
-        });
-        let d = match bytes.as_deref() {
-            Some(b) if !is_binary(b) => diff::diff(std::str::from_utf8(b).unwrap_or(""), ""),
-            _ => json!({"too_large": bytes.is_none(), "hunks": [], "stats": null, "truncated": false}),
+        let shown = path.display().to_string();
+        let binary_current = bytes.as_deref().is_some_and(is_binary);
+        let diff = match bytes.as_deref() {
+            Some(b) if !binary_current => diff::diff(std::str::from_utf8(b).unwrap_or(""), ""),
+            Some(_) => Diff { hunks: Some(Vec::new()), ..Default::default() },
+            None => Diff::too_large(),
         };
-        if let (Value::Object(pv), Value::Object(d)) = (&mut preview, d) {
-            pv.extend(d);
-        }
+        let preview = Preview::FileDelete(FilePreview {
+            invisible_characters: diff::flags(&[&shown]),
+            path: shown,
+            exists: true,
+            current_size: base.size,
+            current_sha256: base.sha256.clone(),
+            new_size: None,
+            new_sha256: None,
+            binary_current,
+            diff,
+            content_withheld: false,
+            content_pruned: false,
+        });
         Ok(Prepared { payload: json!({ "path": path.display().to_string() }), base: Some(json!(base)), preview })
     }
 

@@ -14,6 +14,7 @@ use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback
 use assent_core::invisible;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
 use assent_core::payloads;
+use assent_core::preview::{HeaderLine, HttpPreview, Preview};
 use assent_core::proposal::Proposal;
 use assent_core::{CoreError, KindClass};
 use base64::Engine as _;
@@ -174,64 +175,56 @@ fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, Core
 }
 
 /// The method a server may act on: an override header wins over the request line.
-fn effective_method(payload: &Value) -> String {
-    let headers = payload["headers"].as_object();
+fn effective_method(req: &payloads::HttpRequest) -> String {
     ["x-http-method-override", "x-http-method", "x-method-override"]
         .iter()
-        .find_map(|h| headers.and_then(|m| m.get(*h)).and_then(Value::as_str))
+        .find_map(|h| req.headers.get(*h))
         .map(|m| m.trim().to_ascii_uppercase())
-        .unwrap_or_else(|| payload["method"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_else(|| req.method.clone())
 }
 
 /// The preview: exactly what will be sent (header values included: the agent's headers never
 /// carry a credential, which Assent adds itself and never shows), with the headers that
 /// change the request's meaning flagged, and the credential's allowed origins.
-fn preview(payload: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
-    let u = url::Url::parse(payload["url"].as_str().unwrap_or_default()).ok();
+fn preview(req: &payloads::HttpRequest, creds: &BTreeMap<String, CredentialMeta>) -> Preview {
+    let u = url::Url::parse(&req.url).ok();
     let mut found = BTreeMap::new();
-    invisible::scan_json(payload, &mut found);
-    let (body_kind, body_text) = if let Some(j) = payload.get("json") {
-        ("json", serde_json::to_string_pretty(j).unwrap_or_default())
-    } else if let Some(b) = payload.get("body").and_then(Value::as_str) {
-        ("text", b.to_string())
-    } else {
-        ("none", String::new())
+    invisible::scan_json(&json!(req), &mut found);
+    let (body_kind, body_text) = match (&req.json, &req.body) {
+        (Some(j), _) => ("json", serde_json::to_string_pretty(j).unwrap_or_default()),
+        (None, Some(b)) => ("text", b.clone()),
+        (None, None) => ("none", String::new()),
     };
-    let cred = payload["credential"].as_str();
-    let headers: Vec<Value> = payload["headers"]
-        .as_object()
-        .map(|h| {
-            h.iter()
-                .map(|(k, v)| {
-                    let mut one = json!({"name": invisible::make_visible(k), "value": invisible::make_visible(v.as_str().unwrap_or_default())});
-                    if MEANING_CHANGING.contains(&k.as_str()) {
-                        one["changes_meaning"] = json!(true);
-                    }
-                    one
-                })
-                .collect()
+    let headers = req
+        .headers
+        .iter()
+        .map(|(k, v)| HeaderLine {
+            name: invisible::make_visible(k),
+            value: invisible::make_visible(v),
+            changes_meaning: MEANING_CHANGING.contains(&k.as_str()),
         })
-        .unwrap_or_default();
-    let effective = effective_method(payload);
-    json!({
-        "type": "http.request",
-        "method": payload["method"],
-        "url": payload["url"],
-        "scheme": u.as_ref().map(|u| u.scheme().to_string()),
-        "host": u.as_ref().and_then(|u| u.host_str().map(str::to_string)),
-        "port": u.as_ref().and_then(|u| u.port_or_known_default()),
-        "path": u.as_ref().map(|u| u.path().to_string()),
-        "query": u.as_ref().and_then(|u| u.query().map(str::to_string)),
-        "header_names": payload["headers"].as_object().map(|h| h.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
-        "headers": headers,
-        "effective_method": effective,
-        "body_kind": body_kind,
-        "body": invisible::make_visible(&body_text),
-        "credential": cred,
-        "credential_scheme": cred.and_then(|c| creds.get(c)).map(|m| m.scheme.label()),
-        "credential_origins": cred.and_then(|c| creds.get(c)).map(|m| m.origins.clone()),
-        "invisible_characters": invisible::report(&found),
-        "destructive": payload["method"] == "DELETE" || effective == "DELETE",
+        .collect();
+    let effective = effective_method(req);
+    let meta = req.credential.as_ref().and_then(|c| creds.get(c));
+    Preview::HttpRequest(HttpPreview {
+        method: req.method.clone(),
+        url: req.url.clone(),
+        scheme: u.as_ref().map(|u| u.scheme().to_string()),
+        host: u.as_ref().and_then(|u| u.host_str().map(str::to_string)),
+        port: u.as_ref().and_then(|u| u.port_or_known_default()),
+        path: u.as_ref().map(|u| u.path().to_string()),
+        query: u.as_ref().and_then(|u| u.query().map(str::to_string)),
+        header_names: req.headers.keys().cloned().collect(),
+        headers,
+        destructive: req.method == "DELETE" || effective == "DELETE",
+        effective_method: effective,
+        body_kind: body_kind.to_string(),
+        body: invisible::make_visible(&body_text),
+        credential: req.credential.clone(),
+        credential_scheme: meta.map(|m| m.scheme.label()),
+        credential_origins: meta.map(|m| m.origins.clone()),
+        invisible_characters: invisible::report(&found),
+        content_pruned: false,
     })
 }
 
@@ -244,12 +237,17 @@ impl Kind for HttpRequest {
         KindClass::Applied
     }
     fn destructive(&self, payload: &Value) -> bool {
-        payload["method"] == "DELETE" || effective_method(payload) == "DELETE"
+        // What cannot be read is treated as the dangerous case.
+        payloads::read::<payloads::HttpRequest>("http.request", payload)
+            .map(|r| r.method == "DELETE" || effective_method(&r) == "DELETE")
+            .unwrap_or(true)
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let payload = normalize(payload, Some(&ctx.credentials))?;
-        let preview = preview(&payload, &ctx.credentials);
+        let req = payloads::read::<payloads::HttpRequest>("http.request", &payload)
+            .map_err(|e| invalid("invalid_payload", e))?;
+        let preview = preview(&req, &ctx.credentials);
         Ok(Prepared { payload, base: None, preview })
     }
 
@@ -462,6 +460,12 @@ mod tests {
             code(json!({"method": "GET", "url": "https://x.example/", "json": 1, "body": "x"})),
             "invalid_payload"
         );
+    }
+
+    /// The preview of a normalized payload, as the wire carries it.
+    fn preview(p: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
+        let req = payloads::read::<payloads::HttpRequest>("http.request", p).unwrap_or_else(|e| panic!("{e}"));
+        super::preview(&req, creds).to_value()
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn assent_preview(target: &Path, new: &str) -> Result<(Duration, serde_json::Val
         let t = Instant::now();
         let p = kind.prepare(payload, &ctx).map_err(|e| anyhow::anyhow!("{e}"))?;
         times.push(t.elapsed());
-        preview = p.preview;
+        preview = p.preview.to_value();
     }
     let summary = json!({
         "stats": preview["stats"],

@@ -190,7 +190,7 @@ mod tests {
             title: None,
             summary: None,
             payload: serde_json::json!({"tool": "t", "input": {}}),
-            preview: serde_json::json!({}),
+            preview: crate::preview::Preview::Unreadable { raw: serde_json::json!({}) },
             base: None,
             session_id: None,
             group_id: None,

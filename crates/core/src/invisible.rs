@@ -17,7 +17,7 @@
 
 use icu_properties::CodePointSetData;
 use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, Emoji, ExtendedPictographic, VariationSelector};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -118,12 +118,13 @@ pub fn name(c: char) -> &'static str {
 }
 
 /// One kind of flagged character found, and how often.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Found {
     /// `U+202E`.
     pub codepoint: String,
     /// `RIGHT-TO-LEFT OVERRIDE`.
-    pub name: &'static str,
+    pub name: String,
     /// How many times it occurs.
     pub count: usize,
 }
@@ -153,7 +154,10 @@ pub fn scan_json(v: &Value, into: &mut BTreeMap<char, usize>) {
 
 /// The report for a preview.
 pub fn report(found: &BTreeMap<char, usize>) -> Vec<Found> {
-    found.iter().map(|(c, n)| Found { codepoint: format!("U+{:04X}", *c as u32), name: name(*c), count: *n }).collect()
+    found
+        .iter()
+        .map(|(c, n)| Found { codepoint: format!("U+{:04X}", *c as u32), name: name(*c).to_string(), count: *n })
+        .collect()
 }
 
 /// Replaces each flagged character with a visible marker such as `⟦U+202E⟧`, for display.
@@ -247,7 +251,7 @@ mod tests {
         let r = report(&m);
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].codepoint, "U+200B");
-        assert_eq!(r[1], Found { codepoint: "U+202E".into(), name: "RIGHT-TO-LEFT OVERRIDE", count: 2 });
+        assert_eq!(r[1], Found { codepoint: "U+202E".into(), name: "RIGHT-TO-LEFT OVERRIDE".into(), count: 2 });
         assert_eq!(make_visible("a\u{202E}b"), "a\u{27E6}U+202E\u{27E7}b");
     }
 }

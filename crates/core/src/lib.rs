@@ -30,6 +30,7 @@ pub mod events;
 pub mod invisible;
 pub mod kinds;
 pub mod payloads;
+pub mod preview;
 pub mod proposal;
 pub mod secret;
 pub mod status;

@@ -1,5 +1,6 @@
 //! The proposal and the types around it, as they are stored and as they cross the wire.
 
+use crate::preview::Preview;
 use crate::status::{KindClass, Status};
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -91,7 +92,7 @@ pub struct ErrorInfo {
 }
 
 /// A proposal as stored and as returned by the API.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Proposal {
     /// Opaque, unguessable id.
@@ -107,7 +108,7 @@ pub struct Proposal {
     /// The validated, normalized payload: stored once, never changed.
     pub payload: Value,
     /// Computed by Assent from the stored payload.
-    pub preview: Value,
+    pub preview: Preview,
     /// What the target looked like when proposed (for kinds that have a target).
     pub base: Option<Value>,
     /// The agent's session (a conversation or task).
@@ -154,7 +155,7 @@ impl Proposal {
             title: None,
             summary: None,
             payload,
-            preview: Value::Null,
+            preview: Preview::Unreadable { raw: Value::Null },
             base,
             session_id: None,
             group_id: None,
@@ -185,9 +186,9 @@ impl Proposal {
     }
 
     /// The proposal as an agent may see it: the preview reduced to its figures (see
-    /// [`agent_preview`]). Everything an agent is handed goes through this.
+    /// [`Preview::for_agent`]). Everything an agent is handed goes through this.
     pub fn for_agent(mut self) -> Self {
-        self.preview = agent_preview(std::mem::take(&mut self.preview));
+        self.preview = self.preview.for_agent();
         self
     }
 
@@ -208,41 +209,6 @@ impl Proposal {
             expires_at: self.expires_at,
         }
     }
-}
-
-/// The preview as an agent sees it. A preview may show what Assent read on the agent's
-/// behalf (the current content of a file it proposes to replace or delete); an agent must
-/// never learn through Assent what it could not read itself. So the agent gets figures only:
-/// sizes, hashes, line counts, flags. Previews that only restate the agent's own request
-/// (`tool.call`, `http.request`) pass whole; any other kind is reduced to its numbers, flags
-/// and hashes.
-pub fn agent_preview(preview: Value) -> Value {
-    const FILE_FIGURES: [&str; 12] = [
-        "type",
-        "path",
-        "exists",
-        "current_size",
-        "current_sha256",
-        "new_size",
-        "new_sha256",
-        "binary_current",
-        "too_large",
-        "truncated",
-        "stats",
-        "invisible_characters",
-    ];
-    let Value::Object(map) = preview else { return Value::Null };
-    let kind = map.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-    if matches!(kind.as_str(), "tool.call" | "http.request") {
-        return Value::Object(map);
-    }
-    let figure = |k: &str, v: &Value| match kind.as_str() {
-        "file.write" | "file.delete" => FILE_FIGURES.contains(&k),
-        _ => k == "type" || matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null),
-    };
-    let mut out: serde_json::Map<String, Value> = map.into_iter().filter(|(k, v)| figure(k, v)).collect();
-    out.insert("content_withheld".into(), Value::Bool(true));
-    Value::Object(out)
 }
 
 /// The small form of a proposal carried by events.
@@ -362,19 +328,30 @@ mod tests {
 
     #[test]
     fn an_agent_sees_figures_never_content() {
-        let pv = json!({
+        let pv = Preview::read(json!({
             "type": "file.delete", "path": "/etc/shadow", "exists": true, "current_size": 812,
             "current_sha256": "ab", "stats": {"added": 0, "removed": 20}, "summary": "root:x:...",
-            "hunks": [{"lines": [{"tag": "delete", "text": "root:$6$secret"}]}],
-        });
-        let seen = agent_preview(pv).to_string();
+            "too_large": false, "truncated": false,
+            "hunks": [{"old_start": 1, "old_lines": 1, "new_start": 0, "new_lines": 0,
+                       "lines": [{"tag": "-", "old": 1, "new": null, "text": "root:$6$secret"}]}],
+        }));
+        assert_eq!(pv.kind(), "file.delete");
+        let mut p = Proposal::applying("p_1", "file.delete", "a", json!({"path": "/etc/shadow"}), None);
+        p.preview = pv;
+        let seen = serde_json::to_string(&p.for_agent().preview).unwrap_or_default();
         assert!(!seen.contains("secret") && !seen.contains("root:"), "{seen}");
         for k in ["current_size", "current_sha256", "stats", "content_withheld"] {
             assert!(seen.contains(k), "{k} in {seen}");
         }
-        let other = agent_preview(json!({"type": "future.kind", "size": 3, "text": "read from disk"}));
-        assert_eq!(other, json!({"type": "future.kind", "size": 3, "content_withheld": true}));
-        let own = json!({"type": "tool.call", "tool": "Bash", "input": {"command": "ls"}});
-        assert_eq!(agent_preview(own.clone()), own);
+    }
+
+    #[test]
+    fn a_proposal_reads_back_from_its_json() {
+        let mut p = Proposal::applying("p_1", "tool.call", "a", json!({"tool": "Bash", "input": {}}), None);
+        p.preview = Preview::read(json!({"type": "tool.call", "tool": "Bash", "input": {}, "input_text": "{}"}));
+        let back: Proposal =
+            serde_json::from_value(serde_json::to_value(&p).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.preview, p.preview);
+        assert_eq!(back.id, "p_1");
     }
 }

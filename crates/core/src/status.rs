@@ -86,11 +86,12 @@ impl FromStr for Status {
 }
 
 /// Whether Assent carries the write out itself or only records the decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum KindClass {
     /// The agent acts after approval (e.g. `tool.call`): `approved` is final.
+    #[default]
     DecisionOnly,
     /// Assent applies the write: `approved -> applying -> applied | failed`.
     Applied,

@@ -162,7 +162,8 @@ pub struct StoredJson {
 impl StoredJson {
     /// Serializes `p`'s payload and compact preview.
     pub fn of(p: &crate::proposal::Proposal) -> Self {
-        StoredJson { payload: p.payload.to_string(), preview: compact(&p.payload, &p.preview).to_string() }
+        let preview = p.preview.to_value();
+        StoredJson { payload: p.payload.to_string(), preview: compact(&p.payload, &preview).to_string() }
     }
 
     /// What they cost on disk.
@@ -189,15 +190,18 @@ pub fn prune(v: &Value) -> Value {
     }
 }
 
-/// What a pruned proposal's preview keeps: its figures (see
-/// [`crate::proposal::agent_preview`]), with long strings pruned, marked `content_pruned`.
+/// What a pruned proposal's stored preview becomes (see [`crate::preview::Preview::pruned`]).
+/// The stored form's hunks (and a file's summary) never survive pruning, so they are left out
+/// before reading: the compact form's stripped lines are not lines a preview reads.
 pub fn pruned_preview(preview: &Value) -> Value {
-    let mut out = prune(&crate::proposal::agent_preview(preview.clone()));
-    if let Value::Object(m) = &mut out {
-        m.remove("content_withheld");
-        m.insert("content_pruned".into(), Value::Bool(true));
+    let mut v = preview.clone();
+    if let Value::Object(m) = &mut v
+        && matches!(m.get("type").and_then(Value::as_str), Some("file.write" | "file.delete"))
+    {
+        m.remove("hunks");
+        m.remove("summary");
     }
-    out
+    crate::preview::Preview::read(v).pruned().to_value()
 }
 
 #[cfg(test)]

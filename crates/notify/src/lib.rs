@@ -12,10 +12,10 @@
 //! says so once.
 
 use assent_core::events::Event;
+use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, DecisionRequest, Outcome, Proposal};
 use assent_core::{Actor, Engine, Principal, Status};
 use futures_util::StreamExt;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -198,27 +198,24 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
 
 /// One line that says what a proposal does, from what Assent computed (never the agent's words).
 fn what(p: &Proposal) -> String {
-    let pv = &p.preview;
-    let s = |k: &str| pv.get(k).and_then(Value::as_str).unwrap_or("");
-    let line = match p.kind.as_str() {
-        "file.write" => {
-            let stats = &pv["stats"];
-            match (stats["added"].as_u64(), stats["removed"].as_u64()) {
-                (Some(a), Some(r)) => format!("Write {} (+{a} −{r})", s("path")),
-                _ => format!("Write {}", s("path")),
-            }
+    let line = match &p.preview {
+        Preview::FileWrite(f) => match f.diff.stats {
+            Some(s) => format!("Write {} (+{} −{})", f.path, s.added, s.removed),
+            None => format!("Write {}", f.path),
+        },
+        Preview::FileDelete(f) => format!("Delete {}", f.path),
+        Preview::HttpRequest(h) => {
+            format!("{} {}{}", h.method, h.host.as_deref().unwrap_or(""), h.path.as_deref().unwrap_or(""))
         }
-        "file.delete" => format!("Delete {}", s("path")),
-        "http.request" => format!("{} {}{}", s("method"), s("host"), s("path")),
-        "tool.call" => {
-            let input: String = s("input_text").split_whitespace().collect::<Vec<_>>().join(" ");
-            format!("{}: {}", s("tool"), input)
+        Preview::ToolCall(t) => {
+            let input: String = t.input_text.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("{}: {}", t.tool, input)
         }
-        other => other.to_string(),
+        Preview::Unreadable { .. } => p.kind.clone(),
     };
     let line = assent_core::invisible::make_visible(&line);
     let mut out: String = line.chars().take(160).collect();
-    if pv.get("invisible_characters").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+    if !p.preview.invisible_characters().is_empty() {
         out.push_str("\n⚠ contains hidden characters");
     }
     out

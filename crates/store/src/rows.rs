@@ -2,10 +2,12 @@
 
 use crate::db_err;
 use assent_core::error::StoreError;
+use assent_core::preview::Preview;
 use assent_core::proposal::{AuditEntry, Channel, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::time::Timestamp;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -55,7 +57,7 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
         title: go("title")?,
         summary: go("summary")?,
         payload: json(row, "payload")?.unwrap_or_default(),
-        preview: json(row, "preview")?.unwrap_or_default(),
+        preview: Preview::Unreadable { raw: Value::Null },
         base: json(row, "base")?,
         session_id: go("session_id")?,
         group_id: go("group_id")?,
@@ -72,8 +74,10 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
         pruned_at: row.try_get::<Option<i64>, _>("pruned_at").map_err(db_err)?.map(Timestamp),
         class,
     };
-    // The stored preview leaves out what the payload holds: fill it in.
-    assent_core::stored::expand(&p.payload, &mut p.preview);
+    // The stored preview leaves out what the payload holds: fill it in, then read it typed.
+    let mut preview: Value = json(row, "preview")?.unwrap_or_default();
+    assent_core::stored::expand(&p.payload, &mut preview);
+    p.preview = Preview::read(preview);
     p.refresh_derived();
     Ok(p)
 }

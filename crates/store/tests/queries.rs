@@ -4,6 +4,7 @@
 
 #![allow(missing_docs)]
 
+use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
@@ -22,7 +23,7 @@ fn pending(n: i64) -> Proposal {
         Proposal::applying(&format!("p_{n:04}"), "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
     p.status = Status::Pending;
     p.class = KindClass::DecisionOnly;
-    p.preview = json!({"type": "tool.call"});
+    p.preview = Preview::read(json!({"type": "tool.call", "tool": "t", "input": {"n": n}, "input_text": "{}"}));
     p.created_at = Timestamp(1_000 + n);
     p.updated_at = p.created_at;
     p.expires_at = Timestamp(i64::MAX / 2);

@@ -8,6 +8,7 @@ pub use tool_call::ToolCall;
 
 use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
+use crate::preview::Preview;
 use crate::proposal::{ErrorInfo, Proposal};
 use crate::status::KindClass;
 use serde_json::Value;
@@ -70,7 +71,7 @@ pub struct Prepared {
     /// The target's state at proposal time, if the kind has a target.
     pub base: Option<Value>,
     /// Computed from `payload` (and `base`).
-    pub preview: Value,
+    pub preview: Preview,
 }
 
 /// One kind of proposal.

@@ -5,6 +5,8 @@
 use super::{Kind, PrepareCtx, Prepared, clip};
 use crate::error::CoreError;
 use crate::invisible;
+use crate::payloads;
+use crate::preview::{Preview, ToolPreview};
 use crate::status::KindClass;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -33,7 +35,7 @@ fn check_tool_name(tool: &Value) -> Result<String, CoreError> {
     Ok(trimmed.to_string())
 }
 
-fn normalize(payload: Value) -> Result<Value, CoreError> {
+fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     let Value::Object(mut map) = payload else {
         return Err(invalid("a tool.call payload is an object: {\"tool\": string, \"input\": any}"));
     };
@@ -43,21 +45,21 @@ fn normalize(payload: Value) -> Result<Value, CoreError> {
     if let Some(extra) = map.keys().next() {
         return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
     }
-    Ok(json!({ "tool": tool, "input": input }))
+    Ok(payloads::ToolCall { tool, input })
 }
 
 /// The preview: the tool and its input, pretty-printed, with invisible characters flagged.
-pub fn preview(payload: &Value) -> Value {
+pub fn preview(call: &payloads::ToolCall) -> Preview {
     let mut found = BTreeMap::new();
-    invisible::scan_json(payload, &mut found);
-    let input = payload.get("input").cloned().unwrap_or(Value::Null);
-    let input_text = serde_json::to_string_pretty(&input).unwrap_or_default();
-    json!({
-        "type": "tool.call",
-        "tool": payload.get("tool").cloned().unwrap_or(Value::Null),
-        "input": input,
-        "input_text": invisible::make_visible(&input_text),
-        "invisible_characters": invisible::report(&found),
+    invisible::scan_str(&call.tool, &mut found);
+    invisible::scan_json(&call.input, &mut found);
+    let input_text = serde_json::to_string_pretty(&call.input).unwrap_or_default();
+    Preview::ToolCall(ToolPreview {
+        tool: call.tool.clone(),
+        input: call.input.clone(),
+        input_text: invisible::make_visible(&input_text),
+        invisible_characters: invisible::report(&found),
+        content_pruned: false,
     })
 }
 
@@ -72,9 +74,9 @@ impl Kind for ToolCall {
     }
 
     fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
-        let payload = normalize(payload)?;
-        let preview = preview(&payload);
-        Ok(Prepared { payload, base: None, preview })
+        let call = normalize(payload)?;
+        let preview = preview(&call);
+        Ok(Prepared { payload: json!(call), base: None, preview })
     }
 
     fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
@@ -100,6 +102,7 @@ impl Kind for ToolCall {
             .cloned()
             .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
         normalize(json!({ "tool": payload.get("tool").cloned().unwrap_or(Value::Null), "input": input }))
+            .map(|c| json!(c))
     }
 }
 
@@ -117,9 +120,10 @@ mod tests {
         let p = p.map_err(|e| e.to_string());
         let Ok(p) = p else { panic!("{p:?}") };
         assert_eq!(p.payload, json!({"tool": "Bash", "input": {"command": "ls\u{202E}"}}));
-        assert_eq!(p.preview["tool"], "Bash");
-        assert_eq!(p.preview["invisible_characters"][0]["codepoint"], "U+202E");
-        assert!(p.preview["input_text"].as_str().unwrap_or("").contains("U+202E"));
+        let Preview::ToolCall(pv) = p.preview else { panic!("not a tool preview") };
+        assert_eq!(pv.tool, "Bash");
+        assert_eq!(pv.invisible_characters[0].codepoint, "U+202E");
+        assert!(pv.input_text.contains("U+202E"));
     }
 
     #[test]
