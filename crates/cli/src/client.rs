@@ -1,11 +1,14 @@
-//! A client of the running server's API, for the commands that talk to it.
+//! The CLI's client of the running server: [`assent_client::Client`] pointed at this home's
+//! `server.json` and tokens, with its failures turned into the CLI's exit codes and messages.
 
 use crate::ExitError;
 use crate::home::{Home, read_token};
 use anyhow::Result;
-use reqwest::{Method, StatusCode};
+use assent_client::{Endpoint, Resolve};
+use reqwest::Method;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How the CLI identifies itself.
@@ -16,33 +19,23 @@ pub struct AgentAuth {
     pub token_file: Option<PathBuf>,
 }
 
-/// A connected client.
+/// A connected client, and the home it belongs to (for messages).
 pub struct Client {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-    /// The key from `server.json` the server must prove it holds before the token is sent.
-    proof_key: Option<Vec<u8>>,
-    proven: tokio::sync::OnceCell<()>,
+    /// The typed client.
+    pub api: assent_client::Client,
+    home: Home,
 }
 
-/// An error answered by the API.
-#[derive(Debug)]
-pub struct ApiFailure {
-    /// HTTP status.
-    pub status: StatusCode,
-    /// Stable code.
-    pub code: String,
-    /// Message.
-    pub message: String,
+/// The endpoint recorded in this home's `server.json`, looked up on each request.
+pub fn endpoint(home: &Home) -> Resolve<Endpoint> {
+    let home = home.clone();
+    Arc::new(move || {
+        home.server().map(|info| Endpoint {
+            url: info.url.trim_end_matches('/').to_string(),
+            proof_key: info.proof_key.as_deref().and_then(|k| hex::decode(k).ok()),
+        })
+    })
 }
-
-impl std::fmt::Display for ApiFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
-impl std::error::Error for ApiFailure {}
 
 fn not_running(home: &Home) -> anyhow::Error {
     ExitError::new(
@@ -55,108 +48,68 @@ fn not_running(home: &Home) -> anyhow::Error {
     .into()
 }
 
+/// A client failure as the CLI reports it.
+pub fn failure(home: &Home, e: assent_client::Error) -> anyhow::Error {
+    match e {
+        assent_client::Error::NotRunning => not_running(home),
+        assent_client::Error::Impostor { url } => ExitError::new(
+            crate::exit::NOT_RUNNING,
+            format!(
+                "the program listening at {url} did not prove it is the Assent server of {}; no credential was sent. \
+                 If Assent stopped, start it again with `assent serve` (or the desktop app)",
+                home.dir.display()
+            ),
+        )
+        .into(),
+        other => other.into(),
+    }
+}
+
 impl Client {
-    fn base(home: &Home) -> Result<(String, Option<Vec<u8>>)> {
-        let info = home.server().ok_or_else(|| not_running(home))?;
-        let key = info.proof_key.as_deref().and_then(|k| hex::decode(k).ok());
-        Ok((format!("{}/v1", info.url.trim_end_matches('/')), key))
-    }
-
-    fn new(base: (String, Option<Vec<u8>>), token: String) -> Result<Self> {
-        Ok(Self { http: Self::http()?, base: base.0, token, proof_key: base.1, proven: Default::default() })
-    }
-
-    /// Asks the listener at the recorded address to prove it is the server of this home (it
-    /// holds the key in `server.json`); nothing is sent with a token until it has.
-    async fn prove(&self, home: &Home) -> Result<()> {
-        let impostor = || -> anyhow::Error {
-            ExitError::new(
-                crate::exit::NOT_RUNNING,
-                format!(
-                    "the program listening at {} did not prove it is the Assent server of {}; no credential was sent. \
-                     If Assent stopped, start it again with `assent serve` (or the desktop app)",
-                    self.base.trim_end_matches("/v1"),
-                    home.dir.display()
-                ),
-            )
-            .into()
-        };
-        let Some(key) = &self.proof_key else { return Err(impostor()) };
-        let challenge = hex::encode(assent_core::secret::random_bytes::<24>());
-        let ask = self.http.get(format!("{}/hello?challenge={challenge}", self.base)).timeout(Duration::from_secs(5));
-        let res = match ask.send().await {
-            Ok(r) => r,
-            Err(e) if e.is_connect() => return Err(not_running(home)),
-            Err(_) => return Err(impostor()),
-        };
-        let v: Value = tokio::time::timeout(Duration::from_secs(5), res.json())
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or(Value::Null);
-        match v["proof"].as_str() {
-            Some(p) if assent_core::secret::proof_matches(key, &challenge, p) => Ok(()),
-            _ => Err(impostor()),
+    fn with_token(home: &Home, token: String) -> Result<Self> {
+        if home.server().is_none() {
+            return Err(not_running(home));
         }
-    }
-
-    fn http() -> Result<reqwest::Client> {
-        Ok(reqwest::Client::builder().no_proxy().connect_timeout(Duration::from_secs(3)).build()?)
+        let api = assent_client::Client::new(endpoint(home), Arc::new(move || Some(token.clone())), "cli")?;
+        Ok(Self { api, home: home.clone() })
     }
 
     /// A client with the owner credential.
     pub fn owner(home: &Home) -> Result<Self> {
-        let base = Self::base(home)?;
+        if home.server().is_none() {
+            return Err(not_running(home));
+        }
         let mode = crate::config::Config::load(&home.config())?.owner_mode()?;
         let owner = assent_secrets::owner::load(&home.dir, mode, &assent_secrets::Keychain::default()).map_err(|e| {
             anyhow::anyhow!("cannot read the owner credential ({e}); decisions need the keychain (or owner.token) of the user running Assent")
         })?;
-        Self::new(base, owner.token)
+        Self::with_token(home, owner.token)
     }
 
     /// A client with an agent token: `--token-file`, else `ASSENT_TOKEN`, else the home's.
     pub fn agent(home: &Home, auth: &AgentAuth) -> Result<Self> {
-        let base = Self::base(home)?;
+        if home.server().is_none() {
+            return Err(not_running(home));
+        }
         let token = agent_token(home, auth)?;
-        Self::new(base, token)
+        Self::with_token(home, token)
     }
 
-    /// Sends a request; an API error becomes [`ApiFailure`], a dead server a plain message.
+    /// Sends a request to `/v1{path}`; a refusal keeps its code (see
+    /// [`assent_client::Error::Api`]), a dead or unproven server is the not-running exit.
     pub async fn call(
         &self,
-        home: &Home,
         method: Method,
         path: &str,
         body: Option<&Value>,
         headers: &[(&str, String)],
-    ) -> Result<(StatusCode, Value)> {
-        self.proven.get_or_try_init(|| self.prove(home)).await?;
-        let mut req = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
-            .header("assent-client", "cli");
-        for (k, v) in headers {
-            req = req.header(*k, v);
-        }
-        if let Some(b) = body {
-            req = req.json(b);
-        }
-        let res = match req.send().await {
-            Ok(r) => r,
-            Err(e) if e.is_connect() => return Err(not_running(home)),
-            Err(e) => return Err(e.into()),
-        };
-        let status = res.status();
-        let bytes = res.bytes().await?;
-        let v: Value =
-            if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::Null) };
-        if status.is_success() {
-            return Ok((status, v));
-        }
-        let code = v["error"]["code"].as_str().unwrap_or("error").to_string();
-        let message = v["error"]["message"].as_str().unwrap_or("the server refused the request").to_string();
-        Err(ApiFailure { status, code, message }.into())
+    ) -> Result<Value> {
+        self.api.call(method, path, body, headers, Duration::from_secs(300)).await.map_err(|e| self.failed(e))
+    }
+
+    /// A failure of [`Client::api`] as the CLI reports it.
+    pub fn failed(&self, e: assent_client::Error) -> anyhow::Error {
+        failure(&self.home, e)
     }
 }
 

@@ -4,6 +4,8 @@ use crate::client::{AgentAuth, Client};
 use crate::home::Home;
 use crate::{ExitError, exit, output};
 use anyhow::{Context, Result, bail};
+use assent_client::Waited;
+use assent_core::{Proposal, Status};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Read;
@@ -108,67 +110,62 @@ pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
         body["expires_in"] = json!(e);
     }
     let client = Client::agent(home, &a.auth)?;
-    let headers: Vec<(&str, String)> = a.idempotency_key.iter().map(|k| ("idempotency-key", k.clone())).collect();
-    let (_, p) = client.call(home, Method::POST, "/proposals", Some(&body), &headers).await?;
-    let id = p["id"].as_str().unwrap_or_default().to_string();
+    let p = client.api.propose(&body, a.idempotency_key.as_deref()).await.map_err(|e| client.failed(e))?;
     match a.wait {
         None => {
             if a.json {
-                println!("{p}");
+                println!("{}", json!(p));
             } else {
-                println!("{id}");
-                eprintln!("proposed {id}: pending a decision (assent wait {id})");
+                println!("{}", p.id);
+                eprintln!("proposed {}: pending a decision (assent wait {})", p.id, p.id);
             }
             Ok(())
         }
         Some(secs) => {
             let limit = (secs > 0).then(|| Duration::from_secs(secs));
-            let p = wait_loop(home, &client, &id, limit).await?;
+            let p = wait_until(&client, p, limit).await?;
             finish_wait(&p, a.json)
         }
     }
 }
 
-async fn wait_loop(home: &Home, client: &Client, id: &str, limit: Option<Duration>) -> Result<Value> {
-    let start = Instant::now();
-    loop {
-        let left = limit.map(|l| l.saturating_sub(start.elapsed()));
-        let step = left.map(|l| l.as_secs().clamp(1, 120)).unwrap_or(120);
-        let (_, p) = client.call(home, Method::GET, &format!("/proposals/{id}?wait={step}"), None, &[]).await?;
-        if p["settled"] == true || left.is_some_and(|l| l <= Duration::from_secs(step)) {
-            return Ok(p);
-        }
+/// Waits until `p` settles or `limit` passes (none: no limit): the proposal as last seen.
+async fn wait_until(client: &Client, p: Proposal, limit: Option<Duration>) -> Result<Proposal> {
+    // No limit is a deadline no wait reaches.
+    let deadline = Instant::now() + limit.unwrap_or(Duration::from_secs(100 * 365 * 24 * 3600));
+    match client.api.wait_settled(p, deadline, std::future::pending()).await.map_err(|e| client.failed(e))? {
+        Waited::Settled(p) | Waited::TimedOut(p) => Ok(p),
+        Waited::Stopped => bail!("the wait stopped without a reason"),
     }
 }
 
 /// Prints the outcome of a wait and maps it to the exit code.
-fn finish_wait(p: &Value, json_out: bool) -> Result<()> {
-    let status = p["status"].as_str().unwrap_or("");
+fn finish_wait(p: &Proposal, json_out: bool) -> Result<()> {
     if json_out {
-        println!("{p}");
+        println!("{}", json!(p));
     } else {
-        let d = &p["decision"];
-        let why = d["reason"]
-            .as_str()
-            .or(d["feedback"].as_str())
+        let d = p.decision.as_ref();
+        let why = d
+            .and_then(|d| d.reason.as_deref().or(d.feedback.as_deref()))
             .map(|r| format!(": {}", output::safe(r)))
             .unwrap_or_default();
-        println!("{} {status}{why}", p["id"].as_str().unwrap_or(""));
-        if status == "approved" && !d["edited_payload"].is_null() {
+        println!("{} {}{why}", p.id, p.status);
+        if p.status == Status::Approved && d.is_some_and(|d| d.edited_payload.is_some()) {
             println!(
                 "approved with edits; the approved payload:\n{}",
-                serde_json::to_string_pretty(&p["approved_payload"]).unwrap_or_default()
+                serde_json::to_string_pretty(&p.approved_payload).unwrap_or_default()
             );
         }
     }
-    let code = exit::for_status(status);
+    let code = exit::for_status(p.status.as_str());
     if code == exit::OK { Ok(()) } else { Err(ExitError::silent(code).into()) }
 }
 
 /// `assent wait ID`
 pub async fn wait(home: &Home, id: &str, timeout: Option<u64>, json_out: bool, auth: &AgentAuth) -> Result<()> {
     let client = reader(home, auth)?;
-    let p = wait_loop(home, &client, id, timeout.map(Duration::from_secs)).await?;
+    let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
+    let p = wait_until(&client, p, timeout.map(Duration::from_secs)).await?;
     finish_wait(&p, json_out)
 }
 
@@ -241,12 +238,13 @@ pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
             q.push_str(&format!("&{k}={}", enc(v)));
         }
     }
-    let (_, page) = client.call(home, Method::GET, &q, None, &[]).await?;
+    let page = client.call(Method::GET, &q, None, &[]).await?;
     if a.json {
         println!("{page}");
         return Ok(());
     }
-    let items = page["items"].as_array().cloned().unwrap_or_default();
+    let items: Vec<Proposal> = serde_json::from_value(page["items"].clone())
+        .map_err(|e| anyhow::anyhow!("unexpected answer from Assent: {e}"))?;
     if items.is_empty() {
         println!("no proposals");
     } else {
@@ -322,7 +320,7 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
         }
     };
     let client = Client::owner(home)?;
-    let (_, r) = client.call(home, Method::POST, "/decisions", Some(&body), &[]).await?;
+    let r = client.call(Method::POST, "/decisions", Some(&body), &[]).await?;
     if d.json {
         println!("{r}");
         return Ok(());
@@ -346,7 +344,7 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
 /// `assent withdraw ID`: the agent takes back its own pending proposal.
 pub async fn withdraw(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
     let client = Client::agent(home, auth)?;
-    let (_, p) = client.call(home, Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[]).await?;
+    let p = client.call(Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[]).await?;
     if json_out {
         println!("{p}");
     } else {
@@ -358,10 +356,9 @@ pub async fn withdraw(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -
 /// `assent show ID`
 pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
     let client = reader(home, auth)?;
-    let (_, p) = client.call(home, Method::GET, &format!("/proposals/{}", enc(id)), None, &[]).await?;
-    let (_, audit) = client.call(home, Method::GET, &format!("/proposals/{}/audit", enc(id)), None, &[]).await?;
-    let (_, revisions) =
-        client.call(home, Method::GET, &format!("/proposals?supersedes={}&limit=10", enc(id)), None, &[]).await?;
+    let p = client.call(Method::GET, &format!("/proposals/{}", enc(id)), None, &[]).await?;
+    let audit = client.call(Method::GET, &format!("/proposals/{}/audit", enc(id)), None, &[]).await?;
+    let revisions = client.call(Method::GET, &format!("/proposals?supersedes={}&limit=10", enc(id)), None, &[]).await?;
     let revised_by: Vec<String> = revisions["items"]
         .as_array()
         .into_iter()
@@ -371,7 +368,9 @@ pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Re
     if json_out {
         println!("{}", json!({ "proposal": p, "audit": audit["items"], "superseded_by": revisions["items"] }));
     } else {
-        let mut text = output::proposal(&p, Some(&audit));
+        let typed: Proposal =
+            serde_json::from_value(p).map_err(|e| anyhow::anyhow!("unexpected answer from Assent: {e}"))?;
+        let mut text = output::proposal(&typed, Some(&audit));
         if !revised_by.is_empty() {
             text = text.replacen('\n', &format!("\nsuperseded by {}\n", revised_by.join(", ")), 1);
         }
@@ -401,7 +400,7 @@ pub async fn decide(
         body["edits"] = parse_json("--edits", &e)?;
     }
     let client = Client::owner(home)?;
-    let (_, p) = client.call(home, Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
+    let p = client.call(Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
     if json_out {
         println!("{p}");
     } else {
@@ -416,7 +415,7 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
     match cmd {
         crate::AgentCmd::Add { name, reuse, json } => {
             let body = json!({ "name": name, "reuse": reuse });
-            let (_, v) = client.call(home, Method::POST, "/agents", Some(&body), &[]).await?;
+            let v = client.call(Method::POST, "/agents", Some(&body), &[]).await?;
             if json {
                 println!("{v}");
             } else {
@@ -427,7 +426,7 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
             }
         }
         crate::AgentCmd::List { json } => {
-            let (_, v) = client.call(home, Method::GET, "/agents", None, &[]).await?;
+            let v = client.call(Method::GET, "/agents", None, &[]).await?;
             if json {
                 println!("{v}");
             } else {
@@ -444,7 +443,7 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
             }
         }
         crate::AgentCmd::Revoke { name } => {
-            client.call(home, Method::DELETE, &format!("/agents/{}", enc(&name)), None, &[]).await?;
+            client.call(Method::DELETE, &format!("/agents/{}", enc(&name)), None, &[]).await?;
             println!("agent `{name}` revoked: its token no longer works");
         }
     }
@@ -464,7 +463,7 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     let mut after = 0i64;
     let mut n = 0usize;
     loop {
-        let (_, page) = client.call(home, Method::GET, &format!("/audit?after={after}&limit=5000"), None, &[]).await?;
+        let page = client.call(Method::GET, &format!("/audit?after={after}&limit=5000"), None, &[]).await?;
         for e in page["items"].as_array().cloned().unwrap_or_default() {
             match writeln!(out, "{e}") {
                 // The reader has what it wanted (`assent export | head`): stop quietly.
@@ -509,7 +508,7 @@ pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
         crate::CredentialCmd::Add { name, hosts, scheme, json } => {
             let secret = read_secret()?;
             let body = json!({ "name": name, "hosts": hosts, "scheme": scheme, "secret": secret });
-            let (_, v) = client.call(home, Method::POST, "/credentials", Some(&body), &[]).await?;
+            let v = client.call(Method::POST, "/credentials", Some(&body), &[]).await?;
             if json {
                 println!("{v}");
             } else {
@@ -517,7 +516,7 @@ pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
             }
         }
         crate::CredentialCmd::List { json } => {
-            let (_, v) = client.call(home, Method::GET, "/credentials", None, &[]).await?;
+            let v = client.call(Method::GET, "/credentials", None, &[]).await?;
             if json {
                 println!("{v}");
             } else {
@@ -536,7 +535,7 @@ pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
             }
         }
         crate::CredentialCmd::Remove { name } => {
-            client.call(home, Method::DELETE, &format!("/credentials/{}", enc(&name)), None, &[]).await?;
+            client.call(Method::DELETE, &format!("/credentials/{}", enc(&name)), None, &[]).await?;
             println!("credential `{name}` removed from the keychain");
         }
     }
@@ -561,7 +560,7 @@ fn scheme_label(s: &Value) -> String {
 /// `assent retry ID`
 pub async fn retry(home: &Home, id: &str, json_out: bool) -> Result<()> {
     let client = Client::owner(home)?;
-    let (_, p) = client.call(home, Method::POST, &format!("/proposals/{}/retry", enc(id)), None, &[]).await?;
+    let p = client.call(Method::POST, &format!("/proposals/{}/retry", enc(id)), None, &[]).await?;
     if json_out {
         println!("{p}");
     } else {

@@ -15,11 +15,11 @@
 use crate::client::{AgentAuth, Client};
 use crate::home::Home;
 use anyhow::{Context, Result, bail};
-use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
-use reqwest::Method;
+use assent_client::{Gate, Gated, gate};
+use assent_core::verdict::Verdict;
 use serde_json::{Value, json};
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Tools that only read: not gated unless named with `--tools`.
 pub const READ_ONLY: [&str; 11] = [
@@ -152,12 +152,6 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         Ok(c) => c,
         Err(_) => return Ok(Verdict::Ask(not_running(home))),
     };
-    let mut body = json!({
-        "kind": "tool.call",
-        "payload": {"tool": tool, "input": input},
-        "title": tool_call_title(tool, &input),
-        "expires_in": HOOK_EXPIRY_SECS,
-    });
     let mut summary = Vec::new();
     if let Some(cwd) = ev["cwd"].as_str() {
         summary.push(format!("Working folder: {cwd}"));
@@ -168,61 +162,33 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     if client_kind == Agent::Codex {
         summary.push(CODEX_NOTE.into());
     }
-    if !summary.is_empty() {
-        body["summary"] = json!(summary.join("\n"));
-    }
-    if let Some(s) = ev["session_id"].as_str() {
-        body["session_id"] = json!(s);
-    }
     // What identifies the tool call (its session and its id), never the hook's own flags.
     let session = ev["session_id"].as_str().unwrap_or("-");
-    let headers: Vec<(&str, String)> = ev["tool_use_id"]
-        .as_str()
-        .map(|id| ("idempotency-key", format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80))))
-        .into_iter()
-        .collect();
-    let p = match client.call(home, Method::POST, "/proposals", Some(&body), &headers).await {
-        Ok((_, p)) => p,
-        Err(e) if e.downcast_ref::<crate::ExitError>().is_some() => return Ok(Verdict::Ask(not_running(home))),
-        Err(e) => return Ok(Verdict::Ask(handed_back(&format!("Assent refused the proposal ({e})")))),
-    };
-    let id = p["id"].as_str().unwrap_or_default().to_string();
+    let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
     let timeout = args.timeout.min(HOOK_EXPIRY_SECS - 60);
-    let deadline = Instant::now() + Duration::from_secs(timeout);
-    let mut current = p;
+    let g = Gate {
+        tool: tool.to_string(),
+        input,
+        summary: (!summary.is_empty()).then(|| summary.join("\n")),
+        session_id: ev["session_id"].as_str().map(str::to_string),
+        idempotency_key: key,
+        expires_in: HOOK_EXPIRY_SECS,
+        wait: Duration::from_secs(timeout),
+    };
     // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
     let stop = assent_host::start::stop_signal();
-    tokio::pin!(stop);
-    while current["settled"] != true {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
+    Ok(match gate(&client.api, g, stop).await {
+        Gated::Decided { verdict, .. } => verdict,
+        Gated::NotRunning(_) => Verdict::Ask(not_running(home)),
+        Gated::Refused(e) => Verdict::Ask(handed_back(&format!("Assent refused the proposal ({e})"))),
+        Gated::Stopped { id } => {
+            Verdict::Ask(handed_back(&format!("Interrupted while waiting in Assent (proposal {id} withdrawn)")))
         }
-        let step = left.as_secs().clamp(1, 120);
-        let path = format!("/proposals/{id}?wait={step}");
-        let got = tokio::select! {
-            r = client.call(home, Method::GET, &path, None, &[]) => r,
-            () = &mut stop => {
-                // The client gave up on this call: nobody will read the answer.
-                let _ = client.call(home, Method::DELETE, &format!("/proposals/{id}"), None, &[]).await;
-                return Ok(Verdict::Ask(handed_back(&format!("Interrupted while waiting in Assent (proposal {id} withdrawn)"))));
-            }
-        };
-        match got {
-            Ok((_, p)) => current = p,
-            Err(_) => {
-                return Ok(Verdict::Ask(handed_back(&format!("Lost contact with Assent while waiting on {id}"))));
-            }
+        Gated::TimedOut { id } => {
+            Verdict::Ask(handed_back(&format!("No decision in Assent within {timeout} s (proposal {id} withdrawn)")))
         }
-    }
-    if current["settled"] != true {
-        // Nobody is waiting for it any more: take it out of the inbox.
-        let _ = client.call(home, Method::DELETE, &format!("/proposals/{id}"), None, &[]).await;
-        return Ok(Verdict::Ask(handed_back(&format!(
-            "No decision in Assent within {timeout} s (proposal {id} withdrawn)"
-        ))));
-    }
-    Ok(verdict_of(&current))
+        Gated::Lost { id, .. } => Verdict::Ask(handed_back(&format!("Lost contact with Assent while waiting on {id}"))),
+    })
 }
 
 fn not_running(home: &Home) -> String {

@@ -311,11 +311,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             // Started before Assent ever ran in this home, it starts anyway: the tools answer
             // that Assent is not running until it is (the token is looked for on each call).
             let h = home.clone();
-            let resolve: assent_mcp::ResolveBase =
-                std::sync::Arc::new(move || h.server().map(|s| format!("{}/v1", s.url.trim_end_matches('/'))));
-            let h = home.clone();
-            let token: assent_mcp::ResolveToken = std::sync::Arc::new(move || client::agent_token(&h, &auth).ok());
-            assent_mcp::run(resolve, token).await
+            let token: assent_mcp::Resolve<String> = std::sync::Arc::new(move || client::agent_token(&h, &auth).ok());
+            assent_mcp::run(client::endpoint(&home), token).await
         }
         Command::Hook(cmd) => hook::run(&home, cmd).await,
         Command::Export { output } => commands::export(&home, output).await,

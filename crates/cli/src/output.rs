@@ -1,5 +1,7 @@
 //! What people see: tables and summaries. Scripts use `--json`.
 
+use assent_core::Proposal;
+use assent_core::preview::{FilePreview, HttpPreview, Preview};
 use serde_json::Value;
 
 /// Shortens to `max` characters with an ellipsis.
@@ -21,6 +23,15 @@ fn s(v: &Value) -> String {
     }
 }
 
+/// An enum's wire word (`approve`, `cli`, ...).
+fn word<T: serde::Serialize>(t: &T) -> String {
+    s(&serde_json::to_value(t).unwrap_or(Value::Null))
+}
+
+fn opt(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "-".into())
+}
+
 /// Text with invisible characters made visible and control characters escaped, so that a
 /// payload cannot rewrite the terminal.
 pub fn safe(text: &str) -> String {
@@ -37,33 +48,37 @@ pub fn safe(text: &str) -> String {
 
 /// What a proposal does, as Assent computed it from the stored payload (never the agent's
 /// words): for a proposal the agent gave no title.
-pub fn computed_title(p: &Value) -> String {
-    let pv = &p["preview"];
-    let text = |k: &str| pv[k].as_str().unwrap_or("");
-    match p["kind"].as_str().unwrap_or("") {
-        "file.write" => format!("write {}", text("path")),
-        "file.delete" => format!("delete {}", text("path")),
-        "http.request" => format!("{} {}{}", text("method"), text("host"), text("path")),
-        "tool.call" => {
-            let payload = if p["payload"].is_object() { &p["payload"] } else { pv };
-            assent_core::verdict::tool_call_title(payload["tool"].as_str().unwrap_or("tool"), &payload["input"])
+pub fn computed_title(p: &Proposal) -> String {
+    match &p.preview {
+        Preview::FileWrite(f) => format!("write {}", f.path),
+        Preview::FileDelete(f) => format!("delete {}", f.path),
+        Preview::HttpRequest(h) => {
+            format!("{} {}{}", h.method, h.host.as_deref().unwrap_or(""), h.path.as_deref().unwrap_or(""))
         }
-        other => other.to_string(),
+        Preview::ToolCall(t) => {
+            // The payload when it is there (a pruned one keeps only the preview's figures).
+            let (tool, input) = match (p.payload.get("tool").and_then(Value::as_str), p.payload.get("input")) {
+                (Some(tool), Some(input)) => (tool, input),
+                _ => (t.tool.as_str(), &t.input),
+            };
+            assent_core::verdict::tool_call_title(tool, input)
+        }
+        Preview::Unreadable { .. } => p.kind.clone(),
     }
 }
 
 /// A table of proposals.
-pub fn table(items: &[Value]) -> String {
+pub fn table(items: &[Proposal]) -> String {
     let rows: Vec<[String; 6]> = items
         .iter()
         .map(|p| {
             [
-                s(&p["id"]),
-                s(&p["status"]),
-                s(&p["kind"]),
-                s(&p["agent"]),
-                s(&p["created_at"]).chars().take(19).collect::<String>().replace('T', " "),
-                match p["title"].as_str() {
+                p.id.clone(),
+                p.status.to_string(),
+                p.kind.clone(),
+                p.agent.clone(),
+                p.created_at.to_rfc3339().chars().take(19).collect::<String>().replace('T', " "),
+                match &p.title {
                     Some(t) => safe(&clip(t, 50)),
                     None => format!("[{}]", safe(&clip(&computed_title(p), 48))),
                 },
@@ -97,103 +112,68 @@ pub fn table(items: &[Value]) -> String {
 }
 
 /// One proposal in full, for `show` and after a decision.
-pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
+pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
     let mut o = String::new();
     let mut kv = |k: &str, v: String| o.push_str(&format!("{k:<12}{v}\n"));
-    kv("id", s(&p["id"]));
-    kv("status", s(&p["status"]));
-    kv("kind", s(&p["kind"]));
-    kv("agent", s(&p["agent"]));
-    kv("created", s(&p["created_at"]));
-    kv("expires", s(&p["expires_at"]));
-    for f in ["group_id", "session_id", "supersedes"] {
-        if !p[f].is_null() {
-            kv(f, s(&p[f]));
+    kv("id", p.id.clone());
+    kv("status", p.status.to_string());
+    kv("kind", p.kind.clone());
+    kv("agent", p.agent.clone());
+    kv("created", p.created_at.to_rfc3339());
+    kv("expires", p.expires_at.to_rfc3339());
+    for (f, v) in [("group_id", &p.group_id), ("session_id", &p.session_id), ("supersedes", &p.supersedes)] {
+        if let Some(v) = v {
+            kv(f, v.clone());
         }
     }
     kv("what", format!("{} (computed by Assent)", safe(&computed_title(p))));
-    if let Some(t) = p["title"].as_str() {
+    if let Some(t) = &p.title {
         kv("title", format!("{} (the agent's words)", safe(t)));
     }
-    if let Some(t) = p["summary"].as_str() {
+    if let Some(t) = &p.summary {
         kv("summary", format!("{} (the agent's words)", safe(t)));
     }
-    let d = &p["decision"];
-    if !d.is_null() {
-        let mut line = format!("{} by {} via {} at {}", s(&d["outcome"]), s(&d["by"]), s(&d["channel"]), s(&d["at"]));
-        if let Some(r) = d["reason"].as_str() {
+    if let Some(d) = &p.decision {
+        let mut line = format!("{} by {} via {} at {}", word(&d.outcome), d.by, word(&d.channel), d.at.to_rfc3339());
+        if let Some(r) = &d.reason {
             line.push_str(&format!(": {}", safe(r)));
         }
-        if let Some(f) = d["feedback"].as_str() {
+        if let Some(f) = &d.feedback {
             line.push_str(&format!(": {}", safe(f)));
         }
         kv("decision", line);
-        if d.get("edited_payload").is_some_and(|e| !e.is_null()) {
+        if d.edited_payload.is_some() {
             kv("edited", "yes: the approved payload differs from the proposed one".into());
         }
     }
-    if let Some(e) = p["error"].as_object() {
-        kv("error", format!("{}: {}", s(&e["code"]), s(&e["message"])));
+    if let Some(e) = &p.error {
+        kv("error", format!("{}: {}", e.code, e.message));
     }
-    if !p["result"].is_null() {
-        kv("result", safe(&clip(&p["result"].to_string(), 300)));
+    if let Some(r) = &p.result {
+        kv("result", safe(&clip(&r.to_string(), 300)));
     }
     o.push_str("\npreview (computed by Assent from the stored payload):\n");
-    let pv = &p["preview"];
-    if pv["type"] == "file.write" || pv["type"] == "file.delete" {
-        o.push_str(&file_preview(pv));
-    } else if pv["type"] == "http.request" {
-        o.push_str(&format!("  {} {}\n", s(&pv["method"]), safe(&s(&pv["url"]))));
-        o.push_str(&format!("  host        {}\n", s(&pv["host"])));
-        if pv["effective_method"].as_str().is_some_and(|m| Some(m) != pv["method"].as_str()) {
-            o.push_str(&format!(
-                "  WARNING: a header asks the server to treat this as {}\n",
-                safe(&s(&pv["effective_method"]))
-            ));
-        }
-        if let Some(c) = pv["credential"].as_str() {
-            o.push_str(&format!("  credential  {c} ({}), injected by Assent\n", s(&pv["credential_scheme"])));
-            if let Some(origins) = pv["credential_origins"].as_array() {
-                let list: Vec<String> = origins.iter().map(s).collect();
-                o.push_str(&format!("              may be sent only to {}\n", list.join(", ")));
-            }
-        }
-        match pv["headers"].as_array() {
-            Some(hs) if !hs.is_empty() => {
-                o.push_str("  headers\n");
-                for h in hs {
-                    let flag = if h["changes_meaning"] == true { "   <- changes what the request means" } else { "" };
-                    o.push_str(&format!("    {}: {}{flag}\n", safe(&s(&h["name"])), safe(&s(&h["value"]))));
-                }
-            }
-            _ => {
-                let names: Vec<String> =
-                    pv["header_names"].as_array().map(|a| a.iter().map(s).collect()).unwrap_or_default();
-                if !names.is_empty() {
-                    o.push_str(&format!("  headers     {}\n", names.join(", ")));
-                }
-            }
-        }
-        if pv["body_kind"] != "none" {
-            o.push_str("  body\n");
-            for l in pv["body"].as_str().unwrap_or("").lines() {
+    match &p.preview {
+        Preview::FileWrite(f) => o.push_str(&file_preview(f, false)),
+        Preview::FileDelete(f) => o.push_str(&file_preview(f, true)),
+        Preview::HttpRequest(h) => o.push_str(&http_preview(h)),
+        Preview::ToolCall(t) => {
+            o.push_str(&format!("  tool   {}\n  input\n", safe(&t.tool)));
+            for l in t.input_text.lines() {
                 o.push_str(&format!("    {}\n", safe(l)));
             }
         }
-    } else if pv["type"] == "tool.call" {
-        o.push_str(&format!("  tool   {}\n  input\n", safe(&s(&pv["tool"]))));
-        for l in pv["input_text"].as_str().unwrap_or("").lines() {
-            o.push_str(&format!("    {}\n", safe(l)));
-        }
-    } else {
-        for l in serde_json::to_string_pretty(pv).unwrap_or_default().lines() {
-            o.push_str(&format!("  {}\n", safe(l)));
+        Preview::Unreadable { raw } => {
+            for l in serde_json::to_string_pretty(raw).unwrap_or_default().lines() {
+                o.push_str(&format!("  {}\n", safe(l)));
+            }
         }
     }
-    if let Some(found) = pv["invisible_characters"].as_array().filter(|a| !a.is_empty()) {
+    let found = p.preview.invisible_characters();
+    if !found.is_empty() {
         o.push_str("\n  WARNING: invisible or bidirectional characters in the payload:\n");
         for f in found {
-            o.push_str(&format!("    {} {} x{}\n", s(&f["codepoint"]), s(&f["name"]), s(&f["count"])));
+            o.push_str(&format!("    {} {} x{}\n", f.codepoint, f.name, f.count));
         }
     }
     if let Some(items) = audit.and_then(|a| a["items"].as_array()) {
@@ -212,39 +192,65 @@ pub fn proposal(p: &Value, audit: Option<&Value>) -> String {
     o
 }
 
-/// A file preview as a unified diff.
-fn file_preview(pv: &Value) -> String {
+/// An HTTP preview: the request line, where the credential may go, the headers, the body.
+fn http_preview(h: &HttpPreview) -> String {
     let mut o = String::new();
-    let verb = if pv["type"] == "file.delete" {
+    o.push_str(&format!("  {} {}\n", h.method, safe(&h.url)));
+    o.push_str(&format!("  host        {}\n", opt(&h.host)));
+    if !h.effective_method.is_empty() && h.effective_method != h.method {
+        o.push_str(&format!("  WARNING: a header asks the server to treat this as {}\n", safe(&h.effective_method)));
+    }
+    if let Some(c) = &h.credential {
+        o.push_str(&format!("  credential  {c} ({}), injected by Assent\n", opt(&h.credential_scheme)));
+        if let Some(origins) = &h.credential_origins {
+            o.push_str(&format!("              may be sent only to {}\n", origins.join(", ")));
+        }
+    }
+    if !h.headers.is_empty() {
+        o.push_str("  headers\n");
+        for x in &h.headers {
+            let flag = if x.changes_meaning { "   <- changes what the request means" } else { "" };
+            o.push_str(&format!("    {}: {}{flag}\n", safe(&x.name), safe(&x.value)));
+        }
+    } else if !h.header_names.is_empty() {
+        o.push_str(&format!("  headers     {}\n", h.header_names.join(", ")));
+    }
+    if h.body_kind != "none" {
+        o.push_str("  body\n");
+        for l in h.body.lines() {
+            o.push_str(&format!("    {}\n", safe(l)));
+        }
+    }
+    o
+}
+
+/// A file preview as a unified diff.
+fn file_preview(f: &FilePreview, delete: bool) -> String {
+    let mut o = String::new();
+    let verb = if delete {
         "delete"
-    } else if pv["exists"] == true {
+    } else if f.exists {
         "replace"
     } else {
         "create"
     };
-    o.push_str(&format!("  {verb} {}\n", safe(&s(&pv["path"]))));
-    if let Some(st) = pv["stats"].as_object() {
-        o.push_str(&format!("  +{} -{} lines\n", s(&st["added"]), s(&st["removed"])));
+    o.push_str(&format!("  {verb} {}\n", safe(&f.path)));
+    if let Some(st) = f.diff.stats {
+        o.push_str(&format!("  +{} -{} lines\n", st.added, st.removed));
     }
-    if pv["too_large"] == true {
+    if f.diff.too_large {
         o.push_str("  (too large to diff)\n");
     }
-    if let Some(sum) = pv["summary"].as_str() {
+    if let Some(sum) = &f.diff.summary {
         o.push_str(&format!("  {sum}\n"));
     }
-    for h in pv["hunks"].as_array().cloned().unwrap_or_default() {
-        o.push_str(&format!(
-            "  @@ -{},{} +{},{} @@\n",
-            s(&h["old_start"]),
-            s(&h["old_lines"]),
-            s(&h["new_start"]),
-            s(&h["new_lines"])
-        ));
-        for l in h["lines"].as_array().cloned().unwrap_or_default() {
-            o.push_str(&format!("  {}{}\n", s(&l["tag"]), safe(l["text"].as_str().unwrap_or(""))));
+    for h in f.diff.hunks() {
+        o.push_str(&format!("  @@ -{},{} +{},{} @@\n", h.old_start, h.old_lines, h.new_start, h.new_lines));
+        for l in &h.lines {
+            o.push_str(&format!("  {}{}\n", l.tag, safe(&l.text)));
         }
     }
-    if pv["truncated"] == true {
+    if f.diff.truncated {
         o.push_str("  ... (more changes not shown)\n");
     }
     o

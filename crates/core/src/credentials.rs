@@ -80,7 +80,7 @@ pub trait SecretSource: Send + Sync {
 
 /// Checks a credential name: 1-64 of `a-z 0-9 . _ -`.
 pub fn validate_name(name: &str) -> Result<(), CoreError> {
-    crate::engine::validate_agent_name(name).map_err(|_| {
+    crate::names::validate_agent_name(name).map_err(|_| {
         CoreError::invalid(
             "invalid_credential_name",
             "a credential name is 1-64 characters of a-z, 0-9, '.', '_' and '-'",
@@ -95,5 +95,34 @@ pub fn is_loopback_origin(origin: &str) -> bool {
         Some(i) => &host_port[..i],
         None => host_port,
     };
-    crate::engine::credentials::is_loopback_host(host)
+    is_loopback_host(host)
+}
+
+/// Normalizes an allowed host to an origin `scheme://host:port`. A bare host means HTTPS on
+/// 443; `http://` is accepted only for loopback hosts.
+pub fn normalize_origin(host: &str) -> Result<String, CoreError> {
+    let bad = |m: String| CoreError::invalid("invalid_host", m);
+    let with_scheme = if host.contains("://") { host.to_string() } else { format!("https://{host}") };
+    let u = url::Url::parse(&with_scheme).map_err(|e| bad(format!("`{host}` is not a host: {e}")))?;
+    if u.path() != "/" || u.query().is_some() || u.fragment().is_some() || !u.username().is_empty() {
+        return Err(bad(format!("`{host}` must be a host (optionally scheme://host:port), without a path")));
+    }
+    let h = u.host_str().ok_or_else(|| bad(format!("`{host}` has no host")))?;
+    match u.scheme() {
+        "https" => {}
+        "http" if is_loopback_host(h) => {}
+        "http" => return Err(bad(format!("`{host}`: plain http is allowed only for loopback hosts"))),
+        s => return Err(bad(format!("`{host}`: scheme {s} is not supported"))),
+    }
+    let port = u.port_or_known_default().ok_or_else(|| bad(format!("`{host}` has no port")))?;
+    Ok(format!("{}://{}:{}", u.scheme(), h, port))
+}
+
+/// True for `localhost`, 127.0.0.0/8 and `[::1]`.
+pub fn is_loopback_host(h: &str) -> bool {
+    if h == "localhost" {
+        return true;
+    }
+    let trimmed = h.trim_start_matches('[').trim_end_matches(']');
+    trimmed.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }

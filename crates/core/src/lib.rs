@@ -29,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod invisible;
 pub mod kinds;
+pub mod names;
 pub mod payloads;
 pub mod preview;
 pub mod proposal;

@@ -5,7 +5,7 @@
 //!
 //! Two reduced forms exist, and both keep the same shapes: the view an agent gets
 //! ([`Preview::for_agent`]: figures only, the content withheld) and what a proposal keeps after
-//! the retention ([`Preview::pruned`]).
+//! the retention ([`crate::stored::pruned_preview`]).
 
 use crate::invisible::Found;
 use serde::{Deserialize, Serialize};
@@ -348,20 +348,6 @@ impl Preview {
             whole => whole,
         }
     }
-
-    /// What a proposal keeps after the retention: the agent's view (its figures), every string
-    /// longer than [`crate::stored::PRUNE_ABOVE`] bytes replaced by its size and hash, marked
-    /// `content_pruned`.
-    pub fn pruned(self) -> Preview {
-        let mut v = crate::stored::prune(&self.for_agent().to_value());
-        if let Value::Object(m) = &mut v {
-            m.remove("content_withheld");
-            if m.get("type").and_then(Value::as_str) != Some("unreadable") {
-                m.insert("content_pruned".into(), Value::Bool(true));
-            }
-        }
-        Preview::read(v)
-    }
 }
 
 impl FilePreview {
@@ -441,22 +427,5 @@ mod tests {
             content_pruned: false,
         });
         assert_eq!(tool.clone().for_agent(), tool, "an agent's own request passes whole");
-    }
-
-    #[test]
-    fn a_pruned_preview_keeps_its_shape_and_says_so() {
-        let long = "x".repeat(2_000);
-        let tool = Preview::ToolCall(ToolPreview {
-            tool: "Bash".into(),
-            input: json!({"command": long}),
-            input_text: long.clone(),
-            invisible_characters: vec![],
-            content_pruned: false,
-        });
-        let Preview::ToolCall(t) = tool.pruned() else { panic!("not a tool preview") };
-        assert!(t.content_pruned);
-        assert!(t.input_text.contains("pruned after the retention: 2000 bytes"), "{}", t.input_text);
-        let Preview::FileWrite(f) = file().pruned() else { panic!("not a file preview") };
-        assert!(f.content_pruned && !f.content_withheld && f.diff.hunks.is_none());
     }
 }

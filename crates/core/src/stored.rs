@@ -8,6 +8,7 @@
 //! current file (removed lines) are not in the payload and stay whole. A line is only ever
 //! stripped when filling it in gives back the same text, so what is read is what was computed.
 
+use crate::preview::Preview;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -190,9 +191,11 @@ pub fn prune(v: &Value) -> Value {
     }
 }
 
-/// What a pruned proposal's stored preview becomes (see [`crate::preview::Preview::pruned`]).
-/// The stored form's hunks (and a file's summary) never survive pruning, so they are left out
-/// before reading: the compact form's stripped lines are not lines a preview reads.
+/// What a proposal's stored preview becomes after the retention: the agent's view of it (its
+/// figures; see [`Preview::for_agent`]), every string longer than [`PRUNE_ABOVE`] bytes
+/// replaced by its size and hash, marked `content_pruned`. The stored form's hunks (and a
+/// file's summary) never survive pruning, so they are left out before reading: the compact
+/// form's stripped lines are not lines a preview reads.
 pub fn pruned_preview(preview: &Value) -> Value {
     let mut v = preview.clone();
     if let Value::Object(m) = &mut v
@@ -201,13 +204,34 @@ pub fn pruned_preview(preview: &Value) -> Value {
         m.remove("hunks");
         m.remove("summary");
     }
-    crate::preview::Preview::read(v).pruned().to_value()
+    let mut out = prune(&Preview::read(v).for_agent().to_value());
+    if let Value::Object(m) = &mut out {
+        m.remove("content_withheld");
+        if m.get("type").and_then(Value::as_str) != Some("unreadable") {
+            m.insert("content_pruned".into(), Value::Bool(true));
+        }
+    }
+    Preview::read(out).to_value()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::preview::{Diff, FilePreview, Hunk, Line, ToolPreview};
     use serde_json::json;
+
+    fn file_preview() -> Preview {
+        let line =
+            Line { tag: "-".into(), old: Some(1), new: None, text: "secret".into(), clipped: false, flagged: false };
+        let hunk = Hunk { old_start: 1, old_lines: 1, new_start: 1, new_lines: 0, lines: vec![line] };
+        Preview::FileWrite(FilePreview {
+            path: "/w/a.txt".into(),
+            exists: true,
+            current_size: 7,
+            diff: Diff { hunks: Some(vec![hunk]), ..Default::default() },
+            ..Default::default()
+        })
+    }
 
     #[test]
     fn what_is_stored_once_reads_back_the_same() {
@@ -238,5 +262,26 @@ mod tests {
         // Nothing to do for previews without hunks or payloads without content.
         let tool = json!({"type": "tool.call", "input": {}});
         assert!(matches!(compact(&json!({}), &tool), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_pruned_preview_keeps_its_shape_and_says_so() {
+        let long = "x".repeat(2_000);
+        let tool = Preview::ToolCall(ToolPreview {
+            tool: "Bash".into(),
+            input: json!({"command": long}),
+            input_text: long.clone(),
+            invisible_characters: vec![],
+            content_pruned: false,
+        });
+        let Preview::ToolCall(t) = Preview::read(pruned_preview(&tool.to_value())) else {
+            panic!("not a tool preview")
+        };
+        assert!(t.content_pruned);
+        assert!(t.input_text.contains("pruned after the retention: 2000 bytes"), "{}", t.input_text);
+        let Preview::FileWrite(f) = Preview::read(pruned_preview(&file_preview().to_value())) else {
+            panic!("not a file preview")
+        };
+        assert!(f.content_pruned && !f.content_withheld && f.diff.hunks.is_none());
     }
 }

@@ -2,6 +2,8 @@
 //! proposal (as the API returns it) to the allow / deny / ask answers of agent permission
 //! hooks and of the MCP permission prompt. Shared so that every door says the same thing.
 
+use crate::proposal::Proposal;
+use crate::status::Status;
 use serde_json::Value;
 
 /// What the person (or the lack of one) said about a tool call.
@@ -49,24 +51,27 @@ pub fn tool_call_title(tool: &str, input: &Value) -> String {
     if one_line.is_empty() { tool.to_string() } else { format!("{tool}: {one_line}") }
 }
 
-/// Turns a `tool.call` proposal as the API returns it (settled or still pending) into a verdict.
-pub fn verdict_of(p: &Value) -> Verdict {
-    let d = &p["decision"];
-    match p["status"].as_str().unwrap_or("") {
-        "approved" => {
-            let edited = !d["edited_payload"].is_null();
-            Verdict::Allow(edited.then(|| p["approved_payload"]["input"].clone()))
+/// Turns a `tool.call` proposal (settled or still pending) into a verdict.
+pub fn verdict_of(p: &Proposal) -> Verdict {
+    let d = p.decision.as_ref();
+    match p.status {
+        Status::Approved => {
+            let edited = d.is_some_and(|d| d.edited_payload.is_some());
+            Verdict::Allow(
+                edited
+                    .then(|| p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null)),
+            )
         }
-        "rejected" => Verdict::Deny(match d["reason"].as_str() {
+        Status::Rejected => Verdict::Deny(match d.and_then(|d| d.reason.as_deref()) {
             Some(r) => format!("Rejected in Assent: {r}"),
             None => "Rejected in Assent".into(),
         }),
-        "refined" => Verdict::Deny(format!(
+        Status::Refined => Verdict::Deny(format!(
             "The person asks for changes in Assent: {}",
-            d["feedback"].as_str().unwrap_or("(no feedback)")
+            d.and_then(|d| d.feedback.as_deref()).unwrap_or("(no feedback)")
         )),
-        "expired" => Verdict::Ask("Nobody decided in Assent before the proposal expired".into()),
-        "withdrawn" => Verdict::Ask("The proposal was withdrawn in Assent".into()),
+        Status::Expired => Verdict::Ask("Nobody decided in Assent before the proposal expired".into()),
+        Status::Withdrawn => Verdict::Ask("The proposal was withdrawn in Assent".into()),
         _ => Verdict::Ask("No decision in Assent in time".into()),
     }
 }
@@ -76,19 +81,42 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A tool.call proposal as the API returns it, from the fields that matter here.
+    fn proposal(status: &str, decision: Value, approved: Value) -> Proposal {
+        let v = json!({"id": "p_1", "kind": "tool.call", "agent": "a", "payload": {"tool": "Bash", "input": {}},
+            "preview": null, "status": status, "settled": true, "created_at": "1970-01-01T00:00:00.000Z",
+            "updated_at": "1970-01-01T00:00:00.000Z", "expires_at": "1970-01-01T00:00:00.000Z",
+            "decision": decision, "approved_payload": approved});
+        serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn decision(extra: Value) -> Value {
+        let mut d = json!({"outcome": "approve", "by": "owner", "channel": "app", "at": "1970-01-01T00:00:00.000Z"});
+        if let (Some(d), Value::Object(e)) = (d.as_object_mut(), extra) {
+            d.extend(e);
+        }
+        d
+    }
+
     #[test]
     fn verdicts_from_proposals() {
-        let approved = json!({"status": "approved", "decision": {"outcome": "approve", "edited_payload": null}});
+        let approved = proposal("approved", decision(json!({})), json!({"tool": "Bash", "input": {}}));
         assert_eq!(verdict_of(&approved), Verdict::Allow(None));
-        let edited = json!({"status": "approved", "decision": {"edited_payload": {"tool": "Bash", "input": {"command": "ls"}}},
-            "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
+        let edited = proposal(
+            "approved",
+            decision(json!({"edited_payload": {"tool": "Bash", "input": {"command": "ls"}}})),
+            json!({"tool": "Bash", "input": {"command": "ls"}}),
+        );
         assert_eq!(verdict_of(&edited), Verdict::Allow(Some(json!({"command": "ls"}))));
-        let rejected = json!({"status": "rejected", "decision": {"reason": "not now"}});
+        let rejected = proposal("rejected", decision(json!({"outcome": "reject", "reason": "not now"})), Value::Null);
         assert_eq!(verdict_of(&rejected), Verdict::Deny("Rejected in Assent: not now".into()));
-        let refined = json!({"status": "refined", "decision": {"feedback": "use --dry-run"}});
+        let refined =
+            proposal("refined", decision(json!({"outcome": "refine", "feedback": "use --dry-run"})), Value::Null);
         assert!(matches!(verdict_of(&refined), Verdict::Deny(m) if m.contains("use --dry-run")));
-        assert!(matches!(verdict_of(&json!({"status": "pending"})), Verdict::Ask(_)));
-        assert!(matches!(verdict_of(&json!({"status": "expired"})), Verdict::Ask(m) if m.contains("expired")));
+        assert!(matches!(verdict_of(&proposal("pending", Value::Null, Value::Null)), Verdict::Ask(_)));
+        assert!(
+            matches!(verdict_of(&proposal("expired", Value::Null, Value::Null)), Verdict::Ask(m) if m.contains("expired"))
+        );
     }
 
     #[test]

@@ -35,3 +35,17 @@ fn the_core_depends_on_no_other_crate_of_assent() {
         }
     }
 }
+
+#[test]
+fn every_client_of_the_api_goes_through_the_client_crate() {
+    // The client crate knows the core's types and nothing of the engine's parts.
+    assert_eq!(deps("crates/client/Cargo.toml"), vec!["assent-core".to_string()]);
+    for client in ["crates/cli/Cargo.toml", "crates/mcp/Cargo.toml"] {
+        assert!(deps(client).contains(&"assent-client".to_string()), "{client} does not use assent-client");
+    }
+    // The MCP server talks to Assent only over the API, like any other agent.
+    let mcp = deps("crates/mcp/Cargo.toml");
+    for engine_part in ["assent-store", "assent-api", "assent-apply", "assent-host"] {
+        assert!(!mcp.contains(&engine_part.to_string()), "assent-mcp depends on {engine_part}");
+    }
+}

@@ -11,7 +11,6 @@
 
 mod tools;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -26,13 +25,7 @@ use tokio_util::task::TaskTracker;
 
 pub use tools::Outcome;
 
-/// Finds the running server's API base (`http://127.0.0.1:PORT/v1`), or `None` when Assent is
-/// not running. Called on every tool call, so Assent may start after the MCP client.
-pub type ResolveBase = Arc<dyn Fn() -> Option<String> + Send + Sync>;
-
-/// Finds the agent token, or `None` when there is none yet (Assent never started in this
-/// home). Called on every tool call, like [`ResolveBase`].
-pub type ResolveToken = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+pub use assent_client::{Endpoint, Resolve};
 
 /// How long `wait_for_decision` waits by default: under the 60 s tool timeout many clients use.
 pub const DEFAULT_WAIT: u64 = 50;
@@ -53,7 +46,7 @@ with `supersedes` set to the old id.";
 /// The MCP handler: forwards tool calls to Assent's API.
 #[derive(Clone)]
 pub struct AssentMcp {
-    api: tools::Api,
+    api: assent_client::Client,
     /// Cancelled when the client goes away (standard input closed).
     closing: CancellationToken,
     /// Tool calls still running, so the process ends only once they have cleaned up.
@@ -61,11 +54,12 @@ pub struct AssentMcp {
 }
 
 impl AssentMcp {
-    /// A handler that finds Assent with `resolve_base` and speaks as the agent whose token
-    /// `resolve_token` finds.
-    pub fn new(resolve_base: ResolveBase, resolve_token: ResolveToken) -> anyhow::Result<Self> {
+    /// A handler that finds Assent with `endpoint` (looked up on every tool call, so Assent
+    /// may start after the MCP client) and speaks as the agent whose token `token` finds
+    /// (none yet: Assent never started in this home).
+    pub fn new(endpoint: Resolve<Endpoint>, token: Resolve<String>) -> anyhow::Result<Self> {
         Ok(AssentMcp {
-            api: tools::Api::new(resolve_base, resolve_token)?,
+            api: assent_client::Client::new(endpoint, token, "mcp")?,
             closing: CancellationToken::new(),
             running: TaskTracker::new(),
         })
@@ -154,8 +148,8 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for WatchEof<R> {
 
 /// Serves MCP on standard input and output until the client closes it; then lets running
 /// tool calls clean up (withdraw what nobody waits for any more) before returning.
-pub async fn run(resolve_base: ResolveBase, resolve_token: ResolveToken) -> anyhow::Result<()> {
-    let server = AssentMcp::new(resolve_base, resolve_token)?;
+pub async fn run(endpoint: Resolve<Endpoint>, token: Resolve<String>) -> anyhow::Result<()> {
+    let server = AssentMcp::new(endpoint, token)?;
     let (closing, running) = (server.closing.clone(), server.running.clone());
     let stdin = WatchEof { inner: tokio::io::stdin(), eof: closing.clone() };
     let service = server.serve((stdin, tokio::io::stdout())).await?;
@@ -174,7 +168,7 @@ mod tests {
     /// The process installs its TLS provider at start (the `assent` binary does); so do the tests.
     fn server_without_assent() -> AssentMcp {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        AssentMcp::new(Arc::new(|| None), Arc::new(|| Some("t".into()))).expect("client")
+        AssentMcp::new(std::sync::Arc::new(|| None), std::sync::Arc::new(|| Some("t".into()))).expect("client")
     }
 
     #[test]

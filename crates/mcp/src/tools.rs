@@ -1,15 +1,14 @@
 //! The tools: their schemas and descriptions (written for a model to read), and what each does
 //! against Assent's API.
 
-use std::time::{Duration, Instant};
-
-use anyhow::Context;
-use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
-use reqwest::Method;
+use assent_client::{Client, Error, Gate, Gated, gate};
+use assent_core::Proposal;
+use assent_core::status::Status;
+use assent_core::verdict::Verdict;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
-use crate::{DEFAULT_WAIT, MAX_WAIT, PERMISSION_WAIT, ResolveBase, ResolveToken};
+use crate::{DEFAULT_WAIT, MAX_WAIT, PERMISSION_WAIT};
 use tokio_util::sync::CancellationToken;
 
 /// Every tool, in the order `tools/list` shows them.
@@ -45,89 +44,32 @@ pub fn clip(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 
-/// A failed call to Assent, as the model sees it.
-#[derive(Debug)]
-pub struct ApiFail {
-    code: String,
-    message: String,
-}
-
-impl ApiFail {
-    fn new(code: &str, message: impl Into<String>) -> Self {
-        ApiFail { code: code.into(), message: message.into() }
-    }
-    fn outcome(self) -> Outcome {
-        fail(&self.code, self.message)
-    }
-}
-
-/// Assent's API as one agent.
-#[derive(Clone)]
-pub struct Api {
-    http: reqwest::Client,
-    resolve: ResolveBase,
-    token: ResolveToken,
-}
-
 /// What the model is told when Assent cannot be reached: nothing was proposed, and how the
 /// person starts it.
 pub const NOT_RUNNING: &str = "Assent is not running on this machine (or was never started in this home), so nothing \
 was proposed; ask the person to open the Assent app or run `assent serve`";
 
-impl Api {
-    pub fn new(resolve: ResolveBase, token: ResolveToken) -> anyhow::Result<Self> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .context("cannot build the HTTP client")?;
-        Ok(Api { http, resolve, token })
-    }
-
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<&Value>,
-        idempotency_key: Option<&str>,
-        timeout: Duration,
-    ) -> Result<Value, ApiFail> {
-        let base = (self.resolve)().ok_or_else(|| ApiFail::new("not_running", NOT_RUNNING))?;
-        let token = (self.token)().ok_or_else(|| ApiFail::new("not_running", NOT_RUNNING))?;
-        let mut req = self.http.request(method, format!("{base}{path}")).bearer_auth(token).timeout(timeout);
-        if let Some(b) = body {
-            req = req.json(b);
+/// A failed call to Assent, as the model sees it.
+fn failure(e: &Error) -> Outcome {
+    match e {
+        Error::NotRunning | Error::NoToken(_) => fail("not_running", NOT_RUNNING),
+        Error::Impostor { url } => fail(
+            "not_running",
+            format!(
+                "the program listening at {url} did not prove it is Assent, so nothing was sent to it; {NOT_RUNNING}"
+            ),
+        ),
+        Error::Api { status: 401, code, message } => {
+            fail(code, format!("{message} (the agent token this MCP server uses is not accepted)"))
         }
-        if let Some(k) = idempotency_key {
-            req = req.header("idempotency-key", k);
-        }
-        let resp = req.send().await.map_err(|e| {
-            let what = if e.is_timeout() { "timed out talking to" } else { "cannot reach" };
-            ApiFail::new("unreachable", format!("{what} Assent at {base}"))
-        })?;
-        let status = resp.status();
-        let v: Value = resp.json().await.unwrap_or(Value::Null);
-        if status.is_success() {
-            return Ok(v);
-        }
-        let code = v["error"]["code"].as_str().unwrap_or("error");
-        let message = v["error"]["message"].as_str().unwrap_or("Assent refused the request");
-        let message = match status.as_u16() {
-            401 => format!("{message} (the agent token this MCP server uses is not accepted)"),
-            _ => message.to_string(),
-        };
-        Err(ApiFail::new(code, message))
+        Error::Api { code, message, .. } => fail(code, message.clone()),
+        other => fail(other.code(), other.to_string()),
     }
+}
 
-    async fn propose(&self, body: &Value, idempotency_key: Option<&str>) -> Result<Value, ApiFail> {
-        self.call(Method::POST, "/proposals", Some(body), idempotency_key, Duration::from_secs(30)).await
-    }
-
-    async fn get(&self, id: &str, wait: u64) -> Result<Value, ApiFail> {
-        let path = if wait == 0 { format!("/proposals/{id}") } else { format!("/proposals/{id}?wait={wait}") };
-        self.call(Method::GET, &path, None, None, Duration::from_secs(wait + 15)).await
-    }
+/// The message of a failure, for answers that must not be errors.
+fn message(e: &Error) -> String {
+    failure(e).body["error"]["message"].as_str().unwrap_or_default().to_string()
 }
 
 fn schema(properties: Value, required: &[&str]) -> Map<String, Value> {
@@ -315,56 +257,54 @@ fn proposal_body(kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Resu
 
 /// What the model is told about a proposal: status, the decision, the outcome, and one line of
 /// advice. Never the payload.
-pub fn view(p: &Value) -> Value {
-    let id = p["id"].as_str().unwrap_or_default();
-    let kind = p["kind"].as_str().unwrap_or_default();
-    let status = p["status"].as_str().unwrap_or_default();
-    let d = &p["decision"];
-    let mut v = json!({"id": id, "kind": kind, "status": status, "settled": p["settled"]});
-    if d.is_object() {
-        v["outcome"] = d["outcome"].clone();
-        for k in ["reason", "feedback"] {
-            if d[k].is_string() {
-                v[k] = d[k].clone();
-            }
+pub fn view(p: &Proposal) -> Value {
+    let (id, kind, status) = (p.id.as_str(), p.kind.as_str(), p.status);
+    let d = p.decision.as_ref();
+    let mut v = json!({"id": id, "kind": kind, "status": status, "settled": p.settled});
+    if let Some(d) = d {
+        v["outcome"] = json!(d.outcome);
+        if let Some(r) = &d.reason {
+            v["reason"] = json!(r);
         }
-        v["edited_by_person"] = json!(!d["edited_payload"].is_null());
+        if let Some(f) = &d.feedback {
+            v["feedback"] = json!(f);
+        }
+        v["edited_by_person"] = json!(d.edited_payload.is_some());
     }
-    if kind == "tool.call" && status == "approved" {
-        v["approved_input"] = p["approved_payload"]["input"].clone();
+    if kind == "tool.call" && status == Status::Approved {
+        v["approved_input"] = p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null);
     }
-    if !p["result"].is_null() {
-        v["result"] = p["result"].clone();
+    if let Some(r) = &p.result {
+        v["result"] = r.clone();
     }
-    if !p["error"].is_null() {
-        v["error"] = p["error"].clone();
+    if let Some(e) = &p.error {
+        v["error"] = json!(e);
     }
-    let reason = d["reason"].as_str().map(|r| format!(": {r}")).unwrap_or_default();
+    let reason = d.and_then(|d| d.reason.as_deref()).map(|r| format!(": {r}")).unwrap_or_default();
     let message = match status {
-        "pending" => format!(
+        Status::Pending => format!(
             "Waiting for a person to review it in Assent. Call wait_for_decision with id {id} (call again while it is pending)."
         ),
-        "approved" if kind == "tool.call" => {
+        Status::Approved if kind == "tool.call" => {
             "Approved. Run it now with approved_input (the person may have edited it).".to_string()
         }
-        "approved" | "applying" => {
+        Status::Approved | Status::Applying => {
             format!("Approved; Assent is applying it. Call wait_for_decision with id {id} for the result.")
         }
-        "applied" => "Approved and applied by Assent. The change is done; see result.".to_string(),
-        "failed" => format!(
+        Status::Applied => "Approved and applied by Assent. The change is done; see result.".to_string(),
+        Status::Failed => format!(
             "Approved, but applying it failed ({}). Nothing more will happen unless the person retries it.",
-            p["error"]["message"].as_str().unwrap_or("see error")
+            p.error.as_ref().map(|e| e.message.as_str()).unwrap_or("see error")
         ),
-        "rejected" => {
+        Status::Rejected => {
             format!("Rejected by the person{reason}. Do not make this change; do not re-propose it unchanged.")
         }
-        "refined" => format!(
+        Status::Refined => format!(
             "The person asks for changes: {}. Propose a revised version with supersedes set to {id}.",
-            d["feedback"].as_str().unwrap_or("(no feedback)")
+            d.and_then(|d| d.feedback.as_deref()).unwrap_or("(no feedback)")
         ),
-        "expired" => "Nobody decided before it expired. Nothing was done.".to_string(),
-        "withdrawn" => "It was withdrawn. Nothing was done.".to_string(),
-        other => format!("Status: {other}."),
+        Status::Expired => "Nobody decided before it expired. Nothing was done.".to_string(),
+        Status::Withdrawn => "It was withdrawn. Nothing was done.".to_string(),
     };
     v["message"] = json!(message);
     v
@@ -389,7 +329,7 @@ impl Stop {
 }
 
 /// Runs tool `name`; `stop` ends a wait early (the client cancelled the call or went away).
-pub async fn call(api: &Api, name: &str, args: Map<String, Value>, stop: &Stop) -> Outcome {
+pub async fn call(api: &Client, name: &str, args: Map<String, Value>, stop: &Stop) -> Outcome {
     let r = match name {
         "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
         "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
@@ -420,19 +360,19 @@ pub async fn call(api: &Api, name: &str, args: Map<String, Value>, stop: &Stop) 
     r.unwrap_or_else(|e| e)
 }
 
-async fn propose(api: &Api, kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Result<Outcome, Outcome> {
+async fn propose(api: &Client, kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Result<Outcome, Outcome> {
     let body = proposal_body(kind, args, fields)?;
-    let p = api.propose(&body, None).await.map_err(ApiFail::outcome)?;
+    let p = api.propose(&body, None).await.map_err(|e| failure(&e))?;
     Ok(ok(view(&p)))
 }
 
-async fn status(api: &Api, args: &Map<String, Value>, wait: u64) -> Result<Outcome, Outcome> {
+async fn status(api: &Client, args: &Map<String, Value>, wait: u64) -> Result<Outcome, Outcome> {
     let id = required(args, "id")?;
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return Err(fail("invalid_arguments", "`id` is not a proposal id"));
     }
-    let p = api.get(&id, wait).await.map_err(ApiFail::outcome)?;
-    Ok(ok(view(&p)))
+    let p = if wait == 0 { api.get(&id).await } else { api.wait_once(&id, wait).await };
+    Ok(ok(view(&p.map_err(|e| failure(&e))?)))
 }
 
 /// The permission prompt's answer; `asked` is the input the client asked about (the contract
@@ -446,65 +386,63 @@ fn permission(v: Verdict, asked: &Value) -> Value {
 
 /// Claude Code's permission prompt: always one answer, allow or deny, never an error (an
 /// error would leave the client without a decision).
-async fn permission_prompt(api: &Api, args: &Map<String, Value>, stop: &Stop) -> Outcome {
+async fn permission_prompt(api: &Client, args: &Map<String, Value>, stop: &Stop) -> Outcome {
     let deny = |m: String| ok(permission(Verdict::Deny(m), &Value::Null));
     let tool = match args.get("tool_name").and_then(Value::as_str) {
         Some(t) if !t.is_empty() => t.to_string(),
         _ => return deny("Assent: the permission request names no tool".into()),
     };
     let input = args.get("input").cloned().unwrap_or_else(|| json!({}));
-    let mut body = json!({
-        "kind": "tool.call",
-        "payload": {"tool": tool, "input": input},
-        "title": tool_call_title(&tool, &input),
-        "expires_in": PERMISSION_WAIT.as_secs() + 60,
-    });
     let key = args.get("tool_use_id").and_then(Value::as_str).map(|id| format!("mcp:{}", clip(id, 200)));
-    if key.is_none() {
-        body["summary"] = json!("Asked through the MCP permission prompt");
-    }
-    let p = match api.propose(&body, key.as_deref()).await {
-        Ok(p) => p,
-        Err(e) if e.code == "not_running" => return deny(format!("{}; denied for safety", e.message)),
-        Err(e) => return deny(format!("Assent refused the request ({}: {})", e.code, e.message)),
+    let g = Gate {
+        tool,
+        input: input.clone(),
+        summary: key.is_none().then(|| "Asked through the MCP permission prompt".to_string()),
+        session_id: None,
+        idempotency_key: key,
+        expires_in: PERMISSION_WAIT.as_secs() + 60,
+        wait: PERMISSION_WAIT,
     };
-    let id = p["id"].as_str().unwrap_or_default().to_string();
-    let deadline = Instant::now() + PERMISSION_WAIT;
-    let mut current = p;
-    while current["settled"] != true {
-        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
-        if left == 0 {
-            let _ = api.call(Method::DELETE, &format!("/proposals/{id}"), None, None, Duration::from_secs(10)).await;
-            return deny(format!(
-                "No decision in Assent within {} minutes (proposal {id} withdrawn)",
-                PERMISSION_WAIT.as_secs() / 60
-            ));
-        }
-        let got = tokio::select! {
-            r = api.get(&id, left.clamp(1, MAX_WAIT)) => r,
-            _ = stop.cancelled() => {
-                // Nobody is waiting for the answer any more: take the question out of the inbox.
-                let _ = api.call(Method::DELETE, &format!("/proposals/{id}"), None, None, Duration::from_secs(5)).await;
-                return deny(format!("The permission request was cancelled (proposal {id} withdrawn)"));
-            }
-        };
-        match got {
-            Ok(p) => current = p,
-            Err(e) => return deny(format!("Lost contact with Assent while waiting on {id} ({})", e.message)),
+    match gate(api, g, stop.cancelled()).await {
+        Gated::Decided { verdict, .. } => ok(permission(verdict, &input)),
+        Gated::NotRunning(e) => deny(format!("{}; denied for safety", message(&e))),
+        Gated::Refused(e) => deny(format!("Assent refused the request ({}: {})", e.code(), message(&e))),
+        Gated::TimedOut { id } => deny(format!(
+            "No decision in Assent within {} minutes (proposal {id} withdrawn)",
+            PERMISSION_WAIT.as_secs() / 60
+        )),
+        Gated::Stopped { id } => deny(format!("The permission request was cancelled (proposal {id} withdrawn)")),
+        Gated::Lost { id, error } => {
+            deny(format!("Lost contact with Assent while waiting on {id} ({})", message(&error)))
         }
     }
-    ok(permission(verdict_of(&current), &input))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A proposal as the API returns it: `fields` over a pending one.
+    fn proposal(fields: Value) -> Proposal {
+        let at = "1970-01-01T00:00:00.000Z";
+        let mut v = json!({"id": "p_0", "kind": "tool.call", "agent": "a", "payload": {}, "preview": null,
+            "status": "pending", "settled": false, "created_at": at, "updated_at": at, "expires_at": at});
+        if let (Some(m), Value::Object(f)) = (v.as_object_mut(), fields) {
+            m.extend(f);
+        }
+        if let Some(d) = v.get_mut("decision").and_then(Value::as_object_mut) {
+            for (k, x) in [("by", json!("owner")), ("channel", json!("app")), ("at", json!(at))] {
+                d.entry(k).or_insert(x);
+            }
+        }
+        serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     #[test]
     fn the_view_never_echoes_the_payload() {
         let p = json!({"id": "p_1", "kind": "file.write", "status": "pending", "settled": false,
             "payload": {"path": "/x", "content": "secret plan"}, "decision": null, "result": null, "error": null});
-        let v = view(&p);
+        let v = view(&proposal(p));
         assert!(!v.to_string().contains("secret plan"));
         assert!(v["message"].as_str().is_some_and(|m| m.contains("wait_for_decision")));
     }
@@ -513,13 +451,13 @@ mod tests {
     fn the_view_tells_what_to_do_next() {
         let refined = json!({"id": "p_2", "kind": "file.write", "status": "refined", "settled": true,
             "decision": {"outcome": "refine", "feedback": "keep the header", "edited_payload": null}});
-        let v = view(&refined);
+        let v = view(&proposal(refined));
         assert_eq!(v["feedback"], "keep the header");
         assert!(v["message"].as_str().is_some_and(|m| m.contains("supersedes set to p_2")));
         let approved = json!({"id": "p_3", "kind": "tool.call", "status": "approved", "settled": true,
             "decision": {"outcome": "approve", "edited_payload": {"tool": "Bash", "input": {"command": "ls"}}},
             "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
-        let v = view(&approved);
+        let v = view(&proposal(approved));
         assert_eq!(v["approved_input"], json!({"command": "ls"}));
         assert_eq!(v["edited_by_person"], true);
     }

@@ -8,34 +8,7 @@ use crate::time::Timestamp;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Normalizes an allowed host to an origin `scheme://host:port`. A bare host means HTTPS on
-/// 443; `http://` is accepted only for loopback hosts.
-pub fn normalize_origin(host: &str) -> Result<String, CoreError> {
-    let bad = |m: String| CoreError::invalid("invalid_host", m);
-    let with_scheme = if host.contains("://") { host.to_string() } else { format!("https://{host}") };
-    let u = url::Url::parse(&with_scheme).map_err(|e| bad(format!("`{host}` is not a host: {e}")))?;
-    if u.path() != "/" || u.query().is_some() || u.fragment().is_some() || !u.username().is_empty() {
-        return Err(bad(format!("`{host}` must be a host (optionally scheme://host:port), without a path")));
-    }
-    let h = u.host_str().ok_or_else(|| bad(format!("`{host}` has no host")))?;
-    match u.scheme() {
-        "https" => {}
-        "http" if is_loopback_host(h) => {}
-        "http" => return Err(bad(format!("`{host}`: plain http is allowed only for loopback hosts"))),
-        s => return Err(bad(format!("`{host}`: scheme {s} is not supported"))),
-    }
-    let port = u.port_or_known_default().ok_or_else(|| bad(format!("`{host}` has no port")))?;
-    Ok(format!("{}://{}:{}", u.scheme(), h, port))
-}
-
-/// True for `localhost`, 127.0.0.0/8 and `[::1]`.
-pub fn is_loopback_host(h: &str) -> bool {
-    if h == "localhost" {
-        return true;
-    }
-    let trimmed = h.trim_start_matches('[').trim_end_matches(']');
-    trimmed.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
+pub use crate::credentials::{is_loopback_host, normalize_origin};
 
 impl Engine {
     /// The credentials' metadata, by name.

@@ -1,0 +1,103 @@
+//! Gating one tool call: the flow the agent hooks and the MCP permission prompt share. File the
+//! call as a `tool.call` proposal, wait for the person up to a bound, and answer with a
+//! [`Verdict`]; a proposal nobody will read the answer to (the wait ran out, or the caller
+//! stopped waiting) is withdrawn, so the inbox never keeps a question nobody is waiting for.
+
+use crate::{Client, Error, Waited};
+use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
+use serde_json::{Value, json};
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+/// One tool call to gate.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    /// The tool's name.
+    pub tool: String,
+    /// Its input.
+    pub input: Value,
+    /// Context for the person (working folder, mode, ...): the client's words.
+    pub summary: Option<String>,
+    /// The agent's session.
+    pub session_id: Option<String>,
+    /// What identifies the call, so a retried call files once.
+    pub idempotency_key: Option<String>,
+    /// How long the proposal lives if the gate itself dies without withdrawing it.
+    pub expires_in: u64,
+    /// How long to wait for the person.
+    pub wait: Duration,
+}
+
+/// How gating ended.
+#[derive(Debug)]
+pub enum Gated {
+    /// The proposal settled: what the person decided (or that it expired or was withdrawn).
+    Decided {
+        /// The proposal.
+        id: String,
+        /// The answer.
+        verdict: Verdict,
+    },
+    /// Nobody decided in time; the proposal was withdrawn.
+    TimedOut {
+        /// The proposal.
+        id: String,
+    },
+    /// The caller stopped waiting; the proposal was withdrawn.
+    Stopped {
+        /// The proposal.
+        id: String,
+    },
+    /// No Assent could be talked to: nothing was filed.
+    NotRunning(Error),
+    /// Assent refused the proposal.
+    Refused(Error),
+    /// Contact was lost while waiting.
+    Lost {
+        /// The proposal.
+        id: String,
+        /// Why.
+        error: Error,
+    },
+}
+
+impl Gate {
+    /// The proposal's body.
+    fn body(&self) -> Value {
+        let mut body = json!({
+            "kind": "tool.call",
+            "payload": {"tool": self.tool, "input": self.input},
+            "title": tool_call_title(&self.tool, &self.input),
+            "expires_in": self.expires_in,
+        });
+        if let Some(s) = &self.summary {
+            body["summary"] = json!(s);
+        }
+        if let Some(s) = &self.session_id {
+            body["session_id"] = json!(s);
+        }
+        body
+    }
+}
+
+/// Files `g`, waits for the person until `g.wait` passes or `stop` resolves, and answers.
+pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> Gated {
+    let p = match client.propose(&g.body(), g.idempotency_key.as_deref()).await {
+        Ok(p) => p,
+        Err(e) if e.is_not_running() => return Gated::NotRunning(e),
+        Err(e) => return Gated::Refused(e),
+    };
+    let id = p.id.clone();
+    match client.wait_settled(p, Instant::now() + g.wait, stop).await {
+        Ok(Waited::Settled(p)) => Gated::Decided { id, verdict: verdict_of(&p) },
+        Ok(Waited::TimedOut(_)) => {
+            let _ = client.withdraw(&id).await;
+            Gated::TimedOut { id }
+        }
+        Ok(Waited::Stopped) => {
+            let _ = client.withdraw(&id).await;
+            Gated::Stopped { id }
+        }
+        Err(error) => Gated::Lost { id, error },
+    }
+}

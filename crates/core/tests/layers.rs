@@ -1,0 +1,114 @@
+//! The layers inside the core, checked on its sources: values (time, ids, canonical JSON,
+//! hidden characters, names, status, proposals, payloads, previews, credentials and origin
+//! rules) import nothing above them; contracts (the store trait, kinds, events) import only
+//! values; the engine sits on top. And no two modules import each other, directly or around a
+//! circle.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+const VALUES: [&str; 14] = [
+    "canonical",
+    "crash",
+    "credentials",
+    "error",
+    "invisible",
+    "names",
+    "payloads",
+    "preview",
+    "proposal",
+    "secret",
+    "status",
+    "stored",
+    "time",
+    "verdict",
+];
+const CONTRACTS: [&str; 3] = ["events", "kinds", "store"];
+const ENGINE: [&str; 1] = ["engine"];
+
+fn layer(module: &str) -> Option<usize> {
+    [&VALUES[..], &CONTRACTS[..], &ENGINE[..]].iter().position(|l| l.contains(&module))
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Which top-level module of the core each module's code (comments left out) names.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
+        let module = rel.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+        if module == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let entry = graph.entry(module.clone()).or_default();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for (i, _) in line.match_indices("crate::") {
+                let name: String =
+                    line[i + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if !name.is_empty() && name != module {
+                    entry.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn every_module_has_a_layer() {
+    for m in imports().keys() {
+        assert!(layer(m).is_some(), "module `{m}` of the core is in no layer: add it to tests/layers.rs");
+    }
+}
+
+#[test]
+fn no_layer_imports_a_layer_above_it() {
+    for (m, uses) in imports() {
+        let own = layer(&m).unwrap_or(usize::MAX);
+        for u in uses {
+            let theirs = layer(&u).unwrap_or(0);
+            assert!(theirs <= own, "`{m}` (layer {own}) imports `{u}` (layer {theirs}), which is above it");
+        }
+    }
+}
+
+#[test]
+fn no_circle_of_imports() {
+    let graph = imports();
+    // Depth-first search for a back edge, reporting the circle it closes.
+    fn visit(m: &str, graph: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) {
+        if let Some(i) = path.iter().position(|p| p == m) {
+            panic!("a circle of imports in the core: {} -> {m}", path[i..].join(" -> "));
+        }
+        if done.contains(m) {
+            return;
+        }
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            visit(next, graph, path, done);
+        }
+        path.pop();
+        done.insert(m.to_string());
+    }
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done);
+    }
+}
