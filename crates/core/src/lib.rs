@@ -16,10 +16,16 @@
 //!    on that proposal through [`events::Waiters`] ([`Engine::wait`]).
 //! 5. [`Engine::run_expiry`] expires what nobody decided.
 //!
-//! Modules: [`status`] (the machine), [`proposal`] (wire and storage types), [`kinds`] (the kind
-//! registry and `tool.call`), [`engine`], [`events`], [`store`] (the storage contract),
-//! [`invisible`] (flagging hidden characters), [`canonical`] (hashing payloads), [`secret`]
-//! (tokens), [`time`], [`error`], [`verdict`] (what agent hooks are told).
+//! Modules, in three layers that never import upward (`tests/layers.rs` checks it):
+//!
+//! - values: [`time`], [`canonical`] (hashing payloads), [`invisible`] (flagging hidden
+//!   characters), [`names`], [`status`] (the machine), [`proposal`] (wire and storage types),
+//!   [`payloads`] and [`preview`] (typed per kind), [`stored`] (previews as stored),
+//!   [`credentials`] (and origin rules), [`secret`] (tokens), [`verdict`] (what agent hooks are
+//!   told), [`error`], [`crash`];
+//! - contracts: [`store`] (the storage contract), [`kinds`] (the kind registry and
+//!   `tool.call`), [`events`];
+//! - [`engine`].
 
 pub mod canonical;
 pub mod crash;
