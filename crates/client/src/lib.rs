@@ -121,6 +121,8 @@ impl Client {
     /// A client that looks up the endpoint and the token on each request; `name` says which
     /// client it is (`cli`, `hook`, `mcp`).
     pub fn new(endpoint: Resolve<Endpoint>, token: Resolve<String>, name: &'static str) -> Result<Self, Error> {
+        // Whichever comes first installs the process's TLS provider; the others find it there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .no_proxy()
             .connect_timeout(Duration::from_secs(3))
