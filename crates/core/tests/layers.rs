@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 14] = [
+const VALUES: [&str; 15] = [
     "canonical",
     "crash",
     "credentials",
@@ -19,6 +19,7 @@ const VALUES: [&str; 14] = [
     "payloads",
     "preview",
     "proposal",
+    "rules",
     "secret",
     "status",
     "stored",
