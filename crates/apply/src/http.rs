@@ -189,7 +189,16 @@ fn effective_method(req: &payloads::HttpRequest) -> String {
 fn preview(req: &payloads::HttpRequest, creds: &BTreeMap<String, CredentialMeta>) -> Preview {
     let u = url::Url::parse(&req.url).ok();
     let mut found = BTreeMap::new();
-    invisible::scan_json(&json!(req), &mut found);
+    for text in [&req.method, &req.url].into_iter().chain(req.body.as_ref()).chain(req.credential.as_ref()) {
+        invisible::scan_str(text, &mut found);
+    }
+    for (k, v) in &req.headers {
+        invisible::scan_str(k, &mut found);
+        invisible::scan_str(v, &mut found);
+    }
+    if let Some(j) = &req.json {
+        invisible::scan_json(j, &mut found);
+    }
     let (body_kind, body_text) = match (&req.json, &req.body) {
         (Some(j), _) => ("json", serde_json::to_string_pretty(j).unwrap_or_default()),
         (None, Some(b)) => ("text", b.clone()),

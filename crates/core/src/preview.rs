@@ -298,7 +298,7 @@ impl Preview {
     /// Reads a stored (expanded) preview. Never fails: what fits no shape is
     /// [`Preview::Unreadable`].
     pub fn read(v: Value) -> Preview {
-        match serde_json::from_value::<Strict>(v.clone()) {
+        match Strict::deserialize(&v) {
             Ok(Strict::ToolCall(t)) => Preview::ToolCall(t),
             Ok(Strict::FileWrite(f)) => Preview::FileWrite(f),
             Ok(Strict::FileDelete(f)) => Preview::FileDelete(f),

@@ -41,12 +41,19 @@ fn has_hunks(preview: &Value) -> bool {
 
 /// The preview as it is stored: lines that show the payload's content lose their text.
 pub fn compact<'a>(payload: &Value, preview: &'a Value) -> Cow<'a, Value> {
-    if !has_hunks(preview) {
+    if !has_hunks(preview) || content_lines(payload).is_none() {
         return Cow::Borrowed(preview);
     }
-    let Some(content) = content_lines(payload) else { return Cow::Borrowed(preview) };
-    let mut out = preview.clone();
-    for hunk in out.get_mut("hunks").and_then(Value::as_array_mut).into_iter().flatten() {
+    Cow::Owned(compact_owned(payload, preview.clone()))
+}
+
+/// [`compact`], for a preview the caller no longer needs (nothing is copied).
+pub fn compact_owned(payload: &Value, mut preview: Value) -> Value {
+    if !has_hunks(&preview) {
+        return preview;
+    }
+    let Some(content) = content_lines(payload) else { return preview };
+    for hunk in preview.get_mut("hunks").and_then(Value::as_array_mut).into_iter().flatten() {
         for line in hunk.get_mut("lines").and_then(Value::as_array_mut).into_iter().flatten() {
             let Some(n) = line.get("new").and_then(Value::as_u64).map(|n| n as usize) else { continue };
             let same = match (n.checked_sub(1).and_then(|i| content.get(i)), line.get("text").and_then(Value::as_str)) {
@@ -61,7 +68,7 @@ pub fn compact<'a>(payload: &Value, preview: &'a Value) -> Cow<'a, Value> {
             *lines = runs(std::mem::take(lines));
         }
     }
-    Cow::Owned(out)
+    preview
 }
 
 /// A stripped line that is only its tag and numbers, as (tag, old, new).
@@ -163,8 +170,10 @@ pub struct StoredJson {
 impl StoredJson {
     /// Serializes `p`'s payload and compact preview.
     pub fn of(p: &crate::proposal::Proposal) -> Self {
-        let preview = p.preview.to_value();
-        StoredJson { payload: p.payload.to_string(), preview: compact(&p.payload, &preview).to_string() }
+        StoredJson {
+            payload: p.payload.to_string(),
+            preview: compact_owned(&p.payload, p.preview.to_value()).to_string(),
+        }
     }
 
     /// What they cost on disk.

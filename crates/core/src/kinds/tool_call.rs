@@ -48,6 +48,14 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     Ok(payloads::ToolCall { tool, input })
 }
 
+/// The stored payload of a call, its input moved rather than copied.
+fn into_payload(call: payloads::ToolCall) -> Value {
+    let mut m = Map::new();
+    m.insert("tool".into(), Value::String(call.tool));
+    m.insert("input".into(), call.input);
+    Value::Object(m)
+}
+
 /// The preview: the tool and its input, pretty-printed, with invisible characters flagged.
 pub fn preview(call: &payloads::ToolCall) -> Preview {
     let mut found = BTreeMap::new();
@@ -76,7 +84,7 @@ impl Kind for ToolCall {
     fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let call = normalize(payload)?;
         let preview = preview(&call);
-        Ok(Prepared { payload: json!(call), base: None, preview })
+        Ok(Prepared { payload: into_payload(call), base: None, preview })
     }
 
     fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
@@ -102,7 +110,7 @@ impl Kind for ToolCall {
             .cloned()
             .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
         normalize(json!({ "tool": payload.get("tool").cloned().unwrap_or(Value::Null), "input": input }))
-            .map(|c| json!(c))
+            .map(into_payload)
     }
 }
 
