@@ -4,7 +4,7 @@ use crate::client::{AgentAuth, Client};
 use crate::home::Home;
 use crate::{ExitError, exit, output};
 use anyhow::{Context, Result, bail};
-use assent_client::Waited;
+use assent_client::{Waited, enc};
 use assent_core::{Proposal, Status};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -131,8 +131,7 @@ pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
 
 /// Waits until `p` settles or `limit` passes (none: no limit): the proposal as last seen.
 async fn wait_until(client: &Client, p: Proposal, limit: Option<Duration>) -> Result<Proposal> {
-    // No limit is a deadline no wait reaches.
-    let deadline = Instant::now() + limit.unwrap_or(Duration::from_secs(100 * 365 * 24 * 3600));
+    let deadline = limit.map(|l| Instant::now() + l);
     match client.api.wait_settled(p, deadline, std::future::pending()).await.map_err(|e| client.failed(e))? {
         Waited::Settled(p) | Waited::TimedOut(p) => Ok(p),
         Waited::Stopped => bail!("the wait stopped without a reason"),
@@ -208,18 +207,6 @@ pub struct ListArgs {
     /// Which agent token to use.
     #[command(flatten)]
     pub auth: AgentAuth,
-}
-
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 /// `assent list`

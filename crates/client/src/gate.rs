@@ -88,7 +88,7 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
         Err(e) => return Gated::Refused(e),
     };
     let id = p.id.clone();
-    match client.wait_settled(p, Instant::now() + g.wait, stop).await {
+    match client.wait_settled(p, Some(Instant::now() + g.wait), stop).await {
         Ok(Waited::Settled(p)) => Gated::Decided { id, verdict: verdict_of(&p) },
         Ok(Waited::TimedOut(_)) => {
             let _ = client.withdraw(&id).await;

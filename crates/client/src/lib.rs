@@ -206,29 +206,17 @@ impl Client {
         Err(refusal(status, &v))
     }
 
-    async fn proposal(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<&Value>,
-        headers: &[(&str, String)],
-        timeout: Duration,
-    ) -> Result<Proposal, Error> {
-        let v = self.call(method, path, body, headers, timeout).await?;
-        serde_json::from_value(v).map_err(|e| Error::BadAnswer(format!("not a proposal: {e}")))
-    }
-
     /// Files a proposal (`{"kind", "payload", ...}`); a retry with the same idempotency key
     /// gets the first proposal back.
     pub async fn propose(&self, body: &Value, idempotency_key: Option<&str>) -> Result<Proposal, Error> {
         let headers: Vec<(&str, String)> =
             idempotency_key.map(|k| ("idempotency-key", k.to_string())).into_iter().collect();
-        self.proposal(Method::POST, "/proposals", Some(body), &headers, Duration::from_secs(30)).await
+        typed(self.call(Method::POST, "/proposals", Some(body), &headers, Duration::from_secs(30)).await?)
     }
 
     /// One proposal as it is now.
     pub async fn get(&self, id: &str) -> Result<Proposal, Error> {
-        self.proposal(Method::GET, &format!("/proposals/{}", enc(id)), None, &[], Duration::from_secs(30)).await
+        typed(self.call(Method::GET, &format!("/proposals/{}", enc(id)), None, &[], Duration::from_secs(30)).await?)
     }
 
     /// One long-poll: the proposal once it changes or settles, or after `secs` (at most
@@ -236,26 +224,27 @@ impl Client {
     pub async fn wait_once(&self, id: &str, secs: u64) -> Result<Proposal, Error> {
         let secs = secs.clamp(1, MAX_WAIT_STEP);
         let path = format!("/proposals/{}?wait={secs}", enc(id));
-        self.proposal(Method::GET, &path, None, &[], Duration::from_secs(secs + 15)).await
+        typed(self.call(Method::GET, &path, None, &[], Duration::from_secs(secs + 15)).await?)
     }
 
-    /// Waits until `current` settles, the deadline passes, or `stop` resolves: one loop of
-    /// long-polls for every client.
+    /// Waits until `current` settles, the deadline (if any) passes, or `stop` resolves: one
+    /// loop of long-polls for every client.
     pub async fn wait_settled(
         &self,
         current: Proposal,
-        deadline: Instant,
+        deadline: Option<Instant>,
         stop: impl Future<Output = ()>,
     ) -> Result<Waited, Error> {
         tokio::pin!(stop);
         let mut current = current;
         while !current.settled {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(Waited::TimedOut(current));
-            }
+            let step = match deadline.map(|d| d.saturating_duration_since(Instant::now())) {
+                Some(left) if left.is_zero() => return Ok(Waited::TimedOut(current)),
+                Some(left) => left.as_secs().max(1),
+                None => MAX_WAIT_STEP,
+            };
             tokio::select! {
-                r = self.wait_once(&current.id, left.as_secs().max(1)) => current = r?,
+                r = self.wait_once(&current.id, step) => current = r?,
                 () = &mut stop => return Ok(Waited::Stopped),
             }
         }
@@ -264,8 +253,13 @@ impl Client {
 
     /// Withdraws a pending proposal of this agent.
     pub async fn withdraw(&self, id: &str) -> Result<Proposal, Error> {
-        self.proposal(Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[], Duration::from_secs(10)).await
+        typed(self.call(Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[], Duration::from_secs(10)).await?)
     }
+}
+
+/// An answer read as a proposal.
+fn typed(v: Value) -> Result<Proposal, Error> {
+    serde_json::from_value(v).map_err(|e| Error::BadAnswer(format!("not a proposal: {e}")))
 }
 
 /// The error an API answer carries.

@@ -144,7 +144,7 @@ async fn a_wait_ends_at_its_deadline_with_the_proposal_as_last_seen() {
     let c = client(&url, Some(KEY.to_vec()));
     let p = c.get("p_1").await.unwrap();
     let t = Instant::now();
-    match c.wait_settled(p, Instant::now() + Duration::from_millis(1500), std::future::pending()).await.unwrap() {
+    match c.wait_settled(p, Some(Instant::now() + Duration::from_millis(1500)), std::future::pending()).await.unwrap() {
         Waited::TimedOut(p) => assert!(!p.settled),
         other => panic!("{other:?}"),
     }

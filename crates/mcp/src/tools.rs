@@ -49,27 +49,28 @@ pub fn clip(s: &str, max: usize) -> String {
 pub const NOT_RUNNING: &str = "Assent is not running on this machine (or was never started in this home), so nothing \
 was proposed; ask the person to open the Assent app or run `assent serve`";
 
-/// A failed call to Assent, as the model sees it.
-fn failure(e: &Error) -> Outcome {
+/// A failed call to Assent as the model reads it: a stable code and a message.
+fn explain(e: &Error) -> (String, String) {
     match e {
-        Error::NotRunning | Error::NoToken(_) => fail("not_running", NOT_RUNNING),
-        Error::Impostor { url } => fail(
-            "not_running",
+        Error::NotRunning | Error::NoToken(_) => ("not_running".into(), NOT_RUNNING.into()),
+        Error::Impostor { url } => (
+            "not_running".into(),
             format!(
                 "the program listening at {url} did not prove it is Assent, so nothing was sent to it; {NOT_RUNNING}"
             ),
         ),
         Error::Api { status: 401, code, message } => {
-            fail(code, format!("{message} (the agent token this MCP server uses is not accepted)"))
+            (code.clone(), format!("{message} (the agent token this MCP server uses is not accepted)"))
         }
-        Error::Api { code, message, .. } => fail(code, message.clone()),
-        other => fail(other.code(), other.to_string()),
+        Error::Api { code, message, .. } => (code.clone(), message.clone()),
+        other => (other.code().to_string(), other.to_string()),
     }
 }
 
-/// The message of a failure, for answers that must not be errors.
-fn message(e: &Error) -> String {
-    failure(e).body["error"]["message"].as_str().unwrap_or_default().to_string()
+/// A failed call to Assent, as the tool's error.
+fn failure(e: &Error) -> Outcome {
+    let (code, message) = explain(e);
+    fail(&code, message)
 }
 
 fn schema(properties: Value, required: &[&str]) -> Map<String, Value> {
@@ -405,15 +406,15 @@ async fn permission_prompt(api: &Client, args: &Map<String, Value>, stop: &Stop)
     };
     match gate(api, g, stop.cancelled()).await {
         Gated::Decided { verdict, .. } => ok(permission(verdict, &input)),
-        Gated::NotRunning(e) => deny(format!("{}; denied for safety", message(&e))),
-        Gated::Refused(e) => deny(format!("Assent refused the request ({}: {})", e.code(), message(&e))),
+        Gated::NotRunning(e) => deny(format!("{}; denied for safety", explain(&e).1)),
+        Gated::Refused(e) => deny(format!("Assent refused the request ({}: {})", e.code(), explain(&e).1)),
         Gated::TimedOut { id } => deny(format!(
             "No decision in Assent within {} minutes (proposal {id} withdrawn)",
             PERMISSION_WAIT.as_secs() / 60
         )),
         Gated::Stopped { id } => deny(format!("The permission request was cancelled (proposal {id} withdrawn)")),
         Gated::Lost { id, error } => {
-            deny(format!("Lost contact with Assent while waiting on {id} ({})", message(&error)))
+            deny(format!("Lost contact with Assent while waiting on {id} ({})", explain(&error).1))
         }
     }
 }
