@@ -3,19 +3,19 @@
 //! signal), hook re-runs with other flags, and tool arguments that break the declared schema.
 //! The MCP side speaks raw JSON-RPC over the real process's stdio, as any client does.
 
-use crate::harness::{BIN, Server};
+use crate::harness::{BIN, Server, stdout_lines};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// `assent mcp` on its own stdio.
 struct Mcp {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
+    lines: Receiver<String>,
 }
 
 impl Mcp {
@@ -30,17 +30,7 @@ impl Mcp {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if let Ok(v) = serde_json::from_str::<Value>(&line)
-                    && tx.send(v).is_err()
-                {
-                    break;
-                }
-            }
-        });
+        let lines = stdout_lines(&mut child);
         let mut m = Mcp { stdin: child.stdin.take(), child, lines };
         m.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}));
@@ -66,7 +56,8 @@ impl Mcp {
     fn answer(&mut self, id: u64) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok(v) = self.lines.recv_timeout(Duration::from_millis(200))
+            if let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200))
+                && let Ok(v) = serde_json::from_str::<Value>(&line)
                 && v["id"] == id
             {
                 return v;

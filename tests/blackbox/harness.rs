@@ -205,6 +205,20 @@ pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// The lines a child prints on its standard output, read on a thread as they come.
+pub fn stdout_lines(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
+    let out = child.stdout.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }

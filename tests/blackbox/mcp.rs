@@ -1,14 +1,13 @@
 //! `assent mcp` driven end to end by a real MCP client: the `mcp` package from PyPI, in a
 //! virtual environment the test creates on first use (`.ci/venv`, or `ASSENT_TEST_PYTHON`).
 
-use crate::harness::{BIN, Server, stderr, stdout};
+use crate::harness::{BIN, Server, stderr, stdout, stdout_lines};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 /// The version of the MCP Python SDK the tests use.
@@ -58,15 +57,7 @@ impl Client {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stdout_lines(&mut child);
         Client { child, lines }
     }
 
