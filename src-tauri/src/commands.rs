@@ -87,8 +87,38 @@ pub async fn decide(
     reason: Option<String>,
     feedback: Option<String>,
     edits: Option<Value>,
-) -> Res<Proposal> {
-    Ok(d.engine.decide(&actor(), &id, DecisionRequest { outcome, reason, feedback, edits }).await?)
+    allow_similar: Option<assent_core::proposal::AllowSimilar>,
+) -> Res<assent_core::engine::Decided> {
+    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar };
+    Ok(d.engine.decide_one(&actor(), &id, req).await?)
+}
+
+/// The rule "approve and allow similar" would save, in words, before it is saved.
+#[tauri::command]
+pub async fn similar_rule(d: State<'_, Desktop>, id: String) -> Res<assent_core::engine::rules::Similar> {
+    Ok(d.engine.similar(&id).await?)
+}
+
+/// The rules, with how many recent proposals each would have matched.
+#[tauri::command]
+pub async fn list_rules(d: State<'_, Desktop>) -> Res<assent_core::engine::rules::RuleList> {
+    Ok(d.engine.rules().await?)
+}
+
+/// The person adds a rule.
+#[tauri::command]
+pub async fn add_rule(
+    d: State<'_, Desktop>,
+    rule: assent_core::engine::rules::NewRule,
+) -> Res<assent_core::rules::Rule> {
+    Ok(d.engine.add_rule(&actor(), rule).await?)
+}
+
+/// The person removes a rule.
+#[tauri::command]
+pub async fn remove_rule(d: State<'_, Desktop>, id: String) -> Res<()> {
+    d.engine.remove_rule(&actor(), &id).await?;
+    Ok(())
 }
 
 /// The person decides several at once.

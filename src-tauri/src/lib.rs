@@ -147,6 +147,10 @@ pub fn run() {
             commands::app_info,
             commands::ui_ready,
             commands::pending_count,
+            commands::similar_rule,
+            commands::list_rules,
+            commands::add_rule,
+            commands::remove_rule,
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");

@@ -21,4 +21,5 @@ mod keychain;
 mod lifecycle;
 mod mcp;
 mod notify;
+mod rules;
 mod security;

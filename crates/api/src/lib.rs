@@ -123,7 +123,12 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/agents/{name}", axum::routing::delete(routes::admin::revoke_agent))
         .route("/audit", get(routes::admin::audit))
         .route("/credentials", get(routes::admin::list_credentials).post(routes::admin::add_credential))
-        .route("/credentials/{name}", axum::routing::delete(routes::admin::remove_credential));
+        .route("/credentials/{name}", axum::routing::delete(routes::admin::remove_credential))
+        .route("/rules", get(routes::rules::list).post(routes::rules::add))
+        .route("/rules/test", post(routes::rules::test))
+        .route("/rules/log", get(routes::rules::log))
+        .route("/rules/{id}", axum::routing::delete(routes::rules::remove))
+        .route("/proposals/{id}/similar", get(routes::rules::similar));
     Router::new()
         .nest("/v1", v1)
         .fallback(not_found)

@@ -211,6 +211,11 @@ impl Kind for FileWrite {
         true
     }
 
+    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
+        let path = payload.get("path").and_then(Value::as_str).map(str::to_string);
+        assent_core::rules::Facts { path, ..Default::default() }
+    }
+
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let (path, content) = self.normalize(payload, &ctx.agent)?;
         let (_, base, bytes) = current(&path).map_err(|e| refused(e, &path))?;
@@ -329,6 +334,11 @@ impl Kind for FileDelete {
     }
     fn destructive(&self, _payload: &Value) -> bool {
         true
+    }
+
+    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
+        let path = payload.get("path").and_then(Value::as_str).map(str::to_string);
+        assent_core::rules::Facts { path, ..Default::default() }
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {

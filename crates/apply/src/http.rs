@@ -174,9 +174,12 @@ fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, Core
     Ok(out)
 }
 
+/// Headers that override the request line's method (stored names are lower case).
+const METHOD_OVERRIDES: [&str; 3] = ["x-http-method-override", "x-http-method", "x-method-override"];
+
 /// The method a server may act on: an override header wins over the request line.
 fn effective_method(req: &payloads::HttpRequest) -> String {
-    ["x-http-method-override", "x-http-method", "x-method-override"]
+    METHOD_OVERRIDES
         .iter()
         .find_map(|h| req.headers.get(*h))
         .map(|m| m.trim().to_ascii_uppercase())
@@ -250,6 +253,21 @@ impl Kind for HttpRequest {
         payloads::read::<payloads::HttpRequest>("http.request", payload)
             .map(|r| r.method == "DELETE" || effective_method(&r) == "DELETE")
             .unwrap_or(true)
+    }
+
+    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
+        // Read field by field: the body is not copied.
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let headers = payload.get("headers").and_then(Value::as_object);
+        let overridden = METHOD_OVERRIDES.iter().find_map(|h| text(headers.and_then(|m| m.get(*h))));
+        let u = payload.get("url").and_then(Value::as_str).and_then(|u| url::Url::parse(u).ok());
+        assent_core::rules::Facts {
+            method: overridden.or_else(|| text(payload.get("method"))).map(|m| m.trim().to_ascii_uppercase()),
+            host: u.as_ref().and_then(|u| u.host_str()).map(str::to_ascii_lowercase),
+            origin: u.as_ref().map(origin_of),
+            credential: text(payload.get("credential")),
+            ..Default::default()
+        }
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {

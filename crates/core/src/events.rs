@@ -29,13 +29,20 @@ pub enum Event {
         /// Its previous status.
         from: Status,
     },
+    /// The person added or removed a rule (the person's clients only: agents never see it).
+    #[serde(rename = "rules.changed")]
+    RulesChanged {
+        /// The rule.
+        rule_id: String,
+    },
 }
 
 impl Event {
-    /// The proposal the event is about.
-    pub fn proposal(&self) -> &ProposalSummary {
+    /// The proposal the event is about (none for a change of rules).
+    pub fn proposal(&self) -> Option<&ProposalSummary> {
         match self {
-            Event::Created { proposal } | Event::Updated { proposal, .. } => proposal,
+            Event::Created { proposal } | Event::Updated { proposal, .. } => Some(proposal),
+            Event::RulesChanged { .. } => None,
         }
     }
 
@@ -44,6 +51,7 @@ impl Event {
         match self {
             Event::Created { .. } => "proposal.created",
             Event::Updated { .. } => "proposal.updated",
+            Event::RulesChanged { .. } => "rules.changed",
         }
     }
 }

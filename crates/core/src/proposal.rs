@@ -73,12 +73,25 @@ pub struct Decision {
     /// SHA-256 of the canonical JSON of the payload that was approved (edited or not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_sha256: Option<String>,
-    /// Who decided (`owner`, or the rule's name).
+    /// Who decided (`owner`, or `rule` when a rule did).
     pub by: String,
+    /// The rule that decided, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
     /// Through which channel.
     pub channel: Channel,
     /// When.
     pub at: Timestamp,
+}
+
+/// The rule behind a decision: its id and its words as they were when it decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RuleRef {
+    /// The rule's id.
+    pub id: String,
+    /// The rule in plain words.
+    pub description: String,
 }
 
 /// A stable error code and message, as stored on a failed proposal.
@@ -285,6 +298,20 @@ pub struct DecisionRequest {
     /// Changes to the payload (approve only), in the kind's edit form.
     #[serde(default)]
     pub edits: Option<Value>,
+    /// Also allow proposals like this one from now on (approve only, one proposal at a time):
+    /// Assent saves the narrowest rule that covers it and returns it with the decision.
+    #[serde(default)]
+    pub allow_similar: Option<AllowSimilar>,
+}
+
+/// "Approve and allow similar": how long the rule lasts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct AllowSimilar {
+    /// Seconds until the rule expires (none: until removed).
+    #[serde(default)]
+    pub expires_in: Option<i64>,
 }
 
 /// One row of the append-only audit log.

@@ -70,36 +70,28 @@ impl std::str::FromStr for Effect {
 pub struct RuleMatch {
     /// The agent's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub agent: Option<String>,
     /// The kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub kind: Option<String>,
     /// The tool's name, a glob (`tool.call`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub tool: Option<String>,
     /// The leading words of the tool's command (`tool.call` with a `command` input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub input: Option<String>,
     /// The file's path, a glob (file kinds, and a tool's `file_path`, `path` or
     /// `notebook_path` input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub path: Option<String>,
     /// The HTTP method.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub method: Option<String>,
     /// The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub host: Option<String>,
     /// The credential's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub credential: Option<String>,
 }
 
@@ -263,7 +255,10 @@ impl Compiled {
         let words = match m.input.as_deref() {
             None => None,
             Some(i) => Some(command_words(i).ok_or_else(|| {
-                bad("invalid_input", format!("`{i}` is not one plain command (no chaining, substitution or unclosed quotes)"))
+                bad(
+                    "invalid_input",
+                    format!("`{i}` is not one plain command (no chaining, substitution or unclosed quotes)"),
+                )
             })?),
         };
         if words.as_ref().is_some_and(Vec::is_empty) {
@@ -381,8 +376,10 @@ fn chains(cmd: &str) -> bool {
 }
 
 /// Words a deny rule looks past at the start of a command.
-const WRAPPERS: &[&str] =
-    &["nohup", "time", "command", "builtin", "exec", "noglob", "sudo", "doas", "env", "nice", "timeout", "stdbuf", "xargs"];
+const WRAPPERS: &[&str] = &[
+    "nohup", "time", "command", "builtin", "exec", "noglob", "sudo", "doas", "env", "nice", "timeout", "stdbuf",
+    "xargs",
+];
 
 fn is_assignment(w: &str) -> bool {
     match w.split_once('=') {
@@ -454,6 +451,8 @@ pub struct Candidate {
     pub compiled: Compiled,
     /// When it stops matching.
     pub expires_at: Option<Timestamp>,
+    /// Its note (a denied proposal's reason).
+    pub note: Option<String>,
 }
 
 impl Candidate {
@@ -547,14 +546,13 @@ impl RuleSet {
     /// The rule that decides for `s` at `now` (see the module's ranking); none when nothing
     /// matches (the answer is then `ask`).
     pub fn decide(&self, s: &Subject, now: Timestamp) -> Option<&Candidate> {
-        self.matching(s)
-            .into_iter()
-            .map(|i| &self.rules[i])
-            .filter(|r| r.live(now))
-            .fold(None, |best: Option<&Candidate>, r| match best {
+        self.matching(s).into_iter().map(|i| &self.rules[i]).filter(|r| r.live(now)).fold(
+            None,
+            |best: Option<&Candidate>, r| match best {
                 Some(b) if b.rank() >= r.rank() => Some(b),
                 _ => Some(r),
-            })
+            },
+        )
     }
 }
 
@@ -571,11 +569,9 @@ pub struct Rule {
     pub matches: RuleMatch,
     /// Set when it deliberately matches every proposal.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub everything: bool,
     /// The person's note (a denied proposal's reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub note: Option<String>,
     /// The rule in plain words.
     pub description: String,
@@ -589,6 +585,26 @@ pub struct Rule {
     pub expires_at: Option<Timestamp>,
     /// How many proposals it decided or sent to the inbox (the winning rule only).
     pub matched: u64,
+}
+
+/// One entry of the rule log: a rule added or removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RuleLogEntry {
+    /// Position in the log.
+    pub seq: i64,
+    /// The rule.
+    pub rule_id: String,
+    /// `added` or `removed`.
+    pub event: String,
+    /// Who.
+    pub actor: String,
+    /// Through which channel.
+    pub channel: crate::proposal::Channel,
+    /// When.
+    pub at: Timestamp,
+    /// The rule as it was.
+    pub rule: Rule,
 }
 
 fn code(s: &str) -> String {
@@ -686,6 +702,7 @@ mod tests {
             effect,
             compiled: Compiled::new(m, effect).unwrap_or_else(|e| panic!("{e}")),
             expires_at: None,
+            note: None,
         }
     }
 
@@ -878,7 +895,11 @@ mod tests {
                 1 => RuleMatch { tool: Some("mcp__*".into()), agent: Some(format!("a{i}")), ..Default::default() },
                 2 => RuleMatch { input: Some(format!("cmd{} sub", i % 7)), ..Default::default() },
                 3 => RuleMatch { path: Some(format!("/w/{}/**", i % 4)), ..Default::default() },
-                _ => RuleMatch { kind: Some("http.request".into()), host: Some(format!("h{}", i % 3)), ..Default::default() },
+                _ => RuleMatch {
+                    kind: Some("http.request".into()),
+                    host: Some(format!("h{}", i % 3)),
+                    ..Default::default()
+                },
             };
             rules.push(rule(&format!("r{i}"), [Effect::Allow, Effect::Deny][i % 2], m));
         }
@@ -930,8 +951,10 @@ mod tests {
         assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
         let rules = set(vec![rule("s", Effect::Allow, m)]);
         assert!(pick(&rules, &f).is_some());
-        let sibling = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/b.rs".into()), ..Default::default() });
-        let deeper = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/d/b.rs".into()), ..Default::default() });
+        let sibling =
+            Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/b.rs".into()), ..Default::default() });
+        let deeper =
+            Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/d/b.rs".into()), ..Default::default() });
         assert!(pick(&rules, &sibling).is_some());
         assert!(pick(&rules, &deeper).is_none());
     }

@@ -4,6 +4,7 @@
 use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
 use crate::proposal::{AgentInfo, AuditEntry, Channel, Decision, ErrorInfo, Proposal};
+use crate::rules::{Facts, Rule, RuleLogEntry};
 use crate::status::Status;
 use crate::time::Timestamp;
 use async_trait::async_trait;
@@ -32,6 +33,11 @@ pub struct NewRecord {
     pub origin: Option<(String, Channel)>,
     /// Its payload and preview as they are written (serialized once, by the caller).
     pub stored: crate::stored::StoredJson,
+    /// A rule's decision, made as it arrived: applied in the same transaction as the insert,
+    /// so no one ever sees it pending (and it does not count against the pending limit).
+    pub decided: Option<Transition>,
+    /// The rule that matched it, whose count goes up with the insert.
+    pub rule: Option<String>,
 }
 
 /// What an insert did.
@@ -175,4 +181,22 @@ pub trait Store: Send + Sync + 'static {
     async fn add_credential(&self, meta: CredentialMeta) -> Result<(), CoreError>;
     /// Removes a credential's metadata; false if there was none.
     async fn remove_credential(&self, name: &str) -> Result<bool, CoreError>;
+    /// Every rule, oldest first, with how many proposals each matched.
+    async fn rules(&self) -> Result<Vec<Rule>, CoreError>;
+    /// Adds a rule and logs it (`added`, by its creator).
+    async fn add_rule(&self, rule: Rule) -> Result<(), CoreError>;
+    /// Removes a rule and logs it (`removed`, by `actor`); the rule as it was, or none if there
+    /// was no such rule.
+    async fn remove_rule(
+        &self,
+        id: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<Option<Rule>, CoreError>;
+    /// The rule log after `after_seq`, in order.
+    async fn rule_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<RuleLogEntry>, CoreError>;
+    /// What rules see of the latest `limit` proposals (agent, kind, facts), newest first;
+    /// proposals whose content was pruned are left out.
+    async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError>;
 }

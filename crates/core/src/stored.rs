@@ -165,14 +165,17 @@ pub struct StoredJson {
     pub payload: String,
     /// The [`compact`] preview's JSON.
     pub preview: String,
+    /// What rules see of it ([`crate::rules::Facts`]), as JSON.
+    pub facts: Option<String>,
 }
 
 impl StoredJson {
-    /// Serializes `p`'s payload and compact preview.
-    pub fn of(p: &crate::proposal::Proposal) -> Self {
+    /// Serializes `p`'s payload and compact preview, and what rules see of it.
+    pub fn of(p: &crate::proposal::Proposal, facts: &crate::rules::Facts) -> Self {
         StoredJson {
             payload: p.payload.to_string(),
             preview: compact_owned(&p.payload, p.preview.to_value()).to_string(),
+            facts: serde_json::to_string(facts).ok(),
         }
     }
 

@@ -16,7 +16,7 @@ mod writer;
 
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
-use assent_core::proposal::{AgentInfo, AuditEntry, Proposal};
+use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
@@ -302,5 +302,75 @@ impl Store for SqliteStore {
     async fn remove_credential(&self, name: &str) -> Result<bool, CoreError> {
         let name = name.to_string();
         self.send(|reply| Op::RemoveCredential { name, reply }).await
+    }
+
+    async fn rules(&self) -> Result<Vec<assent_core::rules::Rule>, CoreError> {
+        let rows = sqlx::query(concat!("SELECT ", rows::rule_cols!(), " FROM rules ORDER BY seq"))
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.iter().map(rows::rule).collect::<Result<_, _>>()?)
+    }
+
+    async fn add_rule(&self, rule: assent_core::rules::Rule) -> Result<(), CoreError> {
+        self.send(|reply| Op::AddRule { rule: Box::new(rule), reply }).await
+    }
+
+    async fn remove_rule(
+        &self,
+        id: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<Option<assent_core::rules::Rule>, CoreError> {
+        let (id, actor) = (id.to_string(), actor.to_string());
+        self.send(|reply| Op::RemoveRule { id, actor, channel, at, reply }).await
+    }
+
+    async fn rule_log_after(
+        &self,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<assent_core::rules::RuleLogEntry>, CoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, rule_id, event, actor, channel, at, rule FROM rule_log WHERE seq > ? ORDER BY seq LIMIT ?",
+        )
+        .bind(after_seq)
+        .bind(i64::from(limit))
+        .fetch_all(&self.read)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|r| {
+                let rule: String = r.try_get("rule").map_err(db_err)?;
+                Ok(assent_core::rules::RuleLogEntry {
+                    seq: r.try_get("seq").map_err(db_err)?,
+                    rule_id: r.try_get("rule_id").map_err(db_err)?,
+                    event: r.try_get("event").map_err(db_err)?,
+                    actor: r.try_get("actor").map_err(db_err)?,
+                    channel: rows::channel(&r.try_get::<String, _>("channel").map_err(db_err)?)?,
+                    at: Timestamp(r.try_get("at").map_err(db_err)?),
+                    rule: serde_json::from_str(&rule).map_err(|e| StoreError::Corrupt(format!("rule log: {e}")))?,
+                })
+            })
+            .collect()
+    }
+
+    async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, assent_core::rules::Facts)>, CoreError> {
+        let rows =
+            sqlx::query("SELECT agent, kind, facts FROM proposals WHERE facts IS NOT NULL ORDER BY seq DESC LIMIT ?")
+                .bind(i64::from(limit))
+                .fetch_all(&self.read)
+                .await
+                .map_err(db_err)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let facts: String = r.try_get(2).map_err(db_err)?;
+            // A row this version cannot read is left out of a count, not an error.
+            if let Ok(f) = serde_json::from_str(&facts) {
+                out.push((r.try_get(0).map_err(db_err)?, r.try_get(1).map_err(db_err)?, f));
+            }
+        }
+        Ok(out)
     }
 }

@@ -111,3 +111,31 @@ pub(crate) fn credential(row: &SqliteRow) -> Result<assent_core::credentials::Cr
         created_at: Timestamp(row.try_get("created_at").map_err(db_err)?),
     })
 }
+
+/// The columns [`rule`] reads.
+macro_rules! rule_cols {
+    () => {
+        "id, effect, match, everything, note, created_by, created_channel, created_at, expires_at, matched"
+    };
+}
+pub(crate) use rule_cols;
+
+pub(crate) fn rule(row: &SqliteRow) -> Result<assent_core::rules::Rule, StoreError> {
+    use assent_core::rules::{Effect, RuleMatch, describe};
+    let effect: String = row.try_get("effect").map_err(db_err)?;
+    let effect: Effect = effect.parse().map_err(|()| StoreError::Corrupt(format!("rule effect `{effect}`")))?;
+    let matches: RuleMatch = json(row, "match")?.ok_or_else(|| StoreError::Corrupt("rule without a match".into()))?;
+    Ok(assent_core::rules::Rule {
+        id: row.try_get("id").map_err(db_err)?,
+        effect,
+        description: describe(effect, &matches),
+        matches,
+        everything: row.try_get::<i64, _>("everything").map_err(db_err)? != 0,
+        note: row.try_get("note").map_err(db_err)?,
+        created_by: row.try_get("created_by").map_err(db_err)?,
+        created_channel: channel(&row.try_get::<String, _>("created_channel").map_err(db_err)?)?,
+        created_at: Timestamp(row.try_get("created_at").map_err(db_err)?),
+        expires_at: row.try_get::<Option<i64>, _>("expires_at").map_err(db_err)?.map(Timestamp),
+        matched: row.try_get::<i64, _>("matched").map_err(db_err)?.max(0) as u64,
+    })
+}

@@ -30,7 +30,7 @@ fn owner() -> Actor {
 }
 
 fn approve() -> DecisionRequest {
-    DecisionRequest { outcome: Outcome::Approve, reason: None, feedback: None, edits: None }
+    DecisionRequest { outcome: Outcome::Approve, reason: None, feedback: None, edits: None, allow_similar: None }
 }
 
 async fn propose(e: &Engine, agent: &str, body: serde_json::Value) -> String {

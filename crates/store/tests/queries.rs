@@ -33,8 +33,16 @@ fn pending(n: i64) -> Proposal {
 
 async fn insert(s: &SqliteStore, n: i64) {
     let p = pending(n);
-    let stored = assent_core::stored::StoredJson::of(&p);
-    let rec = NewRecord { proposal: p, idempotency: None, max_pending: 1000, origin: None, stored };
+    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
+    let rec = NewRecord {
+        proposal: p,
+        idempotency: None,
+        max_pending: 1000,
+        origin: None,
+        stored,
+        decided: None,
+        rule: None,
+    };
     assert!(matches!(s.insert(rec).await, Ok(Inserted::Created { .. })));
 }
 

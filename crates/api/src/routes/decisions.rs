@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 /// The person, through the channel the request came by: the `assent` command says it is the
 /// CLI (`Assent-Client: cli`); any other client of the owner API is recorded as `api`.
-fn owner_actor(headers: &axum::http::HeaderMap) -> Actor {
+pub(crate) fn owner_actor(headers: &axum::http::HeaderMap) -> Actor {
     let cli = headers.get("assent-client").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cli"));
     Actor { by: "owner".into(), channel: if cli { Channel::Cli } else { Channel::Api } }
 }
@@ -23,8 +23,8 @@ pub async fn decide(
     headers: axum::http::HeaderMap,
     Path(id): Path<String>,
     Json(req): Json<DecisionRequest>,
-) -> Result<axum::Json<Proposal>, ApiError> {
-    Ok(axum::Json(s.engine.decide(&owner_actor(&headers), &id, req).await?))
+) -> Result<axum::Json<assent_core::engine::Decided>, ApiError> {
+    Ok(axum::Json(s.engine.decide_one(&owner_actor(&headers), &id, req).await?))
 }
 
 /// Body of `POST /v1/decisions`: a list of items, or a whole group.

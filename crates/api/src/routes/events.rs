@@ -1,4 +1,5 @@
-//! `GET /v1/events`: server-sent events of proposal changes. Agents see only their own.
+//! `GET /v1/events`: server-sent events of proposal changes (and, for the person, of rule
+//! changes). Agents see only their own proposals'.
 
 use crate::AppState;
 use crate::extract::Caller;
@@ -20,13 +21,18 @@ pub async fn events(
     let rx = s.engine.subscribe();
     let stream = BroadcastStream::new(rx).filter_map(move |item| match item {
         Ok(e) => {
+            // An agent sees its own proposals' events and nothing else (never the rules).
             if let Principal::Agent(a) = &who
-                && &e.proposal().agent != a
+                && e.proposal().is_none_or(|p| &p.agent != a)
             {
                 return None;
             }
+            let id = match &e {
+                assent_core::events::Event::RulesChanged { rule_id } => rule_id.clone(),
+                _ => e.proposal().map(|p| p.id.clone()).unwrap_or_default(),
+            };
             let data = serde_json::to_string(&e).unwrap_or_default();
-            Some(Ok(SseEvent::default().event(e.name()).id(e.proposal().id.clone()).data(data)))
+            Some(Ok(SseEvent::default().event(e.name()).id(id).data(data)))
         }
         // A slow reader missed events: tell it to re-read what it cares about.
         Err(BroadcastStreamRecvError::Lagged(n)) => {

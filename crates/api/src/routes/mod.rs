@@ -4,3 +4,4 @@ pub mod admin;
 pub mod decisions;
 pub mod events;
 pub mod proposals;
+pub mod rules;

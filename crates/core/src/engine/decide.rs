@@ -14,6 +14,17 @@ use serde::{Deserialize, Serialize};
 
 const REASON_MAX: usize = 10_000;
 
+/// A decision on one proposal, and the rule it saved ("allow similar").
+#[derive(Debug, Clone, Serialize)]
+pub struct Decided {
+    /// The proposal as it now is.
+    #[serde(flatten)]
+    pub proposal: Proposal,
+    /// The rule saved with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<crate::rules::Rule>,
+}
+
 /// One item of a batch decision.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +182,12 @@ impl Engine {
                 "a refine needs `feedback` telling the agent what to change",
             ));
         }
+        if req.allow_similar.is_some() {
+            return Err(CoreError::invalid(
+                "invalid_allow_similar",
+                "`allow_similar` goes with the approval of one proposal, not a batch or a group",
+            ));
+        }
         if req.outcome != Outcome::Approve && req.edits.is_some() {
             return Err(CoreError::invalid("invalid_edits", "edits go with approve only"));
         }
@@ -197,6 +214,7 @@ impl Engine {
                 edited_payload,
                 approved_sha256,
                 by: actor.by.clone(),
+                rule: None,
                 channel: actor.channel,
                 at: now,
             }),
@@ -211,17 +229,40 @@ impl Engine {
 
     /// A person decides one proposal.
     pub async fn decide(&self, actor: &Actor, id: &str, req: DecisionRequest) -> Result<Proposal, CoreError> {
+        Ok(self.decide_one(actor, id, req).await?.proposal)
+    }
+
+    /// A person decides one proposal, and with `allow_similar` also saves the rule that allows
+    /// proposals like it from now on (returned with the decision).
+    pub async fn decide_one(&self, actor: &Actor, id: &str, mut req: DecisionRequest) -> Result<Decided, CoreError> {
+        let similar = req.allow_similar.take();
+        if let Some(s) = &similar {
+            if req.outcome != Outcome::Approve {
+                return Err(CoreError::invalid("invalid_allow_similar", "`allow_similar` goes with approve only"));
+            }
+            if s.expires_in.is_some_and(|e| !(1..=super::rules::MAX_RULE_SECS).contains(&e)) {
+                return Err(CoreError::invalid(
+                    "invalid_expiry",
+                    format!("`allow_similar.expires_in` is between 1 and {} seconds", super::rules::MAX_RULE_SECS),
+                ));
+            }
+        }
         let p = self.get(&super::Principal::Owner, id).await?;
         self.refuse_if_expired(&p).await?;
         let t = self.plan(actor, &p, req)?;
         let from = [t.from];
         let done = self.inner.store.transition(vec![t], true).await?;
         self.announce(&from, &done);
-        match done.into_iter().next() {
-            Some(Transitioned::Done(p)) => Ok(p),
-            Some(Transitioned::Conflict(now)) => Err(invalid_state(id, now)),
-            None => Err(CoreError::invalid("internal", "no transition result")),
-        }
+        let p = match done.into_iter().next() {
+            Some(Transitioned::Done(p)) => p,
+            Some(Transitioned::Conflict(now)) => return Err(invalid_state(id, now)),
+            None => return Err(CoreError::invalid("internal", "no transition result")),
+        };
+        let rule = match similar {
+            Some(s) => Some(self.allow_similar(actor, &p, s.expires_in).await?),
+            None => None,
+        };
+        Ok(Decided { proposal: p, rule })
     }
 
     /// A person decides several proposals; each stands alone, and one that someone else
@@ -310,6 +351,7 @@ impl Engine {
                 reason: g.reason.clone(),
                 feedback: g.feedback.clone(),
                 edits: None,
+                allow_similar: None,
             };
             ts.push(self.plan(actor, p, req)?);
         }

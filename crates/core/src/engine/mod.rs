@@ -8,9 +8,10 @@ mod decide;
 mod expiry;
 mod propose;
 mod quota;
+pub mod rules;
 mod wait;
 
-pub use decide::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
+pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision};
 
 use crate::credentials::{CredentialMeta, SecretSource};
 use crate::error::CoreError;
@@ -122,6 +123,10 @@ pub(crate) struct Inner {
     pub(crate) secrets: Option<Arc<dyn SecretSource>>,
     pub(crate) credentials: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
     pub(crate) usage: quota::Usage,
+    /// The rules in force, compiled.
+    pub(crate) rules: RwLock<Arc<crate::rules::RuleSet>>,
+    /// Rule changes one at a time, so each reload sees the latest.
+    pub(crate) rule_changes: tokio::sync::Mutex<()>,
 }
 
 /// What an engine is built from.
@@ -154,6 +159,7 @@ impl Engine {
         let creds = store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
         let usage =
             quota::Usage::from_rows(store.stored_bytes_since(Timestamp(Timestamp::now().0 - 24 * 3600 * 1000)).await?);
+        let rules = rules::load(store.as_ref()).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 store,
@@ -169,6 +175,8 @@ impl Engine {
                 secrets,
                 credentials: RwLock::new(Arc::new(creds)),
                 usage,
+                rules: RwLock::new(Arc::new(rules)),
+                rule_changes: tokio::sync::Mutex::new(()),
             }),
         })
     }

@@ -146,12 +146,24 @@ impl Engine {
             class: kind.class(),
         };
         proposal.refresh_derived();
+        // The rules decide now, before it is stored: an allowed or denied proposal is filed
+        // already decided, in the same transaction, and is never pending.
+        let (facts, rule) = self.consult(agent, kind.as_ref(), &proposal.payload, now);
+        let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now));
         // Serialized here, once, off the store's single writer: the quota counts these bytes and
         // the store writes them as they are.
-        let stored = crate::stored::StoredJson::of(&proposal);
+        let stored = crate::stored::StoredJson::of(&proposal, &facts);
         let (bytes, at) = (stored.bytes(), proposal.created_at);
         self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
-        let rec = NewRecord { proposal, idempotency, max_pending: cfg.max_pending_per_agent, origin, stored };
+        let rec = NewRecord {
+            proposal,
+            idempotency,
+            max_pending: cfg.max_pending_per_agent,
+            origin,
+            stored,
+            decided,
+            rule: rule.map(|c| c.id),
+        };
         let inserted = match self.inner.store.insert(rec).await {
             Ok(Inserted::Existing(p)) => {
                 self.inner.usage.release(agent, bytes, at);
@@ -171,8 +183,16 @@ impl Engine {
                     self.inner.bus.publish(Event::Updated { proposal: old.summary_view(), from: Status::Pending });
                 }
                 self.inner.bus.publish(Event::Created { proposal: proposal.summary_view() });
-                if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) {
-                    self.inner.sweep_now.notify_one();
+                match proposal.status {
+                    Status::Pending => {
+                        if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) {
+                            self.inner.sweep_now.notify_one();
+                        }
+                    }
+                    Status::Approved if proposal.class == crate::status::KindClass::Applied => {
+                        self.spawn_apply(proposal.id.clone());
+                    }
+                    _ => {}
                 }
                 Ok(Proposed { proposal: proposal.for_agent(), created: true })
             }

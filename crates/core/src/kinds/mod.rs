@@ -91,6 +91,11 @@ pub trait Kind: Send + Sync {
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError>;
     /// Applies a person's edits to a stored payload; the result is validated like a new one.
     fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError>;
+    /// What rules see of a prepared payload: its tool and command, path, method, host and
+    /// credential, as they apply to this kind.
+    fn facts(&self, _payload: &Value) -> crate::rules::Facts {
+        crate::rules::Facts::default()
+    }
     /// Whether approving it from a notification is too dangerous (deletes): only "Open" is
     /// offered there.
     fn destructive(&self, _payload: &Value) -> bool {

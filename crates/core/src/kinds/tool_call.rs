@@ -81,6 +81,14 @@ impl Kind for ToolCall {
         KindClass::DecisionOnly
     }
 
+    fn facts(&self, payload: &Value) -> crate::rules::Facts {
+        match (payload.get("tool").and_then(Value::as_str), payload.get("input")) {
+            (Some(tool), Some(input)) => crate::rules::Facts::of_tool_call(tool, input),
+            (Some(tool), None) => crate::rules::Facts::of_tool_call(tool, &Value::Null),
+            _ => crate::rules::Facts::default(),
+        }
+    }
+
     fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let call = normalize(payload)?;
         let preview = preview(&call);

@@ -4,6 +4,8 @@ use super::Writer;
 use crate::db_err;
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
+use assent_core::proposal::Channel;
+use assent_core::rules::Rule;
 use assent_core::time::Timestamp;
 
 impl Writer {
@@ -115,5 +117,64 @@ impl Writer {
                 Ok(true)
             }
         }
+    }
+
+    async fn log_rule(
+        &mut self,
+        rule: &Rule,
+        event: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<(), CoreError> {
+        sqlx::query("INSERT INTO rule_log (rule_id, event, actor, channel, at, rule) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(&rule.id)
+            .bind(event)
+            .bind(actor)
+            .bind(channel.as_str())
+            .bind(at.0)
+            .bind(serde_json::to_string(rule).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+            .execute(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    pub(super) async fn add_rule(&mut self, rule: &Rule) -> Result<(), CoreError> {
+        sqlx::query(
+            "INSERT INTO rules (id, effect, match, everything, note, created_by, created_channel, created_at, expires_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&rule.id)
+        .bind(rule.effect.as_str())
+        .bind(serde_json::to_string(&rule.matches).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+        .bind(i64::from(rule.everything))
+        .bind(&rule.note)
+        .bind(&rule.created_by)
+        .bind(rule.created_channel.as_str())
+        .bind(rule.created_at.0)
+        .bind(rule.expires_at.map(|t| t.0))
+        .execute(&mut self.conn)
+        .await
+        .map_err(db_err)?;
+        self.log_rule(rule, "added", &rule.created_by, rule.created_channel, rule.created_at).await
+    }
+
+    pub(super) async fn remove_rule(
+        &mut self,
+        id: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<Option<Rule>, CoreError> {
+        let row = sqlx::query(concat!("SELECT ", crate::rows::rule_cols!(), " FROM rules WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        let Some(rule) = row.map(|r| crate::rows::rule(&r)).transpose()? else { return Ok(None) };
+        sqlx::query("DELETE FROM rules WHERE id = ?").bind(id).execute(&mut self.conn).await.map_err(db_err)?;
+        self.log_rule(&rule, "removed", actor, channel, at).await?;
+        Ok(Some(rule))
     }
 }

@@ -8,6 +8,7 @@ use crate::{db_err, rows};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
+use assent_core::rules::Rule;
 use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
@@ -29,6 +30,8 @@ pub(crate) enum Op {
     AddCredential { meta: CredentialMeta, reply: Reply<()> },
     RemoveCredential { name: String, reply: Reply<bool> },
     Prune { before: Timestamp, now: Timestamp, limit: u32, reply: Reply<u64> },
+    AddRule { rule: Box<Rule>, reply: Reply<()> },
+    RemoveRule { id: String, actor: String, channel: Channel, at: Timestamp, reply: Reply<Option<Rule>> },
 }
 
 impl Op {
@@ -38,7 +41,7 @@ impl Op {
     /// thread switches, so this is what makes group commit pay.
     fn self_contained(&self) -> bool {
         match self {
-            Op::Insert(rec, _) => rec.proposal.supersedes.is_none(),
+            Op::Insert(rec, _) => rec.proposal.supersedes.is_none() && rec.decided.is_none() && rec.rule.is_none(),
             Op::Transition(ts, atomic, _) => !*atomic && ts.len() == 1,
             _ => false,
         }
@@ -52,6 +55,7 @@ enum Done {
     Unit(Reply<()>, Result<(), CoreError>),
     Bool(Reply<bool>, Result<bool, CoreError>),
     Count(Reply<u64>, Result<u64, CoreError>),
+    Rule(Reply<Option<Rule>>, Result<Option<Rule>, CoreError>),
 }
 
 impl Done {
@@ -62,6 +66,7 @@ impl Done {
             Done::Unit(_, r) => r.is_ok(),
             Done::Bool(_, r) => r.is_ok(),
             Done::Count(_, r) => r.is_ok(),
+            Done::Rule(_, r) => r.is_ok(),
         }
     }
 
@@ -74,6 +79,7 @@ impl Done {
             Done::Unit(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Bool(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Count(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Rule(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
         }
     }
 }
@@ -190,6 +196,8 @@ impl Writer {
             Op::AddCredential { reply, .. } => drop(reply.send(Err(err()))),
             Op::RemoveCredential { reply, .. } => drop(reply.send(Err(err()))),
             Op::Prune { reply, .. } => drop(reply.send(Err(err()))),
+            Op::AddRule { reply, .. } => drop(reply.send(Err(err()))),
+            Op::RemoveRule { reply, .. } => drop(reply.send(Err(err()))),
         }
     }
 
@@ -221,6 +229,10 @@ impl Writer {
             }
             Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
             Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit).await),
+            Op::AddRule { rule, reply } => Done::Unit(reply, self.add_rule(&rule).await),
+            Op::RemoveRule { id, actor, channel, at, reply } => {
+                Done::Rule(reply, self.remove_rule(&id, &actor, channel, at).await)
+            }
             Op::RemoveCredential { name, reply } => {
                 let q = sqlx::query("DELETE FROM credentials WHERE name = ?").bind(name);
                 Done::Bool(reply, self.changed_one(q).await)
@@ -268,7 +280,7 @@ impl Writer {
             "INSERT INTO proposals (",
             plain::ROW_COLUMNS!(),
             ", supersedes, idempotency_key, request_sha256, created_by, created_channel) ",
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         );
         plain::bind_row(sqlx::query(sql), p, stored)
             .bind(p.supersedes.clone())
@@ -302,7 +314,9 @@ impl Writer {
                 return Ok(Inserted::Existing(existing));
             }
         }
-        self.check_pending_limit(&p.agent, rec.max_pending).await?;
+        if rec.decided.is_none() {
+            self.check_pending_limit(&p.agent, rec.max_pending).await?;
+        }
 
         let mut superseded = None;
         if let Some(prev) = &p.supersedes {
@@ -340,8 +354,23 @@ impl Writer {
         };
         self.insert_row(&p, key, hash, rec.origin.as_ref(), &rec.stored).await?;
         // Its first audit row comes from a trigger of the same statement (0003_audit_on_insert).
-        *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
-        Ok(Inserted::Created { proposal: p, superseded })
+        if let Some(rule) = &rec.rule {
+            sqlx::query("UPDATE rules SET matched = matched + 1 WHERE id = ?")
+                .bind(rule)
+                .execute(&mut self.conn)
+                .await
+                .map_err(db_err)?;
+        }
+        let Some(t) = rec.decided else {
+            *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
+            return Ok(Inserted::Created { proposal: p, superseded });
+        };
+        match self.transition(&t).await? {
+            Transitioned::Done(decided) => Ok(Inserted::Created { proposal: decided, superseded }),
+            Transitioned::Conflict(_) => {
+                Err(StoreError::Corrupt(format!("proposal {} changed as it was filed", p.id)).into())
+            }
+        }
     }
 
     async fn check_pending_limit(&mut self, agent: &str, max: u32) -> Result<(), CoreError> {

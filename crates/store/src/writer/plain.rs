@@ -16,14 +16,14 @@ use std::sync::Arc;
 macro_rules! ROW_COLUMNS {
     () => {
         "id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, status, \
-         created_at, updated_at, expires_at"
+         created_at, updated_at, expires_at, facts"
     };
 }
 pub(super) use ROW_COLUMNS;
 
 /// How many columns [`bind_row`] binds, and most rows one insert statement carries (SQLite
 /// allows 32,766 parameters; one statement per row count stays in the prepared-statement cache).
-const ROW_COLUMN_COUNT: usize = 15;
+const ROW_COLUMN_COUNT: usize = 16;
 const ROWS_PER_STATEMENT: usize = 64;
 
 type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
@@ -45,6 +45,7 @@ pub(super) fn bind_row<'q>(q: Query<'q>, p: &Proposal, stored: &'q StoredJson) -
         .bind(p.created_at.0)
         .bind(p.updated_at.0)
         .bind(p.expires_at.0)
+        .bind(stored.facts.as_deref())
 }
 
 impl Writer {
@@ -58,6 +59,7 @@ impl Writer {
         deferred: &mut Vec<(usize, StoredJson)>,
     ) -> Option<Op> {
         let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none() && rec.origin.is_none()
+            && rec.decided.is_none() && rec.rule.is_none()
             && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending)));
         if !plain {
             return Some(op);

@@ -41,7 +41,7 @@ impl Writer {
                 d
             });
             sqlx::query(
-                "UPDATE proposals SET pruned_at = ?, payload = ?, preview = ?, result = ?, decision = ? \
+                "UPDATE proposals SET pruned_at = ?, payload = ?, preview = ?, result = ?, decision = ?, facts = NULL \
                  WHERE id = ? AND pruned_at IS NULL",
             )
             .bind(now.0)

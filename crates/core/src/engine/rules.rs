@@ -1,0 +1,435 @@
+//! Rules in the engine: kept compiled in memory, consulted when a proposal arrives, changed by
+//! the person only (each change logged), and derived from a decision ("allow similar").
+
+use super::{Actor, Engine};
+use crate::error::CoreError;
+use crate::events::Event;
+use crate::kinds::{PrepareCtx, clip};
+use crate::proposal::{Decision, NewProposal, Outcome, Proposal, RuleRef};
+use crate::rules::{Candidate, Compiled, Effect, Facts, Rule, RuleMatch, RuleSet, Subject, describe};
+use crate::secret::{base32, random_bytes};
+use crate::status::{Action, Status, next};
+use crate::store::Transition;
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The longest a rule may last before it expires: one year (longer is "until removed").
+pub const MAX_RULE_SECS: i64 = 366 * 24 * 3600;
+/// The most rules one Assent keeps.
+pub const MAX_RULES: usize = 10_000;
+/// How many recent proposals the Rules page looks back over.
+pub const HISTORY: u32 = 10_000;
+const NOTE_MAX: usize = 1_000;
+
+/// Body of `POST /v1/rules`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRule {
+    /// What it does.
+    pub effect: Effect,
+    /// What it matches.
+    #[serde(rename = "match", default)]
+    pub matches: RuleMatch,
+    /// Set to make an empty match mean every proposal.
+    #[serde(default)]
+    pub everything: bool,
+    /// Seconds until it stops matching (none: until removed).
+    #[serde(default)]
+    pub expires_in: Option<i64>,
+    /// A note (a denied proposal's reason).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A rule with what the Rules page shows next to it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RuleView {
+    /// The rule.
+    #[serde(flatten)]
+    pub rule: Rule,
+    /// How many of the latest proposals (up to 10,000) it matches, whatever decided them.
+    pub would_have_matched: u64,
+}
+
+/// The rules, for the Rules page.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RuleList {
+    /// Oldest first.
+    pub items: Vec<RuleView>,
+    /// How many recent proposals `would_have_matched` looked at.
+    pub recent: u64,
+}
+
+/// What the rules say about a proposal.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Verdict {
+    /// `allow`, `deny` or `ask`.
+    pub effect: Effect,
+    /// The rule that decides; none when no rule matches (the answer is then `ask`).
+    pub rule: Option<Rule>,
+}
+
+/// The rule "allow similar" would save, before it is saved.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Similar {
+    /// Its match.
+    #[serde(rename = "match")]
+    pub matches: RuleMatch,
+    /// It in plain words.
+    pub description: String,
+}
+
+fn invalid(code: &'static str, message: impl Into<String>) -> CoreError {
+    CoreError::invalid(code, message)
+}
+
+fn new_rule_id() -> String {
+    let mut id = String::from("r_");
+    id.push_str(&base32(&random_bytes::<10>())[..12]);
+    id
+}
+
+/// The decision a rule makes, as the transition that records it.
+pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Option<Transition> {
+    let (outcome, action) = match c.effect {
+        Effect::Allow => (Outcome::Approve, Action::Approve),
+        Effect::Deny => (Outcome::Reject, Action::Reject),
+        Effect::Ask => return None,
+    };
+    let to = next(Status::Pending, action, p.class).ok()?;
+    let description = describe(c.effect, c.compiled.source());
+    let reason = match c.effect {
+        Effect::Deny => Some(c.note.clone().unwrap_or_else(|| format!("refused by a rule: {description}"))),
+        _ => None,
+    };
+    let detail = serde_json::json!({
+        "outcome": outcome,
+        "reason": reason,
+        "rule": c.id,
+        "description": description,
+    });
+    Some(Transition {
+        id: p.id.clone(),
+        from: Status::Pending,
+        to,
+        decision: Some(Decision {
+            outcome,
+            reason,
+            feedback: None,
+            edited_payload: None,
+            approved_sha256: (outcome == Outcome::Approve).then(|| crate::canonical::canonical_sha256(&p.payload)),
+            by: "rule".into(),
+            rule: Some(RuleRef { id: c.id.clone(), description }),
+            channel: crate::proposal::Channel::Rule,
+            at: now,
+        }),
+        result: None,
+        error: None,
+        at: now,
+        actor: "rule".into(),
+        channel: crate::proposal::Channel::Rule,
+        detail: Some(detail),
+    })
+}
+
+fn compile(rules: &[Rule]) -> RuleSet {
+    let mut cands = Vec::with_capacity(rules.len());
+    for r in rules {
+        match Compiled::new(r.matches.clone(), r.effect) {
+            Ok(compiled) => cands.push(Candidate {
+                id: r.id.clone(),
+                effect: r.effect,
+                compiled,
+                expires_at: r.expires_at,
+                note: r.note.clone(),
+            }),
+            Err(e) => tracing::error!(rule = %r.id, error = %e, "a stored rule no longer compiles; it is not applied"),
+        }
+    }
+    RuleSet::new(cands).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "the rules do not compile together; none is applied");
+        RuleSet::default()
+    })
+}
+
+pub(super) async fn load(store: &dyn crate::store::Store) -> Result<RuleSet, CoreError> {
+    Ok(compile(&store.rules().await?))
+}
+
+impl Engine {
+    /// The rule set in force.
+    pub(super) fn rule_set(&self) -> Arc<RuleSet> {
+        self.inner.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Reads the rules again and compiles them (after a change).
+    async fn reload_rules(&self) -> Result<(), CoreError> {
+        let set = load(self.inner.store.as_ref()).await?;
+        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
+        Ok(())
+    }
+
+    /// Checks a match and puts it in its stored form (method upper case, host lower case, an
+    /// origin normalized).
+    fn check_match(&self, effect: Effect, m: RuleMatch) -> Result<RuleMatch, CoreError> {
+        let mut m = m;
+        let mismatch = |field: &str, kinds: &str| {
+            invalid(
+                "invalid_match",
+                format!("`{field}` matches only {kinds}; this rule names kind `{}`", m.kind.as_deref().unwrap_or("")),
+            )
+        };
+        let kind = m.kind.clone();
+        let kind_is = |ks: &[&str]| kind.as_deref().is_none_or(|k| ks.contains(&k));
+        if let Some(k) = &m.kind {
+            self.inner.kinds.get(k)?;
+        }
+        if let Some(a) = &m.agent {
+            crate::names::validate_agent_name(a)?;
+        }
+        for (field, v) in [("tool", &m.tool), ("input", &m.input), ("path", &m.path)] {
+            if v.as_deref()
+                .is_some_and(|v| v.trim().is_empty() || v.chars().count() > 1000 || v.chars().any(char::is_control))
+            {
+                return Err(invalid(
+                    "invalid_match",
+                    format!("`{field}` is empty, too long or has control characters"),
+                ));
+            }
+        }
+        if (m.tool.is_some() || m.input.is_some()) && !kind_is(&["tool.call"]) {
+            return Err(mismatch(if m.input.is_some() { "input" } else { "tool" }, "tool.call"));
+        }
+        if m.path.is_some() && !kind_is(&["file.write", "file.delete", "tool.call"]) {
+            return Err(mismatch("path", "file.write, file.delete and tool.call"));
+        }
+        if let Some(p) = &m.path
+            && !(p.starts_with('/') || p.starts_with("**"))
+        {
+            return Err(invalid(
+                "invalid_glob",
+                format!("`{p}`: a path glob is absolute (starts with `/`) or starts with `**`"),
+            ));
+        }
+        for (field, present) in
+            [("method", m.method.is_some()), ("host", m.host.is_some()), ("credential", m.credential.is_some())]
+        {
+            if present && !kind_is(&["http.request"]) {
+                return Err(mismatch(field, "http.request"));
+            }
+        }
+        if let Some(x) = &m.method {
+            let up = x.trim().to_ascii_uppercase();
+            if up.is_empty() || up.len() > 20 || !up.chars().all(|c| c.is_ascii_uppercase()) {
+                return Err(invalid("invalid_match", format!("`{}` is not an HTTP method", clip(x, 40))));
+            }
+            m.method = Some(up);
+        }
+        if let Some(h) = &m.host {
+            m.host = Some(if h.contains("://") {
+                crate::credentials::normalize_origin(h)?
+            } else {
+                let bare = h.trim().trim_end_matches('.').to_ascii_lowercase();
+                let ok = !bare.is_empty()
+                    && bare.len() <= 253
+                    && bare
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']' | ':'));
+                if !ok {
+                    return Err(invalid("invalid_host", format!("`{}` is not a host name", clip(h, 80))));
+                }
+                bare
+            });
+        }
+        if let Some(c) = &m.credential
+            && !self.credential_map().contains_key(c)
+        {
+            return Err(invalid("unknown_credential", format!("no credential `{}`", clip(c, 64))));
+        }
+        Compiled::new(m.clone(), effect).map_err(|e| invalid(e.code, e.message))?;
+        Ok(m)
+    }
+
+    /// The person adds a rule. Refused (422, stable codes): an `allow` that matches everything
+    /// without `everything: true`; `everything` with a match; bad globs, unknown kinds or
+    /// credentials, fields that do not apply to the kind named; expiries out of range.
+    pub async fn add_rule(&self, actor: &Actor, req: NewRule) -> Result<Rule, CoreError> {
+        let m = self.check_match(req.effect, req.matches)?;
+        if req.everything && !m.is_empty() {
+            return Err(invalid("invalid_match", "`everything: true` goes with an empty match"));
+        }
+        if m.is_empty() && req.effect == Effect::Allow && !req.everything {
+            return Err(invalid(
+                "too_broad",
+                "this rule would allow every proposal of every agent; name what it matches, or say `\"everything\": true`",
+            ));
+        }
+        let now = Timestamp::now();
+        let expires_at = match req.expires_in {
+            None => None,
+            Some(s) if (1..=MAX_RULE_SECS).contains(&s) => Some(now.plus_secs(s as u64)),
+            Some(s) => {
+                return Err(invalid(
+                    "invalid_expiry",
+                    format!(
+                        "`expires_in` is {s}; it is between 1 and {MAX_RULE_SECS} seconds (leave it out: until removed)"
+                    ),
+                ));
+            }
+        };
+        let note = match req.note {
+            Some(n) if n.chars().count() > NOTE_MAX || n.chars().any(|c| c.is_control() && c != '\n') => {
+                return Err(invalid(
+                    "invalid_field",
+                    format!("`note` is longer than {NOTE_MAX} characters or has control characters"),
+                ));
+            }
+            Some(n) if n.trim().is_empty() => None,
+            other => other,
+        };
+        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        if self.rule_set().len() >= MAX_RULES {
+            return Err(CoreError::TooMany {
+                code: "too_many_rules",
+                message: format!("Assent keeps at most {MAX_RULES} rules; remove some first"),
+            });
+        }
+        let rule = Rule {
+            id: new_rule_id(),
+            effect: req.effect,
+            description: describe(req.effect, &m),
+            matches: m,
+            everything: req.everything,
+            note,
+            created_by: actor.by.clone(),
+            created_channel: actor.channel,
+            created_at: now,
+            expires_at,
+            matched: 0,
+        };
+        self.inner.store.add_rule(rule.clone()).await?;
+        self.reload_rules().await?;
+        self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
+        Ok(rule)
+    }
+
+    /// The person removes a rule.
+    pub async fn remove_rule(&self, actor: &Actor, id: &str) -> Result<Rule, CoreError> {
+        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, Timestamp::now()).await?;
+        let rule = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
+        self.reload_rules().await?;
+        self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
+        Ok(rule)
+    }
+
+    /// Every rule, with how many of the latest proposals each would have matched.
+    pub async fn rules(&self) -> Result<RuleList, CoreError> {
+        let rules = self.inner.store.rules().await?;
+        let recent = self.inner.store.recent_facts(HISTORY).await?;
+        let set = compile(&rules);
+        let mut counts = std::collections::HashMap::<&str, u64>::new();
+        for (agent, kind, facts) in recent.iter() {
+            let s = Subject::new(agent.clone(), kind.clone(), facts.clone());
+            for i in set.matching(&s) {
+                *counts.entry(set.rules()[i].id.as_str()).or_default() += 1;
+            }
+        }
+        let items = rules
+            .iter()
+            .map(|r| RuleView { would_have_matched: counts.get(r.id.as_str()).copied().unwrap_or(0), rule: r.clone() })
+            .collect();
+        Ok(RuleList { items, recent: recent.len() as u64 })
+    }
+
+    /// The rule log after `after_seq` (for export).
+    pub async fn rule_log_after(
+        &self,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<crate::rules::RuleLogEntry>, CoreError> {
+        self.inner.store.rule_log_after(after_seq, limit).await
+    }
+
+    /// What the rules in force say about a proposal `agent` might make (`body` as it would be
+    /// posted). Nothing is stored; the kind validates the payload as it would on posting.
+    pub async fn test_rules(&self, agent: &str, body: Value) -> Result<Verdict, CoreError> {
+        crate::names::validate_agent_name(agent)?;
+        let req: NewProposal =
+            serde_json::from_value(body).map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
+        let kind = self.inner.kinds.get(&req.kind)?.clone();
+        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
+        let prepared = if kind.blocking() {
+            let k = kind.clone();
+            let payload = req.payload;
+            tokio::task::spawn_blocking(move || k.prepare(payload, &ctx))
+                .await
+                .map_err(|e| invalid("invalid_payload", format!("could not prepare the payload: {e}")))??
+        } else {
+            kind.prepare(req.payload, &ctx)?
+        };
+        let subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
+        let set = self.rule_set();
+        let Some(c) = set.decide(&subject, Timestamp::now()) else {
+            return Ok(Verdict { effect: Effect::Ask, rule: None });
+        };
+        let (effect, id) = (c.effect, c.id.clone());
+        let rule = self.inner.store.rules().await?.into_iter().find(|r| r.id == id);
+        Ok(Verdict { effect, rule })
+    }
+
+    /// What rules see of a stored proposal (its approved payload when the person edited it).
+    fn subject_of(&self, p: &Proposal) -> Result<Subject, CoreError> {
+        let kind = self.inner.kinds.get(&p.kind)?;
+        let payload = p.decision.as_ref().and_then(|d| d.edited_payload.as_ref()).unwrap_or(&p.payload);
+        if p.pruned_at.is_some() {
+            return Err(CoreError::InvalidState {
+                message: format!("proposal `{}` is past the retention; its content was pruned", clip(&p.id, 80)),
+            });
+        }
+        Ok(Subject::new(p.agent.clone(), p.kind.clone(), kind.facts(payload)))
+    }
+
+    /// The rule "allow similar" would make from a proposal, in words, without saving it.
+    pub async fn similar(&self, id: &str) -> Result<Similar, CoreError> {
+        let p = self.get(&super::Principal::Owner, id).await?;
+        let m = crate::rules::similar(&self.subject_of(&p)?);
+        Ok(Similar { description: describe(Effect::Allow, &m), matches: m })
+    }
+
+    /// Saves the "allow similar" rule of a proposal the person just approved.
+    pub(super) async fn allow_similar(
+        &self,
+        actor: &Actor,
+        p: &Proposal,
+        expires_in: Option<i64>,
+    ) -> Result<Rule, CoreError> {
+        let m = crate::rules::similar(&self.subject_of(p)?);
+        let note = Some(format!("allowed like proposal {}", p.id));
+        self.add_rule(actor, NewRule { effect: Effect::Allow, matches: m, everything: false, expires_in, note }).await
+    }
+
+    /// The facts of a prepared payload and the rule that decides it now, if any.
+    pub(super) fn consult(
+        &self,
+        agent: &str,
+        kind: &dyn crate::kinds::Kind,
+        payload: &Value,
+        now: Timestamp,
+    ) -> (Facts, Option<Candidate>) {
+        let facts = kind.facts(payload);
+        let set = self.rule_set();
+        if set.is_empty() {
+            return (facts, None);
+        }
+        let subject = Subject::new(agent, kind.name(), facts);
+        let winner = set.decide(&subject, now).cloned();
+        (subject.facts, winner)
+    }
+}
