@@ -17,4 +17,8 @@ proposal: ProposalSummary,
 /**
  * Its previous status.
  */
-from: Status, };
+from: Status, } | { "type": "rules.changed", 
+/**
+ * The rule.
+ */
+rule_id: string, };

@@ -21,7 +21,8 @@ tool?: string | null,
  */
 input?: string | null, 
 /**
- * The file's path, a glob (file kinds).
+ * The file's path, a glob (file kinds, and a tool's `file_path`, `path` or
+ * `notebook_path` input).
  */
 path?: string | null, 
 /**
@@ -29,7 +30,7 @@ path?: string | null,
  */
 method?: string | null, 
 /**
- * The HTTP host.
+ * The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`).
  */
 host?: string | null, 
 /**

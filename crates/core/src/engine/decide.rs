@@ -16,6 +16,7 @@ const REASON_MAX: usize = 10_000;
 
 /// A decision on one proposal, and the rule it saved ("allow similar").
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Decided {
     /// The proposal as it now is.
     #[serde(flatten)]

@@ -26,6 +26,7 @@ const NOTE_MAX: usize = 1_000;
 /// Body of `POST /v1/rules`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct NewRule {
     /// What it does.
     pub effect: Effect,
