@@ -311,6 +311,7 @@ pub struct DecisionRequest {
 pub struct AllowSimilar {
     /// Seconds until the rule expires (none: until removed).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number | null", optional))]
     pub expires_in: Option<i64>,
 }
 

@@ -584,6 +584,7 @@ pub struct Rule {
     /// When it stops matching (none: until removed).
     pub expires_at: Option<Timestamp>,
     /// How many proposals it decided or sent to the inbox (the winning rule only).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub matched: u64,
 }
 
@@ -592,6 +593,7 @@ pub struct Rule {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RuleLogEntry {
     /// Position in the log.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seq: i64,
     /// The rule.
     pub rule_id: String,

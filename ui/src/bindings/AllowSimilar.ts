@@ -7,4 +7,4 @@ export type AllowSimilar = {
 /**
  * Seconds until the rule expires (none: until removed).
  */
-expires_in: bigint | null, };
+expires_in?: number | null, };

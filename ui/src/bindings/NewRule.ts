@@ -21,8 +21,8 @@ everything: boolean,
 /**
  * Seconds until it stops matching (none: until removed).
  */
-expires_in: bigint | null, 
+expires_in?: number | null, 
 /**
  * A note (a denied proposal's reason).
  */
-note: string | null, };
+note?: string, };

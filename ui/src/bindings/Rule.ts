@@ -51,4 +51,4 @@ expires_at: Timestamp | null,
 /**
  * How many proposals it decided or sent to the inbox (the winning rule only).
  */
-matched: bigint, };
+matched: number, };

@@ -12,4 +12,4 @@ items: Array<RuleView>,
 /**
  * How many recent proposals `would_have_matched` looked at.
  */
-recent: bigint, };
+recent: number, };

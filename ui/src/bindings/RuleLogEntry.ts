@@ -10,7 +10,7 @@ export type RuleLogEntry = {
 /**
  * Position in the log.
  */
-seq: bigint, 
+seq: number, 
 /**
  * The rule.
  */

@@ -11,7 +11,7 @@ export type RuleView = {
 /**
  * How many of the latest proposals (up to 10,000) it matches, whatever decided them.
  */
-would_have_matched: bigint, 
+would_have_matched: number, 
 /**
  * Its id (`r_...`).
  */
@@ -55,4 +55,4 @@ expires_at: Timestamp | null,
 /**
  * How many proposals it decided or sent to the inbox (the winning rule only).
  */
-matched: bigint, };
+matched: number, };

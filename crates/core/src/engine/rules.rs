@@ -38,9 +38,11 @@ pub struct NewRule {
     pub everything: bool,
     /// Seconds until it stops matching (none: until removed).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number | null", optional))]
     pub expires_in: Option<i64>,
     /// A note (a denied proposal's reason).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub note: Option<String>,
 }
 
@@ -52,6 +54,7 @@ pub struct RuleView {
     #[serde(flatten)]
     pub rule: Rule,
     /// How many of the latest proposals (up to 10,000) it matches, whatever decided them.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub would_have_matched: u64,
 }
 
@@ -62,6 +65,7 @@ pub struct RuleList {
     /// Oldest first.
     pub items: Vec<RuleView>,
     /// How many recent proposals `would_have_matched` looked at.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub recent: u64,
 }
 
