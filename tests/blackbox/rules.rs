@@ -1,7 +1,7 @@
 //! Rules: allowed proposals are filed approved (and applied), denied ones rejected, both at
 //! once and audited with the rule; the rules are the person's only; bad rules are refused.
 
-use crate::harness::Server;
+use crate::harness::{Server, stderr, stdout};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -299,4 +299,116 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["results"][0]["error"]["code"], "invalid_allow_similar", "{v}");
+}
+
+#[tokio::test]
+async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_similar() {
+    let s = Server::start().await;
+    let ok = |o: &std::process::Output| assert!(o.status.success(), "{}{}", stdout(o), stderr(o));
+    let out = s.cli(&["rule", "add", "allow", "--tool", "Bash", "--input", "cargo test", "--for", "1h"]);
+    ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains("allow any agent to run `cargo test …` with tool `Bash`"), "{text}");
+    assert!(text.contains("expires: in 59 min") || text.contains("expires: in 60 min"), "{text}");
+    let id = text.split_whitespace().next().unwrap().to_string();
+    let out = s.cli(&["rule", "add", "deny", "--input", "rm", "--note", "no deletes"]);
+    ok(&out);
+    let out = s.cli(&["rule", "add", "allow"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("would allow every proposal"), "{}", stderr(&out));
+
+    let out = s.cli(&["rule", "test", "--tool", "Bash", "--command", "cargo test -p x"]);
+    ok(&out);
+    assert!(stdout(&out).starts_with(&format!("allow: rule {id}")), "{}", stdout(&out));
+    let out = s.cli(&["rule", "test", "--tool", "Bash", "--command", "ls"]);
+    assert!(stdout(&out).starts_with("ask: no rule matches"), "{}", stdout(&out));
+
+    assert_eq!(propose(&s, bash("cargo test")).await["status"], "approved");
+    let out = s.cli(&["rule", "list"]);
+    ok(&out);
+    let list = stdout(&out);
+    let line = list.lines().find(|l| l.starts_with(&id)).unwrap_or_else(|| panic!("{list}"));
+    assert!(line.contains("allow") && line.contains(" 1 ") && line.contains("1/1"), "{line}");
+
+    let out = s.cli(&["rule", "remove", &id]);
+    ok(&out);
+    assert_eq!(propose(&s, bash("cargo test")).await["status"], "pending");
+
+    let pid = propose(&s, bash("npm run lint -- --fix")).await["id"].as_str().unwrap().to_string();
+    let out = s.cli(&["approve", &pid, "--allow-similar", "--for", "15m"]);
+    ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains(&format!("{pid} approved")), "{text}");
+    assert!(text.contains("saved: allow agent default to run `npm run lint …` with tool `Bash` until 20"), "{text}");
+    assert_eq!(propose(&s, bash("npm run lint")).await["status"], "approved");
+    let out = s.cli(&["approve", &pid, "--for", "1h"]);
+    assert!(!out.status.success(), "--for needs --allow-similar");
+}
+
+#[tokio::test]
+async fn claude_code_settings_are_imported_rule_by_rule() {
+    let s = Server::start().await;
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    let settings = json!({
+        "permissions": {
+            "allow": [
+                "Bash(npm run test:*)",
+                "Bash(git status *)",
+                "Bash(npm run build)",
+                "Edit(/src/**)",
+                "WebFetch(domain:docs.example.com)",
+                "mcp__github",
+                "mcp__*"
+            ],
+            "deny": ["Bash(rm:*)", "Read(./.env)", "Bash(git * --force)", "Agent(model:opus)"],
+            "ask": ["Bash(git push:*)", "Write(/x/**)"],
+            "defaultMode": "default"
+        },
+        "model": "sonnet"
+    });
+    let file = root.join(".claude").join("settings.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    let file = file.to_str().unwrap();
+
+    let out = s.cli(&["rule", "import", "claude-code", file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for refused in ["Bash(npm run build)", "mcp__*", "Bash(git * --force)", "Agent(model:opus)", "Write(/x/**)"] {
+        let line = text.lines().find(|l| l.contains(refused)).unwrap_or_else(|| panic!("{refused}: {text}"));
+        assert!(line.trim_start().starts_with('!') && line.contains("not imported:"), "{line}");
+    }
+    assert!(text.contains("8 rules to create, 0 already rules, 5 not imported"), "{text}");
+    let (_, list) = s.req(Method::GET, "/rules", Some(&s.owner), None).await;
+    assert_eq!(list["items"], json!([]), "nothing created without --yes");
+
+    let out = s.cli(&["rule", "import", "claude-code", file, "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("8 rules created"), "{}", stdout(&out));
+    let out = s.cli(&["rule", "import", "claude-code", file, "--yes"]);
+    assert!(stdout(&out).contains("nothing to create (8 already rules, 5 not imported)"), "{}", stdout(&out));
+
+    // What Claude Code's hook files now meets those rules.
+    let call = |tool: &str, input: Value| json!({"kind": "tool.call", "payload": {"tool": tool, "input": input}});
+    let src = root.join("src").join("main.ts");
+    let cases = [
+        (call("Bash", json!({"command": "npm run test -- --watch"})), "approved"),
+        (call("Bash", json!({"command": "npm run test:unit"})), "pending"),
+        (call("Bash", json!({"command": "git status --short"})), "approved"),
+        (call("Bash", json!({"command": "npm run build"})), "pending"),
+        (call("Bash", json!({"command": "ls && rm -rf src"})), "rejected"),
+        (call("Bash", json!({"command": "git push origin main"})), "pending"),
+        (call("Edit", json!({"file_path": src, "old_string": "a", "new_string": "b"})), "approved"),
+        (call("Write", json!({"file_path": root.join("README.md"), "content": "x"})), "pending"),
+        (call("Read", json!({"file_path": root.join("deep").join(".env")})), "rejected"),
+        (call("WebFetch", json!({"url": "https://docs.example.com/a", "prompt": "p"})), "approved"),
+        (call("WebFetch", json!({"url": "https://example.com/a", "prompt": "p"})), "pending"),
+        (call("mcp__github__create_issue", json!({"title": "t"})), "approved"),
+        (call("mcp__slack__post", json!({})), "pending"),
+    ];
+    for (body, want) in cases {
+        let p = propose(&s, body.clone()).await;
+        assert_eq!(p["status"], want, "{body}: {p}");
+    }
 }

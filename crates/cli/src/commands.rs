@@ -286,6 +286,8 @@ pub struct Decide {
     pub feedback: Option<String>,
     /// An edited payload (approve, one proposal).
     pub edits: Option<String>,
+    /// Allow similar proposals from now on, for this many seconds (or until removed).
+    pub similar: Option<Option<i64>>,
     /// Print JSON.
     pub json: bool,
 }
@@ -295,10 +297,13 @@ pub struct Decide {
 pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()> {
     let Targets { ids, group, agent } = targets;
     if ids.len() == 1 && group.is_none() {
-        return decide(home, &ids[0], d.outcome, d.reason, d.feedback, d.edits, d.json).await;
+        return decide(home, &ids[0], d).await;
     }
     if d.edits.is_some() {
         bail!("--edits goes with one proposal at a time");
+    }
+    if d.similar.is_some() {
+        bail!("--allow-similar goes with one proposal at a time");
     }
     let body = match &group {
         Some(g) => json!({"group_id": g, "agent": agent, "outcome": d.outcome, "reason": d.reason}),
@@ -367,31 +372,35 @@ pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Re
 }
 
 /// `assent approve|reject|refine`
-pub async fn decide(
-    home: &Home,
-    id: &str,
-    outcome: &str,
-    reason: Option<String>,
-    feedback: Option<String>,
-    edits: Option<String>,
-    json_out: bool,
-) -> Result<()> {
-    let mut body = json!({ "outcome": outcome });
-    if let Some(r) = reason {
+pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
+    let mut body = json!({ "outcome": d.outcome });
+    if let Some(r) = d.reason {
         body["reason"] = json!(r);
     }
-    if let Some(f) = feedback {
+    if let Some(f) = d.feedback {
         body["feedback"] = json!(f);
     }
-    if let Some(e) = edits {
+    if let Some(e) = d.edits {
         body["edits"] = parse_json("--edits", &e)?;
+    }
+    if let Some(expires_in) = d.similar {
+        body["allow_similar"] = json!({ "expires_in": expires_in });
     }
     let client = Client::owner(home)?;
     let p = client.call(Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
-    if json_out {
+    if d.json {
         println!("{p}");
-    } else {
-        println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+        return Ok(());
+    }
+    println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+    if let Some(rule) = p.get("rule").filter(|r| r.is_object()) {
+        let until =
+            rule["expires_at"].as_str().map(|t| format!(" until {t}")).unwrap_or_else(|| " until removed".into());
+        println!(
+            "rule {} saved: {}{until}",
+            rule["id"].as_str().unwrap_or("?"),
+            output::safe(rule["description"].as_str().unwrap_or(""))
+        );
     }
     Ok(())
 }

@@ -7,10 +7,12 @@
 //! Exit codes (see [`exit`]): 0 success (or approved / applied), 1 error, 2 usage, 3 no server
 //! running, 4 rejected, 5 refined, 6 expired or withdrawn, 7 failed, 8 still pending.
 
+pub mod claude_rules;
 pub mod client;
 pub mod commands;
 pub mod hook;
 pub mod output;
+pub mod rules;
 pub mod serve;
 
 /// The home directory and the settings live in [`assent_host`], shared with the desktop app.
@@ -144,6 +146,14 @@ pub enum Command {
         /// Approve an edited version: the kind's edit form, e.g. '{"input": {...}}' for tool.call.
         #[arg(long, value_name = "JSON")]
         edits: Option<String>,
+        /// Also allow proposals like this one from now on: Assent saves the narrowest rule that
+        /// covers it (this agent, this tool and the command's leading words, this folder, this
+        /// method and host) and prints it. One proposal at a time.
+        #[arg(long)]
+        allow_similar: bool,
+        /// How long that rule lasts (15m, 1h, 1d; default: until removed).
+        #[arg(long = "for", value_name = "DURATION", requires = "allow_similar", value_parser = rules::parse_duration)]
+        for_: Option<i64>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -205,6 +215,9 @@ pub enum Command {
     /// Manage the credentials Assent injects into approved HTTP calls (secrets in the keychain).
     #[command(subcommand)]
     Credential(CredentialCmd),
+    /// Manage rules: what runs without asking, what is always refused.
+    #[command(subcommand)]
+    Rule(rules::RuleCmd),
     /// Write the audit log as JSON lines.
     Export {
         /// Write to this file instead of standard output.
@@ -293,17 +306,33 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { targets, reason, edits, json } => {
-            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, json };
+        Command::Approve { targets, reason, edits, allow_similar, for_, json } => {
+            let similar = allow_similar.then_some(for_);
+            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, json };
             commands::decide_many(&home, targets, d).await
         }
         Command::Reject { targets, reason, json } => {
-            let d = commands::Decide { outcome: "reject", reason: Some(reason), feedback: None, edits: None, json };
+            let d = commands::Decide {
+                outcome: "reject",
+                reason: Some(reason),
+                feedback: None,
+                edits: None,
+                similar: None,
+                json,
+            };
             commands::decide_many(&home, targets, d).await
         }
         Command::Withdraw { id, json, auth } => commands::withdraw(&home, &id, json, &auth).await,
         Command::Refine { id, feedback, json } => {
-            commands::decide(&home, &id, "refine", None, Some(feedback), None, json).await
+            let d = commands::Decide {
+                outcome: "refine",
+                reason: None,
+                feedback: Some(feedback),
+                edits: None,
+                similar: None,
+                json,
+            };
+            commands::decide(&home, &id, d).await
         }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
         Command::Retry { id, json } => commands::retry(&home, &id, json).await,
@@ -317,6 +346,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Hook(cmd) => hook::run(&home, cmd).await,
         Command::Export { output } => commands::export(&home, output).await,
         Command::Credential(cmd) => commands::credential(&home, cmd).await,
+        Command::Rule(cmd) => rules::run(&home, cmd).await,
     }
 }
 

@@ -87,7 +87,8 @@ pub struct RuleMatch {
     /// The HTTP method.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
-    /// The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`).
+    /// The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`): an
+    /// `http.request`'s, or a tool's `url` input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// The credential's name.
@@ -157,7 +158,12 @@ impl Facts {
             .iter()
             .find_map(|k| input.get(*k).and_then(serde_json::Value::as_str))
             .map(str::to_string);
-        Facts { tool: Some(tool.to_string()), command, path, ..Default::default() }
+        let url = input.get("url").and_then(serde_json::Value::as_str).and_then(|u| url::Url::parse(u).ok());
+        let host = url.as_ref().and_then(|u| u.host_str()).map(|h| h.trim_end_matches('.').to_ascii_lowercase());
+        let origin = url
+            .as_ref()
+            .and_then(|u| Some(format!("{}://{}:{}", u.scheme(), u.host_str()?, u.port_or_known_default()?)));
+        Facts { tool: Some(tool.to_string()), command, path, host, origin, ..Default::default() }
     }
 }
 
@@ -642,7 +648,11 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         };
         what.push(format!("{verb} {}", code(p)));
     }
-    if m.method.is_some() || m.host.is_some() {
+    if m.tool.is_some() && m.method.is_none() {
+        if let Some(h) = &m.host {
+            what.push(format!("for {h}"));
+        }
+    } else if m.method.is_some() || m.host.is_some() {
         let method = m.method.as_deref().map(|x| format!("{} ", x.to_ascii_uppercase())).unwrap_or_default();
         let to = m.host.as_deref().map(|h| format!(" to {h}")).unwrap_or_default();
         what.push(format!("send {method}requests{to}"));
@@ -971,5 +981,8 @@ mod tests {
         assert_eq!(f.command.as_deref(), Some("ls -la 'a b'"));
         let f = Facts::of_tool_call("Edit", &serde_json::json!({"file_path": "/w/a.rs"}));
         assert_eq!(f.path.as_deref(), Some("/w/a.rs"));
+        let f =
+            Facts::of_tool_call("WebFetch", &serde_json::json!({"url": "https://Docs.Example.com./a", "prompt": "x"}));
+        assert_eq!(f.host.as_deref(), Some("docs.example.com"));
     }
 }

@@ -30,7 +30,8 @@ path?: string | null,
  */
 method?: string | null, 
 /**
- * The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`).
+ * The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`): an
+ * `http.request`'s, or a tool's `url` input.
  */
 host?: string | null, 
 /**

@@ -184,10 +184,8 @@ impl Engine {
                 }
                 self.inner.bus.publish(Event::Created { proposal: proposal.summary_view() });
                 match proposal.status {
-                    Status::Pending => {
-                        if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) {
-                            self.inner.sweep_now.notify_one();
-                        }
+                    Status::Pending if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) => {
+                        self.inner.sweep_now.notify_one();
                     }
                     Status::Approved if proposal.class == crate::status::KindClass::Applied => {
                         self.spawn_apply(proposal.id.clone());

@@ -47,7 +47,7 @@ pub struct NewRule {
 }
 
 /// A rule with what the Rules page shows next to it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RuleView {
     /// The rule.
@@ -59,7 +59,7 @@ pub struct RuleView {
 }
 
 /// The rules, for the Rules page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RuleList {
     /// Oldest first.
@@ -70,7 +70,7 @@ pub struct RuleList {
 }
 
 /// What the rules say about a proposal.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Verdict {
     /// `allow`, `deny` or `ask`.
@@ -80,7 +80,7 @@ pub struct Verdict {
 }
 
 /// The rule "allow similar" would save, before it is saved.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Similar {
     /// Its match.
@@ -222,12 +222,13 @@ impl Engine {
                 format!("`{p}`: a path glob is absolute (starts with `/`) or starts with `**`"),
             ));
         }
-        for (field, present) in
-            [("method", m.method.is_some()), ("host", m.host.is_some()), ("credential", m.credential.is_some())]
-        {
+        for (field, present) in [("method", m.method.is_some()), ("credential", m.credential.is_some())] {
             if present && !kind_is(&["http.request"]) {
                 return Err(mismatch(field, "http.request"));
             }
+        }
+        if m.host.is_some() && !kind_is(&["http.request", "tool.call"]) {
+            return Err(mismatch("host", "http.request and tool.call (a tool's `url` input)"));
         }
         if let Some(x) = &m.method {
             let up = x.trim().to_ascii_uppercase();
