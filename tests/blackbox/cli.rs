@@ -144,6 +144,19 @@ async fn export_writes_the_audit_log_as_json_lines() {
     assert!(lines.windows(2).all(|w| w[0]["seq"].as_i64() < w[1]["seq"].as_i64()));
     let (_, audit) = s.req(Method::GET, "/audit", Some(&s.owner), None).await;
     assert_eq!(audit["items"].as_array().unwrap().len(), 6);
+
+    // Rule changes follow the audit log.
+    let added = s.cli(&["rule", "add", "deny", "--input", "rm", "--json"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    let rule: Value = serde_json::from_str(&stdout(&added)).unwrap();
+    let rule_id = rule["id"].as_str().unwrap();
+    assert!(s.cli(&["rule", "remove", rule_id]).status.success());
+    let out = s.cli(&["export"]);
+    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 8);
+    assert_eq!((lines[6]["rule_id"].as_str(), lines[6]["event"].as_str()), (Some(rule_id), Some("added")));
+    assert_eq!((lines[7]["event"].as_str(), lines[7]["channel"].as_str()), (Some("removed"), Some("cli")));
+    assert_eq!(lines[7]["rule"]["description"], "refuse to let any agent run `rm …`");
 }
 
 #[tokio::test]

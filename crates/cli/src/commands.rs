@@ -446,7 +446,7 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
     Ok(())
 }
 
-/// `assent export`: the audit log as JSON lines.
+/// `assent export`: the audit log as JSON lines, then the rule log (rows with `rule_id`).
 pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     use std::io::Write;
     let client = Client::owner(home)?;
@@ -456,21 +456,24 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let mut after = 0i64;
     let mut n = 0usize;
-    loop {
-        let page = client.call(Method::GET, &format!("/audit?after={after}&limit=5000"), None, &[]).await?;
-        for e in page["items"].as_array().cloned().unwrap_or_default() {
-            match writeln!(out, "{e}") {
-                // The reader has what it wanted (`assent export | head`): stop quietly.
-                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                r => r?,
+    // The audit log, then the rule log: every decision and every change of rules.
+    for path in ["/audit", "/rules/log"] {
+        let mut after = 0i64;
+        loop {
+            let page = client.call(Method::GET, &format!("{path}?after={after}&limit=5000"), None, &[]).await?;
+            for e in page["items"].as_array().cloned().unwrap_or_default() {
+                match writeln!(out, "{e}") {
+                    // The reader has what it wanted (`assent export | head`): stop quietly.
+                    Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                    r => r?,
+                }
+                n += 1;
             }
-            n += 1;
-        }
-        match page["next_after"].as_i64() {
-            Some(next) => after = next,
-            None => break,
+            match page["next_after"].as_i64() {
+                Some(next) => after = next,
+                None => break,
+            }
         }
     }
     match out.flush() {

@@ -218,7 +218,7 @@ pub enum Command {
     /// Manage rules: what runs without asking, what is always refused.
     #[command(subcommand)]
     Rule(rules::RuleCmd),
-    /// Write the audit log as JSON lines.
+    /// Write the audit log as JSON lines (the rule log after it).
     Export {
         /// Write to this file instead of standard output.
         #[arg(long, short)]
