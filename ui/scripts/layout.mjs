@@ -25,10 +25,33 @@ try {
     const detail = await box(".detailpane");
     check(!!list && !!detail && list.width > 200 && detail.width > 300, `${width}x${height}: list and detail both visible`);
     check(!!list && !!detail && list.x + list.width <= detail.x + 1, `${width}x${height}: list and detail do not overlap`);
-    for (const b of ["approve", "reject", "edit", "refine"]) {
+    for (const b of ["approve", "allow-similar", "reject", "edit", "refine"]) {
       const r = await box(`[data-testid="${b}"]`);
       check(!!r && r.x >= 0 && r.y >= 0 && r.x + r.width <= width && r.y + r.height <= height, `${width}x${height}: ${b} button fully visible`);
     }
+    // The Rules page: its rows, Remove buttons and form fit the window.
+    const fits = () => page.evaluate(() => {
+      const el = document.querySelector(".page");
+      return document.documentElement.scrollWidth <= window.innerWidth && !!el && el.scrollWidth <= el.clientWidth + 1;
+    });
+    const within = async (sel) => {
+      const all = await page.locator(sel).all();
+      let ok = all.length > 0;
+      for (const b of all) {
+        const r = await b.boundingBox();
+        ok &&= !!r && r.x >= 0 && r.x + r.width <= width;
+      }
+      return ok;
+    };
+    await page.click('[data-testid="nav-rules"]');
+    await page.waitForSelector('[data-testid="rule-row"]');
+    check(await fits(), `${width}x${height}: rules: no horizontal overflow`);
+    check(await within('[data-testid="remove-rule"]'), `${width}x${height}: rules: every Remove button inside the window`);
+    await page.click('[data-testid="add-rule"]');
+    await page.waitForSelector('[data-testid="rule-form"]');
+    check(await fits(), `${width}x${height}: rules form: no horizontal overflow`);
+    check(await within('[data-testid="rule-form"] input, [data-testid="rule-form"] select, [data-testid="rule-submit"]'), `${width}x${height}: rules form: every field inside the window`);
+    await page.click('[data-testid="nav-inbox"]');
     check(errors.length === 0, `${width}x${height}: no console errors or CSP violations ${errors.join(" | ")}`);
     await page.close();
   }
@@ -79,6 +102,23 @@ try {
   check((await page.getAttribute('[data-testid="list"]', "tabindex")) === "0", "the list can be reached with Tab");
   const active = await page.getAttribute('[data-testid="list"]', "aria-activedescendant");
   check(!!active && (await page.locator(`#${active}`).count()) === 1, `the list names its selected row (${active})`);
+
+  // An allow that names nothing asks twice, in dialogs of the app's own, before it is sent.
+  await page.click('[data-testid="nav-rules"]');
+  await page.waitForSelector('[data-testid="rule-row"]');
+  const rulesBefore = await page.locator('[data-testid="rule-row"]').count();
+  await page.click('[data-testid="add-rule"]');
+  await page.click('[data-testid="rule-submit"]');
+  await page.waitForSelector('[data-testid="everything-dialog"][data-step="1"]');
+  check((await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))) === "everything-dialog", "the first confirmation has the focus");
+  await page.click('[data-testid="everything-continue"]');
+  await page.waitForSelector('[data-testid="everything-dialog"][data-step="2"]');
+  check((await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))) === "everything-typed", "the second confirmation's field has the focus");
+  check(await page.isDisabled('[data-testid="everything-confirm"]'), "no allow-everything before it is typed");
+  await page.keyboard.press("Escape");
+  check((await page.locator('[data-testid="everything-dialog"]').count()) === 0, "Escape cancels the confirmation");
+  check((await page.locator('[data-testid="rule-row"]').count()) === rulesBefore, "nothing was added");
+  check(!prompted, "no browser prompt on the Rules page");
 } finally {
   await browser.close();
   server.close();

@@ -25,6 +25,25 @@ try {
   await page.click('[data-testid="row"][data-id="p_disguiseddelete00000000000"]');
   await page.waitForSelector('[data-testid="method-override"]');
   await page.screenshot({ path: `${out}http-override.png` });
+  // Approve and allow similar: the rule in words before it is saved.
+  await page.click('[data-testid="row"][data-id="p_xw3z55xmqfu3hcl2bg6s3hpfxe"]');
+  await page.click('[data-testid="allow-similar"]');
+  await page.waitForSelector('[data-testid="similar"]');
+  await page.screenshot({ path: `${out}allow-similar.png` });
+  await page.keyboard.press("Escape");
+  await page.click('[data-testid="row"][data-id="p_rulerefusedrmbuild00000000"]');
+  await page.waitForSelector('[data-testid="decided-by-rule"]');
+  await page.screenshot({ path: `${out}decided-by-rule.png` });
+  await page.click('[data-testid="nav-rules"]');
+  await page.waitForSelector('[data-testid="rule-row"]');
+  await page.screenshot({ path: `${out}rules.png` });
+  await page.click('[data-testid="add-rule"]');
+  await page.selectOption('[data-testid="rule-effect"]', "deny");
+  await page.selectOption('[data-testid="rule-kind"]', "http.request");
+  await page.selectOption('[data-testid="rule-method"]', "DELETE");
+  await page.fill('[data-testid="rule-host"]', "api.github.com");
+  await page.fill('[data-testid="rule-note"]', "Nothing gets deleted on GitHub without me.");
+  await page.screenshot({ path: `${out}rules-add.png` });
   await page.click('[data-testid="nav-credentials"]');
   await page.waitForSelector('[data-testid="credential-row"]');
   await page.screenshot({ path: `${out}credentials.png` });

@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen, fireEvent, waitFor } from "@testing-library/svelte";
 import Detail from "./Detail.svelte";
+import Toasts from "./Toasts.svelte";
+import { toasts } from "./toasts.svelte";
 import { MockBackend } from "./mock";
+import type { Proposal } from "./bindings/Proposal";
 
 describe("the detail view", () => {
   afterEach(cleanup);
@@ -61,5 +64,105 @@ describe("the detail view", () => {
     const block = await screen.findByTestId("unreadable");
     expect(block.textContent).toContain('"tool": 7');
     expect(screen.queryByTestId("diff")).toBeNull();
+  });
+
+  describe("approve and allow similar", () => {
+    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe"; // Bash `cargo test`, pending
+    beforeEach(() => void toasts.splice(0));
+
+    it.each([
+      ["15 min", 900, "for 15 min"],
+      ["1 hour", 3600, "for 1 hour"],
+      ["1 day", 86400, "for 1 day"],
+      ["Until removed", null, "until removed"],
+    ] as const)("shows the rule in words and saves it for %s", async (label, secs, words) => {
+      const m = new MockBackend();
+      const rulesBefore = m.ruleList.length;
+      render(Toasts);
+      render(Detail, { backend: m, id });
+      await fireEvent.click(await screen.findByTestId("allow-similar"));
+      const panel = await screen.findByTestId("similar");
+      // The rule is shown, not saved, and the proposal is not decided yet.
+      expect(screen.getByTestId("similar-words").textContent?.replace(/\s+/g, " ").trim()).toBe("allow agent default to run cargo test … with tool Bash for 1 hour");
+      expect(m.ruleList).toHaveLength(rulesBefore);
+      expect(m.calls.some((c) => c.name === "decide")).toBe(false);
+      await fireEvent.click(screen.getAllByTestId("similar-for").find((b) => b.textContent === label) as HTMLElement);
+      expect(screen.getByTestId("similar-lasting").textContent).toBe(words);
+      expect(panel.textContent).toContain(words);
+      await fireEvent.click(screen.getByTestId("confirm-similar"));
+      await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
+      expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args)).toEqual([[id, "approve", { allowSimilar: { expires_in: secs } }]]);
+      const saved = m.ruleList[m.ruleList.length - 1];
+      expect(m.ruleList).toHaveLength(rulesBefore + 1);
+      expect(saved.match).toEqual({ agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test" });
+      expect(saved.expires_at === null).toBe(secs === null);
+      const toast = await screen.findByText(/Rule saved/);
+      expect(toast.textContent).toContain("allow agent default to run cargo test … with tool Bash");
+      expect(toast.textContent).toContain(words);
+    });
+
+    it("saves nothing and decides nothing when cancelled", async () => {
+      const m = new MockBackend();
+      const rulesBefore = m.ruleList.length;
+      render(Detail, { backend: m, id });
+      await fireEvent.click(await screen.findByTestId("allow-similar"));
+      await screen.findByTestId("similar");
+      await fireEvent.click(screen.getByTestId("cancel-similar"));
+      expect(screen.queryByTestId("similar")).toBeNull();
+      expect(m.calls.filter((c) => c.name === "decide")).toHaveLength(0);
+      expect(m.ruleList).toHaveLength(rulesBefore);
+      expect(screen.getByTestId("status-badge").textContent).toBe("pending");
+    });
+  });
+
+  describe("a proposal a rule decided", () => {
+    const bash = (m: MockBackend, id: string, command: string): Proposal => {
+      const p = structuredClone(m.proposals.find((x) => x.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe")) as Proposal;
+      p.id = id;
+      p.payload = { tool: "Bash", input: { command } };
+      m.propose(p);
+      return p;
+    };
+
+    it("says which rule refused it", async () => {
+      const m = new MockBackend();
+      m.ruleList = [];
+      await m.addRule({ effect: "deny", match: { tool: "Bash", input: "git push" }, everything: false, note: "not from here" });
+      const p = bash(m, "p_pushed", "git push origin main");
+      expect(p.status).toBe("rejected");
+      render(Detail, { backend: m, id: p.id });
+      const label = await screen.findByTestId("decided-by-rule");
+      expect(label.textContent?.replace(/\s+/g, " ")).toContain("Refused by rule: refuse to let any agent run git push … with tool Bash");
+    });
+
+    it("says which rule allowed it", async () => {
+      const m = new MockBackend();
+      m.ruleList = [];
+      await m.addRule({ effect: "allow", match: { agent: "default", tool: "Bash", input: "ls" }, everything: false });
+      const p = bash(m, "p_listed", "ls -la");
+      expect(p.status).toBe("approved");
+      render(Detail, { backend: m, id: p.id });
+      const label = await screen.findByTestId("decided-by-rule");
+      expect(label.textContent?.replace(/\s+/g, " ")).toContain("Allowed by rule: allow agent default to run ls … with tool Bash");
+      expect(screen.queryByTestId("allow-similar")).toBeNull();
+    });
+
+    it("says a rule decided it when the rule's words were not kept", async () => {
+      const m = new MockBackend();
+      const p = m.proposals.find((x) => x.decision?.channel === "rule" && x.decision.outcome === "approve");
+      if (!p?.decision) throw new Error("seed");
+      p.decision.rule = null;
+      render(Detail, { backend: m, id: p.id });
+      expect((await screen.findByTestId("decided-by-rule")).textContent).toContain("Allowed by a rule.");
+    });
+
+    it("shows nothing of the sort on a proposal the person decided", async () => {
+      const m = new MockBackend();
+      const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
+      await m.decide(id, "approve");
+      render(Detail, { backend: m, id });
+      await screen.findByTestId("detail");
+      expect(screen.queryByTestId("decided-by-rule")).toBeNull();
+    });
   });
 });

@@ -13,8 +13,23 @@ import type { Proposal } from "./bindings/Proposal";
 import type { Event } from "./bindings/Event";
 import type { Outcome } from "./bindings/Outcome";
 import type { Status } from "./bindings/Status";
+import type { AllowSimilar } from "./bindings/AllowSimilar";
+import type { Decided } from "./bindings/Decided";
+import type { NewRule } from "./bindings/NewRule";
+import type { Rule } from "./bindings/Rule";
+import type { RuleList } from "./bindings/RuleList";
+import type { Similar } from "./bindings/Similar";
 
 export type { Outcome };
+
+/** What goes with a decision besides its outcome. */
+export interface DecideOptions {
+  reason?: string;
+  feedback?: string;
+  edits?: unknown;
+  /** Approve and also save the narrowest rule allowing proposals like this one. */
+  allowSimilar?: AllowSimilar;
+}
 
 export interface ListParams {
   status?: Status | "";
@@ -47,7 +62,7 @@ export type Change = Event | { type: "lagged" };
 export interface Backend {
   list(p: ListParams): Promise<Page>;
   get(id: string): Promise<Detail>;
-  decide(id: string, outcome: Outcome, opts?: { reason?: string; feedback?: string; edits?: unknown }): Promise<Proposal>;
+  decide(id: string, outcome: Outcome, opts?: DecideOptions): Promise<Decided>;
   decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]): Promise<BatchResult>;
   decideGroup(groupId: string, agent: string, outcome: Outcome, reason?: string): Promise<BatchResult>;
   retry(id: string): Promise<Proposal>;
@@ -58,6 +73,12 @@ export interface Backend {
   addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
   removeCredential(name: string): Promise<void>;
   info(): Promise<AppInfo>;
+  /** The rules, with how many recent proposals each would have matched. */
+  rules(): Promise<RuleList>;
+  addRule(rule: NewRule): Promise<Rule>;
+  removeRule(id: string): Promise<void>;
+  /** The rule "approve and allow similar" would save for a pending proposal, not saved. */
+  similarRule(id: string): Promise<Similar>;
   /** The inbox's first page, if the host handed it over with the document (once). */
   firstPage(): Page | null;
   /** How many proposals are pending (every agent's). */
@@ -99,6 +120,10 @@ export async function tauriBackend(): Promise<Backend> {
     addCredential: (name, scheme, hosts, secret) => invoke("add_credential", { name, scheme, hosts, secret }),
     removeCredential: (name) => invoke("remove_credential", { name }),
     info: () => invoke("app_info"),
+    rules: () => invoke("list_rules"),
+    addRule: (rule) => invoke("add_rule", { rule }),
+    removeRule: (id) => invoke("remove_rule", { id }),
+    similarRule: (id) => invoke("similar_rule", { id }),
     pendingCount: () => invoke("pending_count"),
     firstPage: () => {
       const w = window as unknown as { __ASSENT_FIRST_PAGE__?: Page };

@@ -2,13 +2,22 @@
 // screenshots in a plain browser. Seeded from real API output (fixtures/).
 
 import type { Scheme } from "./bindings/Scheme";
-import type { Backend, Change, Detail, ListParams, Outcome } from "./api";
+import type { Backend, Change, DecideOptions, Detail, ListParams, Outcome } from "./api";
 import type { AgentInfo } from "./bindings/AgentInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { CredentialMeta } from "./bindings/CredentialMeta";
 import type { Proposal } from "./bindings/Proposal";
 import type { ProposalSummary } from "./bindings/ProposalSummary";
 import type { Status } from "./bindings/Status";
+import type { Decided } from "./bindings/Decided";
+import type { Effect } from "./bindings/Effect";
+import type { NewRule } from "./bindings/NewRule";
+import type { Rule } from "./bindings/Rule";
+import type { RuleList } from "./bindings/RuleList";
+import type { RuleMatch } from "./bindings/RuleMatch";
+import type { Similar } from "./bindings/Similar";
+import type { Channel } from "./bindings/Channel";
+import { applies, describe, isEmpty, MATCH_FIELDS, RULE_KINDS } from "./rules";
 import fw from "./fixtures/fw.json";
 import fd from "./fixtures/fd.json";
 import hr from "./fixtures/hr.json";
@@ -26,6 +35,157 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+const MAX_RULE_SECS = 366 * 24 * 3600;
+
+/** What rules can match of a proposal, read from its payload as the backend's kinds read it. */
+export interface Facts {
+  tool?: string;
+  command?: string;
+  path?: string;
+  method?: string;
+  host?: string;
+  credential?: string;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+export function facts(p: Proposal): Facts {
+  const payload = (p.decision?.edited_payload ?? p.payload ?? {}) as Record<string, unknown>;
+  if (p.kind === "tool.call") {
+    const input = (payload.input ?? {}) as Record<string, unknown>;
+    let command = str(input.command);
+    if (Array.isArray(input.command)) {
+      const a = input.command.map(String);
+      command = a.length === 3 && /^(ba|z)?sh$/.test(a[0]) && /^-\w*c$/.test(a[1]) ? a[2] : a.map(shellQuote).join(" ");
+    }
+    return { tool: str(payload.tool), command, path: str(input.file_path) ?? str(input.path) ?? str(input.notebook_path), host: hostOf(str(input.url)) };
+  }
+  if (p.kind === "file.write" || p.kind === "file.delete") return { path: str(payload.path) };
+  if (p.kind === "http.request") return { method: str(payload.method)?.toUpperCase(), host: hostOf(str(payload.url)), credential: str(payload.credential) };
+  return {};
+}
+
+function shellQuote(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'"'"'`)}'`;
+}
+
+/** The words of one plain command (no operators, substitutions or redirections), or null. */
+function plainWords(cmd: string): string[] | null {
+  if (/[;&|`$<>()\n]/.test(cmd)) return null;
+  const words = [...cmd.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((x) => x[1] ?? x[2] ?? x[3]);
+  if (words.length === 0 || /^\w+=/.test(words[0])) return null;
+  return words;
+}
+
+/** Each command a line runs (what deny and ask prefixes look at). */
+function everyCommand(cmd: string): string[][] {
+  return cmd
+    .split(/&&|\|\||[;|&\n]|\$\(|`|\)/)
+    .map((c) => c.trim().split(/\s+/).filter(Boolean))
+    .map((w) => {
+      const start = w.findIndex((x) => !/^\w+=/.test(x) && x !== "sudo" && x !== "env");
+      return start < 0 ? [] : w.slice(start);
+    })
+    .filter((w) => w.length > 0);
+}
+
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]{}]/g, (c) => `[${c}]`);
+}
+
+/** A glob as the backend reads it: `**` crosses folders, `*` and `?` do not. */
+function globRe(g: string): RegExp {
+  let re = "";
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i];
+    if (c === "*" && g[i + 1] === "*") {
+      i++;
+      if (g[i + 1] === "/") {
+        i++;
+        re += "(?:.*/)?";
+      } else re += ".*";
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = g.indexOf("]", i + 2);
+      if (end < 0) re += "\\[";
+      else {
+        let cls = g.slice(i + 1, end);
+        if (cls.startsWith("!")) cls = `^${cls.slice(1)}`;
+        re += `[${cls.replace(/[\\\]]/g, (x) => `\\${x}`)}]`;
+        i = end;
+      }
+    } else if (c === "{") {
+      const end = g.indexOf("}", i);
+      if (end < 0) re += "\\{";
+      else {
+        re += `(?:${g.slice(i + 1, end).split(",").map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`;
+        i = end;
+      }
+    } else re += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Whether a rule's match covers a proposal's facts: every field it names must match. */
+export function ruleMatches(effect: Effect, m: RuleMatch, agent: string, kind: string, f: Facts): boolean {
+  if (m.agent != null && m.agent !== agent) return false;
+  if (m.kind != null && m.kind !== kind) return false;
+  if (m.tool != null && !(f.tool != null && globRe(m.tool).test(f.tool))) return false;
+  if (m.input != null) {
+    const want = m.input.trim().split(/\s+/);
+    const lines = f.command == null ? [] : effect === "allow" ? [plainWords(f.command)] : everyCommand(f.command);
+    if (!lines.some((w) => !!w && w.length >= want.length && want.every((x, i) => w[i] === x))) return false;
+  }
+  if (m.path != null && !(f.path != null && globRe(m.path).test(f.path))) return false;
+  if (m.method != null && m.method.toUpperCase() !== f.method) return false;
+  if (m.host != null && (m.host.includes("://") ? hostOf(m.host) : m.host.toLowerCase()) !== f.host) return false;
+  if (m.credential != null && m.credential !== f.credential) return false;
+  return true;
+}
+
+/** The narrowest rule allowing what a proposal does again (see the backend's `similar`). */
+export function similarMatch(p: Proposal): RuleMatch {
+  const f = facts(p);
+  const m: RuleMatch = { agent: p.agent, kind: p.kind };
+  if (f.tool != null) m.tool = escapeGlob(f.tool);
+  const words = f.command != null ? plainWords(f.command) : null;
+  if (words) {
+    const lead: string[] = [];
+    for (const w of words) {
+      if (w.startsWith("-") || lead.length === 3) break;
+      lead.push(w);
+    }
+    m.input = (lead.length <= 1 ? words : lead).map(shellQuote).join(" ");
+  }
+  if (f.path != null && f.path.includes("/")) m.path = `${escapeGlob(f.path.slice(0, f.path.lastIndexOf("/")))}/*`;
+  if (f.method != null) m.method = f.method;
+  if (f.host != null) m.host = f.host;
+  if (f.credential != null) m.credential = f.credential;
+  return m;
+}
+
+const EFFECT_RANK: Record<Effect, number> = { deny: 2, ask: 1, allow: 0 };
+
+/** Orders rules most specific first, as the backend ranks them. */
+function ranking(a: Rule, b: Rule): number {
+  const fields = (r: Rule) => MATCH_FIELDS.filter((f) => r.match[f] != null).length;
+  const words = (r: Rule) => r.match.input?.trim().split(/\s+/).length ?? 0;
+  const literal = (r: Rule) => `${r.match.tool ?? ""}${r.match.path ?? ""}`.replace(/[*?[\]{}]/g, "").length;
+  return fields(b) - fields(a) || words(b) - words(a) || literal(b) - literal(a) || EFFECT_RANK[b.effect] - EFFECT_RANK[a.effect] || a.created_at.localeCompare(b.created_at);
+}
+
 export class MockBackend implements Backend {
   proposals: Proposal[] = [];
   audits = new Map<string, AuditEntry[]>();
@@ -34,6 +194,8 @@ export class MockBackend implements Backend {
   listeners: ((c: Change) => void)[] = [];
   seq = 0;
   calls: { name: string; args: unknown[] }[] = [];
+  ruleList: Rule[] = [];
+  ruleSeq = 0;
 
   constructor(opts: { seed?: number; now?: number } = {}) {
     const now = opts.now ?? Date.now();
@@ -76,6 +238,7 @@ export class MockBackend implements Backend {
     this.add(disguised);
     this.agentList.push({ name: "release-bot", created_at: iso(now - 86_400_000), revoked_at: null });
     this.creds.push({ name: "github", scheme: { type: "bearer" }, origins: ["https://api.github.com:443"], created_at: iso(now - 7200_000) });
+    this.seedRules(now);
     for (let i = 0; i < (opts.seed ?? 0); i++) {
       const p = structuredClone(tc) as unknown as Proposal;
       p.id = `p_seed${i.toString().padStart(6, "0")}`;
@@ -86,6 +249,66 @@ export class MockBackend implements Backend {
       p.expires_at = iso(now + 86_400_000);
       this.add(p);
     }
+  }
+
+  /** A few rules of every sort, and proposals they decided, for the Rules page. */
+  private seedRules(now: number) {
+    const H = 3_600_000;
+    const rule = (effect: Effect, match: RuleMatch, ago: number, o: { channel?: Channel; lasts?: number; note?: string } = {}) =>
+      this.saveRule(effect, match, { created: now - ago, expiresAt: o.lasts != null ? now - ago + o.lasts : null, channel: o.channel ?? "app", note: o.note ?? null });
+    rule("allow", { agent: "default", kind: "tool.call", tool: "Bash", input: "npm test" }, 72 * H);
+    rule("deny", { kind: "tool.call", tool: "Bash", input: "rm" }, 48 * H, { channel: "cli", note: "Never delete from a shell: propose a file.delete, so the inbox shows what goes." });
+    rule("allow", { agent: "release-bot", kind: "http.request", method: "GET", host: "api.github.com", credential: "github" }, 26 * H, { lasts: H });
+    rule("ask", { kind: "file.write", path: "/home/me/project/.github/**" }, 24 * H, { note: "CI configuration: always a person." });
+    rule("allow", { agent: "default", kind: "file.write", path: "/home/me/project/docs/*" }, 16 * 60_000, { lasts: 30 * 60_000 + 30_000, note: "allowed like proposal p_docsreadme0000000000000000" });
+    const bash = (id: string, title: string, command: string, at: number) => {
+      const p = structuredClone(tc) as unknown as Proposal;
+      Object.assign(p, { id, title, summary: null, created_at: iso(at), updated_at: iso(at), expires_at: iso(at + 86_400_000) });
+      p.payload = { tool: "Bash", input: { command } };
+      p.preview = { type: "tool.call", tool: "Bash", input: { command }, input_text: JSON.stringify({ command }, null, 2), invisible_characters: [] };
+      this.file(p);
+    };
+    bash("p_ruleallowednpmtest000000000", "Run the unit tests", "npm test -- --watch=false", now - 2 * H);
+    bash("p_rulerefusedrmbuild00000000", "Clean the build folder", "rm -rf build", now - 1.5 * H);
+  }
+
+  private saveRule(effect: Effect, match: RuleMatch, o: { created: number; expiresAt: number | null; channel: Channel; note: string | null; everything?: boolean }): Rule {
+    const rule: Rule = {
+      id: `r_${(++this.ruleSeq).toString(36).padStart(4, "0")}mockrule`,
+      effect,
+      match,
+      ...(o.everything ? { everything: true } : {}),
+      ...(o.note ? { note: o.note } : {}),
+      description: describe(effect, match),
+      created_by: "owner",
+      created_channel: o.channel,
+      created_at: iso(o.created),
+      expires_at: o.expiresAt === null ? null : iso(o.expiresAt),
+      matched: 0,
+    };
+    this.ruleList.push(rule);
+    return rule;
+  }
+
+  /** The rule that decides a proposal now, if any (the most specific one in force). */
+  private winner(p: Proposal, now = Date.now()): Rule | null {
+    const f = facts(p);
+    const live = this.ruleList.filter((r) => (!r.expires_at || Date.parse(r.expires_at) > now) && ruleMatches(r.effect, r.match, p.agent, p.kind, f));
+    return live.sort(ranking)[0] ?? null;
+  }
+
+  /** Files a proposal as the backend does: the rules are consulted first. */
+  private file(p: Proposal) {
+    const r = p.status === "pending" ? this.winner(p) : null;
+    this.add(p);
+    if (!r) return;
+    r.matched++;
+    if (r.effect === "ask") return;
+    const outcome = r.effect === "allow" ? "approve" : "reject";
+    const reason = r.effect === "deny" ? (r.note ?? `refused by a rule: ${r.description}`) : null;
+    p.decision = { outcome, reason, by: "rule", rule: { id: r.id, description: r.description }, channel: "rule", at: p.created_at };
+    this.move(p, outcome === "approve" ? "approved" : "rejected", { outcome, reason, rule: r.id, description: r.description }, "rule", false);
+    if (p.status === "approved" && p.kind !== "tool.call") this.move(p, "applied", null, "rule", false);
   }
 
   private add(p: Proposal) {
@@ -99,9 +322,9 @@ export class MockBackend implements Backend {
     this.listeners.forEach((f) => f(c));
   }
 
-  /** Simulates an agent proposing. */
+  /** Simulates an agent proposing (the rules in force may decide it at once). */
   propose(p: Proposal) {
-    this.add(p);
+    this.file(p);
     this.emit({ type: "proposal.created", proposal: summary(p) });
   }
 
@@ -134,25 +357,30 @@ export class MockBackend implements Backend {
     return p;
   }
 
-  private move(p: Proposal, to: Status, detail: unknown) {
+  private move(p: Proposal, to: Status, detail: unknown, by: "owner" | "rule" = "owner", announce = true) {
     const from = p.status;
     p.status = to;
-    p.updated_at = iso(Date.now());
+    p.updated_at = by === "rule" ? p.created_at : iso(Date.now());
     p.settled = FINAL_APPLIED.includes(to) || (to === "approved" && p.kind === "tool.call");
-    this.audits.get(p.id)?.push({ seq: ++this.seq, proposal_id: p.id, actor: "owner", channel: "app", from, to, at: p.updated_at, detail } as unknown as AuditEntry);
-    this.emit({ type: "proposal.updated", proposal: summary(p), from });
+    const channel: Channel = by === "rule" ? "rule" : "app";
+    this.audits.get(p.id)?.push({ seq: ++this.seq, proposal_id: p.id, actor: by, channel, from, to, at: p.updated_at, detail } as unknown as AuditEntry);
+    if (announce) this.emit({ type: "proposal.updated", proposal: summary(p), from });
   }
 
-  async decide(id: string, outcome: Outcome, o: { reason?: string; feedback?: string; edits?: unknown } = {}) {
+  async decide(id: string, outcome: Outcome, o: DecideOptions = {}): Promise<Decided> {
     this.calls.push({ name: "decide", args: [id, outcome, o] });
     const p = this.find(id);
     if (p.status !== "pending") throw { code: "invalid_state", message: `proposal ${id} is ${p.status}, not pending` };
     if (outcome === "reject" && !o.reason?.trim()) throw { code: "invalid_field", message: "a rejection needs a reason" };
+    const similar = o.allowSimilar;
+    if (similar && outcome !== "approve") throw { code: "invalid_allow_similar", message: "`allow_similar` goes with approve only" };
+    if (similar) this.checkExpiry(similar.expires_in, "allow_similar.expires_in");
     const to: Status = outcome === "approve" ? "approved" : outcome === "reject" ? "rejected" : "refined";
     p.decision = { outcome, reason: o.reason ?? null, feedback: o.feedback ?? null, edited_payload: (o.edits as never) ?? null, approved_sha256: null, by: "owner", channel: "app", at: iso(Date.now()) } as never;
     this.move(p, to, { outcome, reason: o.reason ?? null, edited: !!o.edits });
     if (to === "approved" && p.kind !== "tool.call") this.move(p, "applied", null);
-    return structuredClone(p);
+    const rule = similar ? this.insertRule({ effect: "allow", match: similarMatch(p), everything: false, expires_in: similar.expires_in ?? null, note: `allowed like proposal ${p.id}` }) : null;
+    return { ...structuredClone(p), rule: rule && structuredClone(rule) };
   }
 
   async decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]) {
@@ -218,6 +446,77 @@ export class MockBackend implements Backend {
   async removeCredential(name: string) {
     this.creds = this.creds.filter((c) => c.name !== name);
   }
+  async rules(): Promise<RuleList> {
+    this.calls.push({ name: "rules", args: [] });
+    const recent = [...this.proposals].sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, 10_000);
+    const seen = recent.map((p) => ({ p, f: facts(p) }));
+    const items = [...this.ruleList]
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))
+      .map((r) => ({ ...structuredClone(r), would_have_matched: seen.filter(({ p, f }) => ruleMatches(r.effect, r.match, p.agent, p.kind, f)).length }));
+    return { items, recent: recent.length };
+  }
+
+  async addRule(rule: NewRule): Promise<Rule> {
+    this.calls.push({ name: "addRule", args: [structuredClone(rule)] });
+    return structuredClone(this.insertRule(rule));
+  }
+
+  async removeRule(id: string) {
+    this.calls.push({ name: "removeRule", args: [id] });
+    const i = this.ruleList.findIndex((r) => r.id === id);
+    if (i < 0) throw { code: "not_found", message: `no rule \`${id}\`` };
+    this.ruleList.splice(i, 1);
+    this.emit({ type: "rules.changed", rule_id: id });
+  }
+
+  async similarRule(id: string): Promise<Similar> {
+    this.calls.push({ name: "similarRule", args: [id] });
+    const p = this.find(id);
+    if (p.pruned_at) throw { code: "invalid_state", message: `proposal \`${id}\` is past the retention; its content was pruned` };
+    const match = similarMatch(p);
+    return { match, description: describe("allow", match) };
+  }
+
+  private checkExpiry(secs: number | null | undefined, field: string) {
+    if (secs != null && !(Number.isInteger(secs) && secs >= 1 && secs <= MAX_RULE_SECS))
+      throw { code: "invalid_expiry", message: `\`${field}\` is ${secs}; it is between 1 and ${MAX_RULE_SECS} seconds (leave it out: until removed)` };
+  }
+
+  /** Checks a new rule as the backend does, saves it and announces it. */
+  private insertRule(req: NewRule): Rule {
+    const m: RuleMatch = {};
+    for (const f of MATCH_FIELDS) {
+      const v = req.match[f];
+      if (v == null) continue;
+      if (!v.trim()) throw { code: "invalid_match", message: `\`${f}\` is empty, too long or has control characters` };
+      m[f] = v;
+    }
+    if (m.kind != null && !(RULE_KINDS as readonly string[]).includes(m.kind)) throw { code: "unknown_kind", message: `unknown kind \`${m.kind}\`` };
+    for (const f of MATCH_FIELDS) {
+      if (m[f] != null && !applies(f, m.kind ?? "")) throw { code: "invalid_match", message: `\`${f}\` does not apply to kind \`${m.kind}\`; this rule names kind \`${m.kind}\`` };
+    }
+    if (m.path != null && !(m.path.startsWith("/") || m.path.startsWith("**")))
+      throw { code: "invalid_glob", message: `\`${m.path}\`: a path glob is absolute (starts with \`/\`) or starts with \`**\`` };
+    if (m.method != null) {
+      m.method = m.method.trim().toUpperCase();
+      if (!/^[A-Z]{1,20}$/.test(m.method)) throw { code: "invalid_match", message: `\`${req.match.method}\` is not an HTTP method` };
+    }
+    if (m.host != null && !m.host.includes("://")) {
+      m.host = m.host.trim().replace(/\.$/, "").toLowerCase();
+      if (!/^[a-z0-9._\-[\]:]{1,253}$/.test(m.host)) throw { code: "invalid_host", message: `\`${req.match.host}\` is not a host name` };
+    }
+    if (m.credential != null && !this.creds.some((c) => c.name === m.credential)) throw { code: "unknown_credential", message: `no credential \`${m.credential}\`` };
+    if (req.everything && !isEmpty(m)) throw { code: "invalid_match", message: "`everything: true` goes with an empty match" };
+    if (isEmpty(m) && req.effect === "allow" && !req.everything)
+      throw { code: "too_broad", message: 'this rule would allow every proposal of every agent; name what it matches, or say `"everything": true`' };
+    this.checkExpiry(req.expires_in, "expires_in");
+    const now = Date.now();
+    const note = req.note?.trim() ? req.note : null;
+    const rule = this.saveRule(req.effect, m, { created: now, expiresAt: req.expires_in != null ? now + req.expires_in * 1000 : null, channel: "app", note, everything: req.everything });
+    this.emit({ type: "rules.changed", rule_id: rule.id });
+    return rule;
+  }
+
   async info() {
     return {
       version: "0.1.0",

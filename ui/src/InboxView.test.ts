@@ -1,0 +1,46 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cleanup, render, screen, waitFor } from "@testing-library/svelte";
+import Inbox from "./Inbox.svelte";
+import { MockBackend } from "./mock";
+import type { Proposal } from "./bindings/Proposal";
+
+describe("the inbox", () => {
+  beforeAll(() => {
+    // jsdom has no ResizeObserver; the list only uses it for its height.
+    globalThis.ResizeObserver ??= class {
+      observe() {}
+      unobserve() {}
+      disconnect() {}
+    } as unknown as typeof ResizeObserver;
+  });
+  afterEach(cleanup);
+
+  it("takes a rule change in its stride and keeps following proposals", async () => {
+    const m = new MockBackend();
+    render(Inbox, { backend: m });
+    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const before = m.calls.length;
+    m.emit({ type: "rules.changed", rule_id: "r_fromthecli" });
+    await new Promise((r) => setTimeout(r, 20));
+    // Nothing is fetched for a rule change.
+    expect(m.calls.slice(before)).toEqual([]);
+    const p = structuredClone(m.proposals.find((x) => x.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe")) as Proposal;
+    p.id = "p_afterrule";
+    p.title = "Arrived after a rule change";
+    m.propose(p);
+    await screen.findByText("Arrived after a rule change");
+  });
+
+  it("marks a proposal a rule decided", async () => {
+    const m = new MockBackend();
+    render(Inbox, { backend: m });
+    const row = await waitFor(() => {
+      const r = screen.getAllByTestId("row").find((x) => x.dataset.id === "p_rulerefusedrmbuild00000000");
+      if (!r) throw new Error("not yet");
+      return r;
+    });
+    expect(row.textContent).toContain("· by rule");
+    const mine = screen.getAllByTestId("row").find((x) => x.dataset.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe");
+    expect(mine?.textContent).not.toContain("by rule");
+  });
+});
