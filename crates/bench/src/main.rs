@@ -10,13 +10,16 @@
 //! - `preview`: the file preview (read, hash, diff) of 1 MB and 10 MB files with 1% of lines
 //!   changed, next to `git diff --no-index` on the same files; and pathological inputs.
 //!
+//! - `rules`: durable ingest with 1,000 rules next to none, and `POST /v1/rules/test` latency.
+//!
 //! - `app`: the desktop app next to a hello-world Tauri window: launch time and idle memory.
 //!
-//! Usage: `assent-bench [all|ingest|wake|waits|preview|app]...` (default: all).
+//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|app]...` (default: all).
 
 mod app;
 mod load;
 mod preview;
+mod rules;
 mod server;
 
 use std::time::Duration;
@@ -28,8 +31,8 @@ fn main() -> anyhow::Result<()> {
     }
     let want = |name: &str| args.is_empty() || args.iter().any(|a| a == name || a == "all");
     for a in &args {
-        if !["all", "ingest", "wake", "waits", "preview", "app"].contains(&a.as_str()) {
-            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview or app");
+        if !["all", "ingest", "wake", "waits", "preview", "rules", "app"].contains(&a.as_str()) {
+            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules or app");
         }
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -49,6 +52,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("preview") {
         preview::run()?;
+    }
+    if want("rules") {
+        rt.block_on(rules::bench())?;
     }
     if want("app") {
         app::run()?;

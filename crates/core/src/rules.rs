@@ -302,14 +302,17 @@ impl Compiled {
             Some(w) => have.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(w)),
         };
         let exact = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
+        // The cheap comparisons first, the globs last: most candidates fail early.
         exact(&self.m.agent, Some(&s.agent))
             && exact(&self.m.kind, Some(&s.kind))
-            && self.tool_m.as_ref().is_none_or(|g| f.tool.as_deref().is_some_and(|t| g.is_match(t)))
-            && self.path_m.as_ref().is_none_or(|g| f.path.as_deref().is_some_and(|p| g.is_match(p)))
-            && self.words.as_ref().is_none_or(|w| self.command_matches(s, w))
             && eq(&self.m.method, &f.method)
             && if self.origin { eq(&self.m.host, &f.origin) } else { eq(&self.m.host, &f.host) }
             && exact(&self.m.credential, f.credential.as_deref())
+            && (self.tool_m.is_none() || f.tool.is_some())
+            && (self.path_m.is_none() || f.path.is_some())
+            && self.words.as_ref().is_none_or(|w| self.command_matches(s, w))
+            && self.tool_m.as_ref().is_none_or(|g| f.tool.as_deref().is_some_and(|t| g.is_match(t)))
+            && self.path_m.as_ref().is_none_or(|g| f.path.as_deref().is_some_and(|p| g.is_match(p)))
     }
 
     fn command_matches(&self, s: &Subject, prefix: &[String]) -> bool {

@@ -183,6 +183,8 @@ pub trait Store: Send + Sync + 'static {
     async fn remove_credential(&self, name: &str) -> Result<bool, CoreError>;
     /// Every rule, oldest first, with how many proposals each matched.
     async fn rules(&self) -> Result<Vec<Rule>, CoreError>;
+    /// One rule.
+    async fn rule(&self, id: &str) -> Result<Option<Rule>, CoreError>;
     /// Adds a rule and logs it (`added`, by its creator).
     async fn add_rule(&self, rule: Rule) -> Result<(), CoreError>;
     /// Removes a rule and logs it (`removed`, by `actor`); the rule as it was, or none if there

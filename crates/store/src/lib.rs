@@ -312,6 +312,15 @@ impl Store for SqliteStore {
         Ok(rows.iter().map(rows::rule).collect::<Result<_, _>>()?)
     }
 
+    async fn rule(&self, id: &str) -> Result<Option<assent_core::rules::Rule>, CoreError> {
+        let row = sqlx::query(concat!("SELECT ", rows::rule_cols!(), " FROM rules WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(row.map(|r| rows::rule(&r)).transpose()?)
+    }
+
     async fn add_rule(&self, rule: assent_core::rules::Rule) -> Result<(), CoreError> {
         self.send(|reply| Op::AddRule { rule: Box::new(rule), reply }).await
     }

@@ -143,20 +143,28 @@ pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Opti
     })
 }
 
+fn candidate(r: &Rule) -> Result<Candidate, crate::rules::BadRule> {
+    Ok(Candidate {
+        id: r.id.clone(),
+        effect: r.effect,
+        compiled: Compiled::new(r.matches.clone(), r.effect)?,
+        expires_at: r.expires_at,
+        note: r.note.clone(),
+    })
+}
+
 fn compile(rules: &[Rule]) -> RuleSet {
     let mut cands = Vec::with_capacity(rules.len());
     for r in rules {
-        match Compiled::new(r.matches.clone(), r.effect) {
-            Ok(compiled) => cands.push(Candidate {
-                id: r.id.clone(),
-                effect: r.effect,
-                compiled,
-                expires_at: r.expires_at,
-                note: r.note.clone(),
-            }),
+        match candidate(r) {
+            Ok(c) => cands.push(c),
             Err(e) => tracing::error!(rule = %r.id, error = %e, "a stored rule no longer compiles; it is not applied"),
         }
     }
+    set_of(cands)
+}
+
+fn set_of(cands: Vec<Candidate>) -> RuleSet {
     RuleSet::new(cands).unwrap_or_else(|e| {
         tracing::error!(error = %e, "the rules do not compile together; none is applied");
         RuleSet::default()
@@ -173,11 +181,13 @@ impl Engine {
         self.inner.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Reads the rules again and compiles them (after a change).
-    async fn reload_rules(&self) -> Result<(), CoreError> {
-        let set = load(self.inner.store.as_ref()).await?;
-        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
-        Ok(())
+    /// Puts a changed set of rules in force: the rules kept, and the one added. Only the new
+    /// rule is compiled; the glob sets are rebuilt.
+    fn swap_rules(&self, keep: impl Fn(&Candidate) -> bool, added: Option<Candidate>) {
+        let old = self.rule_set();
+        let mut cands: Vec<Candidate> = old.rules().iter().filter(|c| keep(c)).cloned().collect();
+        cands.extend(added);
+        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set_of(cands));
     }
 
     /// Checks a match and puts it in its stored form (method upper case, host lower case, an
@@ -319,8 +329,9 @@ impl Engine {
             expires_at,
             matched: 0,
         };
+        let compiled = candidate(&rule).map_err(|e| invalid(e.code, e.message))?;
         self.inner.store.add_rule(rule.clone()).await?;
-        self.reload_rules().await?;
+        self.swap_rules(|_| true, Some(compiled));
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -330,7 +341,7 @@ impl Engine {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
         let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, Timestamp::now()).await?;
         let rule = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
-        self.reload_rules().await?;
+        self.swap_rules(|c| c.id != rule.id, None);
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -386,8 +397,7 @@ impl Engine {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
         };
         let (effect, id) = (c.effect, c.id.clone());
-        let rule = self.inner.store.rules().await?.into_iter().find(|r| r.id == id);
-        Ok(Verdict { effect, rule })
+        Ok(Verdict { effect, rule: self.inner.store.rule(&id).await? })
     }
 
     /// What rules see of a stored proposal (its approved payload when the person edited it).
