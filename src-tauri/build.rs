@@ -17,6 +17,10 @@ fn main() {
         "app_info",
         "ui_ready",
         "pending_count",
+        "similar_rule",
+        "list_rules",
+        "add_rule",
+        "remove_rule",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),

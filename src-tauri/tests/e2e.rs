@@ -271,6 +271,63 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     assert_eq!(done["decision"]["reason"], "not on a Friday");
     assert_eq!(d.text_becomes("[data-testid=\"status-badge\"]", "rejected").await, "rejected");
 
+    // Approve and allow similar: the rule in words first; it then decides the next one.
+    let bash = |title: &str, command: &str| json!({"kind": "tool.call", "title": title, "payload": {"tool": "Bash", "input": {"command": command}}});
+    let id = propose(bash("Run the tests in watch mode", "npm test -- --watch")).await;
+    let waiter = wait(id.clone());
+    d.click(&format!("[data-testid=\"row\"][data-id=\"{id}\"]")).await;
+    d.click("[data-testid=\"allow-similar\"]").await;
+    let words = d.text("[data-testid=\"similar-words\"]").await;
+    assert!(words.contains("allow agent default to run npm test … with tool Bash"), "{words}");
+    assert!(words.contains("for 1 hour"), "{words}");
+    d.screenshot("app-allow-similar.png").await;
+    d.click("[data-testid=\"confirm-similar\"]").await;
+    let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
+    assert_eq!((done["status"].as_str(), done["decision"]["channel"].as_str()), (Some("approved"), Some("app")));
+    let next = propose(bash("Run the tests", "npm test")).await;
+    let next = tokio::time::timeout(Duration::from_secs(30), wait(next)).await.unwrap().unwrap();
+    assert_eq!(
+        (next["status"].as_str(), next["decision"]["channel"].as_str()),
+        (Some("approved"), Some("rule")),
+        "{next}"
+    );
+    let similar_rule = next["decision"]["rule"]["id"].as_str().unwrap().to_string();
+
+    // The Rules page: a rule added elsewhere (here the owner API, as the CLI does) shows up
+    // while the page is open; a rule removed from the page is gone.
+    let owner = std::fs::read_to_string(env.home.path().join("owner.token")).unwrap().trim().to_string();
+    d.click("[data-testid=\"nav-rules\"]").await;
+    d.wait_for(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"]")).await;
+    let added: Value = http
+        .post(format!("{base}/rules"))
+        .bearer_auth(&owner)
+        .json(&json!({"effect": "deny", "match": {"tool": "Bash", "input": "rm"}, "note": "no deletes from a shell"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let deny = added["id"].as_str().unwrap_or_else(|| panic!("{added}")).to_string();
+    let row = d.text(&format!("[data-testid=\"rule-row\"][data-id=\"{deny}\"]")).await;
+    assert!(row.contains("refuse to let any agent run rm … with tool Bash"), "{row}");
+    assert!(row.contains("no deletes from a shell"), "{row}");
+    let similar_row = d.text(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"]")).await;
+    assert!(similar_row.contains("matched 1") && similar_row.contains("expires in"), "{similar_row}");
+    d.screenshot("app-rules.png").await;
+    d.click(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"] [data-testid=\"remove-rule\"]")).await;
+    d.click(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"] [data-testid=\"confirm-remove\"]")).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while d.find(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"]")).await.is_some() {
+        assert!(Instant::now() < deadline, "the removed rule is still shown");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rules: Value =
+        http.get(format!("{base}/rules")).bearer_auth(&owner).send().await.unwrap().json().await.unwrap();
+    let ids: Vec<&str> = rules["items"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids, vec![deny.as_str()], "{rules}");
+    d.click("[data-testid=\"nav-inbox\"]").await;
+
     // A few more for the inbox picture, then the credentials page.
     for (t, c) in [("Run the test suite", "cargo test"), ("Tag the release", "git tag v0.2.0")] {
         propose(json!({"kind": "tool.call", "title": t, "payload": {"tool": "Bash", "input": {"command": c}}})).await;
