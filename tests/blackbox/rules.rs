@@ -249,8 +249,21 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
     assert_eq!(shown["description"], "allow agent default to run `npm test …` with tool `Bash`");
+    // The agent waits; the moment it hears of the approval, its next, similar proposal is
+    // already decided by the rule.
+    let (url, agent) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone());
+    let waiter = tokio::spawn(async move {
+        let next = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test"}}});
+        let http = crate::harness::http();
+        let _: Value = http.get(&url).bearer_auth(&agent).send().await.unwrap().json().await.unwrap();
+        let url = url.split("/proposals/").next().unwrap().to_string() + "/proposals";
+        let p: Value = http.post(url).bearer_auth(&agent).json(&next).send().await.unwrap().json().await.unwrap();
+        p["status"].as_str().unwrap_or_default().to_string()
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let (st, d) = s.decide(&id, json!({"outcome": "approve", "allow_similar": {"expires_in": 3600}})).await;
     assert_eq!(st, StatusCode::OK, "{d}");
+    assert_eq!(waiter.await.unwrap(), "approved");
     assert_eq!(d["status"], "approved");
     assert_eq!(d["rule"]["description"], shown["description"]);
     assert_eq!(d["rule"]["match"], shown["match"]);

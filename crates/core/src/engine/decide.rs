@@ -253,17 +253,19 @@ impl Engine {
         let t = self.plan(actor, &p, req)?;
         let from = [t.from];
         let done = self.inner.store.transition(vec![t], true).await?;
-        self.announce(&from, &done);
-        let p = match done.into_iter().next() {
-            Some(Transitioned::Done(p)) => p,
-            Some(Transitioned::Conflict(now)) => return Err(invalid_state(id, now)),
+        let p = match done.first() {
+            Some(Transitioned::Done(p)) => p.clone(),
+            Some(Transitioned::Conflict(now)) => return Err(invalid_state(id, *now)),
             None => return Err(CoreError::invalid("internal", "no transition result")),
         };
+        // The rule is in force before the agent hears of the approval: its next, similar
+        // proposal is decided by it.
         let rule = match similar {
-            Some(s) => Some(self.allow_similar(actor, &p, s.expires_in).await?),
+            Some(s) => Some(self.allow_similar(actor, &p, s.expires_in).await),
             None => None,
         };
-        Ok(Decided { proposal: p, rule })
+        self.announce(&from, &done);
+        Ok(Decided { proposal: p, rule: rule.transpose()? })
     }
 
     /// A person decides several proposals; each stands alone, and one that someone else
