@@ -1,0 +1,276 @@
+//! The rules' tests: matching, ranking, words and scopes.
+
+use super::*;
+
+fn rule(id: &str, effect: Effect, m: RuleMatch) -> Candidate {
+    Candidate {
+        id: id.into(),
+        effect,
+        compiled: Compiled::new(m, effect).unwrap_or_else(|e| panic!("{e}")),
+        expires_at: None,
+        note: None,
+    }
+}
+
+fn set(rules: Vec<Candidate>) -> RuleSet {
+    RuleSet::new(rules).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bash(cmd: &str) -> Subject {
+    Subject::new(
+        "default",
+        "tool.call",
+        Facts { tool: Some("Bash".into()), command: Some(cmd.into()), ..Default::default() },
+    )
+}
+
+fn input(i: &str) -> RuleMatch {
+    RuleMatch { input: Some(i.into()), ..Default::default() }
+}
+
+fn pick<'a>(rules: &'a RuleSet, s: &Subject) -> Option<&'a str> {
+    rules.decide(s, Timestamp(0)).map(|r| r.id.as_str())
+}
+
+#[test]
+fn an_allowed_command_prefix_matches_whole_words_of_one_plain_command() {
+    let r = set(vec![rule("r1", Effect::Allow, input("npm test"))]);
+    let cases = [
+        ("npm test", true),
+        ("npm test -- --watch", true),
+        ("npm  test", true),
+        ("npm testing", false),
+        ("npm", false),
+        ("npm test && rm -rf ~", false),
+        ("npm test || true", false),
+        ("npm test; rm x", false),
+        ("npm test | sh", false),
+        ("npm test & rm x", false),
+        ("npm test\nrm x", false),
+        ("npm test $(rm x)", false),
+        ("npm test `rm x`", false),
+        ("npm test <(rm x)", false),
+        ("npm test \"$(rm x)\"", false),
+        ("npm test 'a;b'", true),
+        ("npm test '$(x)'", true),
+        ("npm test \"unclosed", false),
+        ("FOO=1 npm test", false),
+        ("sudo npm test", false),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(pick(&r, &bash(cmd)).is_some(), want, "{cmd:?}");
+    }
+}
+
+#[test]
+fn a_denied_command_prefix_matches_any_command_a_line_runs() {
+    let r = set(vec![rule("no-rm", Effect::Deny, input("rm"))]);
+    let cases = [
+        ("rm -rf x", true),
+        ("ls && rm -rf x", true),
+        ("ls; rm x", true),
+        ("ls | xargs rm", true),
+        ("echo $(rm -rf x)", true),
+        ("echo \"$(rm -rf x)\"", true),
+        ("echo `rm x`", true),
+        ("sudo rm x", true),
+        ("FOO=1 rm x", true),
+        ("nohup rm x &", true),
+        ("timeout 10 rm x", true),
+        ("/usr/bin/env -i rm x", true),
+        ("ls\nrm x", true),
+        ("git rm x", false),
+        ("echo 'rm x'", false),
+        ("rmdir x", false),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(pick(&r, &bash(cmd)).is_some(), want, "{cmd:?}");
+    }
+    let sudo = set(vec![rule("no-sudo", Effect::Ask, input("sudo"))]);
+    assert!(pick(&sudo, &bash("sudo rm x")).is_some(), "a wrapper can itself be denied");
+}
+
+#[test]
+fn the_ranking_table() {
+    let m = |tool: Option<&str>, inp: Option<&str>, path: Option<&str>, agent: Option<&str>| RuleMatch {
+        tool: tool.map(str::to_string),
+        input: inp.map(str::to_string),
+        path: path.map(str::to_string),
+        agent: agent.map(str::to_string),
+        ..Default::default()
+    };
+    let rules = set(vec![
+        rule("allow-bash", Effect::Allow, m(Some("Bash"), None, None, None)),
+        rule("ask-bash", Effect::Ask, m(Some("Bash"), None, None, None)),
+        rule("deny-bash-rm", Effect::Deny, m(Some("Bash"), Some("rm"), None, None)),
+        rule("deny-npm", Effect::Deny, m(Some("Bash"), Some("npm"), None, None)),
+        rule("allow-npm-test", Effect::Allow, m(Some("Bash"), Some("npm test"), None, None)),
+        rule("allow-default-git", Effect::Allow, m(Some("Bash"), Some("git"), None, Some("default"))),
+        rule("deny-git-push", Effect::Deny, m(Some("Bash"), Some("git push"), None, None)),
+        rule("deny-w", Effect::Deny, m(None, None, Some("/w/**"), None)),
+        rule("allow-w-src", Effect::Allow, m(None, None, Some("/w/src/**"), None)),
+        rule("ask-tmp", Effect::Ask, m(None, None, Some("/tmp/**"), None)),
+        rule("allow-tmp", Effect::Allow, m(None, None, Some("/tmp/**"), None)),
+    ]);
+    let file = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    let cases: [(Subject, Option<&str>); 12] = [
+        // Two fields (tool, input) beat one (tool).
+        (bash("rm -rf x"), Some("deny-bash-rm")),
+        // Same fields: ask beats allow.
+        (bash("ls"), Some("ask-bash")),
+        // Same fields, more words: `npm test` beats `npm`.
+        (bash("npm test"), Some("allow-npm-test")),
+        (bash("npm publish"), Some("deny-npm")),
+        // Three fields (agent, tool, input) beat two, whatever the effect.
+        (bash("git push"), Some("allow-default-git")),
+        (Subject::new("other", "tool.call", bash("git push").facts), Some("deny-git-push")),
+        // A chained command never meets an allow prefix; both denies match it, and at a full
+        // tie the rule made first wins.
+        (bash("npm test && rm x"), Some("deny-bash-rm")),
+        (bash("ls && rm x"), Some("deny-bash-rm")),
+        // Paths: more literal characters win.
+        (file("/w/src/a.rs"), Some("allow-w-src")),
+        (file("/w/b.rs"), Some("deny-w")),
+        (file("/tmp/x"), Some("ask-tmp")),
+        (file("/home/x"), None),
+    ];
+    for (s, want) in cases {
+        assert_eq!(pick(&rules, &s), want, "{:?} {:?}", s.facts.command, s.facts.path);
+    }
+}
+
+#[test]
+fn path_globs_cross_folders_only_with_two_stars() {
+    let m = |p: &str| RuleMatch { path: Some(p.into()), ..Default::default() };
+    let file = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    let one = set(vec![rule("r", Effect::Allow, m("/w/src/*.rs"))]);
+    assert!(pick(&one, &file("/w/src/a.rs")).is_some());
+    assert!(pick(&one, &file("/w/src/deep/a.rs")).is_none());
+    let deep = set(vec![rule("r", Effect::Allow, m("/w/src/**"))]);
+    assert!(pick(&deep, &file("/w/src/deep/a.rs")).is_some());
+    assert!(pick(&deep, &file("/w/other/a.rs")).is_none());
+    assert_eq!(Compiled::new(m("/w/["), Effect::Allow).err().map(|e| e.code), Some("invalid_glob"));
+}
+
+#[test]
+fn an_expired_rule_stops_matching_at_its_expiry() {
+    let mut r = rule("r", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() });
+    r.expires_at = Some(Timestamp(10_000));
+    let rules = set(vec![r]);
+    assert!(rules.decide(&bash("ls"), Timestamp(9_999)).is_some());
+    assert!(rules.decide(&bash("ls"), Timestamp(10_000)).is_none());
+    assert_eq!(rules.matching(&bash("ls")), vec![0], "matching ignores expiry");
+}
+
+#[test]
+fn hosts_methods_and_credentials_match_exactly() {
+    let m = RuleMatch {
+        method: Some("GET".into()),
+        host: Some("api.github.com".into()),
+        credential: Some("gh".into()),
+        ..Default::default()
+    };
+    let rules = set(vec![rule("r", Effect::Allow, m)]);
+    let req = |method: &str, host: &str, cred: Option<&str>| {
+        let facts = Facts {
+            method: Some(method.into()),
+            host: Some(host.into()),
+            origin: Some(format!("https://{host}:443")),
+            credential: cred.map(str::to_string),
+            ..Default::default()
+        };
+        Subject::new("a", "http.request", facts)
+    };
+    assert!(pick(&rules, &req("GET", "API.github.com", Some("gh"))).is_some());
+    assert!(pick(&rules, &req("POST", "api.github.com", Some("gh"))).is_none());
+    assert!(pick(&rules, &req("GET", "api.github.com.evil.example", Some("gh"))).is_none());
+    assert!(pick(&rules, &req("GET", "api.github.com", None)).is_none());
+    let by_origin = RuleMatch { host: Some("https://api.github.com:443".into()), ..Default::default() };
+    let rules = set(vec![rule("o", Effect::Allow, by_origin)]);
+    assert!(pick(&rules, &req("GET", "api.github.com", None)).is_some());
+    let chained = Compiled::new(input("npm test && rm"), Effect::Deny);
+    assert_eq!(chained.err().map(|e| e.code), Some("invalid_input"));
+}
+
+#[test]
+fn the_set_finds_the_same_rules_as_checking_each() {
+    let mut rules = Vec::new();
+    for i in 0..300 {
+        let m = match i % 5 {
+            0 => RuleMatch { tool: Some(format!("tool{i}")), ..Default::default() },
+            1 => RuleMatch { tool: Some("mcp__*".into()), agent: Some(format!("a{i}")), ..Default::default() },
+            2 => RuleMatch { input: Some(format!("cmd{} sub", i % 7)), ..Default::default() },
+            3 => RuleMatch { path: Some(format!("/w/{}/**", i % 4)), ..Default::default() },
+            _ => {
+                RuleMatch { kind: Some("http.request".into()), host: Some(format!("h{}", i % 3)), ..Default::default() }
+            }
+        };
+        rules.push(rule(&format!("r{i}"), [Effect::Allow, Effect::Deny][i % 2], m));
+    }
+    let all = set(rules.clone());
+    let subjects = [
+        bash("cmd3 sub x"),
+        bash("ls && cmd2 sub"),
+        Subject::new("a1", "tool.call", Facts { tool: Some("mcp__x".into()), ..Default::default() }),
+        Subject::new("a", "tool.call", Facts { tool: Some("tool10".into()), ..Default::default() }),
+        Subject::new("a", "file.write", Facts { path: Some("/w/2/x/y".into()), ..Default::default() }),
+        Subject::new("a", "http.request", Facts { host: Some("h1".into()), ..Default::default() }),
+    ];
+    for s in &subjects {
+        let slow: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].compiled.matches(s)).collect();
+        assert!(!slow.is_empty());
+        assert_eq!(all.matching(s), slow);
+    }
+}
+
+#[test]
+fn descriptions_say_the_rule_in_words() {
+    let m = RuleMatch {
+        agent: Some("default".into()),
+        tool: Some("Bash".into()),
+        input: Some("npm test".into()),
+        ..Default::default()
+    };
+    assert_eq!(describe(Effect::Allow, &m), "allow agent default to run `npm test …` with tool `Bash`");
+    let http = RuleMatch { method: Some("post".into()), host: Some("api.github.com".into()), ..Default::default() };
+    assert_eq!(describe(Effect::Deny, &http), "refuse to let any agent send POST requests to api.github.com");
+    let path = RuleMatch { kind: Some("file.write".into()), path: Some("/w/src/**".into()), ..Default::default() };
+    assert_eq!(describe(Effect::Ask, &path), "always ask before any agent may write files matching `/w/src/**`");
+    assert_eq!(describe(Effect::Allow, &RuleMatch::default()), "allow any agent to do anything");
+    let kind = RuleMatch { kind: Some("file.delete".into()), ..Default::default() };
+    assert_eq!(describe(Effect::Deny, &kind), "refuse to let any agent propose file.delete");
+}
+
+#[test]
+fn allow_similar_is_narrow() {
+    let s = bash("npm test -- --watch");
+    let m = similar(&s);
+    assert_eq!(m.input.as_deref(), Some("npm test"));
+    assert_eq!((m.agent.as_deref(), m.tool.as_deref()), (Some("default"), Some("Bash")));
+    assert_eq!(similar(&bash("rm -rf build")).input.as_deref(), Some("rm -rf build"));
+    assert_eq!(similar(&bash("git commit -m 'a b'")).input.as_deref(), Some("git commit"));
+    assert_eq!(similar(&bash("ls && rm x")).input, None, "a chained command gets no prefix");
+    let f = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
+    let m = similar(&f);
+    assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
+    let rules = set(vec![rule("s", Effect::Allow, m)]);
+    assert!(pick(&rules, &f).is_some());
+    let sibling = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/b.rs".into()), ..Default::default() });
+    let deeper = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/d/b.rs".into()), ..Default::default() });
+    assert!(pick(&rules, &sibling).is_some());
+    assert!(pick(&rules, &deeper).is_none());
+}
+
+#[test]
+fn tool_call_facts_read_commands_and_paths() {
+    let f = Facts::of_tool_call("Bash", &serde_json::json!({"command": "npm test", "description": "x"}));
+    assert_eq!(f.command.as_deref(), Some("npm test"));
+    let f = Facts::of_tool_call("shell", &serde_json::json!({"command": ["bash", "-lc", "npm test"]}));
+    assert_eq!(f.command.as_deref(), Some("npm test"));
+    let f = Facts::of_tool_call("shell", &serde_json::json!({"command": ["ls", "-la", "a b"]}));
+    assert_eq!(f.command.as_deref(), Some("ls -la 'a b'"));
+    let f = Facts::of_tool_call("Edit", &serde_json::json!({"file_path": "/w/a.rs"}));
+    assert_eq!(f.path.as_deref(), Some("/w/a.rs"));
+    let f = Facts::of_tool_call("WebFetch", &serde_json::json!({"url": "https://Docs.Example.com./a", "prompt": "x"}));
+    assert_eq!(f.host.as_deref(), Some("docs.example.com"));
+}
