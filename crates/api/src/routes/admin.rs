@@ -43,23 +43,15 @@ pub async fn revoke_agent(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Query of `GET /v1/audit`.
-#[derive(Deserialize)]
-pub struct AuditQuery {
-    after: Option<i64>,
-    limit: Option<u32>,
-}
-
 /// `GET /v1/audit?after=SEQ&limit=N`: the audit log in order, for export.
 pub async fn audit(
     State(s): State<AppState>,
     _: Owner,
-    Query(q): Query<AuditQuery>,
+    Query(q): Query<super::LogQuery>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let limit = q.limit.unwrap_or(1000).clamp(1, 10_000);
-    let items = s.engine.audit_after(q.after.unwrap_or(0), limit).await?;
-    let next = if items.len() as u32 == limit { items.last().map(|e| e.seq) } else { None };
-    Ok(axum::Json(json!({ "items": items, "next_after": next })))
+    let (after, limit) = q.range();
+    let items = s.engine.audit_after(after, limit).await?;
+    Ok(axum::Json(super::log_page(items, limit, |e| e.seq)))
 }
 
 /// `GET /v1/credentials`: metadata only.

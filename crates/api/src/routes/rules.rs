@@ -9,8 +9,7 @@ use assent_core::engine::rules::{NewRule, RuleList, Similar, Verdict};
 use assent_core::rules::Rule;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// `GET /v1/rules`: every rule, oldest first, with how many proposals it matched and how many
 /// of the latest 10,000 it would have matched.
@@ -70,21 +69,13 @@ pub async fn similar(
     Ok(axum::Json(s.engine.similar(&id).await?))
 }
 
-/// Query of `GET /v1/rules/log`.
-#[derive(Deserialize)]
-pub struct LogQuery {
-    after: Option<i64>,
-    limit: Option<u32>,
-}
-
 /// `GET /v1/rules/log?after=SEQ&limit=N`: every rule added or removed, in order (for export).
 pub async fn log(
     State(s): State<AppState>,
     _: Owner,
-    Query(q): Query<LogQuery>,
+    Query(q): Query<super::LogQuery>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let limit = q.limit.unwrap_or(1000).clamp(1, 10_000);
-    let items = s.engine.rule_log_after(q.after.unwrap_or(0), limit).await?;
-    let next = if items.len() as u32 == limit { items.last().map(|e| e.seq) } else { None };
-    Ok(axum::Json(json!({ "items": items, "next_after": next })))
+    let (after, limit) = q.range();
+    let items = s.engine.rule_log_after(after, limit).await?;
+    Ok(axum::Json(super::log_page(items, limit, |e| e.seq)))
 }

@@ -62,6 +62,24 @@ pub struct Proposed {
 }
 
 impl Engine {
+    /// Lets `kind` validate and preview a payload `agent` sent, off the async workers when the
+    /// kind touches the file system or network.
+    pub(super) async fn prepare(
+        &self,
+        kind: &std::sync::Arc<dyn crate::kinds::Kind>,
+        agent: &str,
+        payload: Value,
+    ) -> Result<Prepared, CoreError> {
+        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
+        if !kind.blocking() {
+            return kind.prepare(payload, &ctx);
+        }
+        let k = kind.clone();
+        tokio::task::spawn_blocking(move || k.prepare(payload, &ctx))
+            .await
+            .map_err(|e| CoreError::invalid("invalid_payload", format!("could not prepare the payload: {e}")))?
+    }
+
     /// Files a proposal for `agent` from a request body. `idempotency_key` makes retries safe.
     /// The proposal comes back as the agent may see it ([`Proposal::for_agent`]).
     pub async fn propose(
@@ -109,16 +127,7 @@ impl Engine {
         let supersedes = text("supersedes", req.supersedes, REF_MAX, true)?;
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
-        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
-        let payload = req.payload;
-        let Prepared { payload, base, preview } = if kind.blocking() {
-            let k = kind.clone();
-            tokio::task::spawn_blocking(move || k.prepare(payload, &ctx))
-                .await
-                .map_err(|e| CoreError::invalid("invalid_payload", format!("could not prepare the payload: {e}")))??
-        } else {
-            kind.prepare(payload, &ctx)?
-        };
+        let Prepared { payload, base, preview } = self.prepare(&kind, agent, req.payload).await?;
 
         let now = Timestamp::now();
         let mut proposal = Proposal {

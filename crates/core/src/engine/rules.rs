@@ -4,7 +4,7 @@
 use super::{Actor, Engine};
 use crate::error::CoreError;
 use crate::events::Event;
-use crate::kinds::{PrepareCtx, clip};
+use crate::kinds::clip;
 use crate::proposal::{Decision, NewProposal, Outcome, Proposal, RuleRef};
 use crate::rules::{Candidate, Compiled, Effect, Facts, Rule, RuleMatch, RuleSet, Subject, describe};
 use crate::secret::{base32, random_bytes};
@@ -350,7 +350,8 @@ impl Engine {
     pub async fn rules(&self) -> Result<RuleList, CoreError> {
         let rules = self.inner.store.rules().await?;
         let recent = self.inner.store.recent_facts(HISTORY).await?;
-        let set = compile(&rules);
+        // The set in force is these rules, compiled already.
+        let set = self.rule_set();
         let mut counts = std::collections::HashMap::<&str, u64>::new();
         for (agent, kind, facts) in recent.iter() {
             let s = Subject::new(agent.clone(), kind.clone(), facts.clone());
@@ -381,16 +382,7 @@ impl Engine {
         let req: NewProposal =
             serde_json::from_value(body).map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
-        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
-        let prepared = if kind.blocking() {
-            let k = kind.clone();
-            let payload = req.payload;
-            tokio::task::spawn_blocking(move || k.prepare(payload, &ctx))
-                .await
-                .map_err(|e| invalid("invalid_payload", format!("could not prepare the payload: {e}")))??
-        } else {
-            kind.prepare(req.payload, &ctx)?
-        };
+        let prepared = self.prepare(&kind, agent, req.payload).await?;
         let subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
         let set = self.rule_set();
         let Some(c) = set.decide(&subject, Timestamp::now()) else {
