@@ -51,6 +51,24 @@ try {
     await page.waitForSelector('[data-testid="rule-form"]');
     check(await fits(), `${width}x${height}: rules form: no horizontal overflow`);
     check(await within('[data-testid="rule-form"] input, [data-testid="rule-form"] select, [data-testid="rule-submit"]'), `${width}x${height}: rules form: every field inside the window`);
+    // Settings: the login checkbox and About fit, About without scrolling; the quit dialog fits.
+    await page.click('[data-testid="nav-settings"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="version"]')?.textContent.includes("commit"));
+    check(await fits(), `${width}x${height}: settings: no horizontal overflow`);
+    check(await within('[data-testid="autostart"]'), `${width}x${height}: settings: the login checkbox inside the window`);
+    const about = await box('[data-testid="about"]');
+    check(!!about && about.y + about.height <= height, `${width}x${height}: settings: About on screen without scrolling`);
+    await page.evaluate(() => window.assentMock.requestQuit(2, 5));
+    await page.waitForSelector('[data-testid="quit-dialog"]');
+    check(await within('[data-testid="quit-dialog"] button'), `${width}x${height}: quit dialog: both buttons inside the window`);
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
+    check(focused === "quit-keep", `${width}x${height}: quit dialog: Keep running has the focus (${focused})`);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    const still = await page.evaluate(() => !!document.activeElement?.closest('[data-testid="quit-dialog"]'));
+    check(still, `${width}x${height}: quit dialog: Tab stays inside`);
+    await page.keyboard.press("Escape");
+    check((await page.locator('[data-testid="quit-dialog"]').count()) === 0, `${width}x${height}: quit dialog: Escape closes it`);
     await page.click('[data-testid="nav-inbox"]');
     check(errors.length === 0, `${width}x${height}: no console errors or CSP violations ${errors.join(" | ")}`);
     await page.close();

@@ -1,13 +1,16 @@
 // Screenshots of the UI (mock backend) in headless Chromium, into docs/.
+// `npm run shots` takes them all; `npm run shots -- settings quit` only those named.
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./serve.mjs";
 import { fileURLToPath } from "node:url";
 
 const out = fileURLToPath(new URL("../../docs/", import.meta.url));
+const only = process.argv.slice(2);
 const { server, url } = await serve();
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 const problems = [];
+const shot = (name) => (only.length === 0 || only.includes(name) ? page.screenshot({ path: `${out}${name}.png` }) : undefined);
 page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
 page.on("pageerror", (e) => problems.push(String(e)));
 try {
@@ -15,41 +18,54 @@ try {
   await page.waitForSelector('[data-testid="row"]');
   await page.click('[data-testid="row"][data-id="p_group0"]');
   await page.waitForSelector('[data-testid="diff"]');
-  await page.screenshot({ path: `${out}inbox.png` });
+  await shot("inbox");
   await page.click('[data-testid="row"][data-id="p_iqgvopaka4n7slxa5lqrbpr4cu"]');
   await page.waitForSelector('[data-testid="diff"] .mark');
-  await page.screenshot({ path: `${out}diff.png` });
+  await shot("diff");
   await page.click('[data-testid="row"][data-id="p_3z3evpruoxatree5se4v3guhbm"]');
   await page.waitForSelector('[data-testid="http"]');
-  await page.screenshot({ path: `${out}http.png` });
+  await shot("http");
   await page.click('[data-testid="row"][data-id="p_disguiseddelete00000000000"]');
   await page.waitForSelector('[data-testid="method-override"]');
-  await page.screenshot({ path: `${out}http-override.png` });
+  await shot("http-override");
   // Approve and allow similar: the rule in words before it is saved.
   await page.click('[data-testid="row"][data-id="p_xw3z55xmqfu3hcl2bg6s3hpfxe"]');
   await page.click('[data-testid="allow-similar"]');
   await page.waitForSelector('[data-testid="similar"]');
-  await page.screenshot({ path: `${out}allow-similar.png` });
+  await shot("allow-similar");
   await page.keyboard.press("Escape");
   await page.click('[data-testid="row"][data-id="p_rulerefusedrmbuild00000000"]');
   await page.waitForSelector('[data-testid="decided-by-rule"]');
-  await page.screenshot({ path: `${out}decided-by-rule.png` });
+  await shot("decided-by-rule");
   await page.click('[data-testid="nav-rules"]');
   await page.waitForSelector('[data-testid="rule-row"]');
-  await page.screenshot({ path: `${out}rules.png` });
+  await shot("rules");
   await page.click('[data-testid="add-rule"]');
   await page.selectOption('[data-testid="rule-effect"]', "deny");
   await page.selectOption('[data-testid="rule-kind"]', "http.request");
   await page.selectOption('[data-testid="rule-method"]', "DELETE");
   await page.fill('[data-testid="rule-host"]', "api.github.com");
   await page.fill('[data-testid="rule-note"]', "Nothing gets deleted on GitHub without me.");
-  await page.screenshot({ path: `${out}rules-add.png` });
+  await shot("rules-add");
   await page.click('[data-testid="nav-credentials"]');
   await page.waitForSelector('[data-testid="credential-row"]');
-  await page.screenshot({ path: `${out}credentials.png` });
+  await shot("credentials");
   await page.click('[data-testid="nav-agents"]');
   await page.waitForSelector('[data-testid="agent-row"]');
-  await page.screenshot({ path: `${out}agents.png` });
+  await shot("agents");
+  await page.click('[data-testid="nav-settings"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="version"]')?.textContent.includes("commit"));
+  await page.waitForFunction(() => !document.querySelector('[data-testid="autostart"]')?.disabled);
+  await page.click('[data-testid="autostart"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="autostart"]')?.checked && !document.querySelector('[data-testid="autostart"]').disabled);
+  await shot("settings");
+  // The tray's Quit while agents wait: the window comes up and asks.
+  await page.click('[data-testid="nav-inbox"]');
+  await page.waitForSelector('[data-testid="detail"]');
+  await page.evaluate(() => window.assentMock.requestQuit(2, 5));
+  await page.waitForSelector('[data-testid="quit-dialog"]');
+  await shot("quit");
+  await page.keyboard.press("Escape");
 } finally {
   await browser.close();
   server.close();

@@ -48,12 +48,21 @@ export interface Detail {
 
 export interface AppInfo {
   version: string;
+  /** The short git hash Assent was built from, or "unknown". */
+  commit: string;
   home: string;
   api_url: string;
   owner_credential: string;
   notifications: string;
   kinds: string[];
   limits: Record<string, unknown>;
+}
+
+/** The tray's Quit, asked while agents wait: `waiting` agents are blocked on a decision right
+ * now, `pending` proposals await one. */
+export interface QuitRequest {
+  waiting: number;
+  pending: number;
 }
 
 /** A change the app hears about: an engine event (generated from the Rust type), or "refetch everything". */
@@ -88,6 +97,14 @@ export interface Backend {
   rendered(firstPageMs: number): Promise<void>;
   onChange(f: (c: Change) => void): Promise<() => void>;
   onOpen(f: (id: string) => void): Promise<() => void>;
+  /** Whether Assent starts when the user logs in. */
+  autostart(): Promise<boolean>;
+  /** Turns starting at login on or off; the state now in force. */
+  setAutostart(enabled: boolean): Promise<boolean>;
+  /** Quits Assent (after the user confirmed). */
+  quit(): Promise<void>;
+  /** The tray's Quit, while agents wait: the app asks first. */
+  onQuitRequested(f: (q: QuitRequest) => void): Promise<() => void>;
 }
 
 /** An error as the backend reports it. */
@@ -134,5 +151,9 @@ export async function tauriBackend(): Promise<Backend> {
     rendered: (firstPageMs) => invoke("ui_ready", { firstPageMs }),
     onChange: (f) => listen<Change>("assent://event", (e) => f(e.payload)),
     onOpen: (f) => listen<{ id: string }>("assent://open", (e) => f(e.payload.id)),
+    autostart: () => invoke("get_autostart"),
+    setAutostart: (enabled) => invoke("set_autostart", { enabled }),
+    quit: () => invoke("quit_app"),
+    onQuitRequested: (f) => listen<QuitRequest>("assent://quit-requested", (e) => f(e.payload)),
   };
 }

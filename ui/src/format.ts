@@ -1,3 +1,5 @@
+import type { AppInfo, QuitRequest } from "./api";
+
 /** Seconds until `iso`, as a short human phrase ("in 3 h", "expired"). */
 export function countdown(iso: string, now: number = Date.now()): string {
   const s = Math.round((Date.parse(iso) - now) / 1000);
@@ -17,4 +19,24 @@ export function ago(iso: string, now: number = Date.now()): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(iso).toLocaleDateString();
+}
+
+/** The version as `assent --version` prints it, without the name: `0.1.0 (commit 3f2a9c1)`. */
+export function versionText(info: Pick<AppInfo, "version" | "commit">): string {
+  return info.commit ? `${info.version} (commit ${info.commit})` : info.version;
+}
+
+/** What the quit confirmation says is waiting, e.g. "2 agents are waiting for a decision
+ * (5 proposals pending)." */
+export function quitText({ waiting, pending }: QuitRequest): string {
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  const proposals = n(pending, "proposal", "proposals");
+  if (waiting > 0) {
+    const agents = `${n(waiting, "agent is", "agents are")} waiting for a decision`;
+    return pending > 0
+      ? `${agents} (${proposals} pending). If you quit, they get no answer until Assent runs again.`
+      : `${agents}. If you quit, they get no answer until Assent runs again.`;
+  }
+  if (pending > 0) return `${proposals} ${pending === 1 ? "is" : "are"} pending. If you quit, ${pending === 1 ? "it stays" : "they stay"} pending until Assent runs again.`;
+  return "No agent is waiting for a decision.";
 }

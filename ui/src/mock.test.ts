@@ -101,4 +101,28 @@ describe("the in-memory backend", () => {
     expect(run("p_3", "ls; curl x | sh")).toBe("pending");
     expect(run("p_4", "lsof")).toBe("pending");
   });
+
+  it("keeps the login setting in memory, off at first, and fails once when told to", async () => {
+    const m = new MockBackend();
+    expect(await m.autostart()).toBe(false);
+    expect(await m.setAutostart(true)).toBe(true);
+    expect(await m.autostart()).toBe(true);
+    m.autostartError = "refused";
+    await expect(m.setAutostart(false)).rejects.toBe("refused");
+    expect(await m.autostart()).toBe(true);
+    expect(await m.setAutostart(false)).toBe(false);
+  });
+
+  it("announces the tray's Quit to its listeners until they stop listening", async () => {
+    const m = new MockBackend();
+    const heard: { waiting: number; pending: number }[] = [];
+    const off = await m.onQuitRequested((q) => heard.push(q));
+    m.requestQuit(2, 5);
+    m.requestQuit();
+    off();
+    m.requestQuit(3, 3);
+    const pending = m.proposals.filter((p) => p.status === "pending").length;
+    expect(heard).toEqual([{ waiting: 2, pending: 5 }, { waiting: 1, pending }]);
+    expect((await m.info()).commit).toBe("3f2a9c1");
+  });
 });

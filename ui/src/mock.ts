@@ -2,7 +2,7 @@
 // screenshots in a plain browser. Seeded from real API output (fixtures/).
 
 import type { Scheme } from "./bindings/Scheme";
-import type { Backend, Change, DecideOptions, Detail, ListParams, Outcome } from "./api";
+import type { AppInfo, Backend, Change, DecideOptions, Detail, ListParams, Outcome, QuitRequest } from "./api";
 import type { AgentInfo } from "./bindings/AgentInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { CredentialMeta } from "./bindings/CredentialMeta";
@@ -196,6 +196,13 @@ export class MockBackend implements Backend {
   calls: { name: string; args: unknown[] }[] = [];
   ruleList: Rule[] = [];
   ruleSeq = 0;
+  /** Whether Assent would start at login (off until turned on, as in the app). */
+  autostartOn = false;
+  /** Set it and the next autostart change fails with it (as the system may refuse). */
+  autostartError: unknown = null;
+  quitListeners: ((q: QuitRequest) => void)[] = [];
+  /** How many times the app asked to quit. */
+  quits = 0;
 
   constructor(opts: { seed?: number; now?: number } = {}) {
     const now = opts.now ?? Date.now();
@@ -517,9 +524,10 @@ export class MockBackend implements Backend {
     return rule;
   }
 
-  async info() {
+  async info(): Promise<AppInfo> {
     return {
       version: "0.1.0",
+      commit: "3f2a9c1",
       home: "/home/me/.local/share/assent",
       api_url: "http://127.0.0.1:4517/v1",
       owner_credential: "keychain",
@@ -543,5 +551,33 @@ export class MockBackend implements Backend {
   }
   async onOpen(_f: (id: string) => void) {
     return () => {};
+  }
+  async autostart() {
+    this.calls.push({ name: "autostart", args: [] });
+    return this.autostartOn;
+  }
+  async setAutostart(enabled: boolean) {
+    this.calls.push({ name: "setAutostart", args: [enabled] });
+    if (this.autostartError !== null) {
+      const e = this.autostartError;
+      this.autostartError = null;
+      throw e;
+    }
+    this.autostartOn = enabled;
+    return this.autostartOn;
+  }
+  async quit() {
+    this.calls.push({ name: "quit", args: [] });
+    this.quits++;
+  }
+  async onQuitRequested(f: (q: QuitRequest) => void) {
+    this.quitListeners.push(f);
+    return () => {
+      this.quitListeners = this.quitListeners.filter((x) => x !== f);
+    };
+  }
+  /** Simulates the tray's Quit while agents wait (by default: one waiting, every pending proposal). */
+  requestQuit(waiting = 1, pending = this.proposals.filter((p) => p.status === "pending").length) {
+    this.quitListeners.forEach((f) => f({ waiting, pending }));
   }
 }
