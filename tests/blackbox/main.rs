@@ -21,5 +21,6 @@ mod keychain;
 mod lifecycle;
 mod mcp;
 mod notify;
+mod openapi;
 mod rules;
 mod security;

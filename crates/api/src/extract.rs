@@ -86,3 +86,35 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
             .map_err(|rej| ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", rej.body_text()))
     }
 }
+
+/// A count in a query (`limit`, `wait`): any whole number of digits, however large (a count
+/// larger than the server's maximum means the maximum, so it saturates rather than fail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count(pub u64);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a whole number of 0 or more")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Count, E> {
+                if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(E::custom(format!("`{v}` is not a whole number of 0 or more")));
+                }
+                Ok(Count(v.parse().unwrap_or(u64::MAX)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// How a [`Count`] is described.
+pub fn count_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Integer).minimum(Some(0)).build()
+}

@@ -14,6 +14,7 @@
 pub mod error;
 pub mod extract;
 pub mod guard;
+pub mod openapi;
 pub mod routes;
 
 use assent_core::Engine;
@@ -75,30 +76,56 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-async fn health() -> axum::Json<serde_json::Value> {
-    axum::Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+/// `GET /v1/health`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// Always `ok`.
+    #[schema(example = "ok")]
+    pub status: &'static str,
+    /// The server's version.
+    #[schema(example = "0.1.0")]
+    pub version: &'static str,
+}
+
+/// Whether the server is up.
+#[utoipa::path(get, path = "/v1/health", tag = "server", operation_id = "health",
+    responses((status = 200, description = "The server is up", body = Health)))]
+pub async fn health() -> axum::Json<Health> {
+    axum::Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION") })
 }
 
 /// Query of `GET /v1/hello`.
-#[derive(serde::Deserialize)]
-struct Hello {
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Hello {
+    /// 32 to 128 hex digits, fresh for each ask.
+    #[param(min_length = 32, max_length = 128, pattern = "^[0-9a-fA-F]+$")]
     challenge: String,
+}
+
+/// `GET /v1/hello`: the proof.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Proof {
+    /// Always `assent`.
+    #[schema(example = "assent")]
+    pub server: &'static str,
+    /// HMAC-SHA256 of the challenge under the key in the home's `server.json`, in hex.
+    pub proof: String,
 }
 
 /// `GET /v1/hello?challenge=HEX`: the proof that this is the server of the home whose
 /// `server.json` a client read. Anyone may ask; the answer tells nothing but that.
-async fn hello(
+#[utoipa::path(get, path = "/v1/hello", tag = "server", operation_id = "hello", params(Hello),
+    responses((status = 200, description = "The proof that this is the server of the home whose `server.json` the client read", body = Proof)))]
+pub async fn hello(
     axum::extract::State(s): axum::extract::State<AppState>,
     extract::Query(q): extract::Query<Hello>,
-) -> Result<axum::Json<serde_json::Value>, ApiError> {
+) -> Result<axum::Json<Proof>, ApiError> {
     let Some(key) = &s.proof_key else { return Err(not_found().await) };
     if q.challenge.len() < 32 || q.challenge.len() > 128 || !q.challenge.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", "`challenge` is 32-128 hex digits"));
     }
-    Ok(axum::Json(serde_json::json!({
-        "server": "assent",
-        "proof": assent_core::secret::server_proof(key, &q.challenge),
-    })))
+    Ok(axum::Json(Proof { server: "assent", proof: assent_core::secret::server_proof(key, &q.challenge) }))
 }
 
 async fn not_found() -> ApiError {
@@ -112,6 +139,7 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
     let v1 = Router::new()
         .route("/health", get(health))
         .route("/hello", get(hello))
+        .route("/openapi.json", get(openapi::serve))
         .route("/proposals", post(routes::proposals::create).get(routes::proposals::list))
         .route("/proposals/{id}", get(routes::proposals::get).delete(routes::proposals::withdraw))
         .route("/proposals/{id}/decision", post(routes::decisions::decide))

@@ -122,6 +122,18 @@ fn render() -> String {
 }
 
 #[test]
+fn the_openapi_document_lists_every_error_code_the_code_can_answer() {
+    let (request, failed) = collect();
+    let described: BTreeMap<u16, BTreeSet<String>> = assent_api::openapi::ERROR_CODES
+        .iter()
+        .map(|(status, codes)| (*status, codes.iter().map(|c| c.to_string()).collect()))
+        .collect();
+    assert_eq!(described, request, "update assent_api::openapi::ERROR_CODES to what the code answers");
+    let described: BTreeSet<String> = assent_api::openapi::FAILURE_CODES.iter().map(|c| c.to_string()).collect();
+    assert_eq!(described, failed, "update assent_api::openapi::FAILURE_CODES to what the code answers");
+}
+
+#[test]
 fn the_readme_lists_every_error_code_the_code_can_answer() {
     let readme_path = root().join("README.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", content = "header")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Scheme {
     /// `Authorization: Bearer <secret>`.
     Bearer,
@@ -52,6 +53,7 @@ pub fn valid_header_name(name: &str) -> bool {
 /// What SQLite keeps about a credential: never the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CredentialMeta {
     /// Its name, which proposals use.
     pub name: String,

@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, watch};
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Event {
     /// A new proposal.
     #[serde(rename = "proposal.created")]

@@ -120,6 +120,7 @@ pub fn name(c: char) -> &'static str {
 /// One kind of flagged character found, and how often.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Found {
     /// `U+202E`.
     pub codepoint: String,

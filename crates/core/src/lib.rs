@@ -47,7 +47,8 @@ pub mod stored;
 pub mod time;
 pub mod verdict;
 
+pub use credentials::CredentialMeta;
 pub use engine::{Actor, Engine, EngineConfig, EngineParts, Page, Principal};
 pub use error::{CoreError, StoreError};
-pub use proposal::{Channel, Decision, DecisionRequest, Outcome, Proposal};
+pub use proposal::{AgentInfo, AuditEntry, Channel, Decision, DecisionRequest, NewProposal, Outcome, Proposal};
 pub use status::{KindClass, Status};

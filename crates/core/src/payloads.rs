@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolCall {
     /// The tool's name.
     pub tool: String,
@@ -23,6 +24,7 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileWrite {
     /// The real, absolute path.
     pub path: String,
@@ -34,6 +36,7 @@ pub struct FileWrite {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileDelete {
     /// The real, absolute path.
     pub path: String,
@@ -43,6 +46,7 @@ pub struct FileDelete {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HttpRequest {
     /// GET, HEAD, POST, PUT, PATCH or DELETE.
     pub method: String,
@@ -88,4 +92,30 @@ mod tests {
             "no method is not GET"
         );
     }
+}
+
+/// The kinds an agent may propose, for the API's description.
+#[cfg(feature = "openapi")]
+pub fn kind_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["tool.call", "file.write", "file.delete", "http.request"]))
+        .description(Some("The kind of write; `payload` has that kind's shape."))
+        .build()
+}
+
+/// A payload of one of the kinds, for the API's description.
+#[cfg(feature = "openapi")]
+pub fn payload_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::Ref;
+    utoipa::openapi::schema::OneOfBuilder::new()
+        .item(Ref::from_schema_name("ToolCall"))
+        .item(Ref::from_schema_name("FileWrite"))
+        .item(Ref::from_schema_name("FileDelete"))
+        .item(Ref::from_schema_name("HttpRequest"))
+        .description(Some(
+            "`tool.call`: ToolCall; `file.write`: FileWrite; `file.delete`: FileDelete; `http.request`: HttpRequest",
+        ))
+        .build()
+        .into()
 }

@@ -20,6 +20,7 @@ fn is_false(b: &bool) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Preview {
     /// `tool.call`.
     #[serde(rename = "tool.call")]
@@ -67,6 +68,7 @@ impl<'de> Deserialize<'de> for Preview {
 /// A `tool.call` preview: the tool and its input, pretty-printed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolPreview {
     /// The tool's name.
     pub tool: String,
@@ -87,6 +89,7 @@ pub struct ToolPreview {
 /// A file preview (`file.write`, `file.delete`): the target's figures and a line diff.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FilePreview {
     /// The real, absolute path.
     pub path: String,
@@ -130,6 +133,7 @@ pub struct FilePreview {
 /// A line diff of current vs proposed, bounded in time and size.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Diff {
     /// Too large to diff: no hunks.
     #[serde(default)]
@@ -168,6 +172,7 @@ impl Diff {
 /// Lines added and removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Stats {
     /// Added.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -180,6 +185,7 @@ pub struct Stats {
 /// One hunk of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Hunk {
     /// First line in the current file (1-based).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
@@ -200,6 +206,7 @@ pub struct Hunk {
 /// One line of a hunk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Line {
     /// `" "` context, `"-"` removed, `"+"` added.
     pub tag: String,
@@ -224,6 +231,7 @@ pub struct Line {
 /// One header as an `http.request` preview shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HeaderLine {
     /// The name, hidden characters made visible.
     pub name: String,
@@ -238,6 +246,7 @@ pub struct HeaderLine {
 /// An `http.request` preview: exactly what will be sent (never the credential's value).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HttpPreview {
     /// The method on the request line.
     pub method: String,

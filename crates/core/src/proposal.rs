@@ -10,6 +10,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Channel {
     /// The desktop inbox.
     App,
@@ -46,6 +47,7 @@ impl Channel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Outcome {
     /// Go ahead (possibly with edits).
     Approve,
@@ -58,6 +60,7 @@ pub enum Outcome {
 /// The decision recorded on a proposal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Decision {
     /// What the person decided.
     pub outcome: Outcome,
@@ -87,6 +90,7 @@ pub struct Decision {
 /// The rule behind a decision: its id and its words as they were when it decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleRef {
     /// The rule's id.
     pub id: String,
@@ -97,6 +101,7 @@ pub struct RuleRef {
 /// A stable error code and message, as stored on a failed proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorInfo {
     /// Stable code (`stale`, `credential_unavailable`, ...).
     pub code: String,
@@ -107,6 +112,7 @@ pub struct ErrorInfo {
 /// A proposal as stored and as returned by the API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Proposal {
     /// Opaque, unguessable id.
     pub id: String,
@@ -227,6 +233,7 @@ impl Proposal {
 /// The small form of a proposal carried by events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProposalSummary {
     /// Id.
     pub id: String,
@@ -257,10 +264,13 @@ pub struct ProposalSummary {
 /// What an agent sends to propose.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewProposal {
     /// The kind.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::payloads::kind_schema))]
     pub kind: String,
     /// The kind's payload.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::payloads::payload_schema))]
     pub payload: Value,
     /// A short title in the agent's words.
     #[serde(default)]
@@ -286,6 +296,7 @@ pub struct NewProposal {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DecisionRequest {
     /// Approve, reject or refine.
     pub outcome: Outcome,
@@ -308,6 +319,7 @@ pub struct DecisionRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AllowSimilar {
     /// Seconds until the rule expires (none: until removed).
     #[serde(default)]
@@ -318,6 +330,7 @@ pub struct AllowSimilar {
 /// One row of the append-only audit log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditEntry {
     /// Position in the log.
     pub seq: i64,
@@ -340,6 +353,7 @@ pub struct AuditEntry {
 /// An agent known to Assent (never its token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentInfo {
     /// Its name, which every proposal it makes carries.
     pub name: String,

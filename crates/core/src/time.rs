@@ -6,6 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// A point in time, in milliseconds since the Unix epoch (UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, type = "string"))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, format = DateTime))]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {

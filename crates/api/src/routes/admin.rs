@@ -3,37 +3,66 @@
 use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Json, Owner, Query};
+use assent_core::{AgentInfo, AuditEntry, CredentialMeta};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
-/// `GET /v1/agents`
-pub async fn list_agents(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Value>, ApiError> {
-    Ok(axum::Json(json!({ "items": s.engine.agents().await? })))
+/// The agents.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AgentList {
+    /// Oldest first, revoked ones included.
+    pub items: Vec<AgentInfo>,
+}
+
+/// Every agent (never a token).
+#[utoipa::path(get, path = "/v1/agents", tag = "agents", operation_id = "list_agents",
+    security(("owner" = [])),
+    responses((status = 200, description = "The agents", body = AgentList)))]
+pub async fn list_agents(State(s): State<AppState>, _: Owner) -> Result<axum::Json<AgentList>, ApiError> {
+    Ok(axum::Json(AgentList { items: s.engine.agents().await? }))
 }
 
 /// Body of `POST /v1/agents`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAgent {
+    /// 1 to 64 of `a-z`, `0-9`, `.`, `_` and `-`, starting with a letter or digit.
+    #[schema(pattern = "^[a-z0-9][a-z0-9._-]{0,63}$")]
     name: String,
     /// Give a revoked agent's name a new token.
     #[serde(default)]
     reuse: bool,
 }
 
-/// `POST /v1/agents`: the token is in this response and nowhere else, ever.
+/// A new agent and its token.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AgentToken {
+    /// The agent.
+    pub name: String,
+    /// Its token: shown here once, stored only as a hash.
+    pub token: String,
+}
+
+/// Adds an agent; its token is in this answer and nowhere else, ever.
+#[utoipa::path(post, path = "/v1/agents", tag = "agents", operation_id = "add_agent",
+    security(("owner" = [])),
+    request_body = NewAgent,
+    responses((status = 201, description = "Added; the token is shown once", body = AgentToken)))]
 pub async fn add_agent(
     State(s): State<AppState>,
     _: Owner,
     Json(a): Json<NewAgent>,
-) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+) -> Result<(StatusCode, axum::Json<AgentToken>), ApiError> {
     let token = s.engine.add_agent_with(&a.name, a.reuse).await?;
-    Ok((StatusCode::CREATED, axum::Json(json!({ "name": a.name, "token": token }))))
+    Ok((StatusCode::CREATED, axum::Json(AgentToken { name: a.name, token })))
 }
 
-/// `DELETE /v1/agents/{name}`
+/// Revokes an agent's token (its proposals stay under its name).
+#[utoipa::path(delete, path = "/v1/agents/{name}", tag = "agents", operation_id = "revoke_agent",
+    security(("owner" = [])),
+    params(("name" = String, Path, description = "The agent's name")),
+    responses((status = 204, description = "Revoked")))]
 pub async fn revoke_agent(
     State(s): State<AppState>,
     _: Owner,
@@ -43,31 +72,62 @@ pub async fn revoke_agent(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `GET /v1/audit?after=SEQ&limit=N`: the audit log in order, for export.
+/// A page of the audit log.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AuditPage {
+    /// In order.
+    pub items: Vec<AuditEntry>,
+    /// When the page is full: the `after` to ask for next.
+    pub next_after: Option<i64>,
+}
+
+/// The audit log in order, a page at a time (for export).
+#[utoipa::path(get, path = "/v1/audit", tag = "audit", operation_id = "audit_log",
+    security(("owner" = [])),
+    params(super::LogQuery),
+    responses((status = 200, description = "A page of the log", body = AuditPage)))]
 pub async fn audit(
     State(s): State<AppState>,
     _: Owner,
     Query(q): Query<super::LogQuery>,
-) -> Result<axum::Json<Value>, ApiError> {
+) -> Result<axum::Json<AuditPage>, ApiError> {
     let (after, limit) = q.range();
     let items = s.engine.audit_after(after, limit).await?;
-    Ok(axum::Json(super::log_page(items, limit, |e| e.seq)))
+    let next_after = super::next_after(&items, limit, |e| e.seq);
+    Ok(axum::Json(AuditPage { items, next_after }))
 }
 
-/// `GET /v1/credentials`: metadata only.
-pub async fn list_credentials(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Value>, ApiError> {
+/// The credentials.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CredentialList {
+    /// By name.
+    pub items: Vec<CredentialMeta>,
+}
+
+/// Every credential's name, scheme and allowed origins (never a secret).
+#[utoipa::path(get, path = "/v1/credentials", tag = "credentials", operation_id = "list_credentials",
+    security(("owner" = [])),
+    responses((status = 200, description = "The credentials", body = CredentialList)))]
+pub async fn list_credentials(State(s): State<AppState>, _: Owner) -> Result<axum::Json<CredentialList>, ApiError> {
     let items: Vec<_> = s.engine.credential_map().values().cloned().collect();
-    Ok(axum::Json(json!({ "items": items })))
+    Ok(axum::Json(CredentialList { items }))
 }
 
 /// Body of `POST /v1/credentials`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewCredential {
+    /// 1 to 64 of `a-z`, `0-9`, `.`, `_` and `-`, starting with a letter or digit.
+    #[schema(pattern = "^[a-z0-9][a-z0-9._-]{0,63}$")]
     name: String,
+    /// `bearer` (the default), `basic`, or `header:NAME`.
     #[serde(default = "bearer")]
+    #[schema(default = "bearer")]
     scheme: String,
+    /// The hosts or origins it may be sent to.
     hosts: Vec<String>,
+    /// The secret: it goes to the system keychain and is never returned.
+    #[schema(format = Password)]
     secret: String,
 }
 
@@ -75,17 +135,25 @@ fn bearer() -> String {
     "bearer".into()
 }
 
-/// `POST /v1/credentials`: the secret goes straight to the keychain and is never returned.
+/// Adds a credential: the secret goes straight to the keychain and is never returned.
+#[utoipa::path(post, path = "/v1/credentials", tag = "credentials", operation_id = "add_credential",
+    security(("owner" = [])),
+    request_body = NewCredential,
+    responses((status = 201, description = "Added (the secret is in the keychain)", body = CredentialMeta)))]
 pub async fn add_credential(
     State(s): State<AppState>,
     _: Owner,
     Json(c): Json<NewCredential>,
-) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+) -> Result<(StatusCode, axum::Json<CredentialMeta>), ApiError> {
     let meta = s.engine.add_credential(&c.name, &c.scheme, &c.hosts, c.secret).await?;
-    Ok((StatusCode::CREATED, axum::Json(json!(meta))))
+    Ok((StatusCode::CREATED, axum::Json(meta)))
 }
 
-/// `DELETE /v1/credentials/{name}`: from the keychain and the database.
+/// Removes a credential from the keychain and the database.
+#[utoipa::path(delete, path = "/v1/credentials/{name}", tag = "credentials", operation_id = "remove_credential",
+    security(("owner" = [])),
+    params(("name" = String, Path, description = "The credential's name")),
+    responses((status = 204, description = "Removed")))]
 pub async fn remove_credential(
     State(s): State<AppState>,
     _: Owner,

@@ -16,7 +16,12 @@ pub(crate) fn owner_actor(headers: &axum::http::HeaderMap) -> Actor {
     Actor { by: "owner".into(), channel: if cli { Channel::Cli } else { Channel::Api } }
 }
 
-/// `POST /v1/proposals/{id}/decision`
+/// Approve, reject or send back one proposal (the person only).
+#[utoipa::path(post, path = "/v1/proposals/{id}/decision", tag = "decisions", operation_id = "decide",
+    security(("owner" = [])),
+    params(("id" = String, Path, description = "The proposal's id"), ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    request_body = DecisionRequest,
+    responses((status = 200, description = "Decided; with `allow_similar`, the saved rule too", body = assent_core::engine::Decided)))]
 pub async fn decide(
     State(s): State<AppState>,
     _: Owner,
@@ -28,7 +33,7 @@ pub async fn decide(
 }
 
 /// Body of `POST /v1/decisions`: a list of items, or a whole group.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum Batch {
     /// Each item stands alone.
@@ -42,7 +47,13 @@ pub enum Batch {
 
 const MAX_ITEMS: usize = 1000;
 
-/// `POST /v1/decisions`
+/// Decide several proposals (each stands alone), or every pending proposal of a group (all or
+/// nothing).
+#[utoipa::path(post, path = "/v1/decisions", tag = "decisions", operation_id = "decide_many",
+    security(("owner" = [])),
+    params(("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    request_body = Batch,
+    responses((status = 200, description = "What happened to each", body = BatchResult)))]
 pub async fn batch(
     State(s): State<AppState>,
     _: Owner,
@@ -71,7 +82,11 @@ pub async fn batch(
     Ok(axum::Json(result))
 }
 
-/// `POST /v1/proposals/{id}/retry`: a failed write proposed again (pending a new decision).
+/// A failed write proposed again: a new proposal that supersedes it, pending a new decision.
+#[utoipa::path(post, path = "/v1/proposals/{id}/retry", tag = "decisions", operation_id = "retry",
+    security(("owner" = [])),
+    params(("id" = String, Path, description = "The failed proposal's id"), ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    responses((status = 201, description = "The new proposal", body = Proposal)))]
 pub async fn retry(
     State(s): State<AppState>,
     _: Owner,

@@ -13,7 +13,13 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
-/// The handler.
+/// Server-sent events: `proposal.created`, `proposal.updated` (an agent sees only its own
+/// proposals'), `rules.changed` (the owner only) and `lagged` (events were missed: read again).
+/// Each event's `data` is one JSON object.
+#[utoipa::path(get, path = "/v1/events", tag = "proposals", operation_id = "events",
+    security(("agent" = []), ("owner" = [])),
+    responses((status = 200, description = "A stream of events; a comment every 15 s keeps it open",
+        content_type = "text/event-stream", body = assent_core::events::Event)))]
 pub async fn events(
     State(s): State<AppState>,
     Caller(who): Caller,

@@ -12,7 +12,18 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
 
-/// `POST /v1/proposals`
+/// Propose a write. The `Idempotency-Key` header makes a retry safe: the same key and body
+/// return the same proposal (200); another body under the same key is 409.
+#[utoipa::path(post, path = "/v1/proposals", tag = "proposals", operation_id = "propose",
+    security(("agent" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Visible ASCII; the same key and body return the same proposal")),
+    request_body = assent_core::NewProposal,
+    responses(
+        (status = 201, description = "Filed (pending, or decided at once by a rule)", body = Proposal,
+            headers(("Location" = String, description = "The proposal's address"))),
+        (status = 200, description = "The proposal this idempotency key already made", body = Proposal,
+            headers(("Location" = String, description = "The proposal's address"))),
+    ))]
 pub async fn create(
     State(s): State<AppState>,
     Caller(who): Caller,
@@ -42,13 +53,20 @@ pub async fn create(
 }
 
 /// Query of `GET /v1/proposals/{id}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct GetQuery {
-    /// Seconds to wait for the proposal to settle (clamped to the server's maximum, 120).
-    wait: Option<u64>,
+    /// Seconds to wait for the proposal to settle (more than the server's maximum, 120, waits
+    /// that long).
+    #[param(schema_with = crate::extract::count_schema)]
+    wait: Option<crate::extract::Count>,
 }
 
-/// `GET /v1/proposals/{id}[?wait=SECONDS]`
+/// A proposal; with `wait`, answered as soon as it is settled (or when the wait ends).
+#[utoipa::path(get, path = "/v1/proposals/{id}", tag = "proposals", operation_id = "get_proposal",
+    security(("agent" = []), ("owner" = [])),
+    params(("id" = String, Path, description = "The proposal's id"), GetQuery),
+    responses((status = 200, description = "The proposal (an agent sees only its own)", body = Proposal)))]
 pub async fn get(
     State(s): State<AppState>,
     Caller(who): Caller,
@@ -56,26 +74,50 @@ pub async fn get(
     Query(q): Query<GetQuery>,
 ) -> Result<axum::Json<Proposal>, ApiError> {
     let p = match q.wait {
-        Some(secs) if secs > 0 => s.engine.wait(&who, &id, Duration::from_secs(secs)).await?,
+        Some(crate::extract::Count(secs)) if secs > 0 => s.engine.wait(&who, &id, Duration::from_secs(secs)).await?,
         _ => Box::pin(s.engine.get(&who, &id)).await?,
     };
     Ok(axum::Json(p))
 }
 
 /// Query of `GET /v1/proposals`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListParams {
+    /// Only proposals in this status (empty: any).
+    #[param(schema_with = status_filter)]
     status: Option<String>,
+    /// Only this batch.
     group_id: Option<String>,
+    /// Only this agent's (the owner only; an agent sees its own).
     agent: Option<String>,
+    /// Only this kind.
     kind: Option<String>,
-    limit: Option<u32>,
+    /// How many (50 when left out; 0 counts as 1, and more than 500 as 500).
+    #[param(schema_with = crate::extract::count_schema)]
+    limit: Option<crate::extract::Count>,
+    /// The `next_cursor` of the page before.
     cursor: Option<String>,
+    /// Words to find in the title, summary, agent, kind or payload.
     q: Option<String>,
+    /// Only the revisions of this proposal.
     supersedes: Option<String>,
 }
 
-/// `GET /v1/proposals?status=&group_id=&agent=&kind=&limit=&cursor=`
+/// A status, or empty for any.
+fn status_filter() -> utoipa::openapi::Object {
+    let names = Status::ALL.iter().map(|s| s.as_str()).chain([""]);
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(names))
+        .build()
+}
+
+/// Proposals, newest first, a page at a time.
+#[utoipa::path(get, path = "/v1/proposals", tag = "proposals", operation_id = "list_proposals",
+    security(("agent" = []), ("owner" = [])),
+    params(ListParams),
+    responses((status = 200, description = "A page; `next_cursor` asks for the next", body = assent_core::Page)))]
 pub async fn list(
     State(s): State<AppState>,
     Caller(who): Caller,
@@ -95,12 +137,16 @@ pub async fn list(
         text: p.q.filter(|t| !t.trim().is_empty()),
         supersedes: p.supersedes.filter(|s| !s.is_empty()),
         before: None,
-        limit: p.limit.unwrap_or(50),
+        limit: p.limit.map_or(50, |c| c.0.min(500) as u32),
     };
     Ok(axum::Json(s.engine.list(&who, q, p.cursor.as_deref()).await?))
 }
 
-/// `DELETE /v1/proposals/{id}`: the agent withdraws its own pending proposal.
+/// The agent takes back its own pending proposal.
+#[utoipa::path(delete, path = "/v1/proposals/{id}", tag = "proposals", operation_id = "withdraw",
+    security(("agent" = [])),
+    params(("id" = String, Path, description = "The proposal's id")),
+    responses((status = 200, description = "Withdrawn", body = Proposal)))]
 pub async fn withdraw(
     State(s): State<AppState>,
     Caller(who): Caller,
@@ -114,12 +160,23 @@ pub async fn withdraw(
     Ok(axum::Json(s.engine.withdraw(&agent, &id).await?))
 }
 
-/// `GET /v1/proposals/{id}/audit`
+/// A proposal's audit trail.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct AuditTrail {
+    /// Oldest first.
+    pub items: Vec<assent_core::AuditEntry>,
+}
+
+/// A proposal's audit trail, oldest first.
+#[utoipa::path(get, path = "/v1/proposals/{id}/audit", tag = "proposals", operation_id = "proposal_audit",
+    security(("agent" = []), ("owner" = [])),
+    params(("id" = String, Path, description = "The proposal's id")),
+    responses((status = 200, description = "Every change of the proposal, oldest first", body = AuditTrail)))]
 pub async fn audit(
     State(s): State<AppState>,
     Caller(who): Caller,
     Path(id): Path<String>,
-) -> Result<axum::Json<Value>, ApiError> {
-    let entries = s.engine.audit_of(&who, &id).await?;
-    Ok(axum::Json(serde_json::json!({ "items": entries })))
+) -> Result<axum::Json<AuditTrail>, ApiError> {
+    let items = s.engine.audit_of(&who, &id).await?;
+    Ok(axum::Json(AuditTrail { items }))
 }

@@ -6,18 +6,26 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Json, Owner, Query};
 use assent_core::engine::rules::{NewRule, RuleList, Similar, Verdict};
-use assent_core::rules::Rule;
+use assent_core::rules::{Rule, RuleLogEntry};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::Value;
 
-/// `GET /v1/rules`: every rule, oldest first, with how many proposals it matched and how many
-/// of the latest 10,000 it would have matched.
+/// Every rule, oldest first, with how many proposals it matched and how many of the latest
+/// 10,000 it would have matched.
+#[utoipa::path(get, path = "/v1/rules", tag = "rules", operation_id = "list_rules",
+    security(("owner" = [])),
+    responses((status = 200, description = "The rules", body = RuleList)))]
 pub async fn list(State(s): State<AppState>, _: Owner) -> Result<axum::Json<RuleList>, ApiError> {
     Ok(axum::Json(s.engine.rules().await?))
 }
 
-/// `POST /v1/rules` -> 201 with the rule, its `id` and `description` (it in plain words).
+/// Adds a rule; the answer has its `id` and `description` (it in plain words).
+#[utoipa::path(post, path = "/v1/rules", tag = "rules", operation_id = "add_rule",
+    security(("owner" = [])),
+    params(("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded in the rule log")),
+    request_body = NewRule,
+    responses((status = 201, description = "Added", body = Rule)))]
 pub async fn add(
     State(s): State<AppState>,
     _: Owner,
@@ -27,7 +35,12 @@ pub async fn add(
     Ok((StatusCode::CREATED, axum::Json(s.engine.add_rule(&owner_actor(&headers), req).await?)))
 }
 
-/// `DELETE /v1/rules/{id}`
+/// Removes a rule.
+#[utoipa::path(delete, path = "/v1/rules/{id}", tag = "rules", operation_id = "remove_rule",
+    security(("owner" = [])),
+    params(("id" = String, Path, description = "The rule's id"),
+        ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded in the rule log")),
+    responses((status = 204, description = "Removed")))]
 pub async fn remove(
     State(s): State<AppState>,
     _: Owner,
@@ -38,8 +51,22 @@ pub async fn remove(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `POST /v1/rules/test` with a proposal body (and `agent`, `default` when left out) ->
-/// `{"effect", "rule"}`, `rule` null when no rule matches. Nothing is stored.
+/// A proposal body, and the agent that would send it.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct RuleTest {
+    /// The agent (`default` when left out).
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The proposal, as the agent would send it.
+    #[serde(flatten)]
+    pub proposal: assent_core::NewProposal,
+}
+
+/// What the rules would say about a proposal; nothing is filed.
+#[utoipa::path(post, path = "/v1/rules/test", tag = "rules", operation_id = "test_rules",
+    security(("owner" = [])),
+    request_body = RuleTest,
+    responses((status = 200, description = "The effect and the deciding rule (`rule` null when none matches)", body = Verdict)))]
 pub async fn test(
     State(s): State<AppState>,
     _: Owner,
@@ -59,8 +86,11 @@ pub async fn test(
     Ok(axum::Json(s.engine.test_rules(&agent, body).await?))
 }
 
-/// `GET /v1/proposals/{id}/similar`: the rule "approve and allow similar" would save, in
-/// words, before anything is saved.
+/// The rule "approve and allow similar" would save, in words, before anything is saved.
+#[utoipa::path(get, path = "/v1/proposals/{id}/similar", tag = "rules", operation_id = "similar_rule",
+    security(("owner" = [])),
+    params(("id" = String, Path, description = "The proposal's id")),
+    responses((status = 200, description = "The rule it would save", body = Similar)))]
 pub async fn similar(
     State(s): State<AppState>,
     _: Owner,
@@ -69,13 +99,27 @@ pub async fn similar(
     Ok(axum::Json(s.engine.similar(&id).await?))
 }
 
-/// `GET /v1/rules/log?after=SEQ&limit=N`: every rule added or removed, in order (for export).
+/// A page of the rule log.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct RuleLogPage {
+    /// In order.
+    pub items: Vec<RuleLogEntry>,
+    /// When the page is full: the `after` to ask for next.
+    pub next_after: Option<i64>,
+}
+
+/// Every rule added or removed, in order, a page at a time (for export).
+#[utoipa::path(get, path = "/v1/rules/log", tag = "rules", operation_id = "rule_log",
+    security(("owner" = [])),
+    params(super::LogQuery),
+    responses((status = 200, description = "A page of the log", body = RuleLogPage)))]
 pub async fn log(
     State(s): State<AppState>,
     _: Owner,
     Query(q): Query<super::LogQuery>,
-) -> Result<axum::Json<Value>, ApiError> {
+) -> Result<axum::Json<RuleLogPage>, ApiError> {
     let (after, limit) = q.range();
     let items = s.engine.rule_log_after(after, limit).await?;
-    Ok(axum::Json(super::log_page(items, limit, |e| e.seq)))
+    let next_after = super::next_after(&items, limit, |e| e.seq);
+    Ok(axum::Json(RuleLogPage { items, next_after }))
 }

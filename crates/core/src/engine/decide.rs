@@ -17,6 +17,7 @@ const REASON_MAX: usize = 10_000;
 /// A decision on one proposal, and the rule it saved ("allow similar").
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Decided {
     /// The proposal as it now is.
     #[serde(flatten)]
@@ -29,6 +30,7 @@ pub struct Decided {
 /// One item of a batch decision.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchItem {
     /// The proposal.
     pub id: String,
@@ -40,6 +42,7 @@ pub struct BatchItem {
 /// What happened to one item of a batch.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchItemResult {
     /// The proposal.
     pub id: String,
@@ -56,6 +59,7 @@ pub struct BatchItemResult {
 /// The answer to a batch or group decision.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchResult {
     /// Per item, in request order.
     pub results: Vec<BatchItemResult>,
@@ -72,6 +76,7 @@ pub struct BatchResult {
 /// whenever the id alone is ambiguous.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GroupDecision {
     /// The group.
     pub group_id: String,

@@ -100,6 +100,7 @@ pub struct Actor {
 /// A page of proposals.
 #[derive(Debug, Clone, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Page {
     /// The proposals, newest first.
     pub items: Vec<Proposal>,

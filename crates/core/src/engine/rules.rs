@@ -27,6 +27,7 @@ const NOTE_MAX: usize = 1_000;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewRule {
     /// What it does.
     pub effect: Effect,
@@ -49,6 +50,7 @@ pub struct NewRule {
 /// A rule with what the Rules page shows next to it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleView {
     /// The rule.
     #[serde(flatten)]
@@ -61,6 +63,7 @@ pub struct RuleView {
 /// The rules, for the Rules page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleList {
     /// Oldest first.
     pub items: Vec<RuleView>,
@@ -72,6 +75,7 @@ pub struct RuleList {
 /// What the rules say about a proposal.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Verdict {
     /// `allow`, `deny` or `ask`.
     pub effect: Effect,
@@ -82,6 +86,7 @@ pub struct Verdict {
 /// The rule "allow similar" would save, before it is saved.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Similar {
     /// Its match.
     #[serde(rename = "match")]

@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Effect {
     /// Stored approved, without asking (ordered first: it yields to the others at a tie).
     Allow,
@@ -74,6 +75,7 @@ impl std::str::FromStr for Effect {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleMatch {
     /// The agent's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,6 +225,7 @@ fn bad(code: &'static str, message: impl Into<String>) -> BadRule {
 /// A rule as it is kept and shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Rule {
     /// Its id (`r_...`).
     pub id: String,
@@ -255,6 +258,7 @@ pub struct Rule {
 /// One entry of the rule log: a rule added or removed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleLogEntry {
     /// Position in the log.
     #[cfg_attr(feature = "ts", ts(type = "number"))]

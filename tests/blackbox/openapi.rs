@@ -1,0 +1,131 @@
+//! The API description checked by tools nobody here wrote: `openapi-spec-validator` on the
+//! document the real server serves, and `schemathesis` (property-based API testing, from PyPI)
+//! against the real server, once with an agent token and once with the owner credential, each
+//! on a fresh home with a real Secret Service. Zero server errors, zero responses that break
+//! the document, zero schema-violating requests accepted, and the server still up afterwards.
+//!
+//! Each run is bounded in time: `ASSENT_SCHEMATHESIS_SECS` (60 by default).
+
+use crate::harness::{Server, private_bus_with_keyring};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+/// The versions the tests pin.
+const PACKAGES: &[&str] = &["schemathesis==4.32.5", "openapi-spec-validator==0.9.0"];
+
+/// What schemathesis checks: everything about conformance and robustness. Left out:
+/// `positive_data_acceptance` (a valid-looking body for a proposal that does not exist is
+/// rightly a 404), the resource-lifecycle checks that assume CRUD semantics (a withdrawn or
+/// decided proposal stays readable, on purpose), and `ignored_auth`/`missing_required_header`,
+/// which the boundary tests cover route by route.
+const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
+response_headers_conformance,response_schema_conformance,negative_data_rejection";
+
+static VENV: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// A venv with the tools, made on first use (`.ci/venv-api`).
+fn tools() -> PathBuf {
+    let mut guard = VENV.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = guard.as_ref() {
+        return p.clone();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/venv-api");
+    let bin = venv.join("bin");
+    let ready = |bin: &Path| {
+        Command::new(bin.join("schemathesis"))
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            && bin.join("openapi-spec-validator").exists()
+    };
+    if !ready(&bin) {
+        let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
+        assert!(made.success(), "cannot create a Python venv in {}", venv.display());
+        let pip = Command::new(bin.join("pip")).args(["install", "--quiet"]).args(PACKAGES).output().unwrap();
+        assert!(pip.status.success(), "pip install {PACKAGES:?} failed: {}", String::from_utf8_lossy(&pip.stderr));
+        assert!(ready(&bin), "the venv has no schemathesis after installing it");
+    }
+    *guard = Some(bin.clone());
+    bin
+}
+
+fn committed() -> String {
+    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/openapi.json")).unwrap()
+}
+
+#[tokio::test]
+async fn the_served_document_is_the_committed_one_and_a_validator_accepts_it() {
+    let bin = tools();
+    let s = Server::start().await;
+    let res = s.http.get(format!("{}/v1/openapi.json", s.url)).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    let served = res.text().await.unwrap();
+    assert_eq!(served, committed(), "the server serves docs/openapi.json");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("openapi.json");
+    std::fs::write(&file, &served).unwrap();
+    let out = Command::new(bin.join("openapi-spec-validator")).arg(&file).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("OK"), "openapi-spec-validator: {text}");
+
+    // And it catches a broken one (the check can fail).
+    let mut broken: serde_json::Value = serde_json::from_str(&served).unwrap();
+    broken["paths"]["/v1/health"]["get"]["responses"] = serde_json::json!({"200": {"content": 5}});
+    std::fs::write(&file, broken.to_string()).unwrap();
+    let out = Command::new(bin.join("openapi-spec-validator")).arg(&file).output().unwrap();
+    assert!(!out.status.success(), "a broken document is refused");
+}
+
+/// Runs schemathesis against a fresh server with the token `who` names.
+async fn schemathesis(who: &str) {
+    let bin = tools();
+    let bus = private_bus_with_keyring();
+    let mut s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)]).await;
+    let token = if who == "owner" { s.owner.clone() } else { s.agent.clone() };
+    assert!(!token.is_empty());
+    let secs = std::env::var("ASSENT_SCHEMATHESIS_SECS").unwrap_or_else(|_| "60".into());
+    let work = tempfile::tempdir().unwrap();
+    let url = s.url.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(bin.join("schemathesis"))
+            .current_dir(work.path())
+            .env("NO_COLOR", "1")
+            .args(["run", &format!("{url}/v1/openapi.json")])
+            .args(["--header", &format!("Authorization: Bearer {token}")])
+            .args(["--checks", CHECKS])
+            .args(["--max-time", &secs])
+            // A long-poll may rightly take the server's longest wait (120 s).
+            .args(["--request-timeout", "130"])
+            // An endless event stream has no end to check; tests/blackbox/events.rs covers it.
+            .args(["--exclude-path", "/v1/events"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let tail: String =
+        text.lines().rev().take(120).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+    assert!(out.status.success(), "schemathesis with the {who} token found problems:\n{tail}");
+    assert!(text.contains("generated") && text.contains("passed"), "schemathesis ran no test cases:\n{tail}");
+    // No crash: the server is still up and answering, and logged no panic.
+    assert!(s.child.as_mut().unwrap().try_wait().unwrap().is_none(), "the server exited: {}", s.stderr());
+    let health = s.http.get(format!("{}/v1/health", s.url)).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert!(!s.stderr().contains("panicked"), "{}", s.stderr());
+    drop(bus);
+}
+
+#[tokio::test]
+async fn schemathesis_finds_nothing_with_an_agent_token() {
+    schemathesis("agent").await;
+}
+
+#[tokio::test]
+async fn schemathesis_finds_nothing_with_the_owner_credential() {
+    schemathesis("owner").await;
+}
