@@ -21,6 +21,9 @@ fn main() {
         "list_rules",
         "add_rule",
         "remove_rule",
+        "get_autostart",
+        "set_autostart",
+        "quit_app",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),

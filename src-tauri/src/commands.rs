@@ -212,3 +212,32 @@ pub async fn ui_ready(d: State<'_, Desktop>, first_page_ms: Option<f64>) -> Res<
     }
     Ok(())
 }
+
+/// Whether Assent starts when the person logs in.
+#[tauri::command]
+pub fn get_autostart(app: tauri::AppHandle) -> Res<bool> {
+    use tauri_plugin_autostart::ManagerExt;
+    app.autolaunch().is_enabled().map_err(autostart_error)
+}
+
+/// Starts Assent at login (in the tray), or stops doing so; answers the new state.
+#[tauri::command]
+pub fn set_autostart(app: tauri::AppHandle, enabled: bool) -> Res<bool> {
+    use tauri_plugin_autostart::ManagerExt;
+    let launch = app.autolaunch();
+    if enabled { launch.enable() } else { launch.disable() }.map_err(autostart_error)?;
+    let now = launch.is_enabled().map_err(autostart_error)?;
+    tracing::info!(enabled = now, "start at login changed");
+    Ok(now)
+}
+
+fn autostart_error(e: tauri_plugin_autostart::Error) -> CmdError {
+    CmdError { code: "autostart_failed".into(), message: format!("could not change the login items: {e}") }
+}
+
+/// Quits Assent after the person confirmed it (the tray's Quit asks while agents wait).
+#[tauri::command]
+pub fn quit_app(app: tauri::AppHandle) {
+    tracing::info!("quit from the window");
+    app.exit(0);
+}

@@ -31,7 +31,12 @@ pub struct Desktop {
     pub started: std::time::Instant,
     /// Whether the front end said its first page is on screen.
     pub ready: std::sync::atomic::AtomicBool,
+    /// "Pause notifications" from the tray.
+    pub pause: assent_notify::Pause,
 }
+
+/// The argument a start at login passes: open in the tray, without the window.
+pub const AUTOSTART_FLAG: &str = "--autostart";
 
 /// Opens the window on a proposal when a notification asks.
 struct WindowHost(tauri::AppHandle);
@@ -99,7 +104,8 @@ pub fn run() {
         }
     };
     let info = json!({
-        "version": env!("CARGO_PKG_VERSION"),
+        "version": assent_host::VERSION,
+        "commit": assent_host::COMMIT,
         "home": running.home.dir.display().to_string(),
         "api_url": format!("{}/v1", running.url),
         "owner_credential": match running.owner_location {
@@ -126,11 +132,22 @@ pub fn run() {
     let mut running = Some(running);
     let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
     let notes = notifications.clone();
+    let pause = assent_notify::Pause::default();
+    // Started at login: the engine runs and the window stays in the tray until asked for.
+    let hidden = std::env::args().any(|a| a == AUTOSTART_FLAG);
 
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
+        .plugin(tauri_plugin_autostart::Builder::new().args([AUTOSTART_FLAG]).build())
         .plugin(first_page_plugin(first_page))
-        .manage(Desktop { engine: engine.clone(), info, notifications, started, ready: false.into() })
+        .manage(Desktop {
+            engine: engine.clone(),
+            info,
+            notifications,
+            started,
+            ready: false.into(),
+            pause: pause.clone(),
+        })
         .invoke_handler(tauri::generate_handler![
             commands::list_proposals,
             commands::get_proposal,
@@ -151,15 +168,22 @@ pub fn run() {
             commands::list_rules,
             commands::add_rule,
             commands::remove_rule,
+            commands::get_autostart,
+            commands::set_autostart,
+            commands::quit_app,
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
             tray::install(app.handle())?;
+            if !hidden {
+                show_main(app.handle());
+            }
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
             let host = std::sync::Arc::new(WindowHost(app.handle().clone()));
             let for_notes = engine.clone();
             tauri::async_runtime::spawn(async move {
-                let a = assent_notify::start(for_notes, host, assent_notify::Options::default()).await;
+                let opts = assent_notify::Options { pause, ..Default::default() };
+                let a = assent_notify::start(for_notes, host, opts).await;
                 *notes.lock().unwrap_or_else(|e| e.into_inner()) = a.describe();
             });
             let handle = app.handle().clone();

@@ -339,5 +339,33 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     d.wait_for("[data-testid=\"credential-form\"]").await;
     d.screenshot("app-credentials.png").await;
 
+    // Settings: the version and commit are the command line's, and "Start Assent when I log
+    // in" writes the login item (opening in the tray) and removes it again.
+    d.click("[data-testid=\"nav-settings\"]").await;
+    // `cargo test --workspace` builds the command line beside the app, from the same commit.
+    let cli = Command::new(root().join("target/debug/assent")).arg("--version").output();
+    let version = d.text("[data-testid=\"version\"]").await;
+    assert!(version.contains(" (commit "), "{version}");
+    if let Ok(out) = cli {
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("assent {version}"));
+    }
+    let item = env._dirs.path().join(".config/autostart/Assent.desktop");
+    assert!(!item.exists(), "off by default");
+    d.click("[data-testid=\"autostart\"]").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !item.exists() {
+        assert!(Instant::now() < deadline, "no login item at {}", item.display());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let desktop = std::fs::read_to_string(&item).unwrap();
+    assert!(desktop.contains("assent-desktop --autostart"), "{desktop}");
+    d.screenshot("app-settings.png").await;
+    d.click("[data-testid=\"autostart\"]").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while item.exists() {
+        assert!(Instant::now() < deadline, "the login item stayed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
     http.delete(format!("http://127.0.0.1:{}/session/{session}", env.port)).send().await.unwrap();
 }

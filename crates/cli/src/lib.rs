@@ -90,7 +90,7 @@ impl std::error::Error for ExitError {}
 
 /// Assent: the approval inbox for AI agents.
 #[derive(Debug, Parser)]
-#[command(name = "assent", version, about, long_about = None)]
+#[command(name = "assent", version = assent_host::VERSION_LINE, about, long_about = None)]
 pub struct Cli {
     /// The data directory (default: ASSENT_HOME, else the platform data dir, e.g.
     /// ~/.local/share/assent).

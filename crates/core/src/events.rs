@@ -127,6 +127,11 @@ impl Waiters {
     pub fn open(&self) -> usize {
         self.lock().slots.values().map(|s| s.count).sum()
     }
+
+    /// Number of agents with a wait open.
+    pub fn agents_waiting(&self) -> usize {
+        self.lock().per_agent.len()
+    }
 }
 
 impl WaitGuard {

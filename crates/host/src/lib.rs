@@ -11,6 +11,15 @@
 //!   default agent, recovery of interrupted writes) and running the engine and the loopback API
 //!   on it until stopped.
 
+/// This build's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The commit this build comes from (short), or "unknown".
+pub const COMMIT: &str = env!("ASSENT_COMMIT");
+
+/// What `assent --version` and the app's About say: `0.1.0 (commit 3f2a9c1)`.
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("ASSENT_COMMIT"), ")");
+
 pub mod config;
 pub mod home;
 pub mod start;

@@ -42,12 +42,68 @@ impl Host for Headless {
 pub struct Options {
     /// New proposals within this window share one notification.
     pub coalesce: Duration,
+    /// While set, nothing new is shown (decided proposals' notifications are still closed).
+    pub pause: Pause,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { coalesce: Duration::from_secs(2) }
+        Options { coalesce: Duration::from_secs(2), pause: Pause::default() }
     }
+}
+
+/// "Pause notifications": until when no new proposal is announced. Proposals still arrive and
+/// wait in the inbox; only the notifications stop.
+#[derive(Debug, Clone, Default)]
+pub struct Pause(Arc<std::sync::atomic::AtomicI64>);
+
+impl Pause {
+    /// Pauses for `d` from now.
+    pub fn pause_for(&self, d: Duration) {
+        let until = assent_core::time::Timestamp::now().0.saturating_add(d.as_millis() as i64);
+        self.0.store(until, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Resumes now.
+    pub fn resume(&self) {
+        self.0.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Until when notifications are paused, if they are.
+    pub fn until(&self) -> Option<assent_core::time::Timestamp> {
+        let until = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        (until > assent_core::time::Timestamp::now().0).then_some(assent_core::time::Timestamp(until))
+    }
+}
+
+/// What the notification service says of itself (for `assent doctor`).
+#[derive(Debug, Clone)]
+pub struct ServiceInfo {
+    /// Its name and version, e.g. "dunst 1.9.0".
+    pub server: String,
+    /// Whether it shows action buttons (Approve / Reject).
+    pub actions: bool,
+}
+
+/// Asks the session's notification service who it is and whether it supports actions.
+pub async fn probe() -> Result<ServiceInfo, String> {
+    let conn = zbus::Connection::session().await.map_err(|_| "no D-Bus session bus".to_string())?;
+    if owner(&conn).await.is_none() {
+        return Err("no notification service is running on the session bus".into());
+    }
+    let path = "/org/freedesktop/Notifications";
+    let caps = conn
+        .call_method(Some(SERVICE), path, Some(SERVICE), "GetCapabilities", &())
+        .await
+        .and_then(|m| m.body().deserialize::<Vec<String>>())
+        .map_err(|e| format!("the notification service did not answer: {e}"))?;
+    let server = conn
+        .call_method(Some(SERVICE), path, Some(SERVICE), "GetServerInformation", &())
+        .await
+        .and_then(|m| m.body().deserialize::<(String, String, String, String)>())
+        .map(|(name, _vendor, version, _spec)| format!("{name} {version}"))
+        .unwrap_or_else(|_| "unknown".into());
+    Ok(ServiceInfo { server, actions: caps.iter().any(|c| c == "actions") })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -257,6 +313,10 @@ async fn announce(
             {
                 pending.push(p);
             }
+        }
+        if opts.pause.until().is_some() {
+            tracing::debug!(n = pending.len(), "notifications paused: not shown");
+            continue;
         }
         match pending.len() {
             0 => {}

@@ -219,6 +219,11 @@ impl Engine {
         self.inner.waiters.open()
     }
 
+    /// Number of agents waiting on a decision right now (a long-poll open).
+    pub fn agents_waiting(&self) -> usize {
+        self.inner.waiters.agents_waiting()
+    }
+
     /// A proposal the principal may see (agents: only their own; others are `not_found`).
     pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
         let p = self.inner.store.get(id).await?;
