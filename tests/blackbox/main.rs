@@ -11,6 +11,7 @@ mod cli;
 mod clients;
 #[cfg(feature = "crash-points")]
 mod crash;
+mod doctor;
 mod durability;
 mod errors;
 mod events;

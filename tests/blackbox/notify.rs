@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Daemon {
+pub struct Daemon {
     xvfb: Child,
     monitor: Child,
     log: std::path::PathBuf,
@@ -42,7 +42,7 @@ fn has_owner(bus: &Bus, name: &str) -> bool {
 
 /// dunst under its own Xvfb, choosing "Approve" whenever asked for an action, and a bus monitor
 /// that records the Notify calls.
-fn daemon(bus: &Bus) -> Daemon {
+pub fn daemon(bus: &Bus) -> Daemon {
     let dir = tempfile::tempdir().unwrap();
     let pick = dir.path().join("pick.sh");
     std::fs::write(&pick, "#!/bin/sh\ngrep -m1 '^#Approve'\n").unwrap();

@@ -10,6 +10,7 @@
 pub mod claude_rules;
 pub mod client;
 pub mod commands;
+pub mod doctor;
 pub mod hook;
 pub mod output;
 pub mod rules;
@@ -18,7 +19,7 @@ pub mod serve;
 /// The home directory and the settings live in [`assent_host`], shared with the desktop app.
 pub use assent_host::{config, home};
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use client::AgentAuth;
 use home::Home;
 use std::path::PathBuf;
@@ -90,7 +91,16 @@ impl std::error::Error for ExitError {}
 
 /// Assent: the approval inbox for AI agents.
 #[derive(Debug, Parser)]
-#[command(name = "assent", version = assent_host::VERSION_LINE, about, long_about = None)]
+#[command(
+    name = "assent",
+    version = assent_host::VERSION_LINE,
+    about = "Assent: the approval inbox for AI agents",
+    long_about = "Assent: the approval inbox for AI agents. Local agents propose writes (edit a file, call an \
+API, run a tool) to Assent's loopback API; a person reviews the diff Assent computed and approves, rejects, \
+edits or sends it back; on approval Assent applies the write itself, with credentials from the system \
+keychain. This command runs the headless server (`assent serve`), proposes and waits as an agent, decides \
+as the person, and manages agents, credentials and rules."
+)]
 pub struct Cli {
     /// The data directory (default: ASSENT_HOME, else the platform data dir, e.g.
     /// ~/.local/share/assent).
@@ -218,6 +228,25 @@ pub enum Command {
     /// Manage rules: what runs without asking, what is always refused.
     #[command(subcommand)]
     Rule(rules::RuleCmd),
+    /// Check what Assent leans on: the keychain, notifications, the server, the database, the
+    /// Claude Code wiring (exit code 1 when something is broken).
+    Doctor {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script: `assent completions bash > ~/.local/share/bash-completion/completions/assent`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `assent man | man -l -`; with `--dir`, write it and one page
+    /// per subcommand there.
+    Man {
+        /// Write assent.1 and assent-SUBCOMMAND.1 pages into this folder.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Write the audit log as JSON lines (the rule log after it).
     Export {
         /// Write to this file instead of standard output.
@@ -299,8 +328,29 @@ fn init_tracing(serve: bool) {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    // These two describe the command line itself and need no home.
+    match &cli.command {
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "assent", &mut text);
+            return Ok(std::io::Write::write_all(&mut std::io::stdout(), &text)?);
+        }
+        Command::Man { dir: Some(dir) } => {
+            std::fs::create_dir_all(dir)?;
+            clap_mangen::generate_to(Cli::command(), dir)?;
+            return Ok(());
+        }
+        Command::Man { dir: None } => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut text)?;
+            return Ok(std::io::Write::write_all(&mut std::io::stdout(), &text)?);
+        }
+        _ => {}
+    }
     let home = Home::resolve(cli.home)?;
     match cli.command {
+        Command::Completions { .. } | Command::Man { .. } => Ok(()),
+        Command::Doctor { json } => doctor::run(&home, json).await,
         Command::Serve(a) => serve::run(home, a).await,
         Command::Propose(a) => commands::propose(&home, a).await,
         Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,

@@ -132,8 +132,9 @@ impl Client {
         Ok(Client { http, endpoint, token, name, proven: Default::default() })
     }
 
-    /// The endpoint now, proven before it is used with a token.
-    async fn endpoint(&self) -> Result<Endpoint, Error> {
+    /// The endpoint now, proven before it is used with a token: the server of this home, not
+    /// another program listening on its port.
+    pub async fn endpoint(&self) -> Result<Endpoint, Error> {
         let ep = (self.endpoint)().ok_or(Error::NotRunning)?;
         if self.proven.lock().map(|p| p.as_ref() == Some(&ep)).unwrap_or(false) {
             return Ok(ep);

@@ -42,6 +42,48 @@ pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 
+/// What `assent doctor` reports of a database.
+#[derive(Debug, Clone)]
+pub struct Health {
+    /// `ok`, or what SQLite's integrity check found (its first lines).
+    pub integrity: String,
+    /// The newest schema version applied to it (0: none).
+    pub schema: i64,
+    /// The newest schema version this build knows.
+    pub latest: i64,
+    /// Whether a migration was started and did not finish.
+    pub dirty: bool,
+    /// Bytes on disk: the database and its write-ahead log.
+    pub bytes: u64,
+}
+
+/// Reads a database's health without changing it (read-only; safe while a server runs on it).
+pub async fn inspect(path: &Path) -> Result<Health, String> {
+    let opts = SqliteConnectOptions::new()
+        .filename(path)
+        .read_only(true)
+        .busy_timeout(Duration::from_secs(5))
+        .disable_statement_logging();
+    let mut conn = opts.connect().await.map_err(|e| e.to_string())?;
+    let lines: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check(20)")
+        .fetch_all(&mut conn)
+        .await
+        .map_err(|e| format!("SQLite cannot read it: {e}"))?;
+    let integrity = lines.join("; ");
+    let applied: Vec<(i64, bool)> = sqlx::query_as("SELECT version, success FROM _sqlx_migrations ORDER BY version")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_or_default();
+    let schema = applied.iter().filter(|(_, ok)| *ok).map(|(v, _)| *v).max().unwrap_or(0);
+    let dirty = applied.iter().any(|(_, ok)| !ok);
+    let latest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let bytes = size(path) + size(Path::new(&wal));
+    Ok(Health { integrity, schema, latest, dirty, bytes })
+}
+
 /// The SQLite store. Cheap to clone.
 #[derive(Clone)]
 pub struct SqliteStore {

@@ -1,0 +1,354 @@
+//! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
+//! service, the server, the database and the Claude Code wiring, each with what was found and,
+//! for a problem, one line on how to fix it. The exit code is non-zero when something is broken.
+
+use crate::client;
+use anyhow::Result;
+use assent_host::home::Home;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// In order.
+    Ok,
+    /// Worth knowing, nothing broken.
+    Note,
+    /// Broken: something Assent needs does not work.
+    Problem,
+}
+
+/// One check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// What was checked.
+    pub name: &'static str,
+    /// How it came out.
+    pub status: Status,
+    /// What was found.
+    pub detail: String,
+    /// How to fix it (problems and notes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: &'static str, detail: impl Into<String>) -> Self {
+        Check { name, status: Status::Ok, detail: detail.into(), fix: None }
+    }
+    fn note(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Check { name, status: Status::Note, detail: detail.into(), fix: Some(fix.into()) }
+    }
+    fn problem(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Check { name, status: Status::Problem, detail: detail.into(), fix: Some(fix.into()) }
+    }
+}
+
+/// Runs every check and prints them; an error with exit code 1 when any is a problem.
+pub async fn run(home: &Home, json: bool) -> Result<()> {
+    let checks =
+        vec![keychain(home).await, notifications().await, server(home).await, database(home).await, claude_code()];
+    let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
+    if json {
+        println!("{}", serde_json::json!({ "home": home.dir, "checks": checks, "problems": problems }));
+    } else {
+        println!("Assent {} — home {}\n", assent_host::VERSION_LINE, home.dir.display());
+        for c in &checks {
+            let mark = match c.status {
+                Status::Ok => "ok     ",
+                Status::Note => "note   ",
+                Status::Problem => "PROBLEM",
+            };
+            println!("  {mark}  {:<14} {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                println!("  {:7}  {:<14} fix: {fix}", "", "");
+            }
+        }
+        println!();
+        match problems {
+            0 => println!("Everything Assent needs is in order."),
+            1 => println!("1 problem."),
+            n => println!("{n} problems."),
+        }
+    }
+    if problems > 0 {
+        return Err(crate::ExitError::silent(crate::exit::ERROR).into());
+    }
+    Ok(())
+}
+
+async fn keychain(home: &Home) -> Check {
+    const NAME: &str = "keychain";
+    let configured = assent_host::config::Config::load(&home.config()).map(|c| c.owner_credential).unwrap_or_default();
+    let keychain = assent_secrets::Keychain::default();
+    let probe = tokio::task::spawn_blocking(move || keychain.get("doctor:probe")).await;
+    let reachable = match probe {
+        Ok(Ok(_)) | Ok(Err(assent_secrets::SecretsError::Missing(_))) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    let owner_user = assent_secrets::owner::keychain_user(&home.dir);
+    let in_keychain = match reachable {
+        Ok(()) => {
+            let k = assent_secrets::Keychain::default();
+            tokio::task::spawn_blocking(move || k.get(&owner_user).is_ok()).await.unwrap_or(false)
+        }
+        Err(_) => false,
+    };
+    let file = assent_secrets::owner::file_path(&home.dir);
+    let owner = if in_keychain {
+        "the owner credential is in the keychain".to_string()
+    } else if file.exists() {
+        format!("the owner credential is in {}", file.display())
+    } else {
+        "no owner credential yet (Assent has not run in this home)".to_string()
+    };
+    match reachable {
+        Ok(()) => Check::ok(NAME, format!("Secret Service reachable and unlocked; {owner}")),
+        Err(why) if configured == "file" => Check::note(
+            NAME,
+            format!("no usable keychain ({}); {owner}, as config.toml asks", first_sentence(&why)),
+            "credentials for HTTP writes need a keychain: install and unlock one (gnome-keyring, KeePassXC) if you add any",
+        ),
+        Err(why) => Check::problem(
+            NAME,
+            format!("no usable keychain: {}; {owner}", first_sentence(&why)),
+            "install a Secret Service (`sudo apt install gnome-keyring`) and unlock it by logging in to a desktop session; on a headless machine set `owner_credential = \"file\"` in config.toml",
+        ),
+    }
+}
+
+fn first_sentence(s: &str) -> String {
+    s.split(". ").next().unwrap_or(s).trim_end_matches('.').to_string()
+}
+
+async fn notifications() -> Check {
+    const NAME: &str = "notifications";
+    match assent_notify::probe().await {
+        Ok(info) if info.actions => {
+            Check::ok(NAME, format!("{} shows notifications with Approve and Reject buttons", info.server))
+        }
+        Ok(info) => Check::note(
+            NAME,
+            format!("{} shows notifications but without buttons", info.server),
+            "decide in the inbox (or use a notification daemon with actions, such as dunst or GNOME's)",
+        ),
+        Err(why) => Check::problem(
+            NAME,
+            why,
+            "log in to a desktop session, or install and start a notification daemon (`sudo apt install dunst`)",
+        ),
+    }
+}
+
+async fn server(home: &Home) -> Check {
+    const NAME: &str = "server";
+    let Some(info) = home.server() else {
+        return Check::problem(
+            NAME,
+            "not running (no server.json in the home)",
+            "open the Assent app, or run `assent serve`",
+        );
+    };
+    let no_token: assent_client::Resolve<String> = std::sync::Arc::new(|| None);
+    let api = match assent_client::Client::new(client::endpoint(home), no_token, "cli") {
+        Ok(a) => a,
+        Err(e) => return Check::problem(NAME, e.to_string(), "report this: the HTTP client could not be built"),
+    };
+    match api.endpoint().await {
+        Ok(ep) => {
+            let port = ep.url.rsplit(':').next().unwrap_or("?").to_string();
+            let version = if info.version.is_empty() { String::new() } else { format!(", version {}", info.version) };
+            Check::ok(NAME, format!("running at {} (port {port}, process {}{version})", ep.url, info.pid))
+        }
+        Err(assent_client::Error::NotRunning) => Check::problem(
+            NAME,
+            format!(
+                "server.json names {}, but nothing answers there (a server that stopped without cleaning up)",
+                info.url
+            ),
+            "open the Assent app, or run `assent serve`",
+        ),
+        Err(assent_client::Error::Impostor { url }) => Check::problem(
+            NAME,
+            format!("the program at {url} did not prove it is this home's Assent server"),
+            "stop whatever listens on that port, then start Assent again",
+        ),
+        Err(e) => Check::problem(NAME, e.to_string(), "start Assent again: open the app, or run `assent serve`"),
+    }
+}
+
+async fn database(home: &Home) -> Check {
+    const NAME: &str = "database";
+    let path = home.db();
+    if !path.exists() {
+        return Check::note(
+            NAME,
+            format!("none yet at {}", path.display()),
+            "it is made when Assent first starts in this home",
+        );
+    }
+    match assent_store::inspect(&path).await {
+        Err(why) => Check::problem(
+            NAME,
+            format!("{} cannot be read: {why}", path.display()),
+            "stop Assent, move the file aside and start Assent again (it makes a new one); keep the old one for its audit log",
+        ),
+        Ok(h) if h.integrity != "ok" => Check::problem(
+            NAME,
+            format!("SQLite's integrity check failed: {}", clip(&h.integrity, 200)),
+            "stop Assent and restore the database from a backup (`assent export` writes the audit log as JSON lines)",
+        ),
+        Ok(h) if h.dirty => Check::problem(
+            NAME,
+            format!("a schema upgrade did not finish (schema {} of {})", h.schema, h.latest),
+            "restore the database from a backup taken before the upgrade",
+        ),
+        Ok(h) if h.schema > h.latest => Check::problem(
+            NAME,
+            format!("schema {} is newer than this Assent knows ({}): a newer version wrote it", h.schema, h.latest),
+            "install the newer Assent again (or restore a backup made by this version)",
+        ),
+        Ok(h) => {
+            let upgrade = if h.schema < h.latest { " (upgraded at the next start)" } else { "" };
+            Check::ok(
+                NAME,
+                format!(
+                    "integrity ok, schema {} of {}{upgrade}, {} at {}",
+                    h.schema,
+                    h.latest,
+                    size(h.bytes),
+                    path.display()
+                ),
+            )
+        }
+    }
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n).collect::<String>()) }
+}
+
+/// Where Claude Code keeps its settings, and what in them points at Assent.
+fn claude_code() -> Check {
+    const NAME: &str = "claude code";
+    let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };
+    let config_dir = std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from).unwrap_or_else(|| user.join(".claude"));
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let settings = [
+        config_dir.join("settings.json"),
+        config_dir.join("settings.local.json"),
+        cwd.join(".claude/settings.json"),
+        cwd.join(".claude/settings.local.json"),
+    ];
+    let mcp_files = [user.join(".claude.json"), config_dir.join(".claude.json"), cwd.join(".mcp.json")];
+    let mut found = Vec::new();
+    let mut commands = Vec::new();
+    for file in &settings {
+        for cmd in hook_commands(file) {
+            found.push(format!("hook in {}", tilde(file, &user)));
+            commands.push(cmd);
+        }
+    }
+    for file in &mcp_files {
+        for cmd in mcp_commands(file) {
+            found.push(format!("MCP server in {}", tilde(file, &user)));
+            commands.push(cmd);
+        }
+    }
+    found.dedup();
+    let installed = config_dir.exists() || user.join(".claude.json").exists() || on_path("claude").is_some();
+    if found.is_empty() {
+        return if installed {
+            Check::note(
+                NAME,
+                "installed, but no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
+                "add the hook `assent hook claude-code` to ~/.claude/settings.json (README: \"Claude Code\")",
+            )
+        } else {
+            Check::ok(NAME, "not installed here (nothing to wire)")
+        };
+    }
+    // The hook runs the named program: it has to be found.
+    for cmd in &commands {
+        let program = cmd.split_whitespace().next().unwrap_or("");
+        let exists = if program.contains('/') { Path::new(program).exists() } else { on_path(program).is_some() };
+        if !exists {
+            return Check::problem(
+                NAME,
+                format!("{} runs `{program}`, which is not on the PATH", found.join(", ")),
+                "install the `assent` command (the .deb does; from source: `cargo install --path .`) or write its full path in the settings",
+            );
+        }
+    }
+    Check::ok(NAME, found.join(", "))
+}
+
+fn read_json(file: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+}
+
+/// The hook commands in a Claude Code settings file that run `assent hook`.
+fn hook_commands(file: &Path) -> Vec<String> {
+    let Some(v) = read_json(file) else { return Vec::new() };
+    let mut out = Vec::new();
+    if let Some(events) = v["hooks"].as_object() {
+        for groups in events.values().filter_map(Value::as_array) {
+            for hook in groups.iter().filter_map(|g| g["hooks"].as_array()).flatten() {
+                if let Some(cmd) = hook["command"].as_str()
+                    && cmd.contains("assent")
+                    && cmd.contains(" hook")
+                {
+                    out.push(cmd.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The MCP server commands that run `assent mcp` (top level, and per project in ~/.claude.json).
+fn mcp_commands(file: &Path) -> Vec<String> {
+    let Some(v) = read_json(file) else { return Vec::new() };
+    let mut tables = vec![&v["mcpServers"]];
+    if let Some(projects) = v["projects"].as_object() {
+        tables.extend(projects.values().map(|p| &p["mcpServers"]));
+    }
+    let mut out = Vec::new();
+    for servers in tables.into_iter().filter_map(Value::as_object) {
+        for s in servers.values() {
+            let command = s["command"].as_str().unwrap_or("");
+            let args: Vec<&str> = s["args"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            if command.ends_with("assent") && args.first() == Some(&"mcp") {
+                out.push(format!("{command} mcp"));
+            }
+        }
+    }
+    out
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    if program.is_empty() {
+        return None;
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| p.is_file())
+}
+
+fn tilde(p: &Path, user: &Path) -> String {
+    match p.strip_prefix(user) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => p.display().to_string(),
+    }
+}

@@ -1,0 +1,197 @@
+//! `assent doctor` on a healthy setup (a real Secret Service, a real notification daemon, a
+//! running server, its database, Claude Code wired with the hook) and with each part broken:
+//! each problem named, with a line on how to fix it, and a non-zero exit code.
+
+use crate::harness::{BIN, Bus, Server, private_bus_with_keyring};
+use crate::notify::daemon;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `assent doctor --json` for `home` with this bus and this user directory.
+fn doctor(home: &Path, bus: &str, user: &Path) -> (Output, Value) {
+    let out = Command::new(BIN)
+        .arg("--home")
+        .arg(home)
+        .args(["doctor", "--json"])
+        .env("DBUS_SESSION_BUS_ADDRESS", bus)
+        .env("HOME", user)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
+        .current_dir(user)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!("not JSON: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
+    (out, v)
+}
+
+fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["checks"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no {name}: {v}"))
+}
+
+/// A user directory where Claude Code runs `assent hook claude-code` before each tool call.
+fn wired_user() -> tempfile::TempDir {
+    let user = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(user.path().join(".claude")).unwrap();
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "assent hook claude-code --timeout 590", "timeout": 600}
+    ]}]}});
+    std::fs::write(user.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    user
+}
+
+async fn healthy() -> (Bus, crate::notify::Daemon, Server, tempfile::TempDir) {
+    let bus = private_bus_with_keyring();
+    let d = daemon(&bus);
+    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)]).await;
+    (bus, d, s, wired_user())
+}
+
+#[tokio::test]
+async fn a_healthy_setup_has_no_problem() {
+    let (bus, _d, s, user) = healthy().await;
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert!(out.status.success(), "{v:#}");
+    assert_eq!(v["problems"], 0, "{v:#}");
+    for c in v["checks"].as_array().unwrap() {
+        assert_eq!(c["status"], "ok", "{c}");
+    }
+    assert!(check(&v, "keychain")["detail"].as_str().unwrap().contains("reachable and unlocked"));
+    assert!(check(&v, "notifications")["detail"].as_str().unwrap().contains("with Approve and Reject buttons"));
+    let server = check(&v, "server")["detail"].as_str().unwrap().to_string();
+    assert!(server.contains(&format!("running at {}", s.url)), "{server}");
+    let db = check(&v, "database")["detail"].as_str().unwrap().to_string();
+    assert!(db.contains("integrity ok") && db.contains("schema 7 of 7"), "{db}");
+    assert!(check(&v, "claude code")["detail"].as_str().unwrap().contains("hook in ~/.claude/settings.json"));
+
+    // The words a person reads say the same.
+    let text = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .arg("doctor")
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .env("HOME", user.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
+        .current_dir(user.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.contains("Everything Assent needs is in order."), "{text}");
+    assert!(!text.contains("PROBLEM"), "{text}");
+}
+
+#[tokio::test]
+async fn each_broken_part_is_named_with_its_fix() {
+    let (bus, d, mut s, user) = healthy().await;
+
+    // No notification service.
+    drop(d);
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    let c = check(&v, "notifications");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("notification daemon"), "{c}");
+    assert_eq!(v["problems"], 1, "only that: {v:#}");
+
+    // No keychain (and so no bus for notifications either).
+    let (out, v) = doctor(s.home(), "unix:path=/nonexistent/bus", user.path());
+    assert_eq!(out.status.code(), Some(1));
+    let c = check(&v, "keychain");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("gnome-keyring"), "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("owner credential is in"), "{c}");
+
+    // Claude Code's hook runs a program that is not there.
+    let settings = user.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap().replace("assent hook", "assent-missing hook");
+    std::fs::write(&settings, text).unwrap();
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "claude code");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("`assent-missing`, which is not on the PATH"), "{c}");
+    // Installed but not wired: a note, not a problem.
+    std::fs::write(&settings, "{}").unwrap();
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "claude code");
+    assert_eq!(c["status"], "note", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("assent hook claude-code"), "{c}");
+
+    // The server died without cleaning up: server.json names a port nobody answers on.
+    s.kill9();
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(out.status.code(), Some(1));
+    let c = check(&v, "server");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("nothing answers there"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("assent serve"), "{c}");
+    // Stopped cleanly: not running.
+    std::fs::remove_file(s.home().join("server.json")).unwrap();
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    assert!(check(&v, "server")["detail"].as_str().unwrap().starts_with("not running"), "{v:#}");
+
+    // A database written by a newer Assent, then a damaged one.
+    let db = s.home().join("assent.db");
+    let py = |code: &str| {
+        let out = Command::new("python3").args(["-c", code]).arg(&db).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    py(
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (99, 'future', datetime('now'), 1, x'00', 0)\"); c.commit()",
+    );
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "database");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("newer than this Assent knows"), "{c}");
+    py(
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM _sqlx_migrations WHERE version = 99'); c.commit(); c.execute('PRAGMA wal_checkpoint(TRUNCATE)')",
+    );
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(check(&v, "database")["status"], "ok", "{v:#}");
+    // Damage: overwrite the middle of the file (past the header and the schema).
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(bytes.len() > 3 * 4096, "{} bytes", bytes.len());
+    for b in &mut bytes[2 * 4096..3 * 4096] {
+        *b = 0x5a;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(out.status.code(), Some(1));
+    let c = check(&v, "database");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(
+        c["fix"].as_str().unwrap().contains("backup") || c["fix"].as_str().unwrap().contains("move the file aside"),
+        "{c}"
+    );
+}
+
+#[test]
+fn completions_and_the_manual_come_from_the_command_definitions() {
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let bash = run(&["completions", "bash"]);
+    assert!(bash.contains("_assent()") && bash.contains("doctor") && bash.contains("--allow-similar"), "{bash}");
+    assert!(run(&["completions", "zsh"]).starts_with("#compdef assent"));
+    assert!(run(&["completions", "fish"]).contains("complete -c assent"));
+    let man = run(&["man"]);
+    assert!(man.contains(".TH assent 1") && man.contains(assent_version().as_str()), "{man}");
+    let dir = tempfile::tempdir().unwrap();
+    run(&["man", "--dir", dir.path().to_str().unwrap()]);
+    for page in ["assent.1", "assent-doctor.1", "assent-rule-add.1", "assent-serve.1"] {
+        assert!(dir.path().join(page).exists(), "{page}");
+    }
+    let bad = Command::new(BIN).args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "an unknown shell is a usage error");
+}
+
+fn assent_version() -> String {
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(v.starts_with("assent 0.") && v.contains(" (commit "), "{v}");
+    v.trim_start_matches("assent ").to_string()
+}
