@@ -29,6 +29,51 @@ DESKTOP_PACKAGES=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0
   libayatana-appindicator3-dev librsvg2-dev xvfb xauth dbus-x11 at-spi2-core webkit2gtk-driver dunst
   libnotify-bin imagemagick chromium)
 
+# What building and testing the packages needs besides: validators for the desktop entry and the
+# AppStream metainfo, and X tools to find the installed app's window.
+PACKAGE_PACKAGES=(desktop-file-utils appstream x11-utils)
+
+# The toolchains building from source needs (README: "Build from source").
+RUST_MIN=1.88
+NODE_MIN=20.19
+
+# Stops with the prerequisites when a toolchain is missing or too old, before anything is built.
+# `require_build_tools rust` for what needs no front end (the headless server).
+require_build_tools() {
+  local problems=()
+  if ! command -v cargo >/dev/null 2>&1; then
+    problems+=("Rust $RUST_MIN or newer is not installed (https://rustup.rs, then open a new shell)")
+  else
+    local rv
+    rv=$(rustc --version 2>/dev/null | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
+    version_at_least "$rv" "$RUST_MIN" || problems+=("Rust $RUST_MIN or newer is needed, this is ${rv:-unknown} (rustup update)")
+  fi
+  if [ "${1:-}" = rust ]; then
+    :
+  elif ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    problems+=("Node.js $NODE_MIN or newer with npm is not installed (https://nodejs.org or your package manager)")
+  else
+    local nv
+    nv=$(node --version 2>/dev/null | sed -n 's/^v\([0-9]*\.[0-9]*\).*/\1/p')
+    version_at_least "$nv" "$NODE_MIN" || problems+=("Node.js $NODE_MIN or newer is needed, this is ${nv:-unknown}")
+  fi
+  if [ ${#problems[@]} -gt 0 ]; then
+    echo "Building Assent from source needs Rust $RUST_MIN+ (with cargo) and Node.js $NODE_MIN+ (with npm);" >&2
+    echo "the scripts install everything else on Debian and Ubuntu. Missing here:" >&2
+    printf '  - %s\n' "${problems[@]}" >&2
+    exit 1
+  fi
+}
+
+# version_at_least HAVE WANT: true when HAVE (major.minor) >= WANT.
+version_at_least() {
+  [ -n "$1" ] || return 1
+  local h1 h2 w1 w2
+  IFS=. read -r h1 h2 <<<"$1"
+  IFS=. read -r w1 w2 <<<"$2"
+  [ "$h1" -gt "$w1" ] || { [ "$h1" -eq "$w1" ] && [ "${h2:-0}" -ge "${w2:-0}" ]; }
+}
+
 # Builds the inbox front end into ui/dist (the desktop app embeds it at compile time).
 build_ui() {
   command -v npm >/dev/null || { echo "Node.js and npm are needed to build the front end (ui/)" >&2; return 1; }

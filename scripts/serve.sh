@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+require_build_tools rust
 ensure_packages "${ENGINE_PACKAGES[@]}"
 cargo build --release --locked -p assent
 exec ./target/release/assent serve "$@"

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+require_build_tools
 
 ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
 echo "== front end"
