@@ -96,6 +96,19 @@ mkdir -p target/package
 cp "$work/window.png" target/package/installed-app.png
 echo "screenshot: target/package/installed-app.png"
 
+echo "== started at login: the app runs in the tray, its window hidden"
+rm -rf "$apphome" && mkdir -p "$apphome" && echo 'port = 0' > "$apphome/config.toml"
+HOME="$work/user" ASSENT_HOME="$apphome" ASSENT_OWNER_CREDENTIAL=file \
+  setsid xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
+  sh -c 'assent-desktop --autostart & app=$!; for i in $(seq 300); do [ -f "$1/server.json" ] && break; sleep 0.1; done; sleep 2; for w in $(xwininfo -root -tree 2>/dev/null | sed -n "s/^ *\(0x[0-9a-f]*\) \"Assent\".*/\1/p"); do xwininfo -id "$w" | grep "Map State"; done > "$0/hidden"; kill $app; wait $app' "$work" "$apphome" \
+  >"$work/app.log" 2>&1 &
+app_pid=$!
+wait "$app_pid" || true
+app_pid=""
+[ -f "$apphome/server.json" ] || [ -f "$apphome/assent.db" ] || { tail -20 "$work/app.log"; fail "started with --autostart, the app did not run"; }
+grep -q "IsViewable" "$work/hidden" && fail "started with --autostart, the window was shown: $(cat "$work/hidden")"
+echo "window hidden: $(tr '\n' ' ' < "$work/hidden")"
+
 echo "== removing the package"
 DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -q assent >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get purge"; }
 dpkg -s assent >/dev/null 2>&1 && fail "assent is still installed"

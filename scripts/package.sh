@@ -25,7 +25,7 @@ require_build_tools
 ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
 build_ui
 echo "== Tauri's bundler"
-(cd packaging && { [ -x node_modules/.bin/tauri ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; })
+(cd packaging && { [ -x node_modules/.bin/tauri ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm install --no-audit --no-fund; })
 
 cargo_flags=()
 [ "$profile" = release ] && cargo_flags+=(--release)

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 require_build_tools
 
-ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
+ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
 echo "== front end"
 build_ui
 (cd ui && npm run check && npm test && npm run test:layout)
@@ -32,8 +32,20 @@ if [ -n "$(git status --porcelain -- ui/src/bindings 2>/dev/null)" ]; then
   echo "ui/src/bindings drifted from the Rust types: run the tests and commit the result" >&2
   drift=1
 fi
+# The package: built from the debug build the tests just made (the release build is
+# `./scripts/package.sh --test`), installed with apt, tried, and removed.
+package=0
+if [ "$status" -eq 0 ]; then
+  echo "== package"
+  if [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; then
+    ./scripts/package.sh --debug --test || package=1
+  else
+    echo "package test not run: it installs a package, which needs root or passwordless sudo (./scripts/package.sh --test)"
+  fi
+fi
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' "$log"
 [ "$status" -ne 0 ] && exit "$status"
+[ "$package" -ne 0 ] && { echo "the package test failed" >&2; exit 1; }
 exit "$drift"
