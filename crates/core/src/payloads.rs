@@ -73,27 +73,6 @@ pub fn read<T: serde::de::DeserializeOwned>(kind: &str, payload: &Value) -> Resu
     T::deserialize(payload).map_err(|e| format!("the stored {kind} payload is not of its kind's shape: {e}"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn stored_payloads_read_back_and_bad_ones_say_why() {
-        let w: FileWrite = read("file.write", &json!({"path": "/x", "content": "y"})).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(w.path, "/x");
-        let h: HttpRequest =
-            read("http.request", &json!({"method": "POST", "url": "https://x.example/", "headers": {}, "credential": null, "json": {"a": 1}}))
-                .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((h.method.as_str(), h.json), ("POST", Some(json!({"a": 1}))));
-        assert!(read::<FileWrite>("file.write", &json!({"path": "/x"})).is_err(), "no content is no default");
-        assert!(
-            read::<HttpRequest>("http.request", &json!({"url": "https://x.example/"})).is_err(),
-            "no method is not GET"
-        );
-    }
-}
-
 /// The kinds an agent may propose, for the API's description.
 #[cfg(feature = "openapi")]
 pub fn kind_schema() -> utoipa::openapi::Object {
@@ -118,4 +97,25 @@ pub fn payload_schema() -> utoipa::openapi::schema::Schema {
         ))
         .build()
         .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stored_payloads_read_back_and_bad_ones_say_why() {
+        let w: FileWrite = read("file.write", &json!({"path": "/x", "content": "y"})).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.path, "/x");
+        let h: HttpRequest =
+            read("http.request", &json!({"method": "POST", "url": "https://x.example/", "headers": {}, "credential": null, "json": {"a": 1}}))
+                .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((h.method.as_str(), h.json), ("POST", Some(json!({"a": 1}))));
+        assert!(read::<FileWrite>("file.write", &json!({"path": "/x"})).is_err(), "no content is no default");
+        assert!(
+            read::<HttpRequest>("http.request", &json!({"url": "https://x.example/"})).is_err(),
+            "no method is not GET"
+        );
+    }
 }
