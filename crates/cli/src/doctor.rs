@@ -83,20 +83,16 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
 async fn keychain(home: &Home) -> Check {
     const NAME: &str = "keychain";
     let configured = assent_host::config::Config::load(&home.config()).map(|c| c.owner_credential).unwrap_or_default();
-    let keychain = assent_secrets::Keychain::default();
-    let probe = tokio::task::spawn_blocking(move || keychain.get("doctor:probe")).await;
-    let reachable = match probe {
-        Ok(Ok(_)) | Ok(Err(assent_secrets::SecretsError::Missing(_))) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(e.to_string()),
-    };
+    // One lookup of the owner credential's entry says both whether the keychain answers and
+    // whether it holds the credential.
     let owner_user = assent_secrets::owner::keychain_user(&home.dir);
-    let in_keychain = match reachable {
-        Ok(()) => {
-            let k = assent_secrets::Keychain::default();
-            tokio::task::spawn_blocking(move || k.get(&owner_user).is_ok()).await.unwrap_or(false)
-        }
-        Err(_) => false,
+    let keychain = assent_secrets::Keychain::default();
+    let lookup = tokio::task::spawn_blocking(move || keychain.get(&owner_user)).await;
+    let (reachable, in_keychain) = match lookup {
+        Ok(Ok(_)) => (Ok(()), true),
+        Ok(Err(assent_secrets::SecretsError::Missing(_))) => (Ok(()), false),
+        Ok(Err(e)) => (Err(e.to_string()), false),
+        Err(e) => (Err(e.to_string()), false),
     };
     let file = assent_secrets::owner::file_path(&home.dir);
     let owner = if in_keychain {
@@ -199,7 +195,7 @@ async fn database(home: &Home) -> Check {
         ),
         Ok(h) if h.integrity != "ok" => Check::problem(
             NAME,
-            format!("SQLite's integrity check failed: {}", clip(&h.integrity, 200)),
+            format!("SQLite's integrity check failed: {}", crate::output::clip(&h.integrity, 200)),
             "stop Assent and restore the database from a backup (`assent export` writes the audit log as JSON lines)",
         ),
         Ok(h) if h.dirty => Check::problem(
@@ -220,25 +216,12 @@ async fn database(home: &Home) -> Check {
                     "integrity ok, schema {} of {}{upgrade}, {} at {}",
                     h.schema,
                     h.latest,
-                    size(h.bytes),
+                    assent_core::engine::human_bytes(h.bytes),
                     path.display()
                 ),
             )
         }
     }
-}
-
-fn size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
-        b => format!("{b} bytes"),
-    }
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n).collect::<String>()) }
 }
 
 /// Where Claude Code keeps its settings, and what in them points at Assent.

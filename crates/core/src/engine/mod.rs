@@ -12,6 +12,7 @@ pub mod rules;
 mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision};
+pub use quota::human as human_bytes;
 
 use crate::credentials::{CredentialMeta, SecretSource};
 use crate::error::CoreError;

@@ -74,7 +74,8 @@ impl Usage {
     }
 }
 
-fn human(b: u64) -> String {
+/// A size for people: `212 KiB`, `3.4 MiB`.
+pub fn human(b: u64) -> String {
     if b >= 1 << 20 {
         format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     } else {
