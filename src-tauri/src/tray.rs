@@ -15,6 +15,8 @@ const PAUSE: std::time::Duration = std::time::Duration::from_secs(3600);
 struct Items<R: Runtime> {
     status: MenuItem<R>,
     pause: MenuItem<R>,
+    /// "Resume notifications (paused until 14:05)", written once when paused.
+    resume_label: std::sync::Mutex<String>,
 }
 
 /// Adds the tray icon.
@@ -34,7 +36,7 @@ pub fn install<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
             &quit_item,
         ],
     )?;
-    app.manage(Items { status, pause });
+    app.manage(Items { status, pause, resume_label: Default::default() });
     let mut builder = TrayIconBuilder::with_id(TRAY_ID)
         .tooltip("Assent")
         .menu(&menu)
@@ -68,6 +70,10 @@ fn toggle_pause<R: Runtime>(app: &AppHandle<R>) {
     } else {
         d.pause.pause_for(PAUSE);
         tracing::info!("notifications paused for an hour from the tray");
+        if let (Some(items), Some(until)) = (app.try_state::<Items<R>>(), d.pause.until()) {
+            let label = format!("Resume notifications (paused until {})", local_hhmm(until.0));
+            *items.resume_label.lock().unwrap_or_else(|e| e.into_inner()) = label;
+        }
         // The menu says so until the hour is over.
         let handle = app.clone();
         tauri::async_runtime::spawn(async move {
@@ -116,7 +122,7 @@ pub async fn refresh<R: Runtime>(app: &AppHandle<R>) {
     if let Some(items) = app.try_state::<Items<R>>() {
         let _ = items.status.set_text(&text);
         let pause = match d.pause.until() {
-            Some(until) => format!("Resume notifications (paused until {})", local_hhmm(until.0)),
+            Some(_) => items.resume_label.lock().unwrap_or_else(|e| e.into_inner()).clone(),
             None => "Pause notifications for 1 hour".to_string(),
         };
         let _ = items.pause.set_text(pause);
