@@ -44,6 +44,42 @@ impl FromRequestParts<AppState> for Owner {
     }
 }
 
+/// The person (the owner credential, or 403 for an agent), with the channel the request came
+/// by: the `assent` command says it is the CLI (`Assent-Client: cli`); any other client of the
+/// owner API is recorded as `api`.
+pub struct Person(pub assent_core::Actor);
+
+impl FromRequestParts<AppState> for Person {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        Owner::from_request_parts(parts, state).await?;
+        let cli = parts.headers.get("assent-client").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cli"));
+        let channel = if cli { assent_core::Channel::Cli } else { assent_core::Channel::Api };
+        Ok(Person(assent_core::Actor { by: "owner".into(), channel }))
+    }
+}
+
+/// The `Assent-Client` header, in the API's description of every route that takes a [`Person`].
+impl utoipa::IntoParams for Person {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        let text = utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::String);
+        vec![
+            utoipa::openapi::path::ParameterBuilder::new()
+                .name("Assent-Client")
+                .parameter_in(utoipa::openapi::path::ParameterIn::Header)
+                .required(utoipa::openapi::Required::False)
+                .description(Some(
+                    "`cli` from the `assent` command: recorded as the channel of the decision or rule change (`api` otherwise)",
+                ))
+                .schema(Some(text))
+                .build(),
+        ]
+    }
+}
+
 /// A JSON body. Wrong content type: 415; malformed: 400; wrong shape: 422; too large: 413.
 pub struct Json<T>(pub T);
 

@@ -2,34 +2,26 @@
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Json, Owner};
+use crate::extract::{Json, Person};
 use assent_core::engine::{BatchItem, BatchResult, GroupDecision};
-use assent_core::{Actor, Channel, DecisionRequest, Proposal};
+use assent_core::{DecisionRequest, Proposal};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-/// The person, through the channel the request came by: the `assent` command says it is the
-/// CLI (`Assent-Client: cli`); any other client of the owner API is recorded as `api`.
-pub(crate) fn owner_actor(headers: &axum::http::HeaderMap) -> Actor {
-    let cli = headers.get("assent-client").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cli"));
-    Actor { by: "owner".into(), channel: if cli { Channel::Cli } else { Channel::Api } }
-}
-
 /// Approve, reject or send back one proposal (the person only).
 #[utoipa::path(post, path = "/v1/proposals/{id}/decision", tag = "decisions", operation_id = "decide",
     security(("owner" = [])),
-    params(("id" = String, Path, description = "The proposal's id"), ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    params(("id" = String, Path, description = "The proposal's id"), Person),
     request_body = DecisionRequest,
     responses((status = 200, description = "Decided; with `allow_similar`, the saved rule too", body = assent_core::engine::Decided)))]
 pub async fn decide(
     State(s): State<AppState>,
-    _: Owner,
-    headers: axum::http::HeaderMap,
+    Person(actor): Person,
     Path(id): Path<String>,
     Json(req): Json<DecisionRequest>,
 ) -> Result<axum::Json<assent_core::engine::Decided>, ApiError> {
-    Ok(axum::Json(s.engine.decide_one(&owner_actor(&headers), &id, req).await?))
+    Ok(axum::Json(s.engine.decide_one(&actor, &id, req).await?))
 }
 
 /// Body of `POST /v1/decisions`: a list of items, or a whole group.
@@ -51,13 +43,12 @@ const MAX_ITEMS: usize = 1000;
 /// nothing).
 #[utoipa::path(post, path = "/v1/decisions", tag = "decisions", operation_id = "decide_many",
     security(("owner" = [])),
-    params(("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    params(Person),
     request_body = Batch,
     responses((status = 200, description = "What happened to each", body = BatchResult)))]
 pub async fn batch(
     State(s): State<AppState>,
-    _: Owner,
-    headers: axum::http::HeaderMap,
+    Person(actor): Person,
     Json(body): Json<serde_json::Value>,
 ) -> Result<axum::Json<BatchResult>, ApiError> {
     let batch: Batch = serde_json::from_value(body).map_err(|_| {
@@ -67,7 +58,6 @@ pub async fn batch(
             "send {\"items\": [{\"id\", \"outcome\", \"reason\"?, \"feedback\"?, \"edits\"?}]} or {\"group_id\", \"outcome\", \"reason\"?, \"feedback\"?}",
         )
     })?;
-    let actor = owner_actor(&headers);
     let result = match batch {
         Batch::Items { items } if items.is_empty() || items.len() > MAX_ITEMS => {
             return Err(ApiError::new(
@@ -85,13 +75,12 @@ pub async fn batch(
 /// A failed write proposed again: a new proposal that supersedes it, pending a new decision.
 #[utoipa::path(post, path = "/v1/proposals/{id}/retry", tag = "decisions", operation_id = "retry",
     security(("owner" = [])),
-    params(("id" = String, Path, description = "The failed proposal's id"), ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded as the decision's channel (`api` otherwise)")),
+    params(("id" = String, Path, description = "The failed proposal's id"), Person),
     responses((status = 201, description = "The new proposal", body = Proposal)))]
 pub async fn retry(
     State(s): State<AppState>,
-    _: Owner,
-    headers: axum::http::HeaderMap,
+    Person(actor): Person,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, axum::Json<Proposal>), ApiError> {
-    Ok((StatusCode::CREATED, axum::Json(s.engine.retry(&owner_actor(&headers), &id).await?)))
+    Ok((StatusCode::CREATED, axum::Json(s.engine.retry(&actor, &id).await?)))
 }

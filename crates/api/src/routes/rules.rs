@@ -1,10 +1,9 @@
 //! Rules: the person's only. An agent token gets 403 on every route here, so an agent can
 //! neither read nor infer the rules beyond what its own proposals' decisions say.
 
-use super::decisions::owner_actor;
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Json, Owner, Query};
+use crate::extract::{Json, Owner, Person, Query};
 use assent_core::engine::rules::{NewRule, RuleList, Similar, Verdict};
 use assent_core::rules::{Rule, RuleLogEntry};
 use axum::extract::{Path, State};
@@ -23,31 +22,29 @@ pub async fn list(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Rule
 /// Adds a rule; the answer has its `id` and `description` (it in plain words).
 #[utoipa::path(post, path = "/v1/rules", tag = "rules", operation_id = "add_rule",
     security(("owner" = [])),
-    params(("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded in the rule log")),
+    params(Person),
     request_body = NewRule,
     responses((status = 201, description = "Added", body = Rule)))]
 pub async fn add(
     State(s): State<AppState>,
-    _: Owner,
-    headers: axum::http::HeaderMap,
+    Person(actor): Person,
     Json(req): Json<NewRule>,
 ) -> Result<(StatusCode, axum::Json<Rule>), ApiError> {
-    Ok((StatusCode::CREATED, axum::Json(s.engine.add_rule(&owner_actor(&headers), req).await?)))
+    Ok((StatusCode::CREATED, axum::Json(s.engine.add_rule(&actor, req).await?)))
 }
 
 /// Removes a rule.
 #[utoipa::path(delete, path = "/v1/rules/{id}", tag = "rules", operation_id = "remove_rule",
     security(("owner" = [])),
     params(("id" = String, Path, description = "The rule's id"),
-        ("Assent-Client" = Option<String>, Header, description = "`cli` from the `assent` command; recorded in the rule log")),
+        Person),
     responses((status = 204, description = "Removed")))]
 pub async fn remove(
     State(s): State<AppState>,
-    _: Owner,
-    headers: axum::http::HeaderMap,
+    Person(actor): Person,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    s.engine.remove_rule(&owner_actor(&headers), &id).await?;
+    s.engine.remove_rule(&actor, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
