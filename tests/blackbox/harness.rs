@@ -406,3 +406,25 @@ pub fn cli_with_stdin(home: &Path, env: &[(String, String)], args: &[&str], inpu
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// The `bin` folder of a Python virtual environment `.ci/NAME` that has `packages`, made on
+/// first use (once per test run, whichever test asks first); `ready` says whether a `bin`
+/// folder already has what the tests need.
+pub fn python_venv(name: &str, packages: &[&str], ready: impl Fn(&Path) -> bool) -> PathBuf {
+    static MADE: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, bin)) = made.iter().find(|(n, _)| n == name) {
+        return bin.clone();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci").join(name);
+    let bin = venv.join("bin");
+    if !ready(&bin) {
+        let status = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
+        assert!(status.success(), "cannot create a Python venv in {}", venv.display());
+        let pip = Command::new(bin.join("pip")).args(["install", "--quiet"]).args(packages).output().unwrap();
+        assert!(pip.status.success(), "pip install {packages:?} failed: {}", String::from_utf8_lossy(&pip.stderr));
+        assert!(ready(&bin), "the venv in {} lacks {packages:?} after installing them", venv.display());
+    }
+    made.push((name.to_string(), bin.clone()));
+    bin
+}

@@ -6,38 +6,25 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 /// The version of the MCP Python SDK the tests use.
 const MCP_PACKAGE: &str = "mcp==2.3.0";
 
-static VENV: Mutex<Option<PathBuf>> = Mutex::new(None);
-
 /// A Python interpreter that can `import mcp`, set up once.
 fn python() -> PathBuf {
     if let Ok(p) = std::env::var("ASSENT_TEST_PYTHON") {
         return PathBuf::from(p);
     }
-    let mut guard = VENV.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = guard.as_ref() {
-        return p.clone();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/venv");
-    let py = venv.join("bin/python");
-    let has_mcp = |py: &PathBuf| {
-        Command::new(py).args(["-c", "import mcp"]).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    let has_mcp = |bin: &std::path::Path| {
+        Command::new(bin.join("python"))
+            .args(["-c", "import mcp"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
     };
-    if !has_mcp(&py) {
-        let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
-        assert!(made.success(), "cannot create a Python venv in {}", venv.display());
-        let pip = Command::new(venv.join("bin/pip")).args(["install", "--quiet", MCP_PACKAGE]).output().unwrap();
-        assert!(pip.status.success(), "pip install {MCP_PACKAGE} failed: {}", String::from_utf8_lossy(&pip.stderr));
-        assert!(has_mcp(&py), "the venv cannot import mcp after installing it");
-    }
-    *guard = Some(py.clone());
-    py
+    crate::harness::python_venv("venv", &[MCP_PACKAGE], has_mcp).join("python")
 }
 
 struct Client {

@@ -9,7 +9,6 @@
 use crate::harness::{Server, private_bus_with_keyring};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 
 /// The versions the tests pin.
 const PACKAGES: &[&str] = &["schemathesis==4.32.5", "openapi-spec-validator==0.9.0"];
@@ -22,16 +21,8 @@ const PACKAGES: &[&str] = &["schemathesis==4.32.5", "openapi-spec-validator==0.9
 const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
 response_headers_conformance,response_schema_conformance,negative_data_rejection";
 
-static VENV: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-/// A venv with the tools, made on first use (`.ci/venv-api`).
+/// A venv with the tools, made on first use (`.ci/venv-api`): its `bin` folder.
 fn tools() -> PathBuf {
-    let mut guard = VENV.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = guard.as_ref() {
-        return p.clone();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/venv-api");
-    let bin = venv.join("bin");
     let ready = |bin: &Path| {
         Command::new(bin.join("schemathesis"))
             .arg("--version")
@@ -41,15 +32,7 @@ fn tools() -> PathBuf {
             .is_ok_and(|s| s.success())
             && bin.join("openapi-spec-validator").exists()
     };
-    if !ready(&bin) {
-        let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
-        assert!(made.success(), "cannot create a Python venv in {}", venv.display());
-        let pip = Command::new(bin.join("pip")).args(["install", "--quiet"]).args(PACKAGES).output().unwrap();
-        assert!(pip.status.success(), "pip install {PACKAGES:?} failed: {}", String::from_utf8_lossy(&pip.stderr));
-        assert!(ready(&bin), "the venv has no schemathesis after installing it");
-    }
-    *guard = Some(bin.clone());
-    bin
+    crate::harness::python_venv("venv-api", PACKAGES, ready)
 }
 
 fn committed() -> String {
