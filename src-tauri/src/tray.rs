@@ -115,18 +115,28 @@ pub async fn refresh<R: Runtime>(app: &AppHandle<R>) {
         1 => "1 proposal pending".to_string(),
         n => format!("{n} proposals pending"),
     };
-    if let Some(tray) = app.tray_by_id(TRAY_ID) {
-        let _ = tray.set_tooltip(Some(&format!("Assent: {}", text.to_lowercase())));
-        let _ = tray.set_title(Some(if n == 0 { String::new() } else { n.to_string() }));
-    }
-    if let Some(items) = app.try_state::<Items<R>>() {
-        let _ = items.status.set_text(&text);
-        let pause = match d.pause.until() {
-            Some(_) => items.resume_label.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-            None => "Pause notifications for 1 hour".to_string(),
-        };
-        let _ = items.pause.set_text(pause);
-    }
+    let pause = match d.pause.until() {
+        Some(_) => {
+            app.try_state::<Items<R>>().map(|i| i.resume_label.lock().unwrap_or_else(|e| e.into_inner()).clone())
+        }
+        None => Some("Pause notifications for 1 hour".to_string()),
+    };
+    // Menus and the tray belong to the main thread; asking it from here and waiting would hold
+    // a runtime thread (and the tasks queued behind it, the window's events among them) until
+    // the main thread gets to it. So the change is sent over and not waited for.
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        if let Some(tray) = handle.tray_by_id(TRAY_ID) {
+            let _ = tray.set_tooltip(Some(&format!("Assent: {}", text.to_lowercase())));
+            let _ = tray.set_title(Some(if n == 0 { String::new() } else { n.to_string() }));
+        }
+        if let Some(items) = handle.try_state::<Items<R>>() {
+            let _ = items.status.set_text(&text);
+            if let Some(p) = pause {
+                let _ = items.pause.set_text(p);
+            }
+        }
+    });
 }
 
 /// Hours and minutes of a time, in the machine's time zone when it can be read (UTC otherwise).

@@ -170,6 +170,15 @@ impl Driver {
     }
 }
 
+/// Waits up to 10 s for `done`, failing with `what` otherwise.
+async fn eventually<F: std::future::Future<Output = bool>>(what: &str, done: impl Fn() -> F) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done().await {
+        assert!(Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 fn api(home: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -317,11 +326,9 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     d.screenshot("app-rules.png").await;
     d.click(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"] [data-testid=\"remove-rule\"]")).await;
     d.click(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"] [data-testid=\"confirm-remove\"]")).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while d.find(&format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"]")).await.is_some() {
-        assert!(Instant::now() < deadline, "the removed rule is still shown");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let removed = format!("[data-testid=\"rule-row\"][data-id=\"{similar_rule}\"]");
+    let (d_ref, removed) = (&d, &removed);
+    eventually("the removed rule is still shown", move || async move { d_ref.find(removed).await.is_none() }).await;
     let rules: Value =
         http.get(format!("{base}/rules")).bearer_auth(&owner).send().await.unwrap().json().await.unwrap();
     let ids: Vec<&str> = rules["items"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
@@ -352,20 +359,13 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     let item = env._dirs.path().join(".config/autostart/Assent.desktop");
     assert!(!item.exists(), "off by default");
     d.click("[data-testid=\"autostart\"]").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !item.exists() {
-        assert!(Instant::now() < deadline, "no login item at {}", item.display());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let at = &item;
+    eventually(&format!("no login item at {}", item.display()), move || async move { at.exists() }).await;
     let desktop = std::fs::read_to_string(&item).unwrap();
     assert!(desktop.contains("assent-desktop --autostart"), "{desktop}");
     d.screenshot("app-settings.png").await;
     d.click("[data-testid=\"autostart\"]").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while item.exists() {
-        assert!(Instant::now() < deadline, "the login item stayed");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually("the login item stayed", move || async move { !at.exists() }).await;
 
     http.delete(format!("http://127.0.0.1:{}/session/{session}", env.port)).send().await.unwrap();
 }
