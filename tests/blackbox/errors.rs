@@ -102,6 +102,21 @@ async fn each_error_has_its_status_and_code() {
     }
     let (st, v) = s.decide("p_x", json!({"outcome": "maybe"})).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"));
+    // An array where an object is documented is refused too, at any depth (serde alone would
+    // take `[]` for an object whose fields are all optional).
+    let (st, v) = s.decide("p_x", json!({"outcome": "approve", "allow_similar": []})).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap_or_default().contains("allow_similar"), "{v}");
+    let batch = json!({"items": [{"id": existing, "outcome": "approve", "allow_similar": []}]});
+    let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(batch)).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+    let (st, v) =
+        s.req(Method::POST, "/decisions", Some(&s.owner), Some(json!({"items": [[existing, "approve"]]}))).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+    let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(json!(["g", "approve"]))).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+    let (st, v) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(json!(["tool.call", {"tool": "x"}]))).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
     // 429 too many pending (limit 3; one is decided already)
     for i in 0..3 {
         s.propose_tool(&format!("n{i}")).await;

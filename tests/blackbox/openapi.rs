@@ -71,6 +71,10 @@ async fn schemathesis(who: &str) {
     let token = if who == "owner" { s.owner.clone() } else { s.agent.clone() };
     assert!(!token.is_empty());
     let secs = std::env::var("ASSENT_SCHEMATHESIS_SECS").unwrap_or_else(|_| "60".into());
+    // A fixed seed by default, so that a run the test command makes is one anyone can repeat;
+    // `ASSENT_SCHEMATHESIS_SEED=random` explores new cases (and prints the seed it drew).
+    let seed = std::env::var("ASSENT_SCHEMATHESIS_SEED").unwrap_or_else(|_| "20261123".into());
+    let seed: Vec<String> = if seed == "random" { vec![] } else { vec!["--seed".into(), seed] };
     let work = tempfile::tempdir().unwrap();
     let url = s.url.clone();
     let out = tokio::task::spawn_blocking(move || {
@@ -81,6 +85,7 @@ async fn schemathesis(who: &str) {
             .args(["--header", &format!("Authorization: Bearer {token}")])
             .args(["--checks", CHECKS])
             .args(["--max-time", &secs])
+            .args(&seed)
             // A long-poll may rightly take the server's longest wait (120 s).
             .args(["--request-timeout", "130"])
             // An endless event stream has no end to check; tests/blackbox/events.rs covers it.

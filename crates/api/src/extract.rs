@@ -81,32 +81,59 @@ impl utoipa::IntoParams for Person {
 }
 
 /// A JSON body. Wrong content type: 415; malformed: 400; wrong shape: 422; too large: 413.
+/// Read with [`assent_core::strict`]: where an object is documented, only an object will do.
 pub struct Json<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(Json(v)),
-            Err(rej) => {
-                let status = rej.status();
-                let (code, message) = match status {
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE => (
-                        "unsupported_media_type",
-                        "send the body as JSON with `Content-Type: application/json`".to_string(),
-                    ),
-                    StatusCode::PAYLOAD_TOO_LARGE => {
-                        ("payload_too_large", "the request body is larger than the limit".to_string())
-                    }
-                    StatusCode::BAD_REQUEST => ("malformed_json", rej.body_text()),
-                    StatusCode::UNPROCESSABLE_ENTITY => ("invalid_request", rej.body_text()),
-                    _ => ("bad_request", rej.body_text()),
-                };
-                Err(ApiError::new(status, code, message))
-            }
+        if !json_content_type(req.headers()) {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "send the body as JSON with `Content-Type: application/json`",
+            ));
         }
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|rej| match rej.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the request body is larger than the limit",
+            ),
+            status => ApiError::new(status, "bad_request", rej.body_text()),
+        })?;
+        read_json(&bytes).map(Json)
     }
+}
+
+/// `application/json`, or any `application/...+json`, with or without parameters.
+fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// JSON text as `T`: malformed is 400 `malformed_json`, well-formed but of the wrong shape is
+/// 422 `invalid_request`, with where in the body it went wrong.
+pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut d = serde_json::Deserializer::from_slice(bytes);
+    let (path, error) = match serde_path_to_error::deserialize(assent_core::strict::Strict(&mut d)) {
+        Ok(v) => match d.end() {
+            Ok(()) => return Ok(v),
+            Err(e) => (String::new(), e),
+        },
+        Err(e) => (e.path().to_string(), e.into_inner()),
+    };
+    let message = if path.is_empty() || path == "." { error.to_string() } else { format!("{path}: {error}") };
+    Err(match error.classify() {
+        serde_json::error::Category::Data => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
+        }
+        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {message}")),
+    })
 }
 
 /// A query string. Wrong shape: 400 `invalid_query`.

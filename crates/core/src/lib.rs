@@ -44,6 +44,7 @@ pub mod secret;
 pub mod status;
 pub mod store;
 pub mod stored;
+pub mod strict;
 pub mod time;
 pub mod verdict;
 

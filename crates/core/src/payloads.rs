@@ -70,7 +70,7 @@ pub struct HttpRequest {
 /// Reads a stored payload as `T`, or says why it is not one (an integrity failure: a stored,
 /// approved payload is always of its kind's shape).
 pub fn read<T: serde::de::DeserializeOwned>(kind: &str, payload: &Value) -> Result<T, String> {
-    T::deserialize(payload).map_err(|e| format!("the stored {kind} payload is not of its kind's shape: {e}"))
+    crate::strict::from_ref(payload).map_err(|e| format!("the stored {kind} payload is not of its kind's shape: {e}"))
 }
 
 /// The kinds an agent may propose, for the API's description.

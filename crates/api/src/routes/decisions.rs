@@ -8,6 +8,7 @@ use assent_core::{DecisionRequest, Proposal};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
+use serde_json::Value;
 
 /// Approve, reject or send back one proposal (the person only).
 #[utoipa::path(post, path = "/v1/proposals/{id}/decision", tag = "decisions", operation_id = "decide",
@@ -24,8 +25,10 @@ pub async fn decide(
     Ok(axum::Json(s.engine.decide_one(&actor, &id, req).await?))
 }
 
+// Described by its derive; read by `Batch::read`, which tells the two apart by the `items` key
+// (serde's untagged buffering would take arrays for objects, out of `strict`'s reach).
 /// Body of `POST /v1/decisions`: a list of items, or a whole group.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum Batch {
     /// Each item stands alone.
@@ -35,6 +38,21 @@ pub enum Batch {
     },
     /// Every pending proposal of the group, all or nothing.
     Group(GroupDecision),
+}
+
+impl Batch {
+    fn read(body: Value) -> Result<Self, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Items {
+            items: Vec<BatchItem>,
+        }
+        match &body {
+            Value::Object(m) if m.contains_key("items") => {
+                assent_core::strict::from_value::<Items>(body).map(|i| Batch::Items { items: i.items })
+            }
+            _ => assent_core::strict::from_value(body).map(Batch::Group),
+        }
+    }
 }
 
 const MAX_ITEMS: usize = 1000;
@@ -49,13 +67,13 @@ const MAX_ITEMS: usize = 1000;
 pub async fn batch(
     State(s): State<AppState>,
     Person(actor): Person,
-    Json(body): Json<serde_json::Value>,
+    Json(body): Json<Value>,
 ) -> Result<axum::Json<BatchResult>, ApiError> {
-    let batch: Batch = serde_json::from_value(body).map_err(|_| {
+    let batch = Batch::read(body).map_err(|e| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_request",
-            "send {\"items\": [{\"id\", \"outcome\", \"reason\"?, \"feedback\"?, \"edits\"?}]} or {\"group_id\", \"outcome\", \"reason\"?, \"feedback\"?}",
+            format!("{e}; send {{\"items\": [{{\"id\", \"outcome\", \"reason\"?, \"feedback\"?, \"edits\"?, \"allow_similar\"?}}]}} or {{\"group_id\", \"outcome\", \"reason\"?, \"feedback\"?}}"),
         )
     })?;
     let result = match batch {

@@ -27,9 +27,10 @@ pub struct Decided {
     pub rule: Option<crate::rules::Rule>,
 }
 
+// Read from a map and split by hand: `crate::strict` cannot see into serde's flattening.
 /// One item of a batch decision.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "serde_json::Map<String, serde_json::Value>")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchItem {
     /// The proposal.
@@ -37,6 +38,20 @@ pub struct BatchItem {
     /// The decision.
     #[serde(flatten)]
     pub decision: DecisionRequest,
+}
+
+impl TryFrom<serde_json::Map<String, serde_json::Value>> for BatchItem {
+    type Error = String;
+
+    fn try_from(mut fields: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        let id = match fields.remove("id") {
+            Some(serde_json::Value::String(id)) => id,
+            Some(_) => return Err("`id` is a proposal's id".into()),
+            None => return Err("missing field `id`".into()),
+        };
+        let decision = crate::strict::from_value(serde_json::Value::Object(fields)).map_err(|e| e.to_string())?;
+        Ok(Self { id, decision })
+    }
 }
 
 /// What happened to one item of a batch.

@@ -110,7 +110,7 @@ impl Engine {
             }
             Some(k) => Some(Idempotency { key: k.to_string(), request_sha256: canonical_sha256(&body) }),
         };
-        let req: NewProposal = serde_json::from_value(body)
+        let req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let cfg = &self.inner.config;
         let expires_in = req.expires_in.unwrap_or(cfg.default_expires_in);

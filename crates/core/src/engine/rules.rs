@@ -384,8 +384,8 @@ impl Engine {
     /// posted). Nothing is stored; the kind validates the payload as it would on posting.
     pub async fn test_rules(&self, agent: &str, body: Value) -> Result<Verdict, CoreError> {
         crate::names::validate_agent_name(agent)?;
-        let req: NewProposal =
-            serde_json::from_value(body).map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
+        let req: NewProposal = crate::strict::from_value(body)
+            .map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;
         let subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
