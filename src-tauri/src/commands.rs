@@ -5,7 +5,7 @@ use crate::Desktop;
 use assent_core::engine::{BatchItem, BatchResult, GroupDecision};
 use assent_core::proposal::{AgentInfo, AuditEntry};
 use assent_core::store::ListQuery;
-use assent_core::{Actor, Channel, CoreError, DecisionRequest, Outcome, Page, Principal, Proposal};
+use assent_core::{Channel, CoreError, DecisionRequest, Outcome, Page, Principal, Proposal};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::State;
@@ -28,10 +28,6 @@ impl From<CoreError> for CmdError {
 }
 
 type Res<T> = Result<T, CmdError>;
-
-fn actor() -> Actor {
-    Actor { by: "owner".into(), channel: Channel::App }
-}
 
 /// A page of proposals.
 #[tauri::command]
@@ -57,6 +53,7 @@ pub async fn list_proposals(
         group_id: group_id.filter(|s| !s.is_empty()),
         text: text.filter(|s| !s.trim().is_empty()),
         supersedes: None,
+        node: None,
         before: None,
         limit: limit.unwrap_or(100),
     };
@@ -90,7 +87,7 @@ pub async fn decide(
     allow_similar: Option<assent_core::proposal::AllowSimilar>,
 ) -> Res<assent_core::engine::Decided> {
     let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar };
-    Ok(d.engine.decide_one(&actor(), &id, req).await?)
+    Ok(d.engine.decide_one(&d.engine.person(Channel::App), &id, req).await?)
 }
 
 /// The rule "approve and allow similar" would save, in words, before it is saved.
@@ -111,20 +108,20 @@ pub async fn add_rule(
     d: State<'_, Desktop>,
     rule: assent_core::engine::rules::NewRule,
 ) -> Res<assent_core::rules::Rule> {
-    Ok(d.engine.add_rule(&actor(), rule).await?)
+    Ok(d.engine.add_rule(&d.engine.person(Channel::App), rule).await?)
 }
 
 /// The person removes a rule.
 #[tauri::command]
 pub async fn remove_rule(d: State<'_, Desktop>, id: String) -> Res<()> {
-    d.engine.remove_rule(&actor(), &id).await?;
+    d.engine.remove_rule(&d.engine.person(Channel::App), &id).await?;
     Ok(())
 }
 
 /// The person decides several at once.
 #[tauri::command]
 pub async fn decide_batch(d: State<'_, Desktop>, items: Vec<BatchItem>) -> Res<BatchResult> {
-    Ok(d.engine.decide_batch(&actor(), items).await?)
+    Ok(d.engine.decide_batch(&d.engine.person(Channel::App), items).await?)
 }
 
 /// The person decides every pending proposal of a group together, all or nothing.
@@ -137,13 +134,15 @@ pub async fn decide_group(
     reason: Option<String>,
     feedback: Option<String>,
 ) -> Res<BatchResult> {
-    Ok(d.engine.decide_group(&actor(), GroupDecision { group_id, agent, outcome, reason, feedback }).await?)
+    Ok(d.engine
+        .decide_group(&d.engine.person(Channel::App), GroupDecision { group_id, agent, outcome, reason, feedback })
+        .await?)
 }
 
 /// A failed write proposed again.
 #[tauri::command]
 pub async fn retry(d: State<'_, Desktop>, id: String) -> Res<Proposal> {
-    Ok(d.engine.retry(&actor(), &id).await?)
+    Ok(d.engine.retry(&d.engine.person(Channel::App), &id).await?)
 }
 
 /// Every agent.

@@ -96,7 +96,7 @@ pub fn run() {
             std::process::exit(1);
         }
     };
-    let running = match tauri::async_runtime::block_on(assent_host::start::start(home, None, None)) {
+    let running = match tauri::async_runtime::block_on(assent_host::start::start(home, Default::default())) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("assent: {e:#}");

@@ -50,6 +50,7 @@ impl From<CoreError> for ApiError {
             CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             CoreError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             CoreError::Store(assent_core::StoreError::Full) => StatusCode::INSUFFICIENT_STORAGE,
+            CoreError::Store(assent_core::StoreError::Unavailable(_)) => StatusCode::SERVICE_UNAVAILABLE,
             CoreError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

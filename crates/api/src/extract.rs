@@ -56,7 +56,7 @@ impl FromRequestParts<AppState> for Person {
         Owner::from_request_parts(parts, state).await?;
         let cli = parts.headers.get("assent-client").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cli"));
         let channel = if cli { assent_core::Channel::Cli } else { assent_core::Channel::Api };
-        Ok(Person(assent_core::Actor { by: "owner".into(), channel }))
+        Ok(Person(state.engine.person(channel)))
     }
 }
 

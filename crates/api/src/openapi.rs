@@ -71,7 +71,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
     ),
     (429, &["storage_quota", "too_many_pending", "too_many_rules", "too_many_waits"]),
     (500, &["internal"]),
-    (503, &["keychain_unavailable", "too_many_connections"]),
+    (503, &["keychain_unavailable", "store_unavailable", "too_many_connections"]),
     (507, &["storage_full"]),
 ];
 

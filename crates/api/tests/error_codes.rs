@@ -69,7 +69,9 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
     let failure =
         regex::Regex::new(r#"(?:ApplyOutcome::failed|\bfail)\(\s*"([a-z][a-z_]+)"|code:\s*"([a-z][a-z_]+)"\.into\(\)"#)
             .unwrap();
-    let arm = regex::Regex::new(r#"CoreError::(\w+)(?:\([^)]*\)|\s*\{[^}]*\})?\s*=>\s*"([a-z][a-z_]+)""#).unwrap();
+    let arm =
+        regex::Regex::new(r#"CoreError::(\w+)(?:\((?:[^()]|\([^()]*\))*\)|\s*\{[^}]*\})?\s*=>\s*"([a-z][a-z_]+)""#)
+            .unwrap();
     for (path, text) in &files {
         for c in invalid.captures_iter(text) {
             request.entry(422).or_default().insert(c[1].to_string());
@@ -98,6 +100,7 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
                     "InvalidState" | "IdempotencyConflict" | "Conflict" => 409,
                     "Forbidden" => 403,
                     "Store" if &c[2] == "storage_full" => 507,
+                    "Store" if &c[2] == "store_unavailable" => 503,
                     "Store" => 500,
                     _ => continue,
                 };

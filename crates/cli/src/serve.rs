@@ -22,11 +22,17 @@ pub struct ServeArgs {
     /// (the desktop app always does).
     #[arg(long)]
     pub notify: bool,
+    /// A team store shared with other Assent servers: postgres://USER@HOST:PORT/DB (no password
+    /// in it: `assent store password` or ~/.pgpass). Default: config `store`, else `ASSENT_STORE`,
+    /// else the SQLite database in the home.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
 }
 
 /// Runs the server until a stop signal.
 pub async fn run(home: Home, args: ServeArgs) -> Result<()> {
-    let mut running = start(home, args.port, args.bind).await?;
+    let flags = assent_host::start::Flags { port: args.port, bind: args.bind, store: args.store };
+    let mut running = start(home, flags).await?;
     if args.notify {
         let host = std::sync::Arc::new(assent_notify::Headless);
         let a = assent_notify::start(running.engine.clone(), host, assent_notify::Options::default()).await;

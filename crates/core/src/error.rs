@@ -69,6 +69,7 @@ impl CoreError {
             CoreError::TooMany { code, .. } => code,
             CoreError::Unavailable { code, .. } => code,
             CoreError::Store(StoreError::Full) => "storage_full",
+            CoreError::Store(StoreError::Unavailable(_)) => "store_unavailable",
             CoreError::Store(_) => "internal",
         }
     }
@@ -86,6 +87,10 @@ pub enum StoreError {
     /// The writer task is gone (the engine is shutting down).
     #[error("the store is closed")]
     Closed,
+    /// A database server that cannot be reached right now (a team store): nothing was
+    /// written; the server reconnects on its own.
+    #[error("the team database cannot be reached right now ({0}); nothing was stored, try again")]
+    Unavailable(String),
     /// The disk holding the database is full: nothing was written, and what was stored stays.
     #[error("the disk holding Assent's database is full; free some space and try again")]
     Full,
@@ -98,6 +103,7 @@ impl StoreError {
         match self {
             StoreError::Full => StoreError::Full,
             StoreError::Closed => StoreError::Closed,
+            StoreError::Unavailable(e) => StoreError::Unavailable(e.clone()),
             e => StoreError::Database(format!("{context}{e}")),
         }
     }

@@ -123,6 +123,11 @@ impl Waiters {
         }
     }
 
+    /// The proposals someone is waiting on.
+    pub fn ids(&self) -> Vec<String> {
+        self.lock().slots.keys().cloned().collect()
+    }
+
     /// Number of open waits (all agents).
     pub fn open(&self) -> usize {
         self.lock().slots.values().map(|s| s.count).sum()
@@ -201,6 +206,7 @@ mod tests {
             id: id.into(),
             kind: "tool.call".into(),
             agent: "a".into(),
+            node: None,
             title: None,
             summary: None,
             payload: serde_json::json!({"tool": "t", "input": {}}),

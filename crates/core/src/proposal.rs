@@ -76,8 +76,12 @@ pub struct Decision {
     /// SHA-256 of the canonical JSON of the payload that was approved (edited or not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_sha256: Option<String>,
-    /// Who decided (`owner`, or `rule` when a rule did).
+    /// Who decided (`owner`, the person's name on a team store, or `rule` when a rule did).
     pub by: String,
+    /// The node (Assent server) it was decided on, on a team store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
     /// The rule that decided, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
@@ -120,6 +124,10 @@ pub struct Proposal {
     pub kind: String,
     /// The agent that proposed it: always from its token, never from the body.
     pub agent: String,
+    /// The node (Assent server) that received it, on a team store: the only one that applies it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
     /// The agent's own title: its words, not Assent's.
     pub title: Option<String>,
     /// The agent's own summary: its words, not Assent's.
@@ -171,6 +179,7 @@ impl Proposal {
             id: id.into(),
             kind: kind.into(),
             agent: agent.into(),
+            node: None,
             title: None,
             summary: None,
             payload,
@@ -217,6 +226,7 @@ impl Proposal {
             id: self.id.clone(),
             kind: self.kind.clone(),
             agent: self.agent.clone(),
+            node: self.node.clone(),
             title: self.title.clone(),
             status: self.status,
             settled: self.settled,
@@ -241,6 +251,10 @@ pub struct ProposalSummary {
     pub kind: String,
     /// Agent.
     pub agent: String,
+    /// The node that received it (team store).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
     /// The agent's title.
     pub title: Option<String>,
     /// Status.
@@ -336,8 +350,12 @@ pub struct AuditEntry {
     pub seq: i64,
     /// The proposal.
     pub proposal_id: String,
-    /// Who (`owner`, an agent's name, `assent`).
+    /// Who (`owner` or the person's name, an agent's name, `assent`).
     pub actor: String,
+    /// The node (Assent server) the change was made on, on a team store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
     /// Through which channel.
     pub channel: Channel,
     /// Status before (none at creation).

@@ -122,10 +122,28 @@ pub struct ListQuery {
     pub text: Option<String>,
     /// Only the revisions of this proposal.
     pub supersedes: Option<String>,
+    /// Only those this node received (an agent's own, on a team store).
+    pub node: Option<String>,
     /// Only older than this position (the cursor).
     pub before: Option<i64>,
     /// At most this many.
     pub limit: u32,
+}
+
+/// A change another server made to a store several servers share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteChange {
+    /// A proposal was filed (`from` none) or changed status.
+    Proposal {
+        /// The proposal.
+        id: String,
+        /// Its status before.
+        from: Option<Status>,
+    },
+    /// A rule was added or removed.
+    Rules,
+    /// Changes may have been missed (the connection to the store was lost and is back).
+    Resync,
 }
 
 /// The storage the engine runs on.
@@ -201,4 +219,10 @@ pub trait Store: Send + Sync + 'static {
     /// What rules see of the latest `limit` proposals (agent, kind, facts), newest first;
     /// proposals whose content was pruned are left out.
     async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError>;
+
+    /// The changes other servers make, for a store several share; taken once, by the engine
+    /// (none for a store one server owns).
+    fn take_changes(&self) -> Option<tokio::sync::mpsc::Receiver<RemoteChange>> {
+        None
+    }
 }

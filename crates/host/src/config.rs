@@ -41,6 +41,13 @@ pub struct Config {
     pub protected_paths: Vec<std::path::PathBuf>,
     /// Per agent, the only folders its file proposals may touch.
     pub allowed_roots: std::collections::HashMap<String, Vec<std::path::PathBuf>>,
+    /// A team store shared with other Assent servers: `postgres://USER@HOST:PORT/DB` (none: the
+    /// SQLite database in the home). The password comes from the keychain or `.pgpass`.
+    pub store: Option<String>,
+    /// This server's name in the team (default: the host name).
+    pub node: Option<String>,
+    /// Who decides on this server, in the team's records (default: the OS user).
+    pub person: Option<String>,
 }
 
 impl Default for Config {
@@ -61,6 +68,9 @@ impl Default for Config {
             owner_credential: "auto".into(),
             protected_paths: Vec::new(),
             allowed_roots: Default::default(),
+            store: None,
+            node: None,
+            person: None,
         }
     }
 }
@@ -76,7 +86,44 @@ impl Config {
         if let Ok(v) = std::env::var("ASSENT_OWNER_CREDENTIAL") {
             c.owner_credential = v;
         }
+        for (var, field) in
+            [("ASSENT_STORE", &mut c.store), ("ASSENT_NODE", &mut c.node), ("ASSENT_PERSON", &mut c.person)]
+        {
+            if let Ok(v) = std::env::var(var) {
+                *field = Some(v).filter(|v| !v.is_empty());
+            }
+        }
         Ok(c)
+    }
+
+    /// This server's name in a team: `node`, or the host name made into a name.
+    pub fn node_name(&self) -> String {
+        if let Some(n) = &self.node {
+            return n.clone();
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .or_else(|| std::env::var("COMPUTERNAME").ok())
+            .unwrap_or_default();
+        let name: String = host
+            .trim()
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+            .take(64)
+            .collect();
+        if name.is_empty() { "node".into() } else { name }
+    }
+
+    /// Who decides here: `person`, or the OS user.
+    pub fn person_name(&self) -> String {
+        self.person
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .or_else(|| std::env::var("USERNAME").ok())
+            .filter(|p| !p.trim().is_empty())
+            .unwrap_or_else(|| "owner".into())
     }
 
     /// The owner-credential mode.
@@ -110,6 +157,8 @@ impl Config {
             max_waits_per_agent: self.max_waits_per_agent,
             max_bytes_per_agent_per_day: self.max_bytes_per_agent_per_day,
             content_retention_secs: self.content_retention_secs,
+            node: self.store.as_ref().map(|_| self.node_name()),
+            person: if self.store.is_some() { self.person_name() } else { "owner".into() },
             ..assent_core::EngineConfig::default()
         }
     }

@@ -7,10 +7,12 @@ use anyhow::{Context, Result, bail};
 use assent_core::credentials::SecretSource;
 use assent_core::kinds::KindRegistry;
 use assent_core::secret::{new_token, token_hash};
+use assent_core::store::Store;
 use assent_core::{Engine, EngineParts};
 use assent_secrets::owner::{self, Where};
 use assent_secrets::{Keychain, KeychainSecrets};
 use assent_store::SqliteStore;
+use assent_store::pg::{self, PgStore, TeamOptions};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
@@ -28,7 +30,19 @@ pub struct Opened {
 
 /// Opens the database, the owner credential and the default agent of `home`.
 pub async fn open(home: &Home, config: Config) -> Result<Opened> {
-    let store = SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?;
+    let store: Arc<dyn Store> = match &config.store {
+        None => Arc::new(
+            SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?,
+        ),
+        Some(url) => {
+            let opts = team_options(&config, url).await?;
+            let store = PgStore::open(&opts)
+                .await
+                .with_context(|| format!("cannot open the team store {}", pg::display_url(url)))?;
+            tracing::info!(store = %pg::display_url(url), node = %opts.node, person = %opts.person, "on a team store");
+            Arc::new(store)
+        }
+    };
     let mode = config.owner_mode()?;
     let dir = home.dir.clone();
     let owner = tokio::task::spawn_blocking(move || {
@@ -47,7 +61,7 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     let secrets: Arc<dyn SecretSource> = Arc::new(KeychainSecrets::for_home(&home.dir));
     assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
     let engine = Engine::new(EngineParts {
-        store: Arc::new(store),
+        store,
         kinds,
         config: config.engine(),
         owner_hash: token_hash(&owner.token),
@@ -63,6 +77,31 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
         tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
     }
     Ok(Opened { engine, config, owner_location: owner.location })
+}
+
+/// What the command line may say over `config.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// The port.
+    pub port: Option<u16>,
+    /// The loopback address.
+    pub bind: Option<IpAddr>,
+    /// A team store URL.
+    pub store: Option<String>,
+}
+
+/// The keychain entry that holds a team store's password.
+pub fn store_password_entry(url: &str) -> String {
+    format!("store:{}", pg::display_url(url))
+}
+
+/// How to reach the team store at `url`, and who this server is in it. The password is the
+/// keychain's (`assent store password`), else `.pgpass`'s.
+pub async fn team_options(config: &Config, url: &str) -> Result<TeamOptions> {
+    pg::parse_url(url).map_err(anyhow::Error::msg)?;
+    let entry = store_password_entry(url);
+    let password = tokio::task::spawn_blocking(move || Keychain::default().get(&entry).ok()).await?;
+    Ok(TeamOptions { url: url.to_string(), node: config.node_name(), person: config.person_name(), password })
 }
 
 /// Resolves when the process is asked to stop: Ctrl-C (SIGINT), SIGTERM, or SIGHUP (its
@@ -110,14 +149,17 @@ pub struct Running {
 
 /// Takes the home's lock, opens the engine, listens on loopback, writes `server.json` and
 /// starts serving and expiring. `port` and `bind` override the config.
-pub async fn start(home: Home, port: Option<u16>, bind: Option<IpAddr>) -> Result<Running> {
+pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     home.ensure()?;
     let mut config = Config::load(&home.config())?;
-    if let Some(p) = port {
+    if let Some(p) = flags.port {
         config.port = p;
     }
-    if let Some(b) = bind {
+    if let Some(b) = flags.bind {
         config.bind = b;
+    }
+    if let Some(s) = flags.store {
+        config.store = Some(s);
     }
     if !config.bind.is_loopback() {
         bail!(

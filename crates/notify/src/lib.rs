@@ -14,7 +14,7 @@
 use assent_core::events::Event;
 use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, DecisionRequest, Outcome, Proposal};
-use assent_core::{Actor, Engine, Principal, Status};
+use assent_core::{Engine, Principal, Status};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -238,7 +238,7 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
                     Act::Approve => (Outcome::Approve, None),
                     _ => (Outcome::Reject, Some("Rejected from the notification".to_string())),
                 };
-                let actor = Actor { by: "owner".into(), channel: Channel::Notification };
+                let actor = engine.person(Channel::Notification);
                 let req = DecisionRequest { outcome, reason, feedback: None, edits: None, allow_similar: None };
                 match engine.decide(&actor, &p, req).await {
                     Ok(done) => {

@@ -1,6 +1,7 @@
 //! # assent-store
 //!
-//! Assent's storage on SQLite, through sqlx. This crate is the only place with SQL.
+//! Assent's storage, through sqlx: SQLite for one person (the default), and PostgreSQL for a
+//! team ([`pg`]). This crate is the only place with SQL.
 //!
 //! - [`SqliteStore::open`] opens (or creates) the database in WAL mode with
 //!   `synchronous=FULL`, foreign keys on and a busy timeout, and applies `migrations/`.
@@ -11,6 +12,7 @@
 //!   caller is answered only after the commit, so an acknowledged proposal is durable.
 //! - Reads use a small pool of separate connections ([`rows`] decodes them).
 
+pub mod pg;
 mod rows;
 mod writer;
 
@@ -167,6 +169,10 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError> {
+        if q.node.is_some() {
+            // No proposal on a store of one's own came through a team node.
+            return Ok(Vec::new());
+        }
         let rows = sqlx::query(concat!(
             "SELECT ",
             rows::proposal_cols!(),

@@ -9,7 +9,55 @@ use assent_core::time::Timestamp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sqlx::Row;
+use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
+
+/// What decoding reads of a row, on either database.
+pub(crate) trait Cols {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError>;
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError>;
+    /// A yes/no column (an integer 0/1 on SQLite, a boolean on PostgreSQL).
+    fn flag(&self, col: &str) -> Result<bool, StoreError>;
+    /// The node a row belongs to (a team store's rows have one; SQLite's never do).
+    fn node(&self) -> Result<Option<String>, StoreError>;
+
+    fn text(&self, col: &str) -> Result<String, StoreError> {
+        self.text_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
+    }
+    fn int(&self, col: &str) -> Result<i64, StoreError> {
+        self.int_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
+    }
+}
+
+impl Cols for SqliteRow {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.try_get(col).map_err(db_err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.try_get(col).map_err(db_err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        Ok(self.try_get::<i64, _>(col).map_err(db_err)? != 0)
+    }
+    fn node(&self) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+}
+
+impl Cols for PgRow {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.try_get(col).map_err(crate::pg::db_err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.try_get(col).map_err(crate::pg::db_err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        self.try_get(col).map_err(crate::pg::db_err)
+    }
+    fn node(&self) -> Result<Option<String>, StoreError> {
+        self.try_get("node").map(Some).map_err(crate::pg::db_err)
+    }
+}
 
 /// The columns [`proposal`] reads, for `concat!` into queries.
 macro_rules! proposal_cols {
@@ -28,9 +76,10 @@ macro_rules! audit_cols {
 }
 pub(crate) use audit_cols;
 
-fn json<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<Option<T>, StoreError> {
-    let s: Option<String> = row.try_get(col).map_err(db_err)?;
-    s.map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}")))).transpose()
+fn json<T: DeserializeOwned>(row: &impl Cols, col: &str) -> Result<Option<T>, StoreError> {
+    row.text_opt(col)?
+        .map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}"))))
+        .transpose()
 }
 
 fn status(s: &str) -> Result<Status, StoreError> {
@@ -42,10 +91,10 @@ pub(crate) fn channel(s: &str) -> Result<Channel, StoreError> {
         .map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
 }
 
-pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
-    let g = |c: &str| -> Result<String, StoreError> { row.try_get(c).map_err(db_err) };
-    let go = |c: &str| -> Result<Option<String>, StoreError> { row.try_get(c).map_err(db_err) };
-    let gi = |c: &str| -> Result<i64, StoreError> { row.try_get(c).map_err(db_err) };
+pub(crate) fn proposal(row: &impl Cols) -> Result<Proposal, StoreError> {
+    let g = |c: &str| row.text(c);
+    let go = |c: &str| row.text_opt(c);
+    let gi = |c: &str| row.int(c);
     let class = match g("class")?.as_str() {
         "applied" => KindClass::Applied,
         _ => KindClass::DecisionOnly,
@@ -54,6 +103,7 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
         id: g("id")?,
         kind: g("kind")?,
         agent: g("agent")?,
+        node: row.node()?,
         title: go("title")?,
         summary: go("summary")?,
         payload: json(row, "payload")?.unwrap_or_default(),
@@ -71,7 +121,7 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
         approved_payload: None,
         result: json(row, "result")?,
         error: json(row, "error")?,
-        pruned_at: row.try_get::<Option<i64>, _>("pruned_at").map_err(db_err)?.map(Timestamp),
+        pruned_at: row.int_opt("pruned_at")?.map(Timestamp),
         class,
     };
     // The stored preview leaves out what the payload holds: fill it in, then read it typed.
@@ -82,16 +132,17 @@ pub(crate) fn proposal(row: &SqliteRow) -> Result<Proposal, StoreError> {
     Ok(p)
 }
 
-pub(crate) fn audit(row: &SqliteRow) -> Result<AuditEntry, StoreError> {
-    let from: Option<String> = row.try_get("from_status").map_err(db_err)?;
+pub(crate) fn audit(row: &impl Cols) -> Result<AuditEntry, StoreError> {
+    let from = row.text_opt("from_status")?;
     Ok(AuditEntry {
-        seq: row.try_get("seq").map_err(db_err)?,
-        proposal_id: row.try_get("proposal_id").map_err(db_err)?,
-        actor: row.try_get("actor").map_err(db_err)?,
-        channel: channel(&row.try_get::<String, _>("channel").map_err(db_err)?)?,
+        seq: row.int("seq")?,
+        proposal_id: row.text("proposal_id")?,
+        actor: row.text("actor")?,
+        node: row.node()?,
+        channel: channel(&row.text("channel")?)?,
         from: from.as_deref().map(status).transpose()?,
-        to: status(&row.try_get::<String, _>("to_status").map_err(db_err)?)?,
-        at: Timestamp(row.try_get("at").map_err(db_err)?),
+        to: status(&row.text("to_status")?)?,
+        at: Timestamp(row.int("at")?),
         detail: json(row, "detail")?,
     })
 }
@@ -103,12 +154,12 @@ pub(crate) fn class_str(c: KindClass) -> &'static str {
     }
 }
 
-pub(crate) fn credential(row: &SqliteRow) -> Result<assent_core::credentials::CredentialMeta, StoreError> {
+pub(crate) fn credential(row: &impl Cols) -> Result<assent_core::credentials::CredentialMeta, StoreError> {
     Ok(assent_core::credentials::CredentialMeta {
-        name: row.try_get("name").map_err(db_err)?,
+        name: row.text("name")?,
         scheme: json(row, "scheme")?.ok_or_else(|| StoreError::Corrupt("credential scheme".into()))?,
         origins: json(row, "origins")?.unwrap_or_default(),
-        created_at: Timestamp(row.try_get("created_at").map_err(db_err)?),
+        created_at: Timestamp(row.int("created_at")?),
     })
 }
 
@@ -120,22 +171,23 @@ macro_rules! rule_cols {
 }
 pub(crate) use rule_cols;
 
-pub(crate) fn rule(row: &SqliteRow) -> Result<assent_core::rules::Rule, StoreError> {
+pub(crate) fn rule(row: &impl Cols) -> Result<assent_core::rules::Rule, StoreError> {
     use assent_core::rules::{Effect, RuleMatch, describe};
-    let effect: String = row.try_get("effect").map_err(db_err)?;
+    let effect = row.text("effect")?;
     let effect: Effect = effect.parse().map_err(|()| StoreError::Corrupt(format!("rule effect `{effect}`")))?;
     let matches: RuleMatch = json(row, "match")?.ok_or_else(|| StoreError::Corrupt("rule without a match".into()))?;
     Ok(assent_core::rules::Rule {
-        id: row.try_get("id").map_err(db_err)?,
+        id: row.text("id")?,
         effect,
         description: describe(effect, &matches),
         matches,
-        everything: row.try_get::<i64, _>("everything").map_err(db_err)? != 0,
-        note: row.try_get("note").map_err(db_err)?,
-        created_by: row.try_get("created_by").map_err(db_err)?,
-        created_channel: channel(&row.try_get::<String, _>("created_channel").map_err(db_err)?)?,
-        created_at: Timestamp(row.try_get("created_at").map_err(db_err)?),
-        expires_at: row.try_get::<Option<i64>, _>("expires_at").map_err(db_err)?.map(Timestamp),
-        matched: row.try_get::<i64, _>("matched").map_err(db_err)?.max(0) as u64,
+        everything: row.flag("everything")?,
+        note: row.text_opt("note")?,
+        created_by: row.text("created_by")?,
+        node: row.node()?,
+        created_channel: channel(&row.text("created_channel")?)?,
+        created_at: Timestamp(row.int("created_at")?),
+        expires_at: row.int_opt("expires_at")?.map(Timestamp),
+        matched: row.int("matched")?.max(0) as u64,
     })
 }

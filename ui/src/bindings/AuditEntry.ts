@@ -17,9 +17,13 @@ seq: bigint,
  */
 proposal_id: string, 
 /**
- * Who (`owner`, an agent's name, `assent`).
+ * Who (`owner` or the person's name, an agent's name, `assent`).
  */
 actor: string, 
+/**
+ * The node (Assent server) the change was made on, on a team store.
+ */
+node?: string, 
 /**
  * Through which channel.
  */

@@ -30,9 +30,13 @@ edited_payload?: JsonValue | null,
  */
 approved_sha256?: string | null, 
 /**
- * Who decided (`owner`, or `rule` when a rule did).
+ * Who decided (`owner`, the person's name on a team store, or `rule` when a rule did).
  */
 by: string, 
+/**
+ * The node (Assent server) it was decided on, on a team store.
+ */
+node?: string, 
 /**
  * The rule that decided, when one did.
  */

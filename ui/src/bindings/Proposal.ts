@@ -23,6 +23,10 @@ kind: string,
  */
 agent: string, 
 /**
+ * The node (Assent server) that received it, on a team store: the only one that applies it.
+ */
+node?: string, 
+/**
  * The agent's own title: its words, not Assent's.
  */
 title: string | null, 

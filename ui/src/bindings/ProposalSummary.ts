@@ -19,6 +19,10 @@ kind: string,
  */
 agent: string, 
 /**
+ * The node that received it (team store).
+ */
+node?: string, 
+/**
  * The agent's title.
  */
 title: string | null, 

@@ -33,9 +33,13 @@ note?: string | null,
  */
 description: string, 
 /**
- * Who made it (`owner`).
+ * Who made it (`owner`, or the person's name on a team store).
  */
 created_by: string, 
+/**
+ * The node (Assent server) it was made on, on a team store.
+ */
+node?: string, 
 /**
  * Through which channel.
  */

@@ -93,6 +93,8 @@ pub struct ListParams {
     agent: Option<String>,
     /// Only this kind.
     kind: Option<String>,
+    /// Only those this node (Assent server) received, on a team store (the owner only).
+    node: Option<String>,
     /// How many (50 when left out; 0 counts as 1, and more than 500 as 500).
     #[param(schema_with = crate::extract::count_schema)]
     limit: Option<crate::extract::Count>,
@@ -136,6 +138,7 @@ pub async fn list(
         kind: p.kind.filter(|k| !k.is_empty()),
         text: p.q.filter(|t| !t.trim().is_empty()),
         supersedes: p.supersedes.filter(|s| !s.is_empty()),
+        node: p.node.filter(|n| !n.is_empty()),
         before: None,
         limit: p.limit.map_or(50, |c| c.0.min(500) as u32),
     };

@@ -235,6 +235,7 @@ impl Engine {
                 edited_payload,
                 approved_sha256,
                 by: actor.by.clone(),
+                node: self.inner.config.node.clone(),
                 rule: None,
                 channel: actor.channel,
                 at: now,
@@ -443,6 +444,15 @@ impl Engine {
     /// against the target as it is now. It needs a new decision.
     pub async fn retry(&self, actor: &super::Actor, id: &str) -> Result<Proposal, CoreError> {
         let p = self.get(&super::Principal::Owner, id).await?;
+        if !self.applies_here(&p) {
+            return Err(CoreError::InvalidState {
+                message: format!(
+                    "proposal `{}` was filed on node `{}`, whose agent and files it concerns: retry it there",
+                    p.id,
+                    p.node.as_deref().unwrap_or_default()
+                ),
+            });
+        }
         if p.status != Status::Failed {
             return Err(CoreError::InvalidState {
                 message: format!("proposal `{}` is {}; only failed proposals can be retried", p.id, p.status),

@@ -9,6 +9,7 @@ mod expiry;
 mod propose;
 mod quota;
 pub mod rules;
+mod team;
 mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision};
@@ -45,6 +46,11 @@ pub struct EngineConfig {
     /// How long a settled proposal's bulky content (payload, preview, response body) is kept,
     /// in seconds; its status, decision, audit trail and hashes are kept for ever.
     pub content_retention_secs: u64,
+    /// This server's name on a team store (none on a store of its own). Proposals it receives
+    /// carry it, and only it applies them.
+    pub node: Option<String>,
+    /// Who decides here: recorded on decisions and rules (`owner` on a store of one's own).
+    pub person: String,
 }
 
 impl Default for EngineConfig {
@@ -57,6 +63,8 @@ impl Default for EngineConfig {
             max_wait_secs: 120,
             max_bytes_per_agent_per_day: 512 * 1024 * 1024,
             content_retention_secs: 90 * 24 * 3600,
+            node: None,
+            person: "owner".into(),
         }
     }
 }
@@ -162,7 +170,8 @@ impl Engine {
         let usage =
             quota::Usage::from_rows(store.stored_bytes_since(Timestamp(Timestamp::now().0 - 24 * 3600 * 1000)).await?);
         let rules = rules::load(store.as_ref()).await?;
-        Ok(Self {
+        let changes = store.take_changes();
+        let engine = Self {
             inner: Arc::new(Inner {
                 store,
                 kinds,
@@ -180,7 +189,22 @@ impl Engine {
                 rules: RwLock::new(Arc::new(rules)),
                 rule_changes: tokio::sync::Mutex::new(()),
             }),
-        })
+        };
+        if let Some(rx) = changes {
+            Self::follow(Arc::downgrade(&engine.inner), rx);
+        }
+        Ok(engine)
+    }
+
+    /// The person deciding here, through `channel`.
+    pub fn person(&self, channel: crate::proposal::Channel) -> Actor {
+        Actor { by: self.inner.config.person.clone(), channel }
+    }
+
+    /// Whether this server carries out `p`: the node that received it does (every proposal
+    /// does on a store of one's own).
+    pub(crate) fn applies_here(&self, p: &Proposal) -> bool {
+        p.node.is_none() || p.node == self.inner.config.node
     }
 
     /// The configuration in force.
@@ -229,7 +253,8 @@ impl Engine {
     pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
         let p = self.inner.store.get(id).await?;
         match p {
-            Some(p) if who.agent().is_none_or(|a| a == p.agent) => Ok(who.view(p)),
+            // An agent sees only its own, and its name is only good on the node it belongs to.
+            Some(p) if who.agent().is_none_or(|a| a == p.agent && self.applies_here(&p)) => Ok(who.view(p)),
             _ => Err(CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80)))),
         }
     }
@@ -243,6 +268,7 @@ impl Engine {
     pub async fn list(&self, who: &Principal, mut q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
         if let Some(a) = who.agent() {
             q.agent = Some(a.to_string());
+            q.node = self.inner.config.node.clone();
         }
         q.limit = q.limit.clamp(1, 500);
         q.before = match cursor {
@@ -320,7 +346,10 @@ impl Engine {
             if let Transitioned::Done(p) = t {
                 self.inner.waiters.notify(p);
                 self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
-                if p.status == crate::status::Status::Approved && p.class == crate::status::KindClass::Applied {
+                if p.status == crate::status::Status::Approved
+                    && p.class == crate::status::KindClass::Applied
+                    && self.applies_here(p)
+                {
                     self.spawn_apply(p.id.clone());
                 }
             }

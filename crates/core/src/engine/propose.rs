@@ -134,6 +134,7 @@ impl Engine {
             id: new_proposal_id(now),
             kind: kind.name().to_string(),
             agent: agent.to_string(),
+            node: self.inner.config.node.clone(),
             title,
             summary,
             payload,

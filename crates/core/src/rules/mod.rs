@@ -242,8 +242,12 @@ pub struct Rule {
     pub note: Option<String>,
     /// The rule in plain words.
     pub description: String,
-    /// Who made it (`owner`).
+    /// Who made it (`owner`, or the person's name on a team store).
     pub created_by: String,
+    /// The node (Assent server) it was made on, on a team store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
     /// Through which channel.
     pub created_channel: crate::proposal::Channel,
     /// When.

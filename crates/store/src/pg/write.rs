@@ -1,0 +1,498 @@
+//! Writes on the team store, each in a transaction of its own. PostgreSQL takes concurrent
+//! writers itself, so there is no writer task here: a status change is a compare-and-set, and
+//! one agent's inserts are serialized by a transaction-scoped advisory lock so its pending
+//! limit holds.
+
+use super::reads::PROPOSAL_COLS;
+use super::{PgStore, core, db_err};
+use crate::rows;
+use assent_core::credentials::CredentialMeta;
+use assent_core::error::{CoreError, StoreError};
+use assent_core::proposal::{Channel, Proposal};
+use assent_core::rules::Rule;
+use assent_core::status::Status;
+use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
+use assent_core::stored::{prune, pruned_preview};
+use assent_core::time::Timestamp;
+use serde_json::Value;
+use sqlx::{PgConnection, Row};
+
+fn json_text<T: serde::Serialize>(v: &T) -> Result<String, CoreError> {
+    serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()).into())
+}
+
+impl PgStore {
+    async fn fetch(&self, conn: &mut PgConnection, id: &str) -> Result<Option<Proposal>, CoreError> {
+        let sql = format!("SELECT {PROPOSAL_COLS} FROM proposals WHERE id = $1");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&mut *conn).await.map_err(core)?;
+        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+    }
+
+    pub(super) async fn insert_record(&self, rec: NewRecord) -> Result<Inserted, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let p = rec.proposal;
+        // One agent's inserts one at a time: the idempotency check and the pending count hold.
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('assent-agent:' || $1 || '/' || $2, 0))")
+            .bind(&self.node)
+            .bind(&p.agent)
+            .execute(&mut *tx)
+            .await
+            .map_err(core)?;
+        if let Some(idem) = &rec.idempotency {
+            let row: Option<(String, Option<String>)> = sqlx::query_as(
+                "SELECT id, request_sha256 FROM proposals WHERE node = $1 AND agent = $2 AND idempotency_key = $3",
+            )
+            .bind(&self.node)
+            .bind(&p.agent)
+            .bind(&idem.key)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(core)?;
+            if let Some((id, hash)) = row {
+                if hash.as_deref() != Some(idem.request_sha256.as_str()) {
+                    return Err(CoreError::IdempotencyConflict);
+                }
+                let existing = self
+                    .fetch(&mut tx, &id)
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
+                return Ok(Inserted::Existing(existing));
+            }
+        }
+        if rec.decided.is_none() {
+            let n: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM proposals WHERE node = $1 AND agent = $2 AND status = 'pending'",
+            )
+            .bind(&self.node)
+            .bind(&p.agent)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(core)?;
+            if n >= i64::from(rec.max_pending) {
+                return Err(CoreError::TooMany {
+                    code: "too_many_pending",
+                    message: format!(
+                        "agent `{}` already has {n} pending proposals (the limit); wait for decisions first",
+                        p.agent
+                    ),
+                });
+            }
+        }
+        let mut superseded = None;
+        if let Some(prev) = &p.supersedes {
+            let row: Option<(String, String, String)> =
+                sqlx::query_as("SELECT agent, node, status FROM proposals WHERE id = $1")
+                    .bind(prev)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(core)?;
+            let Some((_, _, st)) = row.filter(|(a, n, _)| *a == p.agent && *n == self.node) else {
+                return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
+            };
+            if st == "pending" {
+                let t = Transition {
+                    detail: Some(serde_json::json!({ "superseded_by": p.id })),
+                    ..Transition::status_change(
+                        prev.clone(),
+                        Status::Pending,
+                        Status::Withdrawn,
+                        p.created_at,
+                        &p.agent,
+                        Channel::Agent,
+                    )
+                };
+                if let Transitioned::Done(old) = self.transition_in(&mut tx, &t).await? {
+                    superseded = Some(old);
+                }
+            }
+        }
+        let (key, hash) = match &rec.idempotency {
+            Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
+            None => (None, None),
+        };
+        sqlx::query(
+            "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, base, session_id, \
+             group_id, status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, request_sha256, \
+             created_by, created_channel) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+        )
+        .bind(&p.id)
+        .bind(&self.node)
+        .bind(&p.kind)
+        .bind(rows::class_str(p.class))
+        .bind(&p.agent)
+        .bind(&p.title)
+        .bind(&p.summary)
+        .bind(rec.stored.payload.as_str())
+        .bind(rec.stored.preview.as_str())
+        .bind(p.base.as_ref().map(Value::to_string))
+        .bind(&p.session_id)
+        .bind(&p.group_id)
+        .bind(p.status.as_str())
+        .bind(p.created_at.0)
+        .bind(p.updated_at.0)
+        .bind(p.expires_at.0)
+        .bind(rec.stored.facts.as_deref())
+        .bind(&p.supersedes)
+        .bind(key)
+        .bind(hash)
+        .bind(rec.origin.as_ref().map(|o| o.0.clone()))
+        .bind(rec.origin.as_ref().map(|o| o.1.as_str()))
+        .execute(&mut *tx)
+        .await
+        .map_err(core)?;
+        if let Some(rule) = &rec.rule {
+            sqlx::query("UPDATE rules SET matched = matched + 1 WHERE id = $1")
+                .bind(rule)
+                .execute(&mut *tx)
+                .await
+                .map_err(core)?;
+        }
+        let stored = match &rec.decided {
+            None => self.fetch(&mut tx, &p.id).await?,
+            Some(t) => match self.transition_in(&mut tx, t).await? {
+                Transitioned::Done(decided) => Some(decided),
+                Transitioned::Conflict(_) => {
+                    return Err(StoreError::Corrupt(format!("proposal {} changed as it was filed", p.id)).into());
+                }
+            },
+        };
+        tx.commit().await.map_err(core)?;
+        let proposal = stored.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", p.id)))?;
+        Ok(Inserted::Created { proposal, superseded })
+    }
+
+    /// One compare-and-set with its audit row, inside the caller's transaction.
+    async fn transition_in(&self, conn: &mut PgConnection, t: &Transition) -> Result<Transitioned, CoreError> {
+        let decision = t.decision.as_ref().map(json_text).transpose()?;
+        let error = t.error.as_ref().map(json_text).transpose()?;
+        let res = sqlx::query(
+            "UPDATE proposals SET status = $1, updated_at = $2, decision = COALESCE($3, decision), \
+             result = COALESCE($4, result), error = COALESCE($5, error) WHERE id = $6 AND status = $7",
+        )
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(decision)
+        .bind(t.result.as_ref().map(Value::to_string))
+        .bind(error)
+        .bind(&t.id)
+        .bind(t.from.as_str())
+        .execute(&mut *conn)
+        .await
+        .map_err(core)?;
+        if res.rows_affected() != 1 {
+            let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = $1")
+                .bind(&t.id)
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(core)?;
+            return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
+        }
+        sqlx::query(
+            "INSERT INTO audit (proposal_id, node, actor, channel, from_status, to_status, at, detail) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&t.id)
+        .bind(&self.node)
+        .bind(&t.actor)
+        .bind(t.channel.as_str())
+        .bind(t.from.as_str())
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.detail.as_ref().map(Value::to_string))
+        .execute(&mut *conn)
+        .await
+        .map_err(core)?;
+        let p =
+            self.fetch(conn, &t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
+        Ok(Transitioned::Done(p))
+    }
+
+    pub(super) async fn transitions(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+        let mut out = Vec::with_capacity(ts.len());
+        if !atomic {
+            // Each stands alone.
+            for t in &ts {
+                let mut tx = self.pool.begin().await.map_err(core)?;
+                let r = self.transition_in(&mut tx, t).await?;
+                tx.commit().await.map_err(core)?;
+                out.push(r);
+            }
+            return Ok(out);
+        }
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        for t in &ts {
+            out.push(self.transition_in(&mut tx, t).await?);
+        }
+        if let Some((t, now)) = ts.iter().zip(&out).find_map(|(t, o)| match o {
+            Transitioned::Conflict(now) => Some((t, now)),
+            Transitioned::Done(_) => None,
+        }) {
+            // All or nothing: dropping the transaction rolls it back.
+            let now = now.map(|s| s.to_string()).unwrap_or_else(|| "gone".into());
+            return Err(CoreError::InvalidState {
+                message: format!("proposal `{}` is {now}, no longer {}; nothing was changed", t.id, t.from),
+            });
+        }
+        tx.commit().await.map_err(core)?;
+        Ok(out)
+    }
+
+    async fn log_agent(
+        &self,
+        conn: &mut PgConnection,
+        name: &str,
+        event: &str,
+        at: Timestamp,
+    ) -> Result<(), CoreError> {
+        sqlx::query("INSERT INTO agent_log (node, name, event, at) VALUES ($1, $2, $3, $4)")
+            .bind(&self.node)
+            .bind(name)
+            .bind(event)
+            .bind(at.0)
+            .execute(&mut *conn)
+            .await
+            .map_err(core)?;
+        Ok(())
+    }
+
+    async fn agent_state(&self, conn: &mut PgConnection, name: &str) -> Result<Option<Option<i64>>, CoreError> {
+        sqlx::query_scalar("SELECT revoked_at FROM agents WHERE node = $1 AND name = $2 FOR UPDATE")
+            .bind(&self.node)
+            .bind(name)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(core)
+    }
+
+    async fn add_agent_in(
+        &self,
+        conn: &mut PgConnection,
+        name: &str,
+        hash: &[u8; 32],
+        at: Timestamp,
+        reuse: bool,
+    ) -> Result<(), CoreError> {
+        match self.agent_state(conn, name).await? {
+            Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
+            Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
+                "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
+                 (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
+            ))),
+            Some(Some(_)) => {
+                sqlx::query(
+                    "UPDATE agents SET token_hash = $1, created_at = $2, revoked_at = NULL WHERE node = $3 AND name = $4",
+                )
+                .bind(&hash[..])
+                .bind(at.0)
+                .bind(&self.node)
+                .bind(name)
+                .execute(&mut *conn)
+                .await
+                .map_err(core)?;
+                self.log_agent(conn, name, "reused", at).await
+            }
+            None => {
+                sqlx::query("INSERT INTO agents (node, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
+                    .bind(&self.node)
+                    .bind(name)
+                    .bind(&hash[..])
+                    .bind(at.0)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(core)?;
+                self.log_agent(conn, name, "added", at).await
+            }
+        }
+    }
+
+    pub(super) async fn add_agent_row(
+        &self,
+        name: &str,
+        hash: &[u8; 32],
+        at: Timestamp,
+        reuse: bool,
+    ) -> Result<(), CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        self.add_agent_in(&mut tx, name, hash, at, reuse).await?;
+        tx.commit().await.map_err(core)
+    }
+
+    pub(super) async fn set_agent_token_row(
+        &self,
+        name: &str,
+        hash: &[u8; 32],
+        at: Timestamp,
+    ) -> Result<bool, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let changed = match self.agent_state(&mut tx, name).await? {
+            Some(Some(_)) => false,
+            Some(None) => {
+                sqlx::query("UPDATE agents SET token_hash = $1 WHERE node = $2 AND name = $3")
+                    .bind(&hash[..])
+                    .bind(&self.node)
+                    .bind(name)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(core)?;
+                true
+            }
+            None => {
+                self.add_agent_in(&mut tx, name, hash, at, false).await?;
+                true
+            }
+        };
+        tx.commit().await.map_err(core)?;
+        Ok(changed)
+    }
+
+    pub(super) async fn revoke_agent_row(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let r = sqlx::query("UPDATE agents SET revoked_at = $1 WHERE node = $2 AND name = $3 AND revoked_at IS NULL")
+            .bind(at.0)
+            .bind(&self.node)
+            .bind(name)
+            .execute(&mut *tx)
+            .await
+            .map_err(core)?;
+        if r.rows_affected() != 1 {
+            return Ok(false);
+        }
+        self.log_agent(&mut tx, name, "revoked", at).await?;
+        tx.commit().await.map_err(core)?;
+        Ok(true)
+    }
+
+    pub(super) async fn add_credential_row(&self, meta: &CredentialMeta) -> Result<(), CoreError> {
+        let r = sqlx::query(
+            "INSERT INTO credentials (node, name, scheme, origins, created_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (node, name) DO NOTHING",
+        )
+        .bind(&self.node)
+        .bind(&meta.name)
+        .bind(json_text(&meta.scheme)?)
+        .bind(json_text(&meta.origins)?)
+        .bind(meta.created_at.0)
+        .execute(&self.pool)
+        .await
+        .map_err(core)?;
+        if r.rows_affected() == 0 {
+            return Err(CoreError::Conflict(format!("a credential named `{}` already exists", meta.name)));
+        }
+        Ok(())
+    }
+
+    async fn log_rule(
+        &self,
+        conn: &mut PgConnection,
+        rule: &Rule,
+        event: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<(), CoreError> {
+        sqlx::query(
+            "INSERT INTO rule_log (rule_id, node, event, actor, channel, at, rule) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&rule.id)
+        .bind(&self.node)
+        .bind(event)
+        .bind(actor)
+        .bind(channel.as_str())
+        .bind(at.0)
+        .bind(json_text(rule)?)
+        .execute(&mut *conn)
+        .await
+        .map_err(core)?;
+        Ok(())
+    }
+
+    pub(super) async fn add_rule_row(&self, rule: &Rule) -> Result<(), CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        sqlx::query(
+            "INSERT INTO rules (id, node, effect, match, everything, note, created_by, created_channel, created_at, \
+             expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        )
+        .bind(&rule.id)
+        .bind(&self.node)
+        .bind(rule.effect.as_str())
+        .bind(json_text(&rule.matches)?)
+        .bind(rule.everything)
+        .bind(&rule.note)
+        .bind(&rule.created_by)
+        .bind(rule.created_channel.as_str())
+        .bind(rule.created_at.0)
+        .bind(rule.expires_at.map(|t| t.0))
+        .execute(&mut *tx)
+        .await
+        .map_err(core)?;
+        self.log_rule(&mut tx, rule, "added", &rule.created_by, rule.created_channel, rule.created_at).await?;
+        tx.commit().await.map_err(core)
+    }
+
+    pub(super) async fn remove_rule_row(
+        &self,
+        id: &str,
+        actor: &str,
+        channel: Channel,
+        at: Timestamp,
+    ) -> Result<Option<Rule>, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let sql = format!("SELECT {}, node FROM rules WHERE id = $1 FOR UPDATE", rows::rule_cols!());
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&mut *tx).await.map_err(core)?;
+        let Some(rule) = row.map(|r| rows::rule(&r)).transpose()? else { return Ok(None) };
+        sqlx::query("DELETE FROM rules WHERE id = $1").bind(id).execute(&mut *tx).await.map_err(core)?;
+        self.log_rule(&mut tx, &rule, "removed", actor, channel, at).await?;
+        tx.commit().await.map_err(core)?;
+        Ok(Some(rule))
+    }
+
+    pub(super) async fn prune_rows(&self, before: Timestamp, now: Timestamp, limit: u32) -> Result<u64, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let rows = sqlx::query(
+            "SELECT id, payload, preview, result, decision FROM proposals \
+             WHERE pruned_at IS NULL AND updated_at < $1 \
+             AND (status IN ('applied', 'failed', 'rejected', 'refined', 'expired', 'withdrawn') \
+                  OR (status = 'approved' AND class = 'decision_only')) \
+             ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(before.0)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(core)?;
+        let parse = |r: &sqlx::postgres::PgRow, c: &str| -> Result<Option<Value>, CoreError> {
+            let s: Option<String> = r.try_get(c).map_err(db_err)?;
+            Ok(s.and_then(|s| serde_json::from_str(&s).ok()))
+        };
+        let mut n = 0;
+        for row in &rows {
+            let id: String = row.try_get("id").map_err(db_err)?;
+            let payload = parse(row, "payload")?.unwrap_or(Value::Null);
+            let preview = parse(row, "preview")?.unwrap_or(Value::Null);
+            let result = parse(row, "result")?;
+            let decision = parse(row, "decision")?.map(|mut d| {
+                if let Some(e) = d.get_mut("edited_payload") {
+                    *e = prune(e);
+                }
+                d
+            });
+            sqlx::query(
+                "UPDATE proposals SET pruned_at = $1, payload = $2, preview = $3, result = $4, decision = $5, \
+                 facts = NULL WHERE id = $6 AND pruned_at IS NULL",
+            )
+            .bind(now.0)
+            .bind(prune(&payload).to_string())
+            .bind(pruned_preview(&preview).to_string())
+            .bind(result.as_ref().map(|r| prune(r).to_string()))
+            .bind(decision.as_ref().map(Value::to_string))
+            .bind(&id)
+            .execute(&mut *tx)
+            .await
+            .map_err(core)?;
+            n += 1;
+        }
+        tx.commit().await.map_err(core)?;
+        Ok(n)
+    }
+}
