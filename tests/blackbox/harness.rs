@@ -52,6 +52,11 @@ impl Server {
         }
         let mut envs: Vec<(String, String)> =
             vec![("ASSENT_OWNER_CREDENTIAL".into(), "file".into()), ("ASSENT_LOG".into(), "debug".into())];
+        // The shared suite on a team store: a database of its own per server.
+        if crate::pg::suite_on_postgres() && !env.iter().any(|(k, _)| *k == "ASSENT_STORE") {
+            let pg = crate::pg::shared();
+            envs.extend(pg.env(&pg.new_db(), "solo", "owner"));
+        }
         for (k, v) in env {
             envs.retain(|(ek, _)| ek != k);
             envs.push((k.to_string(), v.to_string()));

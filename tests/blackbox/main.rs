@@ -4,6 +4,7 @@
 #![allow(missing_docs, clippy::unwrap_used, dead_code)]
 
 mod harness;
+mod pg;
 
 mod boundary;
 mod claude_code;
@@ -25,3 +26,4 @@ mod notify;
 mod openapi;
 mod rules;
 mod security;
+mod team;

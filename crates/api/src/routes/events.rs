@@ -29,7 +29,7 @@ pub async fn events(
         Ok(e) => {
             // An agent sees its own proposals' events and nothing else (never the rules).
             if let Principal::Agent(a) = &who
-                && e.proposal().is_none_or(|p| &p.agent != a)
+                && e.proposal().is_none_or(|p| !s.engine.belongs_to(a, p))
             {
                 return None;
             }

@@ -207,6 +207,12 @@ impl Engine {
         p.node.is_none() || p.node == self.inner.config.node
     }
 
+    /// Whether the proposal `p` is agent `agent`'s own: its name, on this node (an agent's
+    /// name is only good on the node it belongs to).
+    pub fn belongs_to(&self, agent: &str, p: &crate::proposal::ProposalSummary) -> bool {
+        p.agent == agent && (p.node.is_none() || p.node == self.inner.config.node)
+    }
+
     /// The configuration in force.
     pub fn config(&self) -> &EngineConfig {
         &self.inner.config

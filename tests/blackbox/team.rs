@@ -1,0 +1,290 @@
+//! A team inbox: several real `assent serve` processes share one real PostgreSQL database.
+//! A proposal is filed on the node its agent talks to, decided from any node, and carried out
+//! only where it was filed.
+
+use crate::harness::Server;
+use crate::pg::{Postgres, shared};
+use futures_util::StreamExt;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// A node on the team database `url`.
+async fn node(pg: &Postgres, url: &str, name: &str, person: &str) -> Server {
+    let env = pg.env(url, name, person);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    Server::start_with("", &env).await
+}
+
+/// The `data` of the next events on `s`'s stream (owner), for `secs`.
+async fn events(s: &Server, n: usize, secs: u64) -> tokio::task::JoinHandle<Vec<Value>> {
+    let res = s.http.get(format!("{}/v1/events", s.url)).bearer_auth(&s.owner).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    tokio::spawn(async move {
+        let mut stream = res.bytes_stream();
+        let (mut buf, mut out) = (String::new(), Vec::new());
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+        while out.len() < n {
+            let Ok(Some(Ok(chunk))) = tokio::time::timeout_at(deadline, stream.next()).await else { break };
+            buf.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buf.find("\n\n") {
+                let ev = buf[..end].to_string();
+                buf.drain(..end + 2);
+                if let Some(data) = ev.lines().find_map(|l| l.strip_prefix("data: ")) {
+                    out.push(serde_json::from_str(data).unwrap_or(Value::Null));
+                }
+            }
+        }
+        out
+    })
+}
+
+fn audit(pg: &Postgres, url: &str, id: &str) -> Vec<String> {
+    let rows = pg.psql(
+        url,
+        &format!(
+            "SELECT node || ' ' || actor || ' ' || channel || ' ' || coalesce(from_status, '-') || ' ' || to_status \
+             FROM audit WHERE proposal_id = '{id}' ORDER BY seq"
+        ),
+    );
+    rows.lines().map(str::to_string).collect()
+}
+
+#[tokio::test]
+async fn filed_on_one_node_decided_on_another_applied_once_where_it_was_filed() {
+    let pg = shared();
+    let url = pg.new_db();
+    let a = node(pg, &url, "alpha", "ana").await;
+    let b = node(pg, &url, "beta", "ben").await;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("notes.txt");
+
+    // B's inbox is open before anything happens (the app's list follows the same events).
+    let seen_on_b = events(&b, 4, 20).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let body = json!({"kind": "file.write", "title": "notes",
+        "payload": {"path": target.to_str().unwrap(), "content": "from alpha\n"}});
+    let (st, p) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body)).await;
+    assert_eq!(st, 201, "{p}");
+    let id = p["id"].as_str().unwrap().to_string();
+    assert_eq!(p["node"], "alpha");
+
+    // A's agent waits on A; the person on B sees it in B's inbox and approves with B's CLI.
+    let waiting = {
+        let (http, url, tok, id) = (a.http.clone(), a.url.clone(), a.agent.clone(), id.clone());
+        tokio::spawn(async move {
+            let r = http.get(format!("{url}/v1/proposals/{id}?wait=60")).bearer_auth(tok).send().await.unwrap();
+            (Instant::now(), r.json::<Value>().await.unwrap())
+        })
+    };
+    let (_, page) = b.req(Method::GET, "/proposals?status=pending", Some(&b.owner), None).await;
+    assert_eq!(page["items"][0]["id"], id.as_str(), "{page}");
+    assert_eq!(page["items"][0]["node"], "alpha");
+    // B's own agent has no business with it: an agent's name is its node's.
+    let (st, _) = b.get(&id, &b.agent).await;
+    assert_eq!(st, 404);
+    let (_, mine) = b.req(Method::GET, "/proposals", Some(&b.agent), None).await;
+    assert_eq!(mine["items"].as_array().unwrap().len(), 0, "{mine}");
+
+    let out = b.cli(&["approve", &id, "--reason", "fine by me"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let decided_at = Instant::now();
+    let (woke_at, settled) = waiting.await.unwrap();
+    assert_eq!(settled["status"], "applied", "{settled}");
+    assert!(woke_at.duration_since(decided_at) < Duration::from_secs(10));
+    assert_eq!(settled["decision"]["by"], "ben");
+    assert_eq!(settled["decision"]["node"], "beta");
+    assert_eq!(settled["decision"]["channel"], "cli");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "from alpha\n");
+
+    // Exactly once, and by A: B decided, only A applied.
+    assert_eq!(
+        audit(pg, &url, &id),
+        [
+            "alpha default agent - pending",
+            "beta ben cli pending approved",
+            "alpha assent system approved applying",
+            "alpha assent system applying applied",
+        ]
+    );
+    // B's stream followed it live: created, approved, applying, applied.
+    let seen = seen_on_b.await.unwrap();
+    let statuses: Vec<&str> = seen.iter().filter_map(|e| e["proposal"]["status"].as_str()).collect();
+    assert_eq!(statuses, ["pending", "approved", "applying", "applied"], "{seen:?}");
+    assert_eq!(seen[0]["type"], "proposal.created");
+    // Both nodes agree.
+    let (_, on_b) = b.get(&id, &b.owner).await;
+    assert_eq!(on_b["status"], "applied");
+}
+
+#[tokio::test]
+async fn rules_are_the_teams_and_agents_and_credentials_each_nodes() {
+    let pg = shared();
+    let url = pg.new_db();
+    let a = node(pg, &url, "alpha", "ana").await;
+    let b = node(pg, &url, "beta", "ben").await;
+    // A rule made on B decides what A's agents propose.
+    let (st, rule) =
+        b.req(Method::POST, "/rules", Some(&b.owner), Some(json!({"effect": "allow", "match": {"tool": "ls"}}))).await;
+    assert_eq!(st, 201, "{rule}");
+    assert_eq!(rule["node"], "beta");
+    assert_eq!(rule["created_by"], "ben");
+    let mut decided = Value::Null;
+    for _ in 0..50 {
+        let (_, p) = a
+            .req(
+                Method::POST,
+                "/proposals",
+                Some(&a.agent),
+                Some(json!({"kind": "tool.call", "payload": {"tool": "ls"}})),
+            )
+            .await;
+        if p["status"] == "approved" {
+            decided = p;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(decided["decision"]["by"], "rule", "the rule made on B never reached A");
+    // Agents are per node: an agent added on A is unknown on B.
+    let (st, added) = a.req(Method::POST, "/agents", Some(&a.owner), Some(json!({"name": "ci"}))).await;
+    assert_eq!(st, 201, "{added}");
+    let token = added["token"].as_str().unwrap();
+    let (st, _) = b.req(Method::GET, "/proposals", Some(token), None).await;
+    assert_eq!(st, 401);
+    let (_, on_b) = b.req(Method::GET, "/agents", Some(&b.owner), None).await;
+    assert!(!on_b.to_string().contains("\"ci\""), "{on_b}");
+    // A node's agents can be revoked there only, and each node keeps its own `default`.
+    let (st, _) = b.req(Method::DELETE, "/agents/ci", Some(&b.owner), None).await;
+    assert_eq!(st, 404);
+}
+
+#[tokio::test]
+async fn a_second_server_with_the_same_node_name_refuses_to_start() {
+    let pg = shared();
+    let url = pg.new_db();
+    let _a = node(pg, &url, "alpha", "ana").await;
+    let home = tempfile::tempdir().unwrap();
+    let mut env = pg.env(&url, "alpha", "ana");
+    env.push(("ASSENT_OWNER_CREDENTIAL".into(), "file".into()));
+    let out = crate::harness::cli(home.path(), &env, &["serve", "--port", "0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another Assent server is running as node `alpha`"), "{err}");
+    assert!(!err.contains("assent-test"), "the password leaked: {err}");
+}
+
+#[tokio::test]
+async fn bad_store_settings_get_a_clear_error_without_the_password() {
+    let pg = shared();
+    let url = pg.new_db();
+    let home = tempfile::tempdir().unwrap();
+    let run = |store: &str, pgpass: &str| {
+        let env = vec![
+            ("ASSENT_OWNER_CREDENTIAL".to_string(), "file".to_string()),
+            ("ASSENT_STORE".into(), store.to_string()),
+            ("PGPASSFILE".into(), pgpass.to_string()),
+        ];
+        let out = crate::harness::cli(home.path(), &env, &["serve", "--port", "0"]);
+        assert!(!out.status.success(), "{store} started");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let pgpass = pg.pgpass.to_str().unwrap();
+    // A password in the URL is refused before anything is tried.
+    let e = run(&url.replace("assent@", "assent:assent-test@"), pgpass);
+    assert!(e.contains("holds a password") && !e.contains("assent-test"), "{e}");
+    // Not PostgreSQL.
+    let e = run("mysql://x@127.0.0.1/db", pgpass);
+    assert!(e.contains("PostgreSQL URL"), "{e}");
+    // Nobody listening.
+    let e = run("postgres://assent@127.0.0.1:1/nothing", pgpass);
+    assert!(e.contains("cannot connect to postgres://assent@127.0.0.1:1/nothing"), "{e}");
+    // Wrong credentials (no pgpass, no keychain entry).
+    let e = run(&url, "/nonexistent");
+    assert!(e.contains("cannot connect to") && e.contains("password"), "{e}");
+    // A schema from a newer Assent.
+    pg.psql(&url, "CREATE TABLE _sqlx_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, installed_on TIMESTAMPTZ NOT NULL DEFAULT now(), success BOOLEAN NOT NULL, checksum BYTEA NOT NULL, execution_time BIGINT NOT NULL)");
+    pg.psql(&url, "INSERT INTO _sqlx_migrations VALUES (99990101000000, 'future', now(), true, '\\x00', 1)");
+    let e = run(&url, pgpass);
+    assert!(e.contains("newer than this Assent knows"), "{e}");
+}
+
+#[tokio::test]
+async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_acknowledged() {
+    let pg = Postgres::dedicated();
+    let url = pg.new_db();
+    let a = node(&pg, &url, "alpha", "ana").await;
+    let b = node(&pg, &url, "beta", "ben").await;
+    let waiting_id = a.propose_tool("wait across the outage").await;
+    let waiting = {
+        let (http, url, tok, id) = (a.http.clone(), a.url.clone(), a.agent.clone(), waiting_id.clone());
+        tokio::spawn(async move {
+            http.get(format!("{url}/v1/proposals/{id}?wait=90"))
+                .bearer_auth(tok)
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        })
+    };
+    // Proposals keep coming while the database restarts; every acknowledged one must survive.
+    let writer = {
+        let (http, url, tok) = (a.http.clone(), a.url.clone(), a.agent.clone());
+        tokio::spawn(async move {
+            let (mut acked, mut refused) = (Vec::new(), Vec::new());
+            let end = Instant::now() + Duration::from_secs(6);
+            while Instant::now() < end {
+                let r = http
+                    .post(format!("{url}/v1/proposals"))
+                    .bearer_auth(&tok)
+                    .json(&json!({"kind": "tool.call", "payload": {"tool": "t", "input": {"n": acked.len()}}}))
+                    .send()
+                    .await
+                    .unwrap();
+                let st = r.status().as_u16();
+                let v: Value = r.json().await.unwrap_or(Value::Null);
+                match st {
+                    201 => acked.push(v["id"].as_str().unwrap().to_string()),
+                    _ => refused.push((st, v["error"]["code"].as_str().unwrap_or_default().to_string())),
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            (acked, refused)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    pg.stop();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // While it is away: a clear 503, nothing stored.
+    let (st, v) = a
+        .req(Method::POST, "/proposals", Some(&a.agent), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
+        .await;
+    assert_eq!((st.as_u16(), v["error"]["code"].as_str()), (503, Some("store_unavailable")), "{v}");
+    pg.restart();
+    let (acked, refused) = writer.await.unwrap();
+    assert!(!acked.is_empty());
+    assert!(refused.iter().all(|(st, code)| *st == 503 && code == "store_unavailable"), "{refused:?}");
+    // Back on its own, without a restart: B decides, A's wait (open through it all) wakes.
+    let mut decided = false;
+    for _ in 0..100 {
+        let (st, _) = b.decide(&waiting_id, json!({"outcome": "approve"})).await;
+        if st == 200 {
+            decided = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(decided, "B never recovered: {}", b.stderr());
+    let woke = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the wait never woke").unwrap();
+    assert_eq!(woke["status"], "approved", "{woke}");
+    for id in &acked {
+        let (st, p) = a.get(id, &a.agent).await;
+        assert_eq!(st, 200, "acknowledged {id} was lost: {p}");
+    }
+    // A write whose answer was lost with the connection may be stored though refused; never the
+    // other way round.
+    let stored: usize = pg.psql(&url, "SELECT count(*) FROM proposals").parse().unwrap();
+    assert!(stored > acked.len(), "{stored} stored, {} acknowledged", acked.len());
+}
