@@ -374,20 +374,6 @@ async fn a_full_disk_is_a_clear_507_and_loses_nothing() {
     drop(s);
 }
 
-fn sqlite(db: &std::path::Path, sql: &str) -> Result<String, String> {
-    let out = std::process::Command::new("python3")
-        .args(["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); print(r)"])
-        .arg(db)
-        .arg(sql)
-        .output()
-        .unwrap();
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).to_string())
-    }
-}
-
 #[tokio::test]
 async fn what_an_agent_may_store_is_capped_per_day_and_survives_a_restart() {
     let mut s = Server::start_with("max_bytes_per_agent_per_day = 1000000\n", &[]).await;
@@ -434,16 +420,8 @@ async fn a_large_file_write_is_stored_once() {
     assert_eq!(lines[123]["new"], 124);
     // ...but the content is on disk once: the preview holds line numbers, not the lines.
     s.stop();
-    let sizes = sqlite(
-        &s.home().join("assent.db"),
-        &format!("SELECT length(payload), length(preview) FROM proposals WHERE id = '{id}'"),
-    )
-    .unwrap();
-    let nums: Vec<u64> = sizes
-        .trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
-        .split(", ")
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let sizes = s.sql(&format!("SELECT length(payload), length(preview) FROM proposals WHERE id = '{id}'")).unwrap();
+    let nums: Vec<u64> = sizes.split('|').filter_map(|n| n.parse().ok()).collect();
     assert_eq!(nums.len(), 2, "{sizes}");
     assert!(nums[0] as usize >= content.len(), "{sizes}");
     assert!(nums[1] < nums[0] / 2, "the preview does not repeat the content: {sizes}");
@@ -477,12 +455,11 @@ async fn settled_content_is_kept_only_for_the_retention() {
     // A pending proposal is never pruned, and the database refuses any other change.
     let (_, p2) = s.get(&pending, &s.owner).await;
     assert!(p2["pruned_at"].is_null());
-    let db = s.home().join("assent.db");
     for sql in [
         format!("UPDATE proposals SET payload = '{{}}', pruned_at = 1 WHERE id = '{pending}'"),
         format!("UPDATE proposals SET payload = '{{}}' WHERE id = '{id}'"),
         format!("UPDATE proposals SET payload = '{{}}', pruned_at = 2 WHERE id = '{id}'"),
     ] {
-        assert!(sqlite(&db, &sql).is_err(), "{sql} was allowed");
+        assert!(s.sql(&sql).is_err(), "{sql} was allowed");
     }
 }

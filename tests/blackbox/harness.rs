@@ -190,6 +190,58 @@ impl Server {
     pub fn cli(&self, args: &[&str]) -> Output {
         cli(self.home.path(), &self.env, args)
     }
+
+    fn env_of(&self, key: &str) -> Option<&str> {
+        self.env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Runs SQL on the server's database as someone with a database tool would (the SQLite file
+    /// in its home, or its team database): rows as lines, columns joined by `|`; the error when
+    /// the database refuses it.
+    pub fn sql(&self, sql: &str) -> Result<String, String> {
+        let out = match self.env_of("ASSENT_STORE") {
+            Some(url) => Command::new("psql")
+                .args([url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+                .env("PGPASSFILE", self.env_of("PGPASSFILE").unwrap_or_default())
+                .output()
+                .unwrap(),
+            None => Command::new("python3")
+                .args([
+                    "-c",
+                    "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); \
+                     print('\\n'.join('|'.join(str(v) for v in row) for row in r))",
+                ])
+                .arg(self.home.path().join("assent.db"))
+                .arg(sql)
+                .output()
+                .unwrap(),
+        };
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).to_string())
+        }
+    }
+
+    /// Everything the server's database holds, as bytes: the SQLite file and its write-ahead
+    /// log, or a dump of its team database.
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        match self.env_of("ASSENT_STORE") {
+            Some(url) => {
+                let out = Command::new("pg_dump")
+                    .arg(url)
+                    .env("PGPASSFILE", self.env_of("PGPASSFILE").unwrap_or_default())
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "pg_dump: {}", String::from_utf8_lossy(&out.stderr));
+                out.stdout
+            }
+            None => ["assent.db", "assent.db-wal"]
+                .iter()
+                .flat_map(|f| std::fs::read(self.home.path().join(f)).unwrap_or_default())
+                .collect(),
+        }
+    }
 }
 
 impl Drop for Server {

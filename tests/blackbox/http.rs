@@ -80,10 +80,8 @@ async fn the_secret_reaches_the_allowed_host_only_and_is_never_stored() {
     let listed = s.cli(&["credential", "list"]);
     assert!(stdout(&listed).contains("api") && !stdout(&listed).contains(SECRET), "{}", stdout(&listed));
     s.stop();
-    let mut stored = Vec::new();
-    for f in ["assent.db", "assent.db-wal"] {
-        stored.extend(std::fs::read(s.home().join(f)).unwrap_or_default());
-    }
+    let stored = s.stored_bytes();
+    assert!(!stored.is_empty());
     assert!(!String::from_utf8_lossy(&stored).contains(SECRET), "the secret is in the database");
     assert!(!s.stderr().contains(SECRET), "the secret was logged");
 }
@@ -211,9 +209,7 @@ async fn an_echoed_secret_is_redacted_in_every_common_encoding_and_at_the_cut() 
         assert!(!body.contains("s&amp;3&lt;cr"), "{path}: the HTML form survived: {body}");
     }
     s.stop();
-    let db = std::fs::read(s.home().join("assent.db")).unwrap_or_default();
-    let wal = std::fs::read(s.home().join("assent.db-wal")).unwrap_or_default();
-    let stored = String::from_utf8_lossy(&[db, wal].concat()).to_string();
+    let stored = String::from_utf8_lossy(&s.stored_bytes()).to_string();
     assert!(!stored.contains("s&3<cr>et"), "the secret reached the database");
 }
 

@@ -288,3 +288,72 @@ async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_ackno
     let stored: usize = pg.psql(&url, "SELECT count(*) FROM proposals").parse().unwrap();
     assert!(stored > acked.len(), "{stored} stored, {} acknowledged", acked.len());
 }
+
+#[tokio::test]
+async fn a_single_users_history_moves_into_the_team_store_once_verified() {
+    let pg = shared();
+    let url = pg.new_db();
+    // `migrate` brings a fresh database up to date, and says so when it already is.
+    let mut team_env = pg.env(&url, "laptop", "ana");
+    team_env.push(("ASSENT_OWNER_CREDENTIAL".into(), "file".into()));
+    let scratch = tempfile::tempdir().unwrap();
+    let out = crate::harness::cli(scratch.path(), &team_env, &["store", "migrate"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success() && text.contains("schema 0 -> "), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let out = crate::harness::cli(scratch.path(), &team_env, &["store", "migrate"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is up to date"));
+
+    // A person's history on SQLite.
+    let mut s = Server::start().await;
+    let kept = s.propose_tool("kept as it was").await;
+    s.decide(&kept, json!({"outcome": "reject", "reason": "not today"})).await;
+    let pending = s.propose_tool("still pending").await;
+    assert!(s.cli(&["agent", "add", "ci-bot"]).status.success());
+    let (st, _) =
+        s.req(Method::POST, "/rules", Some(&s.owner), Some(json!({"effect": "deny", "match": {"tool": "rm"}}))).await;
+    assert_eq!(st, 201);
+    let (_, trail_before) = s.req(Method::GET, &format!("/proposals/{kept}/audit"), Some(&s.owner), None).await;
+    let (_, before) = s.get(&kept, &s.owner).await;
+
+    // While it runs, the history is not copied (it could change underneath).
+    let mut copy_env = s.env.clone();
+    copy_env.extend(pg.env(&url, "laptop", "ana"));
+    let busy = crate::harness::cli(s.home(), &copy_env, &["store", "copy", "--to", &url]);
+    assert!(!busy.status.success(), "copied while the server ran");
+    s.stop();
+    let out = crate::harness::cli(s.home(), &copy_env, &["store", "copy", "--to", &url]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("as node `laptop`") && text.contains("1 rules were not copied"), "{text}");
+    let line = |t: &str| text.lines().find(|l| l.trim_start().starts_with(t)).unwrap_or_default().to_string();
+    assert!(line("proposals").contains(" 2 rows") && line("audit").contains(" 3 rows"), "{text}");
+    assert_eq!(pg.psql(&url, "SELECT count(*) FROM proposals WHERE node = 'laptop'"), "2");
+    assert_eq!(pg.psql(&url, "SELECT count(*) FROM rules"), "0");
+    // Once: a second copy is refused and changes nothing.
+    let again = crate::harness::cli(s.home(), &copy_env, &["store", "copy", "--to", &url]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already has"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(pg.psql(&url, "SELECT count(*) FROM proposals"), "2");
+
+    // The same home, now a node of the team: its history is there, trails and all, and its
+    // agents' tokens still work.
+    s.env.extend(pg.env(&url, "laptop", "ana"));
+    s.spawn();
+    let (_, after) = s.get(&kept, &s.owner).await;
+    assert_eq!(after["decision"], before["decision"]);
+    assert_eq!(after["payload"], before["payload"]);
+    assert_eq!(after["node"], "laptop");
+    let (_, trail_after) = s.req(Method::GET, &format!("/proposals/{kept}/audit"), Some(&s.owner), None).await;
+    let strip = |v: &Value| -> Vec<(Value, Value, Value)> {
+        v["items"].as_array().unwrap().iter().map(|e| (e["actor"].clone(), e["to"].clone(), e["at"].clone())).collect()
+    };
+    assert_eq!(strip(&trail_after), strip(&trail_before));
+    let (st, p) = s.get(&pending, &s.agent).await;
+    assert_eq!((st.as_u16(), p["status"].as_str()), (200, Some("pending")));
+    let (st, _) = s.decide(&pending, json!({"outcome": "approve"})).await;
+    assert_eq!(st, 200);
+}

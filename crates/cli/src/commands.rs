@@ -486,7 +486,7 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn read_secret() -> Result<String> {
+pub(crate) fn read_secret() -> Result<String> {
     use std::io::IsTerminal;
     let secret = if std::io::stdin().is_terminal() {
         rpassword::prompt_password("secret (hidden): ").context("cannot read the secret")?

@@ -15,6 +15,7 @@ pub mod hook;
 pub mod output;
 pub mod rules;
 pub mod serve;
+pub mod store;
 
 /// The home directory and the settings live in [`assent_host`], shared with the desktop app.
 pub use assent_host::{config, home};
@@ -228,6 +229,9 @@ pub enum Command {
     /// Manage rules: what runs without asking, what is always refused.
     #[command(subcommand)]
     Rule(rules::RuleCmd),
+    /// The team store (PostgreSQL): migrate its schema, keep its password, copy this history in.
+    #[command(subcommand)]
+    Store(store::StoreCmd),
     /// Check what Assent leans on: the keychain, notifications, the server, the database, the
     /// Claude Code wiring (exit code 1 when something is broken).
     Doctor {
@@ -397,6 +401,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export { output } => commands::export(&home, output).await,
         Command::Credential(cmd) => commands::credential(&home, cmd).await,
         Command::Rule(cmd) => rules::run(&home, cmd).await,
+        Command::Store(cmd) => store::run(&home, cmd).await,
     }
 }
 

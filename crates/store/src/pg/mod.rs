@@ -14,9 +14,12 @@
 //! - A database out of reach answers `store_unavailable` (never an acknowledgement for
 //!   something not stored), and the pool reconnects on its own.
 
+mod copy;
 mod follow;
 mod reads;
 mod write;
+
+pub use copy::{CopyReport, copy_from_sqlite};
 
 use assent_core::error::{CoreError, StoreError};
 use assent_core::store::RemoteChange;
@@ -225,7 +228,13 @@ impl PgStore {
     }
 }
 
-/// An error for the engine.
+/// An error for the engine. Text PostgreSQL cannot hold (a NUL character) is the caller's
+/// mistake, not the store's.
 pub(crate) fn core(e: sqlx::Error) -> CoreError {
+    if let sqlx::Error::Database(d) = &e
+        && d.code().is_some_and(|c| c == "22021" || c == "22P05")
+    {
+        return CoreError::invalid("invalid_field", "text with a NUL character cannot be stored");
+    }
     CoreError::Store(db_err(e))
 }
