@@ -23,6 +23,10 @@ ensure_packages() {
 # real Secret Service (D-Bus, gnome-keyring, secret-tool) for the keychain tests.
 ENGINE_PACKAGES=(build-essential pkg-config dbus gnome-keyring libsecret-tools python3)
 
+# What the team-store tests need: a real PostgreSQL server (started by scripts/postgres.sh in
+# a temp directory, never the system's) and its client tools.
+TEAM_PACKAGES=(postgresql postgresql-client)
+
 # What the desktop app needs to build and run (Tauri 2 on WebKitGTK), and what its tests use:
 # Xvfb for a display, WebKitWebDriver, a notification daemon, Chromium for the UI's layout tests.
 DESKTOP_PACKAGES=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev
