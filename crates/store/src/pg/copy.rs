@@ -115,8 +115,8 @@ impl Val {
             Val::Bytes(v) => v.clone().unwrap_or_default(),
         };
         let null = matches!(self, Val::Text(None) | Val::Int(None) | Val::Bytes(None));
-        h.update(&[u8::from(null)]);
-        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update([u8::from(null)]);
+        h.update((bytes.len() as u64).to_le_bytes());
         h.update(&bytes);
     }
 }
