@@ -157,6 +157,21 @@ async fn rules_are_the_teams_and_agents_and_credentials_each_nodes() {
     // A node's agents can be revoked there only, and each node keeps its own `default`.
     let (st, _) = b.req(Method::DELETE, "/agents/ci", Some(&b.owner), None).await;
     assert_eq!(st, 404);
+    // `assent doctor` checks the team store: reachable, its schema, the nodes in it.
+    let out = a.cli(&["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let db = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "database").cloned().unwrap_or_default();
+    let detail = db["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("node `alpha` among 2 (alpha, beta)"), "{v}");
+    // And says so when it cannot be used (here: a database that does not exist).
+    let mut elsewhere = a.env.clone();
+    elsewhere.retain(|(k, _)| k != "ASSENT_STORE");
+    elsewhere.push(("ASSENT_STORE".into(), format!("{}_missing", url)));
+    let out = crate::harness::cli(a.home(), &elsewhere, &["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert!(!out.status.success());
+    let db = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "database").cloned().unwrap_or_default();
+    assert!(db["detail"].as_str().unwrap_or_default().contains("cannot be used"), "{v}");
 }
 
 #[tokio::test]
@@ -356,4 +371,49 @@ async fn a_single_users_history_moves_into_the_team_store_once_verified() {
     assert_eq!((st.as_u16(), p["status"].as_str()), (200, Some("pending")));
     let (st, _) = s.decide(&pending, json!({"outcome": "approve"})).await;
     assert_eq!(st, 200);
+}
+
+#[cfg(feature = "crash-points")]
+#[tokio::test]
+async fn a_node_killed_while_applying_settles_its_own_write_when_it_comes_back() {
+    let pg = shared();
+    let url = pg.new_db();
+    let mut env = pg.env(&url, "alpha", "ana");
+    env.push(("ASSENT_CRASH_AT".into(), "applied-before-commit".into()));
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut a = Server::start_with("", &env_ref).await;
+    let b = node(pg, &url, "beta", "ben").await;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("once.txt");
+    let body =
+        json!({"kind": "file.write", "payload": {"path": target.to_str().unwrap(), "content": "exactly once\n"}});
+    let (st, p) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body)).await;
+    assert_eq!(st, 201, "{p}");
+    let id = p["id"].as_str().unwrap().to_string();
+    // B approves; A carries it out, writes the file, and dies before recording it.
+    let (st, _) = b.decide(&id, json!({"outcome": "approve"})).await;
+    assert_eq!(st, 200);
+    let mut child = a.child.take().unwrap();
+    let mut died = false;
+    for _ in 0..200 {
+        if child.try_wait().unwrap().is_some() {
+            died = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(died, "A did not reach the crash point: {}", a.stderr());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "exactly once\n");
+    let (_, on_b) = b.get(&id, &b.owner).await;
+    assert_eq!(on_b["status"], "applying", "B never applies A's write: {on_b}");
+    // A comes back (its name is free again: the lock went with its connection) and its
+    // reconciler finds the write done; B sees it settle.
+    a.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
+    a.spawn();
+    let (_, settled) = b.req(Method::GET, &format!("/proposals/{id}?wait=30"), Some(&b.owner), None).await;
+    assert_eq!(settled["status"], "applied", "{settled}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "exactly once\n");
+    let trail = audit(pg, &url, &id);
+    assert_eq!(trail.last().map(String::as_str), Some("alpha assent system applying applied"), "{trail:?}");
+    assert!(!trail.iter().any(|r| r.starts_with("beta assent")), "B applied something: {trail:?}");
 }

@@ -5,6 +5,7 @@ import Toasts from "./Toasts.svelte";
 import { toasts } from "./toasts.svelte";
 import { MockBackend } from "./mock";
 import type { Proposal } from "./bindings/Proposal";
+import type { AuditEntry } from "./bindings/AuditEntry";
 
 describe("the detail view", () => {
   afterEach(cleanup);
@@ -163,6 +164,45 @@ describe("the detail view", () => {
       render(Detail, { backend: m, id });
       await screen.findByTestId("detail");
       expect(screen.queryByTestId("decided-by-rule")).toBeNull();
+    });
+  });
+
+  describe("the node, on a team store", () => {
+    const id = "p_appliedexample000000000000"; // approved by owner through the CLI, then applied
+    const text = (testId: string) => screen.getByTestId(testId).textContent?.replace(/\s+/g, " ").trim();
+    const history = () => [...screen.getByTestId("audit").querySelectorAll("li")].map((li) => li.textContent?.replace(/\s+/g, " ") ?? "");
+
+    it("names the node that received it, the one it was decided on, and each change's", async () => {
+      const m = new MockBackend();
+      const p = m.proposals.find((x) => x.id === id);
+      if (!p?.decision) throw new Error("seed");
+      p.node = "alpha";
+      p.decision.by = "ben";
+      p.decision.node = "beta";
+      const created = m.audits.get(id)?.[0];
+      if (!created) throw new Error("seed");
+      created.node = "alpha";
+      m.audits.get(id)?.push({ ...created, seq: 99n, actor: "ben", node: "beta", channel: "app", from: "pending", to: "approved" } as AuditEntry);
+      render(Detail, { backend: m, id });
+      await screen.findByTestId("detail");
+      expect(text("detail-agent")).toBe("agent default on alpha");
+      expect(text("decision-by")).toMatch(/^by ben on beta via cli · /);
+      const rows = history();
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toContain("by default on alpha via agent");
+      expect(rows[1]).toContain("by ben on beta via app");
+    });
+
+    it("names no node on a single-user store", async () => {
+      const m = new MockBackend();
+      render(Detail, { backend: m, id });
+      await screen.findByTestId("detail");
+      expect(text("detail-agent")).toBe("agent default");
+      expect(text("decision-by")).toMatch(/^by owner via cli · /);
+      const rows = history();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r).not.toContain(" on ");
+      expect(rows[0]).toContain("by default via agent");
     });
   });
 });

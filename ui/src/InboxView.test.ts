@@ -43,4 +43,19 @@ describe("the inbox", () => {
     const mine = screen.getAllByTestId("row").find((x) => x.dataset.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe");
     expect(mine?.textContent).not.toContain("by rule");
   });
+
+  it("shows the node next to the agent only when the proposal has one", async () => {
+    const m = new MockBackend();
+    const p = m.proposals.find((x) => x.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe");
+    if (!p) throw new Error("seed");
+    p.node = "alpha";
+    render(Inbox, { backend: m });
+    const meta = (id: string) => {
+      const r = screen.getAllByTestId("row").find((x) => x.dataset.id === id);
+      if (!r) throw new Error("not yet");
+      return r.querySelector(".rowmeta")?.textContent ?? "";
+    };
+    await waitFor(() => expect(meta(p.id)).toMatch(/^default on alpha · tool\.call · /));
+    expect(meta("p_iqgvopaka4n7slxa5lqrbpr4cu")).toMatch(/^default · file\.write · /);
+  });
 });

@@ -195,4 +195,20 @@ describe("the Rules page", () => {
     expect(rows()[0].textContent).toContain("always ask before any agent may send DELETE requests");
     expect(calls(m, "rules").length).toBe(before + 1);
   });
+
+  it("names who made a rule, and on which node when there is one", async () => {
+    const m = empty();
+    await m.addRule({ effect: "allow", match: { tool: "Read" }, everything: false });
+    const team = await m.addRule({ effect: "deny", match: { tool: "Bash", input: "rm" }, everything: false });
+    const kept = m.ruleList.find((r) => r.id === team.id);
+    if (!kept) throw new Error("not saved");
+    kept.created_by = "ben";
+    kept.node = "alpha";
+    render(Rules, { backend: m });
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    expect(within(row("rm …")).getByTestId("rule-added").textContent).toMatch(/ by ben on alpha via /);
+    const mine = within(row("call tool Read")).getByTestId("rule-added").textContent ?? "";
+    expect(mine).toMatch(/ by owner via /);
+    expect(mine).not.toContain(" on ");
+  });
 });

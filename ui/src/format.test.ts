@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countdown, quitText, versionText } from "./format";
+import { countdown, onNode, quitText, versionText } from "./format";
 
 describe("countdown", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -28,5 +28,14 @@ describe("quitText", () => {
   it("names only the pending part when no agent waits", () => {
     expect(quitText({ waiting: 0, pending: 5 })).toBe("5 proposals are pending. If you quit, they stay pending until Assent runs again.");
     expect(quitText({ waiting: 0, pending: 1 })).toBe("1 proposal is pending. If you quit, it stays pending until Assent runs again.");
+  });
+});
+
+describe("onNode", () => {
+  it("names the node when there is one, and nothing otherwise", () => {
+    expect(onNode("alpha")).toBe(" on alpha");
+    expect(onNode(undefined)).toBe("");
+    expect(onNode(null)).toBe("");
+    expect(onNode("")).toBe("");
   });
 });

@@ -21,6 +21,11 @@ export function ago(iso: string, now: number = Date.now()): string {
   return new Date(iso).toLocaleDateString();
 }
 
+/** " on alpha": the node (Assent server) something happened on, on a team store; nothing otherwise. */
+export function onNode(node?: string | null): string {
+  return node ? ` on ${node}` : "";
+}
+
 /** The version as `assent --version` prints it, without the name: `0.1.0 (commit 3f2a9c1)`. */
 export function versionText(info: Pick<AppInfo, "version" | "commit">): string {
   return info.commit ? `${info.version} (commit ${info.commit})` : info.version;

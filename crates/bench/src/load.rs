@@ -11,7 +11,7 @@ const INGEST: usize = 24_000;
 const WARMUP: usize = 2_000;
 const WAITS: usize = 10_000;
 
-fn client() -> Result<reqwest::Client> {
+pub fn client() -> Result<reqwest::Client> {
     Ok(reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(120))
@@ -60,7 +60,7 @@ pub async fn blast(base: &str, tokens: &[String], n: usize, offset: usize) -> Re
     Ok((all, wall))
 }
 
-fn rate(n: usize, wall: Duration) -> f64 {
+pub fn rate(n: usize, wall: Duration) -> f64 {
     n as f64 / wall.as_secs_f64()
 }
 
@@ -104,7 +104,7 @@ pub async fn ingest() -> Result<()> {
     Ok(())
 }
 
-async fn propose(c: &reqwest::Client, base: &str, token: &str, i: usize) -> Result<String> {
+pub async fn propose(c: &reqwest::Client, base: &str, token: &str, i: usize) -> Result<String> {
     let r = c.post(format!("{base}/proposals")).bearer_auth(token).json(&body(i)).send().await?;
     let v: Value = r.json().await?;
     Ok(v["id"].as_str().context("no id")?.to_string())

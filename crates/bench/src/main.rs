@@ -14,13 +14,18 @@
 //!
 //! - `app`: the desktop app next to a hello-world Tauri window: launch time and idle memory.
 //!
-//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|app]...` (default: all).
+//! - `team`: the team store on a real PostgreSQL: durable ingest next to SQLite's, a decision
+//!   made on one node waking the agent waiting on another, and the first page of the inbox with
+//!   1,000,000 team proposals.
+//!
+//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|app|team]...` (default: all).
 
 mod app;
 mod load;
 mod preview;
 mod rules;
 mod server;
+mod team;
 
 use std::time::Duration;
 
@@ -31,8 +36,8 @@ fn main() -> anyhow::Result<()> {
     }
     let want = |name: &str| args.is_empty() || args.iter().any(|a| a == name || a == "all");
     for a in &args {
-        if !["all", "ingest", "wake", "waits", "preview", "rules", "app"].contains(&a.as_str()) {
-            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules or app");
+        if !["all", "ingest", "wake", "waits", "preview", "rules", "app", "team"].contains(&a.as_str()) {
+            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules, app or team");
         }
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -58,6 +63,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("app") {
         app::run()?;
+    }
+    if want("team") {
+        rt.block_on(team::bench())?;
     }
     Ok(())
 }

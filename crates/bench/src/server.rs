@@ -57,6 +57,11 @@ fn url_of(child: &mut Child) -> Result<String> {
 /// The real `assent serve` (the release binary next to this one) on a fresh temp home, with
 /// limits raised so that the benchmark measures throughput, not the per-agent caps.
 pub fn assent() -> Result<(Proc, PathBuf)> {
+    assent_with(&[])
+}
+
+/// [`assent`] with extra environment (a team store).
+pub fn assent_with(env: &[(String, String)]) -> Result<(Proc, PathBuf)> {
     let bin = sibling("assent")?;
     let home = tempfile::Builder::new().prefix("assent-bench").tempdir_in(std::env::temp_dir())?;
     std::fs::write(
@@ -68,6 +73,7 @@ pub fn assent() -> Result<(Proc, PathBuf)> {
         .arg(home.path())
         .args(["serve", "--port", "0"])
         .env("ASSENT_OWNER_CREDENTIAL", "file")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("ASSENT_LOG", std::env::var("ASSENT_BENCH_LOG").unwrap_or_else(|_| "warn".into()))
         .stdout(Stdio::piped())
         .stderr(match std::env::var_os("ASSENT_BENCH_LOG") {

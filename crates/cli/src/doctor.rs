@@ -177,8 +177,51 @@ async fn server(home: &Home) -> Check {
     }
 }
 
+/// The team store this home uses: reachable, its schema, its nodes.
+async fn team_database(config: &assent_host::config::Config, url: &str) -> Check {
+    const NAME: &str = "database";
+    let shown = assent_store::pg::display_url(url);
+    let opts = match assent_host::start::team_options(config, url).await {
+        Ok(o) => o,
+        Err(e) => return Check::problem(NAME, format!("{e:#}"), "fix `store` in config.toml (or ASSENT_STORE)"),
+    };
+    match assent_store::pg::inspect(&opts).await {
+        Err(e) => Check::problem(
+            NAME,
+            format!("the team store {shown} cannot be used: {e}"),
+            "check that the database server runs and is reachable, and the password (`assent store password` or ~/.pgpass)",
+        ),
+        Ok(h) if h.dirty => Check::problem(
+            NAME,
+            format!("a schema upgrade of {shown} did not finish (schema {} of {})", h.schema, h.latest),
+            "ask the database's administrator to restore it from a backup taken before the upgrade",
+        ),
+        Ok(h) if h.schema > h.latest => Check::problem(
+            NAME,
+            format!("{shown} has schema {}, newer than this Assent knows ({})", h.schema, h.latest),
+            "update Assent on this machine",
+        ),
+        Ok(h) => Check::ok(
+            NAME,
+            format!(
+                "team store {shown}, schema {} of {}, node `{}` among {} ({})",
+                h.schema,
+                h.latest,
+                opts.node,
+                h.nodes.len(),
+                h.nodes.join(", ")
+            ),
+        ),
+    }
+}
+
 async fn database(home: &Home) -> Check {
     const NAME: &str = "database";
+    if let Ok(config) = assent_host::config::Config::load(&home.config())
+        && let Some(url) = config.store.clone()
+    {
+        return team_database(&config, &url).await;
+    }
     let path = home.db();
     if !path.exists() {
         return Check::note(

@@ -154,6 +154,32 @@ async fn schema_version(pool: &PgPool) -> Result<(i64, bool), StoreError> {
     Ok((v, rows.iter().any(|(_, ok)| !ok)))
 }
 
+/// What `assent doctor` reports of a team store.
+#[derive(Debug, Clone)]
+pub struct TeamHealth {
+    /// The newest schema version applied (0: none).
+    pub schema: i64,
+    /// The newest this build knows.
+    pub latest: i64,
+    /// Whether a migration started and did not finish.
+    pub dirty: bool,
+    /// The nodes that have used it.
+    pub nodes: Vec<String>,
+}
+
+/// Reads a team store's health without changing it.
+pub async fn inspect(opts: &TeamOptions) -> Result<TeamHealth, StoreError> {
+    let pool = pool(opts, 1).await?;
+    let (schema, dirty) = schema_version(&pool).await?;
+    let nodes: Vec<String> = if schema > 0 {
+        sqlx::query_scalar("SELECT name FROM nodes ORDER BY name").fetch_all(&pool).await.map_err(db_err)?
+    } else {
+        Vec::new()
+    };
+    pool.close().await;
+    Ok(TeamHealth { schema, latest: latest_schema(), dirty, nodes })
+}
+
 /// Brings the schema up to date (`assent store migrate`).
 pub async fn migrate(opts: &TeamOptions) -> Result<Migrated, StoreError> {
     let pool = pool(opts, 1).await?;
