@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 15] = [
+const VALUES: [&str; 16] = [
     "canonical",
     "crash",
     "credentials",
@@ -23,6 +23,7 @@ const VALUES: [&str; 15] = [
     "secret",
     "status",
     "stored",
+    "strict",
     "time",
     "verdict",
 ];

@@ -397,20 +397,7 @@ impl Store for SqliteStore {
         .fetch_all(&self.read)
         .await
         .map_err(db_err)?;
-        rows.iter()
-            .map(|r| {
-                let rule: String = r.try_get("rule").map_err(db_err)?;
-                Ok(assent_core::rules::RuleLogEntry {
-                    seq: r.try_get("seq").map_err(db_err)?,
-                    rule_id: r.try_get("rule_id").map_err(db_err)?,
-                    event: r.try_get("event").map_err(db_err)?,
-                    actor: r.try_get("actor").map_err(db_err)?,
-                    channel: rows::channel(&r.try_get::<String, _>("channel").map_err(db_err)?)?,
-                    at: Timestamp(r.try_get("at").map_err(db_err)?),
-                    rule: serde_json::from_str(&rule).map_err(|e| StoreError::Corrupt(format!("rule log: {e}")))?,
-                })
-            })
-            .collect()
+        Ok(rows.iter().map(rows::rule_log).collect::<Result<_, _>>()?)
     }
 
     async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, assent_core::rules::Facts)>, CoreError> {

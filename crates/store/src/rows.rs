@@ -191,3 +191,46 @@ pub(crate) fn rule(row: &impl Cols) -> Result<assent_core::rules::Rule, StoreErr
         matched: row.int("matched")?.max(0) as u64,
     })
 }
+
+/// One entry of the rule log (`seq, rule_id, event, actor, channel, at, rule`).
+pub(crate) fn rule_log(row: &impl Cols) -> Result<assent_core::rules::RuleLogEntry, StoreError> {
+    Ok(assent_core::rules::RuleLogEntry {
+        seq: row.int("seq")?,
+        rule_id: row.text("rule_id")?,
+        event: row.text("event")?,
+        actor: row.text("actor")?,
+        channel: channel(&row.text("channel")?)?,
+        at: Timestamp(row.int("at")?),
+        rule: json(row, "rule")?.ok_or_else(|| StoreError::Corrupt("rule log without its rule".into()))?,
+    })
+}
+
+/// A settled proposal's content as it is kept after the retention (`id, payload, preview,
+/// result, decision` read; see [`assent_core::stored::prune`]).
+pub(crate) struct Pruned {
+    pub id: String,
+    pub payload: String,
+    pub preview: String,
+    pub result: Option<String>,
+    pub decision: Option<String>,
+}
+
+pub(crate) fn pruned(row: &impl Cols) -> Result<Pruned, StoreError> {
+    use assent_core::stored::{prune, pruned_preview};
+    let parse = |c: &str| -> Result<Option<Value>, StoreError> {
+        Ok(row.text_opt(c)?.and_then(|s| serde_json::from_str(&s).ok()))
+    };
+    let decision = parse("decision")?.map(|mut d| {
+        if let Some(e) = d.get_mut("edited_payload") {
+            *e = prune(e);
+        }
+        d
+    });
+    Ok(Pruned {
+        id: row.text("id")?,
+        payload: prune(&parse("payload")?.unwrap_or(Value::Null)).to_string(),
+        preview: pruned_preview(&parse("preview")?.unwrap_or(Value::Null)).to_string(),
+        result: parse("result")?.map(|r| prune(&r).to_string()),
+        decision: decision.as_ref().map(Value::to_string),
+    })
+}

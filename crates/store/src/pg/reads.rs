@@ -264,21 +264,7 @@ impl Store for PgStore {
         .fetch_all(&self.pool)
         .await
         .map_err(core)?;
-        rows.iter()
-            .map(|r| {
-                let get = |c: &str| -> Result<String, StoreError> { r.try_get(c).map_err(db_err) };
-                Ok(RuleLogEntry {
-                    seq: r.try_get("seq").map_err(db_err)?,
-                    rule_id: get("rule_id")?,
-                    event: get("event")?,
-                    actor: get("actor")?,
-                    channel: rows::channel(&get("channel")?)?,
-                    at: Timestamp(r.try_get("at").map_err(db_err)?),
-                    rule: serde_json::from_str(&get("rule")?)
-                        .map_err(|e| StoreError::Corrupt(format!("rule log: {e}")))?,
-                })
-            })
-            .collect()
+        Ok(rows.iter().map(rows::rule_log).collect::<Result<_, _>>()?)
     }
 
     async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError> {

@@ -4,7 +4,7 @@
 //! limit holds.
 
 use super::reads::PROPOSAL_COLS;
-use super::{PgStore, core, db_err};
+use super::{PgStore, core};
 use crate::rows;
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
@@ -12,10 +12,9 @@ use assent_core::proposal::{Channel, Proposal};
 use assent_core::rules::Rule;
 use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
-use assent_core::stored::{prune, pruned_preview};
 use assent_core::time::Timestamp;
 use serde_json::Value;
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 fn json_text<T: serde::Serialize>(v: &T) -> Result<String, CoreError> {
     serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()).into())
@@ -461,32 +460,19 @@ impl PgStore {
         .fetch_all(&mut *tx)
         .await
         .map_err(core)?;
-        let parse = |r: &sqlx::postgres::PgRow, c: &str| -> Result<Option<Value>, CoreError> {
-            let s: Option<String> = r.try_get(c).map_err(db_err)?;
-            Ok(s.and_then(|s| serde_json::from_str(&s).ok()))
-        };
         let mut n = 0;
         for row in &rows {
-            let id: String = row.try_get("id").map_err(db_err)?;
-            let payload = parse(row, "payload")?.unwrap_or(Value::Null);
-            let preview = parse(row, "preview")?.unwrap_or(Value::Null);
-            let result = parse(row, "result")?;
-            let decision = parse(row, "decision")?.map(|mut d| {
-                if let Some(e) = d.get_mut("edited_payload") {
-                    *e = prune(e);
-                }
-                d
-            });
+            let p = rows::pruned(row)?;
             sqlx::query(
                 "UPDATE proposals SET pruned_at = $1, payload = $2, preview = $3, result = $4, decision = $5, \
                  facts = NULL WHERE id = $6 AND pruned_at IS NULL",
             )
             .bind(now.0)
-            .bind(prune(&payload).to_string())
-            .bind(pruned_preview(&preview).to_string())
-            .bind(result.as_ref().map(|r| prune(r).to_string()))
-            .bind(decision.as_ref().map(Value::to_string))
-            .bind(&id)
+            .bind(p.payload)
+            .bind(p.preview)
+            .bind(p.result)
+            .bind(p.decision)
+            .bind(&p.id)
             .execute(&mut *tx)
             .await
             .map_err(core)?;
