@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 require_build_tools
-ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" git
+ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" git
 build_ui
 cargo build --release --locked -p assent -p assent-bench -p assent-desktop
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
