@@ -8,6 +8,6 @@ export default defineConfig({
   base: "./",
   clearScreen: false,
   build: { target: "es2022", outDir: "dist", emptyOutDir: true, sourcemap: false },
-  test: { environment: "jsdom", include: ["src/**/*.test.ts"] },
+  test: { environment: "jsdom", include: ["src/**/*.test.ts"], setupFiles: ["src/test-setup.ts"] },
   resolve: process.env.VITEST ? { conditions: ["browser"] } : undefined,
 });

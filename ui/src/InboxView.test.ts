@@ -1,18 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen, waitFor } from "@testing-library/svelte";
 import Inbox from "./Inbox.svelte";
 import { MockBackend } from "./mock";
 import type { Proposal } from "./bindings/Proposal";
 
 describe("the inbox", () => {
-  beforeAll(() => {
-    // jsdom has no ResizeObserver; the list only uses it for its height.
-    globalThis.ResizeObserver ??= class {
-      observe() {}
-      unobserve() {}
-      disconnect() {}
-    } as unknown as typeof ResizeObserver;
-  });
   afterEach(cleanup);
 
   it("takes a rule change in its stride and keeps following proposals", async () => {

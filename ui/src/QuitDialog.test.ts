@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen, fireEvent, waitFor } from "@testing-library/svelte";
 import QuitDialog from "./QuitDialog.svelte";
 import App from "./App.svelte";
@@ -15,14 +15,6 @@ async function opened(m: MockBackend, waiting: number, pending: number) {
 }
 
 describe("the quit confirmation", () => {
-  beforeAll(() => {
-    // jsdom has no ResizeObserver; the inbox list only uses it for its height.
-    globalThis.ResizeObserver ??= class {
-      observe() {}
-      unobserve() {}
-      disconnect() {}
-    } as unknown as typeof ResizeObserver;
-  });
   afterEach(cleanup);
 
   it("says how many agents wait and how many proposals are pending, plural", async () => {
