@@ -42,6 +42,27 @@ pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
     if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
 }
 
+/// What adding an agent does, given the state of its name (`None`: unknown; `Some(None)`:
+/// active; `Some(Some(at))`: revoked at `at`): the same rule on either store.
+pub(crate) enum AgentAdd {
+    /// A new row.
+    Insert,
+    /// The revoked name gets the new token (the agent log says `reused`).
+    Reuse,
+}
+
+pub(crate) fn agent_add(name: &str, state: Option<Option<i64>>, reuse: bool) -> Result<AgentAdd, CoreError> {
+    match state {
+        None => Ok(AgentAdd::Insert),
+        Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
+        Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
+            "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
+             (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
+        ))),
+        Some(Some(_)) => Ok(AgentAdd::Reuse),
+    }
+}
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 
 /// What `assent doctor` reports of a database.

@@ -272,13 +272,8 @@ impl PgStore {
         at: Timestamp,
         reuse: bool,
     ) -> Result<(), CoreError> {
-        match self.agent_state(conn, name).await? {
-            Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
-            Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
-                "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
-                 (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
-            ))),
-            Some(Some(_)) => {
+        match crate::agent_add(name, self.agent_state(conn, name).await?, reuse)? {
+            crate::AgentAdd::Reuse => {
                 sqlx::query(
                     "UPDATE agents SET token_hash = $1, created_at = $2, revoked_at = NULL WHERE node = $3 AND name = $4",
                 )
@@ -291,7 +286,7 @@ impl PgStore {
                 .map_err(core)?;
                 self.log_agent(conn, name, "reused", at).await
             }
-            None => {
+            crate::AgentAdd::Insert => {
                 sqlx::query("INSERT INTO agents (node, name, token_hash, created_at) VALUES ($1, $2, $3, $4)")
                     .bind(&self.node)
                     .bind(name)

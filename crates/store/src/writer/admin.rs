@@ -61,13 +61,8 @@ impl Writer {
             .fetch_optional(&mut self.conn)
             .await
             .map_err(db_err)?;
-        match active {
-            Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
-            Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
-                "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
-                 (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
-            ))),
-            Some(Some(_)) => {
+        match crate::agent_add(name, active, reuse)? {
+            crate::AgentAdd::Reuse => {
                 sqlx::query("UPDATE agents SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?")
                     .bind(&hash[..])
                     .bind(at.0)
@@ -77,7 +72,7 @@ impl Writer {
                     .map_err(db_err)?;
                 self.log_agent(name, "reused", at).await
             }
-            None => {
+            crate::AgentAdd::Insert => {
                 sqlx::query("INSERT INTO agents (name, token_hash, created_at) VALUES (?, ?, ?)")
                     .bind(name)
                     .bind(&hash[..])
