@@ -147,17 +147,17 @@ impl PgStore {
                 .await
                 .map_err(core)?;
         }
-        let stored = match &rec.decided {
-            None => self.fetch(&mut tx, &p.id).await?,
+        // The row is the proposal as given (the SQLite store answers the same way): no read back.
+        let proposal = match &rec.decided {
+            None => Proposal { node: Some(self.node.clone()), ..p },
             Some(t) => match self.transition_in(&mut tx, t).await? {
-                Transitioned::Done(decided) => Some(decided),
+                Transitioned::Done(decided) => decided,
                 Transitioned::Conflict(_) => {
                     return Err(StoreError::Corrupt(format!("proposal {} changed as it was filed", p.id)).into());
                 }
             },
         };
         tx.commit().await.map_err(core)?;
-        let proposal = stored.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", p.id)))?;
         Ok(Inserted::Created { proposal, superseded })
     }
 
