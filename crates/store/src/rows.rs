@@ -16,6 +16,7 @@ use sqlx::sqlite::SqliteRow;
 pub(crate) trait Cols {
     fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError>;
     fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError>;
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// A yes/no column (an integer 0/1 on SQLite, a boolean on PostgreSQL).
     fn flag(&self, col: &str) -> Result<bool, StoreError>;
     /// The node a row belongs to (a team store's rows have one; SQLite's never do).
@@ -36,6 +37,9 @@ impl Cols for SqliteRow {
     fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
         self.try_get(col).map_err(db_err)
     }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.try_get(col).map_err(db_err)
+    }
     fn flag(&self, col: &str) -> Result<bool, StoreError> {
         Ok(self.try_get::<i64, _>(col).map_err(db_err)? != 0)
     }
@@ -49,6 +53,9 @@ impl Cols for PgRow {
         self.try_get(col).map_err(crate::pg::db_err)
     }
     fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.try_get(col).map_err(crate::pg::db_err)
+    }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.try_get(col).map_err(crate::pg::db_err)
     }
     fn flag(&self, col: &str) -> Result<bool, StoreError> {

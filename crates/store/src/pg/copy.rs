@@ -6,12 +6,13 @@
 //! The rules in force are not: a team's rules apply to every node's agents, so the team adds
 //! the ones it wants; the report names how many were left out.
 
-use super::{TeamOptions, core, db_err, migrate};
+use super::{TeamOptions, core, migrate};
+use crate::rows::Cols;
 use assent_core::error::{CoreError, StoreError};
 use sha2::Digest;
 use sqlx::postgres::PgArguments;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteRow};
-use sqlx::{Arguments, ConnectOptions, Connection, Row};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Arguments, ConnectOptions, Connection};
 use std::path::Path;
 
 /// How a column is carried over.
@@ -121,25 +122,14 @@ impl Val {
     }
 }
 
-fn read_sqlite(row: &SqliteRow, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
+/// A row's values, from either side.
+fn read(row: &impl Cols, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
     cols.iter()
         .map(|(c, t)| {
             Ok(match t {
-                Ty::Text => Val::Text(row.try_get(*c).map_err(crate::db_err)?),
-                Ty::Int => Val::Int(row.try_get(*c).map_err(crate::db_err)?),
-                Ty::Bytes => Val::Bytes(row.try_get(*c).map_err(crate::db_err)?),
-            })
-        })
-        .collect()
-}
-
-fn read_pg(row: &sqlx::postgres::PgRow, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
-    cols.iter()
-        .map(|(c, t)| {
-            Ok(match t {
-                Ty::Text => Val::Text(row.try_get(*c).map_err(db_err)?),
-                Ty::Int => Val::Int(row.try_get(*c).map_err(db_err)?),
-                Ty::Bytes => Val::Bytes(row.try_get(*c).map_err(db_err)?),
+                Ty::Text => Val::Text(row.text_opt(c)?),
+                Ty::Int => Val::Int(row.int_opt(c)?),
+                Ty::Bytes => Val::Bytes(row.bytes_opt(c)?),
             })
         })
         .collect()
@@ -194,7 +184,7 @@ pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyR
             format!("INSERT INTO {} (node, {}) VALUES ($1, {})", t.name, names.join(", "), placeholders.join(", "));
         let mut want = sha2::Sha256::new();
         for row in &rows {
-            let vals = read_sqlite(row, t.cols)?;
+            let vals = read(row, t.cols)?;
             let mut args = PgArguments::default();
             let bad = |e| CoreError::Store(StoreError::Database(format!("cannot bind a value: {e}")));
             args.add(&opts.node).map_err(bad)?;
@@ -214,7 +204,7 @@ pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyR
         let copied = sqlx::query(sqlx::AssertSqlSafe(back)).bind(&opts.node).fetch_all(&mut *tx).await.map_err(core)?;
         let mut got = sha2::Sha256::new();
         for row in &copied {
-            for v in read_pg(row, t.cols)? {
+            for v in read(row, t.cols)? {
                 v.feed(&mut got);
             }
         }
