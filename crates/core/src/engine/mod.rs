@@ -204,13 +204,19 @@ impl Engine {
     /// Whether this server carries out `p`: the node that received it does (every proposal
     /// does on a store of one's own).
     pub(crate) fn applies_here(&self, p: &Proposal) -> bool {
-        p.node.is_none() || p.node == self.inner.config.node
+        self.is_here(&p.node)
+    }
+
+    /// Whether something that came through `node` came through this server (everything did,
+    /// on a store of one's own).
+    fn is_here(&self, node: &Option<String>) -> bool {
+        node.is_none() || *node == self.inner.config.node
     }
 
     /// Whether the proposal `p` is agent `agent`'s own: its name, on this node (an agent's
     /// name is only good on the node it belongs to).
     pub fn belongs_to(&self, agent: &str, p: &crate::proposal::ProposalSummary) -> bool {
-        p.agent == agent && (p.node.is_none() || p.node == self.inner.config.node)
+        p.agent == agent && self.is_here(&p.node)
     }
 
     /// The configuration in force.

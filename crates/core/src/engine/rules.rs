@@ -189,6 +189,15 @@ impl Engine {
 
     /// Puts a changed set of rules in force: the rules kept, and the one added. Only the new
     /// rule is compiled; the glob sets are rebuilt.
+    /// Reads the rules in force again from the store (another node changed them, or this one
+    /// was out of touch), one change at a time with this node's own.
+    pub(super) async fn reload_rules(&self) -> Result<(), CoreError> {
+        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let set = load(self.inner.store.as_ref()).await?;
+        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
+        Ok(())
+    }
+
     fn swap_rules(&self, keep: impl Fn(&Candidate) -> bool, added: Option<Candidate>) {
         let old = self.rule_set();
         let mut cands: Vec<Candidate> = old.rules().iter().filter(|c| keep(c)).cloned().collect();

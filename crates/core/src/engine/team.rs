@@ -6,7 +6,7 @@ use super::{Engine, Inner};
 use crate::events::Event;
 use crate::status::{KindClass, Status};
 use crate::store::RemoteChange;
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 use tokio::sync::mpsc;
 
 impl Engine {
@@ -46,11 +46,8 @@ impl Engine {
                     self.spawn_apply(p.id.clone());
                 }
             }
-            RemoteChange::Rules => match super::rules::load(self.inner.store.as_ref()).await {
-                Ok(set) => {
-                    *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
-                    self.inner.bus.publish(Event::RulesChanged { rule_id: String::new() });
-                }
+            RemoteChange::Rules => match self.reload_rules().await {
+                Ok(()) => self.inner.bus.publish(Event::RulesChanged { rule_id: String::new() }),
                 Err(e) => tracing::warn!(error = %e, "could not reload the rules another node changed"),
             },
             RemoteChange::Resync => self.resync().await,
@@ -73,9 +70,8 @@ impl Engine {
             }
             Err(e) => tracing::warn!(error = %e, "could not read the approved writes after reconnecting"),
         }
-        match super::rules::load(self.inner.store.as_ref()).await {
-            Ok(set) => *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set),
-            Err(e) => tracing::warn!(error = %e, "could not reload the rules after reconnecting"),
+        if let Err(e) = self.reload_rules().await {
+            tracing::warn!(error = %e, "could not reload the rules after reconnecting");
         }
         tracing::info!("the team store is back; caught up with what changed meanwhile");
     }
