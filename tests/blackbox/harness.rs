@@ -199,23 +199,19 @@ impl Server {
     /// in its home, or its team database): rows as lines, columns joined by `|`; the error when
     /// the database refuses it.
     pub fn sql(&self, sql: &str) -> Result<String, String> {
-        let out = match self.env_of("ASSENT_STORE") {
-            Some(url) => Command::new("psql")
-                .args([url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
-                .env("PGPASSFILE", self.env_of("PGPASSFILE").unwrap_or_default())
-                .output()
-                .unwrap(),
-            None => Command::new("python3")
-                .args([
-                    "-c",
-                    "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); \
-                     print('\\n'.join('|'.join(str(v) for v in row) for row in r))",
-                ])
-                .arg(self.home.path().join("assent.db"))
-                .arg(sql)
-                .output()
-                .unwrap(),
-        };
+        if let Some(url) = self.env_of("ASSENT_STORE") {
+            return crate::pg::psql(url, self.env_of("PGPASSFILE").unwrap_or_default(), sql);
+        }
+        let out = Command::new("python3")
+            .args([
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); \
+                 print('\\n'.join('|'.join(str(v) for v in row) for row in r))",
+            ])
+            .arg(self.home.path().join("assent.db"))
+            .arg(sql)
+            .output()
+            .unwrap();
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
         } else {

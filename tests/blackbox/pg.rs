@@ -58,13 +58,7 @@ impl Postgres {
 
     /// Runs SQL as the server's superuser; the output (unaligned, tuples only).
     pub fn psql(&self, url: &str, sql: &str) -> String {
-        let out = Command::new("psql")
-            .args([url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
-            .env("PGPASSFILE", &self.pgpass)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "psql {sql}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        psql(url, &self.pgpass, sql).unwrap_or_else(|e| panic!("psql {sql}: {e}"))
     }
 
     /// The environment a server or the CLI needs to use `url` as node `node`, decided on by `person`.
@@ -96,6 +90,21 @@ impl Drop for Postgres {
         if self.dedicated {
             let _ = Command::new(SCRIPT).args(["stop", self.dir.to_str().unwrap()]).output();
         }
+    }
+}
+
+/// Runs SQL on `url` with the password from `pgpass`: rows as lines, columns joined by `|`; or
+/// what PostgreSQL said when it refused.
+pub fn psql(url: &str, pgpass: impl AsRef<std::ffi::OsStr>, sql: &str) -> Result<String, String> {
+    let out = Command::new("psql")
+        .args([url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+        .env("PGPASSFILE", pgpass)
+        .output()
+        .unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).to_string())
     }
 }
 
