@@ -13,21 +13,28 @@ use async_trait::async_trait;
 use sqlx::postgres::PgRow;
 use sqlx::{Postgres, QueryBuilder, Row};
 
-/// The columns [`rows::proposal`] reads, and the node.
-pub(crate) const PROPOSAL_COLS: &str = concat!(rows::proposal_cols!(), ", node");
-const AUDIT_COLS: &str = concat!(rows::audit_cols!(), ", node");
-const RULE_COLS: &str = concat!(rows::rule_cols!(), ", node");
+/// The columns [`rows::proposal`] reads, and the node, for `concat!` into queries (so that every
+/// fixed query is a `&'static str`, as on SQLite).
+macro_rules! proposal_cols {
+    () => {
+        concat!(crate::rows::proposal_cols!(), ", node")
+    };
+}
+pub(crate) use proposal_cols;
+macro_rules! audit_cols {
+    () => {
+        concat!(crate::rows::audit_cols!(), ", node")
+    };
+}
+macro_rules! rule_cols {
+    () => {
+        concat!(crate::rows::rule_cols!(), ", node")
+    };
+}
+pub(crate) use rule_cols;
 
 fn proposals(rows: &[PgRow]) -> Result<Vec<Proposal>, CoreError> {
     Ok(rows.iter().map(rows::proposal).collect::<Result<_, _>>()?)
-}
-
-impl PgStore {
-    async fn proposals_where(&self, clause: &str, bind: &str) -> Result<Vec<Proposal>, CoreError> {
-        let sql = format!("SELECT {PROPOSAL_COLS} FROM proposals WHERE {clause} ORDER BY seq");
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(bind).fetch_all(&self.pool).await.map_err(core)?;
-        proposals(&rows)
-    }
 }
 
 #[async_trait]
@@ -41,13 +48,18 @@ impl Store for PgStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError> {
-        Ok(self.proposals_where("id = $1", id).await?.pop())
+        let row = sqlx::query(concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(core)?;
+        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError> {
         // Only the filters given are in the statement, so the planner picks the index for them.
         let mut b: QueryBuilder<Postgres> =
-            QueryBuilder::new(format!("SELECT seq, {PROPOSAL_COLS} FROM proposals WHERE TRUE"));
+            QueryBuilder::new(concat!("SELECT seq, ", proposal_cols!(), " FROM proposals WHERE TRUE"));
         let eq = |b: &mut QueryBuilder<Postgres>, col: &str, v: &Option<String>| {
             if let Some(v) = v {
                 b.push(format!(" AND {col} = ")).push_bind(v.clone());
@@ -84,15 +96,16 @@ impl Store for PgStore {
     }
 
     async fn group(&self, agent: Option<&str>, group_id: &str) -> Result<Vec<Proposal>, CoreError> {
-        let sql = format!(
-            "SELECT {PROPOSAL_COLS} FROM proposals WHERE group_id = $1 AND ($2::text IS NULL OR agent = $2) ORDER BY seq"
-        );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(group_id)
-            .bind(agent)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(core)?;
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            proposal_cols!(),
+            " FROM proposals WHERE group_id = $1 AND ($2::text IS NULL OR agent = $2) ORDER BY seq"
+        ))
+        .bind(group_id)
+        .bind(agent)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(core)?;
         proposals(&rows)
     }
 
@@ -117,14 +130,16 @@ impl Store for PgStore {
     }
 
     async fn audit_for(&self, id: &str) -> Result<Vec<AuditEntry>, CoreError> {
-        let sql = format!("SELECT {AUDIT_COLS} FROM audit WHERE proposal_id = $1 ORDER BY seq");
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_all(&self.pool).await.map_err(core)?;
+        let rows = sqlx::query(concat!("SELECT ", audit_cols!(), " FROM audit WHERE proposal_id = $1 ORDER BY seq"))
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(core)?;
         Ok(rows.iter().map(rows::audit).collect::<Result<_, _>>()?)
     }
 
     async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError> {
-        let sql = format!("SELECT {AUDIT_COLS} FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2");
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let rows = sqlx::query(concat!("SELECT ", audit_cols!(), " FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2"))
             .bind(after_seq)
             .bind(i64::from(limit))
             .fetch_all(&self.pool)
@@ -180,11 +195,15 @@ impl Store for PgStore {
 
     async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError> {
         // This node's only: another node's writes are its own to carry out and settle.
-        let sql = format!(
-            "SELECT {PROPOSAL_COLS} FROM proposals WHERE node = $1 AND status IN ('approved', 'applying') \
-             AND class = 'applied' ORDER BY seq"
-        );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&self.node).fetch_all(&self.pool).await.map_err(core)?;
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            proposal_cols!(),
+            " FROM proposals WHERE node = $1 AND status IN ('approved', 'applying') AND class = 'applied' ORDER BY seq"
+        ))
+        .bind(&self.node)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(core)?;
         proposals(&rows)
     }
 
@@ -230,14 +249,19 @@ impl Store for PgStore {
     }
 
     async fn rules(&self) -> Result<Vec<Rule>, CoreError> {
-        let sql = format!("SELECT {RULE_COLS} FROM rules ORDER BY seq");
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&self.pool).await.map_err(core)?;
+        let rows = sqlx::query(concat!("SELECT ", rule_cols!(), " FROM rules ORDER BY seq"))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(core)?;
         Ok(rows.iter().map(rows::rule).collect::<Result<_, _>>()?)
     }
 
     async fn rule(&self, id: &str) -> Result<Option<Rule>, CoreError> {
-        let sql = format!("SELECT {RULE_COLS} FROM rules WHERE id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.pool).await.map_err(core)?;
+        let row = sqlx::query(concat!("SELECT ", rule_cols!(), " FROM rules WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(core)?;
         Ok(row.map(|r| rows::rule(&r)).transpose()?)
     }
 

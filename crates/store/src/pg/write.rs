@@ -3,7 +3,7 @@
 //! one agent's inserts are serialized by a transaction-scoped advisory lock so its pending
 //! limit holds.
 
-use super::reads::PROPOSAL_COLS;
+use super::reads::{proposal_cols, rule_cols};
 use super::{PgStore, core};
 use crate::rows;
 use assent_core::credentials::CredentialMeta;
@@ -22,8 +22,11 @@ fn json_text<T: serde::Serialize>(v: &T) -> Result<String, CoreError> {
 
 impl PgStore {
     async fn fetch(&self, conn: &mut PgConnection, id: &str) -> Result<Option<Proposal>, CoreError> {
-        let sql = format!("SELECT {PROPOSAL_COLS} FROM proposals WHERE id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&mut *conn).await.map_err(core)?;
+        let row = sqlx::query(concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(core)?;
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 
@@ -432,8 +435,11 @@ impl PgStore {
         at: Timestamp,
     ) -> Result<Option<Rule>, CoreError> {
         let mut tx = self.pool.begin().await.map_err(core)?;
-        let sql = format!("SELECT {}, node FROM rules WHERE id = $1 FOR UPDATE", rows::rule_cols!());
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&mut *tx).await.map_err(core)?;
+        let row = sqlx::query(concat!("SELECT ", rule_cols!(), " FROM rules WHERE id = $1 FOR UPDATE"))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(core)?;
         let Some(rule) = row.map(|r| rows::rule(&r)).transpose()? else { return Ok(None) };
         sqlx::query("DELETE FROM rules WHERE id = $1").bind(id).execute(&mut *tx).await.map_err(core)?;
         self.log_rule(&mut tx, &rule, "removed", actor, channel, at).await?;
