@@ -47,6 +47,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_header",
             "invalid_host",
             "invalid_idempotency_key",
+            "invalid_input",
             "invalid_match",
             "invalid_path",
             "invalid_payload",

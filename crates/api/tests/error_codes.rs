@@ -56,7 +56,7 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
     }
     let mut request: BTreeMap<u16, BTreeSet<String>> = BTreeMap::new();
     let mut failed = BTreeSet::new();
-    let invalid = regex::Regex::new(r#"\b(?:CoreError::invalid|invalid|refuse)\(\s*"([a-z][a-z_]+)""#).unwrap();
+    let invalid = regex::Regex::new(r#"\b(?:CoreError::invalid|invalid|refuse|bad)\(\s*"([a-z][a-z_]+)""#).unwrap();
     let api =
         regex::Regex::new(r#"(?:ApiError|Self)::new\(\s*(?:axum::http::)?StatusCode::([A-Z_]+),\s*"([a-z][a-z_]+)""#)
             .unwrap();
