@@ -417,3 +417,79 @@ async fn a_node_killed_while_applying_settles_its_own_write_when_it_comes_back()
     assert_eq!(trail.last().map(String::as_str), Some("alpha assent system applying applied"), "{trail:?}");
     assert!(!trail.iter().any(|r| r.starts_with("beta assent")), "B applied something: {trail:?}");
 }
+
+#[tokio::test]
+async fn a_burst_of_proposals_is_each_answered_as_stored_within_the_pending_limit() {
+    let pg = shared();
+    let url = pg.new_db();
+    let env = pg.env(&url, "alpha", "ana");
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let a = Server::start_with("max_pending_per_agent = 25\n", &env).await;
+    let b = node(pg, &url, "beta", "ben").await;
+    let post = |body: Value, key: Option<String>| {
+        let (http, url, tok) = (a.http.clone(), a.url.clone(), a.agent.clone());
+        tokio::spawn(async move {
+            let mut r = http.post(format!("{url}/v1/proposals")).bearer_auth(tok).json(&body);
+            if let Some(k) = key {
+                r = r.header("Idempotency-Key", k);
+            }
+            let r = r.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        })
+    };
+    let tool =
+        |n: usize| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": format!("echo {n}")}}});
+    a.propose_tool("first").await;
+
+    // 40 at once, 24 places left: exactly 24 stored, each answered with what is stored.
+    let burst: Vec<_> = (0..40).map(|n| post(tool(n), None)).collect();
+    let (mut created, mut refused) = (Vec::new(), 0);
+    for h in burst {
+        match h.await.unwrap() {
+            (201, p) => created.push(p),
+            (429, e) => {
+                assert_eq!(e["error"]["code"], "too_many_pending", "{e}");
+                refused += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((created.len(), refused), (24, 16));
+    for p in &created {
+        let (st, stored) = b.get(p["id"].as_str().unwrap(), &b.owner).await;
+        assert_eq!(st, 200);
+        for field in ["id", "status", "node", "payload", "created_at", "agent"] {
+            assert_eq!(stored[field], p[field], "{field}");
+        }
+        assert_eq!(stored["node"], "alpha");
+    }
+    let count = |sql: &str| pg.psql(&url, sql).trim().parse::<usize>().unwrap();
+    assert_eq!(count("SELECT count(*) FROM proposals WHERE agent = 'default' AND status = 'pending'"), 25);
+    assert_eq!(count("SELECT count(*) FROM audit WHERE to_status = 'pending'"), 25, "one created row each");
+
+    // Decisions on B make room on A; retries with one key, sent at once, file it once.
+    for p in created.iter().take(6) {
+        let (st, _) = b.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject"})).await;
+        assert_eq!(st, 200);
+    }
+    let retries: Vec<_> = (0..6).map(|_| post(tool(99), Some("retry-1".into()))).collect();
+    let mut ids = std::collections::BTreeSet::new();
+    let mut statuses = Vec::new();
+    for h in retries {
+        let (st, p) = h.await.unwrap();
+        statuses.push(st);
+        ids.insert(p["id"].as_str().unwrap().to_string());
+    }
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 201]);
+    assert_eq!(ids.len(), 1);
+    assert_eq!(count("SELECT count(*) FROM proposals WHERE idempotency_key = 'retry-1'"), 1);
+    // And the room left is exactly what the decisions made.
+    let more: Vec<_> = (100..110).map(|n| post(tool(n), None)).collect();
+    let mut ok = 0;
+    for h in more {
+        ok += usize::from(h.await.unwrap().0 == 201);
+    }
+    assert_eq!(ok, 5);
+    assert_eq!(count("SELECT count(*) FROM proposals WHERE agent = 'default' AND status = 'pending'"), 25);
+}

@@ -10,12 +10,14 @@
 //!   on one node wakes the waiting agent on another; after a lost connection the node reads
 //!   again what its waiters wait on.
 //! - A node holds a session advisory lock on its name while it runs: a second server with the
-//!   same name refuses to start.
+//!   same name refuses to start. So only one task files a node's proposals ([`ingest`]), in
+//!   batches, one commit each, keeping each agent's pending count itself.
 //! - A database out of reach answers `store_unavailable` (never an acknowledgement for
 //!   something not stored), and the pool reconnects on its own.
 
 mod copy;
 mod follow;
+mod ingest;
 mod reads;
 mod write;
 
@@ -110,6 +112,7 @@ fn connect_options(opts: &TeamOptions) -> Result<PgConnectOptions, StoreError> {
 pub struct PgStore {
     pool: PgPool,
     node: String,
+    ingest: mpsc::Sender<ingest::Job>,
     changes: std::sync::Arc<Mutex<Option<mpsc::Receiver<RemoteChange>>>>,
     _node_lock: std::sync::Arc<follow::NodeLock>,
 }
@@ -227,6 +230,7 @@ impl PgStore {
         .map_err(db_err)?;
         let rx = follow::start(pool.clone(), opts.node.clone()).await?;
         Ok(Self {
+            ingest: ingest::start(pool.clone(), opts.node.clone()),
             pool,
             node: opts.node.clone(),
             changes: std::sync::Arc::new(Mutex::new(Some(rx))),

@@ -40,7 +40,9 @@ fn proposals(rows: &[PgRow]) -> Result<Vec<Proposal>, CoreError> {
 #[async_trait]
 impl Store for PgStore {
     async fn insert(&self, rec: NewRecord) -> Result<Inserted, CoreError> {
-        self.insert_record(rec).await
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.ingest.send((Box::new(rec), reply)).await.map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
     }
 
     async fn transition(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {

@@ -1,7 +1,6 @@
-//! Writes on the team store, each in a transaction of its own. PostgreSQL takes concurrent
-//! writers itself, so there is no writer task here: a status change is a compare-and-set, and
-//! one agent's inserts are serialized by a transaction-scoped advisory lock so its pending
-//! limit holds.
+//! Writes on the team store other than new proposals (those are `ingest`'s), each in a
+//! transaction of its own: PostgreSQL takes concurrent writers itself, and a status change is a
+//! compare-and-set, so any node may decide while another applies.
 
 use super::reads::{proposal_cols, rule_cols};
 use super::{PgStore, core};
@@ -10,8 +9,7 @@ use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::rules::Rule;
-use assent_core::status::Status;
-use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
+use assent_core::store::{Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
 use sqlx::PgConnection;
@@ -20,203 +18,73 @@ fn json_text<T: serde::Serialize>(v: &T) -> Result<String, CoreError> {
     serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()).into())
 }
 
-impl PgStore {
-    async fn fetch(&self, conn: &mut PgConnection, id: &str) -> Result<Option<Proposal>, CoreError> {
-        let row = sqlx::query(concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1"))
-            .bind(id)
+/// One proposal, read inside the caller's transaction.
+pub(super) async fn fetch(conn: &mut PgConnection, id: &str) -> Result<Option<Proposal>, CoreError> {
+    let row = sqlx::query(concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(core)?;
+    Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+}
+
+/// One compare-and-set with its audit row, inside the caller's transaction.
+pub(super) async fn transition_in(
+    conn: &mut PgConnection,
+    node: &str,
+    t: &Transition,
+) -> Result<Transitioned, CoreError> {
+    let decision = t.decision.as_ref().map(json_text).transpose()?;
+    let error = t.error.as_ref().map(json_text).transpose()?;
+    let res = sqlx::query(
+        "UPDATE proposals SET status = $1, updated_at = $2, decision = COALESCE($3, decision), \
+         result = COALESCE($4, result), error = COALESCE($5, error) WHERE id = $6 AND status = $7",
+    )
+    .bind(t.to.as_str())
+    .bind(t.at.0)
+    .bind(decision)
+    .bind(t.result.as_ref().map(Value::to_string))
+    .bind(error)
+    .bind(&t.id)
+    .bind(t.from.as_str())
+    .execute(&mut *conn)
+    .await
+    .map_err(core)?;
+    if res.rows_affected() != 1 {
+        let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = $1")
+            .bind(&t.id)
             .fetch_optional(&mut *conn)
             .await
             .map_err(core)?;
-        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+        return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
     }
+    sqlx::query(
+        "INSERT INTO audit (proposal_id, node, actor, channel, from_status, to_status, at, detail) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&t.id)
+    .bind(node)
+    .bind(&t.actor)
+    .bind(t.channel.as_str())
+    .bind(t.from.as_str())
+    .bind(t.to.as_str())
+    .bind(t.at.0)
+    .bind(t.detail.as_ref().map(Value::to_string))
+    .execute(&mut *conn)
+    .await
+    .map_err(core)?;
+    let p = fetch(conn, &t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
+    Ok(Transitioned::Done(p))
+}
 
-    pub(super) async fn insert_record(&self, rec: NewRecord) -> Result<Inserted, CoreError> {
-        let mut tx = self.pool.begin().await.map_err(core)?;
-        let p = rec.proposal;
-        // One agent's inserts one at a time: the idempotency check and the pending count hold.
-        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('assent-agent:' || $1 || '/' || $2, 0))")
-            .bind(&self.node)
-            .bind(&p.agent)
-            .execute(&mut *tx)
-            .await
-            .map_err(core)?;
-        if let Some(idem) = &rec.idempotency {
-            let row: Option<(String, Option<String>)> = sqlx::query_as(
-                "SELECT id, request_sha256 FROM proposals WHERE node = $1 AND agent = $2 AND idempotency_key = $3",
-            )
-            .bind(&self.node)
-            .bind(&p.agent)
-            .bind(&idem.key)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(core)?;
-            if let Some((id, hash)) = row {
-                if hash.as_deref() != Some(idem.request_sha256.as_str()) {
-                    return Err(CoreError::IdempotencyConflict);
-                }
-                let existing = self
-                    .fetch(&mut tx, &id)
-                    .await?
-                    .ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
-                return Ok(Inserted::Existing(existing));
-            }
-        }
-        if rec.decided.is_none() {
-            let n: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM proposals WHERE node = $1 AND agent = $2 AND status = 'pending'",
-            )
-            .bind(&self.node)
-            .bind(&p.agent)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(core)?;
-            if n >= i64::from(rec.max_pending) {
-                return Err(CoreError::TooMany {
-                    code: "too_many_pending",
-                    message: format!(
-                        "agent `{}` already has {n} pending proposals (the limit); wait for decisions first",
-                        p.agent
-                    ),
-                });
-            }
-        }
-        let mut superseded = None;
-        if let Some(prev) = &p.supersedes {
-            let row: Option<(String, String, String)> =
-                sqlx::query_as("SELECT agent, node, status FROM proposals WHERE id = $1")
-                    .bind(prev)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(core)?;
-            let Some((_, _, st)) = row.filter(|(a, n, _)| *a == p.agent && *n == self.node) else {
-                return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
-            };
-            if st == "pending" {
-                let t = Transition {
-                    detail: Some(serde_json::json!({ "superseded_by": p.id })),
-                    ..Transition::status_change(
-                        prev.clone(),
-                        Status::Pending,
-                        Status::Withdrawn,
-                        p.created_at,
-                        &p.agent,
-                        Channel::Agent,
-                    )
-                };
-                if let Transitioned::Done(old) = self.transition_in(&mut tx, &t).await? {
-                    superseded = Some(old);
-                }
-            }
-        }
-        let (key, hash) = match &rec.idempotency {
-            Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
-            None => (None, None),
-        };
-        sqlx::query(
-            "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, base, session_id, \
-             group_id, status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, request_sha256, \
-             created_by, created_channel) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
-        )
-        .bind(&p.id)
-        .bind(&self.node)
-        .bind(&p.kind)
-        .bind(rows::class_str(p.class))
-        .bind(&p.agent)
-        .bind(&p.title)
-        .bind(&p.summary)
-        .bind(rec.stored.payload.as_str())
-        .bind(rec.stored.preview.as_str())
-        .bind(p.base.as_ref().map(Value::to_string))
-        .bind(&p.session_id)
-        .bind(&p.group_id)
-        .bind(p.status.as_str())
-        .bind(p.created_at.0)
-        .bind(p.updated_at.0)
-        .bind(p.expires_at.0)
-        .bind(rec.stored.facts.as_deref())
-        .bind(&p.supersedes)
-        .bind(key)
-        .bind(hash)
-        .bind(rec.origin.as_ref().map(|o| o.0.clone()))
-        .bind(rec.origin.as_ref().map(|o| o.1.as_str()))
-        .execute(&mut *tx)
-        .await
-        .map_err(core)?;
-        if let Some(rule) = &rec.rule {
-            sqlx::query("UPDATE rules SET matched = matched + 1 WHERE id = $1")
-                .bind(rule)
-                .execute(&mut *tx)
-                .await
-                .map_err(core)?;
-        }
-        // The row is the proposal as given (the SQLite store answers the same way): no read back.
-        let proposal = match &rec.decided {
-            None => Proposal { node: Some(self.node.clone()), ..p },
-            Some(t) => match self.transition_in(&mut tx, t).await? {
-                Transitioned::Done(decided) => decided,
-                Transitioned::Conflict(_) => {
-                    return Err(StoreError::Corrupt(format!("proposal {} changed as it was filed", p.id)).into());
-                }
-            },
-        };
-        tx.commit().await.map_err(core)?;
-        Ok(Inserted::Created { proposal, superseded })
-    }
-
-    /// One compare-and-set with its audit row, inside the caller's transaction.
-    async fn transition_in(&self, conn: &mut PgConnection, t: &Transition) -> Result<Transitioned, CoreError> {
-        let decision = t.decision.as_ref().map(json_text).transpose()?;
-        let error = t.error.as_ref().map(json_text).transpose()?;
-        let res = sqlx::query(
-            "UPDATE proposals SET status = $1, updated_at = $2, decision = COALESCE($3, decision), \
-             result = COALESCE($4, result), error = COALESCE($5, error) WHERE id = $6 AND status = $7",
-        )
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(decision)
-        .bind(t.result.as_ref().map(Value::to_string))
-        .bind(error)
-        .bind(&t.id)
-        .bind(t.from.as_str())
-        .execute(&mut *conn)
-        .await
-        .map_err(core)?;
-        if res.rows_affected() != 1 {
-            let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = $1")
-                .bind(&t.id)
-                .fetch_optional(&mut *conn)
-                .await
-                .map_err(core)?;
-            return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
-        }
-        sqlx::query(
-            "INSERT INTO audit (proposal_id, node, actor, channel, from_status, to_status, at, detail) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(&t.id)
-        .bind(&self.node)
-        .bind(&t.actor)
-        .bind(t.channel.as_str())
-        .bind(t.from.as_str())
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.detail.as_ref().map(Value::to_string))
-        .execute(&mut *conn)
-        .await
-        .map_err(core)?;
-        let p =
-            self.fetch(conn, &t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
-        Ok(Transitioned::Done(p))
-    }
-
+impl PgStore {
     pub(super) async fn transitions(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
         let mut out = Vec::with_capacity(ts.len());
         if !atomic {
             // Each stands alone.
             for t in &ts {
                 let mut tx = self.pool.begin().await.map_err(core)?;
-                let r = self.transition_in(&mut tx, t).await?;
+                let r = transition_in(&mut tx, &self.node, t).await?;
                 tx.commit().await.map_err(core)?;
                 out.push(r);
             }
@@ -224,7 +92,7 @@ impl PgStore {
         }
         let mut tx = self.pool.begin().await.map_err(core)?;
         for t in &ts {
-            out.push(self.transition_in(&mut tx, t).await?);
+            out.push(transition_in(&mut tx, &self.node, t).await?);
         }
         if let Some((t, now)) = ts.iter().zip(&out).find_map(|(t, o)| match o {
             Transitioned::Conflict(now) => Some((t, now)),
