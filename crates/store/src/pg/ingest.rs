@@ -12,6 +12,7 @@
 
 use super::write::{fetch, transition_in};
 use super::{core, db_err};
+use crate::pending::PendingBound;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::status::Status;
@@ -19,7 +20,6 @@ use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use serde_json::Value;
 use sqlx::postgres::{PgArguments, PgConnection, PgPool};
 use sqlx::{AssertSqlSafe, Postgres};
-use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -44,7 +44,7 @@ type Query<'q> = sqlx::query::Query<'q, Postgres, PgArguments>;
 /// Starts the task; it stops when the last sender is dropped.
 pub(super) fn start(pool: PgPool, node: String) -> mpsc::Sender<Job> {
     let (tx, rx) = mpsc::channel(MAX_BATCH * 4);
-    let task = Ingest { pool, node, pending_bound: HashMap::new(), sql: Vec::new() };
+    let task = Ingest { pool, node, pending_bound: PendingBound::default(), sql: Vec::new() };
     tokio::spawn(task.run(rx));
     tx
 }
@@ -52,10 +52,8 @@ pub(super) fn start(pool: PgPool, node: String) -> mpsc::Sender<Job> {
 struct Ingest {
     pool: PgPool,
     node: String,
-    /// An upper bound of each agent's pending proposals on this node. Inserts raise it; it is
-    /// counted exactly, inside the batch's transaction, only when it reaches the limit. Other
-    /// nodes can only lower the true count (by deciding), never raise it.
-    pending_bound: HashMap<String, i64>,
+    /// Each agent's pending proposals on this node, bounded (only this task files them).
+    pending_bound: PendingBound,
     /// The insert statements, by row count less one.
     sql: Vec<Option<Arc<str>>>,
 }
@@ -90,7 +88,7 @@ impl Ingest {
         let mut plain: Vec<(usize, Box<NewRecord>)> = Vec::new();
         for (rec, reply) in jobs {
             if self.is_plain(&rec) {
-                *self.pending_bound.entry(rec.proposal.agent.clone()).or_default() += 1;
+                self.pending_bound.raise(&rec.proposal.agent);
                 plain.push((answers.len(), rec));
                 answers.push(Answer { reply, result: None });
                 continue;
@@ -121,7 +119,7 @@ impl Ingest {
             && rec.proposal.supersedes.is_none()
             && rec.decided.is_none()
             && rec.rule.is_none()
-            && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending))
+            && self.pending_bound.under(&rec.proposal.agent, rec.max_pending)
     }
 
     /// The statement that inserts `n` rows, built once per row count.
@@ -175,9 +173,7 @@ impl Ingest {
                     Ok(_) => Self::savepoint(conn, "RELEASE row").await,
                     Err(e) => {
                         Self::savepoint(conn, "ROLLBACK TO row").await;
-                        if let Some(n) = self.pending_bound.get_mut(&rec.proposal.agent) {
-                            *n -= 1;
-                        }
+                        self.pending_bound.lower(&rec.proposal.agent);
                         answers[*i].result = Some(Err(core(e)));
                     }
                 }
@@ -264,7 +260,7 @@ impl Ingest {
         }
         let proposal = match &rec.decided {
             None => {
-                *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
+                self.pending_bound.raise(&p.agent);
                 Proposal { node: Some(self.node.clone()), ..rec.proposal }
             }
             Some(t) => match transition_in(conn, &self.node, t).await? {
@@ -278,8 +274,7 @@ impl Ingest {
     }
 
     async fn check_pending_limit(&mut self, conn: &mut PgConnection, agent: &str, max: u32) -> Result<(), CoreError> {
-        let max = i64::from(max);
-        if self.pending_bound.get(agent).is_some_and(|n| *n < max) {
+        if self.pending_bound.under(agent, max) {
             return Ok(());
         }
         let n: i64 =
@@ -289,16 +284,7 @@ impl Ingest {
                 .fetch_one(&mut *conn)
                 .await
                 .map_err(core)?;
-        self.pending_bound.insert(agent.to_string(), n);
-        if n >= max {
-            return Err(CoreError::TooMany {
-                code: "too_many_pending",
-                message: format!(
-                    "agent `{agent}` already has {n} pending proposals (the limit); wait for decisions first"
-                ),
-            });
-        }
-        Ok(())
+        self.pending_bound.counted(agent, n, max)
     }
 }
 

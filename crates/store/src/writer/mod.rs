@@ -4,6 +4,7 @@ mod admin;
 mod plain;
 mod prune;
 
+use crate::pending::PendingBound;
 use crate::{db_err, rows};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
@@ -14,7 +15,6 @@ use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
 use sqlx::{Row, SqliteConnection};
-use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -100,16 +100,14 @@ const MAX_BATCH: usize = 512;
 
 struct Writer {
     conn: SqliteConnection,
-    /// An upper bound of each agent's pending proposals. Inserts raise it; it is recounted
-    /// exactly (inside the write transaction) only when it reaches the limit, so the limit
-    /// holds without a COUNT on every insert.
-    pending_bound: HashMap<String, i64>,
+    /// Each agent's pending proposals, bounded (only this task files them).
+    pending_bound: PendingBound,
     /// The multi-row insert statements, by row count less one.
     multi_sql: Vec<Option<Arc<str>>>,
 }
 
 pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
-    let mut w = Writer { conn, pending_bound: HashMap::new(), multi_sql: Vec::new() };
+    let mut w = Writer { conn, pending_bound: PendingBound::default(), multi_sql: Vec::new() };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
         w.commit_batch(batch.drain(..)).await;
@@ -362,7 +360,7 @@ impl Writer {
                 .map_err(db_err)?;
         }
         let Some(t) = rec.decided else {
-            *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
+            self.pending_bound.raise(&p.agent);
             return Ok(Inserted::Created { proposal: p, superseded });
         };
         match self.transition(&t).await? {
@@ -374,8 +372,7 @@ impl Writer {
     }
 
     async fn check_pending_limit(&mut self, agent: &str, max: u32) -> Result<(), CoreError> {
-        let max = i64::from(max);
-        if self.pending_bound.get(agent).is_some_and(|n| *n < max) {
+        if self.pending_bound.under(agent, max) {
             return Ok(());
         }
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE agent = ? AND status = 'pending'")
@@ -383,16 +380,7 @@ impl Writer {
             .fetch_one(&mut self.conn)
             .await
             .map_err(db_err)?;
-        self.pending_bound.insert(agent.to_string(), n);
-        if n >= max {
-            return Err(CoreError::TooMany {
-                code: "too_many_pending",
-                message: format!(
-                    "agent `{agent}` already has {n} pending proposals (the limit); wait for decisions first"
-                ),
-            });
-        }
-        Ok(())
+        self.pending_bound.counted(agent, n, max)
     }
 
     async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {

@@ -60,13 +60,13 @@ impl Writer {
     ) -> Option<Op> {
         let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none() && rec.origin.is_none()
             && rec.decided.is_none() && rec.rule.is_none()
-            && self.pending_bound.get(&rec.proposal.agent).is_some_and(|n| *n < i64::from(rec.max_pending)));
+            && self.pending_bound.under(&rec.proposal.agent, rec.max_pending));
         if !plain {
             return Some(op);
         }
         let Op::Insert(rec, reply) = op else { return None };
         let NewRecord { proposal: p, stored, .. } = *rec;
-        *self.pending_bound.entry(p.agent.clone()).or_default() += 1;
+        self.pending_bound.raise(&p.agent);
         deferred.push((done.len(), stored));
         done.push(Done::Insert(reply, Ok(Inserted::Created { proposal: p, superseded: None })));
         None
@@ -106,9 +106,7 @@ impl Writer {
                 let Ok(Inserted::Created { proposal, .. }) = &*res else { continue };
                 let p = proposal.clone();
                 if let Err(e) = self.insert_row(&p, None, None, None, stored).await {
-                    if let Some(n) = self.pending_bound.get_mut(&p.agent) {
-                        *n -= 1;
-                    }
+                    self.pending_bound.lower(&p.agent);
                     *res = Err(e);
                 }
             }
