@@ -11,6 +11,11 @@ const INGEST: usize = 24_000;
 const WARMUP: usize = 2_000;
 const WAITS: usize = 10_000;
 
+/// The number of waits (ASSENT_BENCH_WAITS; fewer to profile the server).
+fn waits_wanted() -> usize {
+    std::env::var("ASSENT_BENCH_WAITS").ok().and_then(|v| v.parse().ok()).unwrap_or(WAITS)
+}
+
 pub fn client() -> Result<reqwest::Client> {
     Ok(reqwest::Client::builder()
         .no_proxy()
@@ -177,7 +182,8 @@ pub async fn wake() -> Result<()> {
 
 /// 10,000 open waits: memory, and every one answered soon after its decision.
 pub async fn waits() -> Result<()> {
-    println!("\n== waits: {WAITS} open long-poll waits from {AGENTS} agents, then every proposal decided");
+    let waits = waits_wanted();
+    println!("\n== waits: {waits} open long-poll waits from {AGENTS} agents, then every proposal decided");
     let (srv, bin) = server::assent()?;
     let home = srv.home.as_ref().context("home")?.path().to_path_buf();
     let tokens = server::agents(&bin, &home, AGENTS)?;
@@ -185,15 +191,15 @@ pub async fn waits() -> Result<()> {
     let (rss0, pss0) = server::memory_mib(srv.pid());
 
     // The proposals.
-    let per = WAITS / AGENTS + 1;
-    let mut ids: Vec<(String, usize)> = Vec::with_capacity(WAITS);
+    let per = waits / AGENTS + 1;
+    let mut ids: Vec<(String, usize)> = Vec::with_capacity(waits);
     let mut make = Vec::new();
     for (a, token) in tokens.iter().enumerate() {
         let (c, base, token) = (client()?, srv.base.clone(), token.clone());
         make.push(tokio::spawn(async move {
             let mut mine = Vec::new();
             for i in 0..per {
-                if a * per + i < WAITS {
+                if a * per + i < waits {
                     mine.push((propose(&c, &base, &token, a * per + i).await?, a));
                 }
             }
@@ -203,10 +209,11 @@ pub async fn waits() -> Result<()> {
     for m in make {
         ids.extend(m.await??);
     }
+    let (rss1, pss1) = server::memory_mib(srv.pid());
 
     // The waits: one connection each.
     let clients: Vec<reqwest::Client> = (0..AGENTS).map(|_| client()).collect::<Result<_>>()?;
-    let mut waiting = Vec::with_capacity(WAITS);
+    let mut waiting = Vec::with_capacity(waits);
     for (id, a) in &ids {
         let (c, url, token) = (clients[*a].clone(), format!("{}/proposals/{id}?wait=90", srv.base), tokens[*a].clone());
         waiting.push(tokio::spawn(async move {
@@ -217,14 +224,17 @@ pub async fn waits() -> Result<()> {
     }
     let deadline = Instant::now() + Duration::from_secs(60);
     let before = server::sockets(srv.pid());
-    while server::sockets(srv.pid()) < WAITS && Instant::now() < deadline {
+    while server::sockets(srv.pid()) < waits && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // A moment for the last requests to be read and subscribed.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let open = server::sockets(srv.pid());
     let (rss, pss) = server::memory_mib(srv.pid());
-    println!("  server before the waits: RSS {rss0:.0} MiB, PSS {pss0:.0} MiB ({before} sockets)");
+    println!("  server when started: RSS {rss0:.0} MiB, PSS {pss0:.0} MiB");
+    println!(
+        "  server with the {waits} proposals filed, before the waits: RSS {rss1:.0} MiB, PSS {pss1:.0} MiB ({before} sockets)"
+    );
     println!(
         "  server with {open} connections open: RSS {rss:.0} MiB = {:.0} MB, PSS {pss:.0} MiB (target < 200 MB): {}",
         rss * 1_048_576.0 / 1_000_000.0,
@@ -233,7 +243,7 @@ pub async fn waits() -> Result<()> {
 
     // Decide them all, in batches; note when each batch was sent.
     let co = client()?;
-    let mut sent_at = Vec::with_capacity(WAITS);
+    let mut sent_at = Vec::with_capacity(waits);
     let first = Instant::now();
     for chunk in ids.chunks(500) {
         let items: Vec<Value> = chunk.iter().map(|(id, _)| json!({"id": id, "outcome": "approve"})).collect();
@@ -251,7 +261,7 @@ pub async fn waits() -> Result<()> {
         sent_at.extend(std::iter::repeat_n(sent, chunk.len()));
     }
     let decided = first.elapsed();
-    let mut lag = Vec::with_capacity(WAITS);
+    let mut lag = Vec::with_capacity(waits);
     let mut last = first;
     for (w, sent) in waiting.into_iter().zip(sent_at) {
         let (t, status) = w.await??;
@@ -264,7 +274,7 @@ pub async fn waits() -> Result<()> {
     lag.sort();
     let worst = pct(&lag, 1.0);
     println!(
-        "  {WAITS} decisions in {} (20 batches of 500); each wait answered after its decision: p50 {}  p99 {}  max {}",
+        "  {waits} decisions in {} (batches of 500); each wait answered after its decision: p50 {}  p99 {}  max {}",
         ms(decided),
         ms(pct(&lag, 0.5)),
         ms(pct(&lag, 0.99)),

@@ -68,7 +68,19 @@ pub fn assent_with(env: &[(String, String)]) -> Result<(Proc, PathBuf)> {
         home.path().join("config.toml"),
         "max_pending_per_agent = 1000000\nmax_waits_per_agent = 1000000\n",
     )?;
-    let mut child = Command::new(&bin)
+    // ASSENT_BENCH_WRAP runs the server under another program (a profiler), e.g.
+    // `valgrind --tool=massif --massif-out-file=/tmp/massif.out`.
+    let wrap: Vec<String> =
+        std::env::var("ASSENT_BENCH_WRAP").unwrap_or_default().split_whitespace().map(str::to_string).collect();
+    let mut cmd = match wrap.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(&bin);
+            c
+        }
+        None => Command::new(&bin),
+    };
+    let mut child = cmd
         .arg("--home")
         .arg(home.path())
         .args(["serve", "--port", "0"])
