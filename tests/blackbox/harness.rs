@@ -212,11 +212,7 @@ impl Server {
             .arg(sql)
             .output()
             .unwrap();
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).to_string())
-        }
+        crate::pg::answer(&out)
     }
 
     /// Everything the server's database holds, as bytes: the SQLite file and its write-ahead

@@ -101,6 +101,11 @@ pub fn psql(url: &str, pgpass: impl AsRef<std::ffi::OsStr>, sql: &str) -> Result
         .env("PGPASSFILE", pgpass)
         .output()
         .unwrap();
+    answer(&out)
+}
+
+/// A database tool's answer: its rows (trimmed) when it succeeded, what it said when it refused.
+pub fn answer(out: &std::process::Output) -> Result<String, String> {
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     } else {
