@@ -12,6 +12,7 @@
 //!   caller is answered only after the commit, so an acknowledged proposal is durable.
 //! - Reads use a small pool of separate connections ([`rows`] decodes them).
 
+mod multi;
 mod pending;
 pub mod pg;
 mod rows;

@@ -12,6 +12,7 @@
 
 use super::write::{fetch, transition_in};
 use super::{core, db_err};
+use crate::multi::MultiInsert;
 use crate::pending::PendingBound;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
@@ -20,7 +21,6 @@ use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use serde_json::Value;
 use sqlx::postgres::{PgArguments, PgConnection, PgPool};
 use sqlx::{AssertSqlSafe, Postgres};
-use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 type Reply = oneshot::Sender<Result<Inserted, CoreError>>;
@@ -33,10 +33,10 @@ const MAX_BATCH: usize = 512;
 /// Most rows one statement carries (22 parameters each; PostgreSQL allows 65,535).
 const ROWS_PER_STATEMENT: usize = 64;
 
-/// The columns [`bind`] binds, in its order.
-const COLUMNS: &str = "id, node, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
+/// The insert of the columns [`bind`] binds, in its order.
+const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
                        status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, \
-                       request_sha256, created_by, created_channel";
+                       request_sha256, created_by, created_channel)";
 const COLUMN_COUNT: usize = 22;
 
 type Query<'q> = sqlx::query::Query<'q, Postgres, PgArguments>;
@@ -44,7 +44,12 @@ type Query<'q> = sqlx::query::Query<'q, Postgres, PgArguments>;
 /// Starts the task; it stops when the last sender is dropped.
 pub(super) fn start(pool: PgPool, node: String) -> mpsc::Sender<Job> {
     let (tx, rx) = mpsc::channel(MAX_BATCH * 4);
-    let task = Ingest { pool, node, pending_bound: PendingBound::default(), sql: Vec::new() };
+    let task = Ingest {
+        pool,
+        node,
+        pending_bound: PendingBound::default(),
+        sql: MultiInsert::new(INSERT, COLUMN_COUNT, true),
+    };
     tokio::spawn(task.run(rx));
     tx
 }
@@ -54,8 +59,8 @@ struct Ingest {
     node: String,
     /// Each agent's pending proposals on this node, bounded (only this task files them).
     pending_bound: PendingBound,
-    /// The insert statements, by row count less one.
-    sql: Vec<Option<Arc<str>>>,
+    /// The insert statements, by row count.
+    sql: MultiInsert,
 }
 
 /// One insert's answer, known once its batch commits.
@@ -122,25 +127,6 @@ impl Ingest {
             && self.pending_bound.under(&rec.proposal.agent, rec.max_pending)
     }
 
-    /// The statement that inserts `n` rows, built once per row count.
-    fn statement(&mut self, n: usize) -> Arc<str> {
-        if self.sql.len() < n {
-            self.sql.resize(n, None);
-        }
-        self.sql[n - 1]
-            .get_or_insert_with(|| {
-                let rows: Vec<String> = (0..n)
-                    .map(|r| {
-                        let cols: Vec<String> =
-                            (1..=COLUMN_COUNT).map(|c| format!("${}", r * COLUMN_COUNT + c)).collect();
-                        format!("({})", cols.join(", "))
-                    })
-                    .collect();
-                format!("INSERT INTO proposals ({COLUMNS}) VALUES {}", rows.join(", ")).into()
-            })
-            .clone()
-    }
-
     async fn savepoint(conn: &mut PgConnection, sql: &'static str) {
         if let Err(e) = sqlx::query(sql).execute(&mut *conn).await {
             // The transaction is lost with the connection; its commit reports it.
@@ -158,7 +144,7 @@ impl Ingest {
         plain: &mut Vec<(usize, Box<NewRecord>)>,
     ) {
         for chunk in plain.chunks(ROWS_PER_STATEMENT) {
-            let sql = self.statement(chunk.len());
+            let sql = self.sql.rows(chunk.len());
             Self::savepoint(conn, "SAVEPOINT rows").await;
             let q = chunk.iter().fold(sqlx::query(AssertSqlSafe(sql)), |q, (_, rec)| bind(q, &self.node, rec));
             if q.execute(&mut *conn).await.is_ok() {
@@ -167,7 +153,7 @@ impl Ingest {
             }
             Self::savepoint(conn, "ROLLBACK TO rows").await;
             for (i, rec) in chunk {
-                let sql = self.statement(1);
+                let sql = self.sql.rows(1);
                 Self::savepoint(conn, "SAVEPOINT row").await;
                 match bind(sqlx::query(AssertSqlSafe(sql)), &self.node, rec).execute(&mut *conn).await {
                     Ok(_) => Self::savepoint(conn, "RELEASE row").await,
@@ -249,7 +235,7 @@ impl Ingest {
                 }
             }
         }
-        let sql = self.statement(1);
+        let sql = self.sql.rows(1);
         bind(sqlx::query(AssertSqlSafe(sql)), &self.node, &rec).execute(&mut *conn).await.map_err(core)?;
         if let Some(rule) = &rec.rule {
             sqlx::query("UPDATE rules SET matched = matched + 1 WHERE id = $1")
@@ -288,7 +274,7 @@ impl Ingest {
     }
 }
 
-/// Binds one new proposal's [`COLUMNS`].
+/// Binds one new proposal's columns, in the order of [`INSERT`].
 fn bind<'q>(q: Query<'q>, node: &'q str, rec: &'q NewRecord) -> Query<'q> {
     let p = &rec.proposal;
     let (key, hash) = match &rec.idempotency {

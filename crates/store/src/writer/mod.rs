@@ -15,7 +15,6 @@ use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
 use sqlx::{Row, SqliteConnection};
-use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
@@ -102,12 +101,20 @@ struct Writer {
     conn: SqliteConnection,
     /// Each agent's pending proposals, bounded (only this task files them).
     pending_bound: PendingBound,
-    /// The multi-row insert statements, by row count less one.
-    multi_sql: Vec<Option<Arc<str>>>,
+    /// The multi-row insert statements, by row count.
+    multi_sql: crate::multi::MultiInsert,
 }
 
 pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
-    let mut w = Writer { conn, pending_bound: PendingBound::default(), multi_sql: Vec::new() };
+    let mut w = Writer {
+        conn,
+        pending_bound: PendingBound::default(),
+        multi_sql: crate::multi::MultiInsert::new(
+            concat!("INSERT INTO proposals (", plain::ROW_COLUMNS!(), ")"),
+            plain::ROW_COLUMN_COUNT,
+            false,
+        ),
+    };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
         w.commit_batch(batch.drain(..)).await;

@@ -10,7 +10,6 @@ use assent_core::stored::StoredJson;
 use serde_json::Value;
 use sqlx::AssertSqlSafe;
 use sqlx::sqlite::{Sqlite, SqliteArguments};
-use std::sync::Arc;
 
 /// The columns [`bind_row`] binds, in its order.
 macro_rules! ROW_COLUMNS {
@@ -23,7 +22,7 @@ pub(super) use ROW_COLUMNS;
 
 /// How many columns [`bind_row`] binds, and most rows one insert statement carries (SQLite
 /// allows 32,766 parameters; one statement per row count stays in the prepared-statement cache).
-const ROW_COLUMN_COUNT: usize = 16;
+pub(super) const ROW_COLUMN_COUNT: usize = 16;
 const ROWS_PER_STATEMENT: usize = 64;
 
 type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
@@ -72,26 +71,12 @@ impl Writer {
         None
     }
 
-    /// The statement that inserts `n` plain rows, built once per row count.
-    fn multi_insert(&mut self, n: usize) -> Arc<str> {
-        if self.multi_sql.len() < n {
-            self.multi_sql.resize(n, None);
-        }
-        self.multi_sql[n - 1]
-            .get_or_insert_with(|| {
-                let row = format!("({})", ["?"; ROW_COLUMN_COUNT].join(", "));
-                format!(concat!("INSERT INTO proposals (", ROW_COLUMNS!(), ") VALUES {}"), vec![row; n].join(", "))
-                    .into()
-            })
-            .clone()
-    }
-
     /// Writes the deferred rows, up to [`ROWS_PER_STATEMENT`] per statement (each row's audit
     /// entry comes from the insert trigger). Should a statement fail, each of its rows is tried
     /// alone, and only the rows that still fail answer with the error.
     pub(super) async fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<(usize, StoredJson)>) {
         for chunk in deferred.chunks(ROWS_PER_STATEMENT) {
-            let sql = self.multi_insert(chunk.len());
+            let sql = self.multi_sql.rows(chunk.len());
             let mut q = sqlx::query(AssertSqlSafe(sql));
             for (i, stored) in chunk {
                 if let Some(Done::Insert(_, Ok(Inserted::Created { proposal, .. }))) = done.get(*i) {
