@@ -122,9 +122,20 @@ END $$;
 CREATE TRIGGER proposals_payload_is_immutable BEFORE UPDATE ON proposals
     FOR EACH ROW EXECUTE FUNCTION assent_payload_is_immutable();
 
--- A new proposal's first audit row, written by the same statement.
+-- `assent store copy` moves a single user's SQLite history into the team database in one
+-- transaction that sets `assent.copying`: its proposals bring their own audit trail, so the
+-- insert trigger adds no first audit row then, and nothing is announced to the other nodes
+-- (they read the copied history like any other, and none of it is pending their action).
+CREATE FUNCTION assent_copying() RETURNS boolean LANGUAGE sql STABLE AS $$
+    SELECT current_setting('assent.copying', true) IS NOT DISTINCT FROM 'on'
+$$;
+
+-- A new proposal's first audit row, written by the same statement (none for a copied one).
 CREATE FUNCTION assent_audit_created() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF assent_copying() THEN
+        RETURN NULL;
+    END IF;
     INSERT INTO audit (proposal_id, node, actor, channel, from_status, to_status, at, detail)
     VALUES (NEW.id, NEW.node, COALESCE(NEW.created_by, NEW.agent), COALESCE(NEW.created_channel, 'agent'), NULL,
             NEW.status, NEW.created_at, json_build_object('kind', NEW.kind)::text);
@@ -136,6 +147,9 @@ CREATE TRIGGER audit_proposal_created AFTER INSERT ON proposals
 -- Every audit row tells the other nodes, when its transaction commits: "id from to node".
 CREATE FUNCTION assent_announce() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF assent_copying() THEN
+        RETURN NULL;
+    END IF;
     PERFORM pg_notify('assent_proposals',
         NEW.proposal_id || ' ' || COALESCE(NEW.from_status, '-') || ' ' || NEW.to_status || ' ' || NEW.node);
     RETURN NULL;
@@ -188,6 +202,9 @@ REVOKE UPDATE, DELETE, TRUNCATE ON rule_log FROM PUBLIC;
 
 CREATE FUNCTION assent_announce_rules() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF assent_copying() THEN
+        RETURN NULL;
+    END IF;
     PERFORM pg_notify('assent_rules', NEW.rule_id || ' ' || NEW.node);
     RETURN NULL;
 END $$;
