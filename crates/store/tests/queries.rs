@@ -113,3 +113,41 @@ async fn the_database_keeps_the_audit_log_append_only() {
         assert!(r.is_err(), "{sql} was allowed");
     }
 }
+
+#[tokio::test]
+async fn a_write_that_fails_half_way_leaves_nothing_of_itself() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    insert(&s, 1).await;
+    insert(&s, 2).await;
+    // A new proposal superseding p_0001 withdraws it first, then its row fails to go in (its
+    // id is taken): the withdrawal must go with it.
+    let mut p = pending(2);
+    p.supersedes = Some("p_0001".into());
+    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
+    let rec = NewRecord {
+        proposal: p,
+        idempotency: None,
+        max_pending: 1000,
+        origin: None,
+        stored,
+        decided: None,
+        rule: None,
+    };
+    assert!(s.insert(rec).await.is_err(), "a taken id was filed");
+    let still = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(still.map(|p| p.status), Some(Status::Pending));
+    let audit = s.audit_for("p_0001").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(audit.iter().map(|e| e.to).collect::<Vec<_>>(), vec![Status::Pending]);
+    // And the writer goes on: the next change commits.
+    let change = Transition::status_change(
+        "p_0001".into(),
+        Status::Pending,
+        Status::Approved,
+        Timestamp(6_000),
+        "owner",
+        Channel::Cli,
+    );
+    let done = s.transition(vec![change], false).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(&done[0], Transitioned::Done(p) if p.status == Status::Approved));
+}

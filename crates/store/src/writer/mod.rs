@@ -14,6 +14,7 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
@@ -35,13 +36,11 @@ pub(crate) enum Op {
 
 impl Op {
     /// Whether the op leaves nothing half-written when it fails, without a savepoint around it:
-    /// a plain insert is one statement (its audit row comes from a trigger), and a single
-    /// transition runs in its own savepoint. Every statement round trip to SQLite costs two
-    /// thread switches, so this is what makes group commit pay.
+    /// a plain insert is one statement (its audit row comes from a trigger). Every statement
+    /// round trip to SQLite costs two thread switches, so this is what makes group commit pay.
     fn self_contained(&self) -> bool {
         match self {
             Op::Insert(rec, _) => rec.proposal.supersedes.is_none() && rec.decided.is_none() && rec.rule.is_none(),
-            Op::Transition(ts, atomic, _) => !*atomic && ts.len() == 1,
             _ => false,
         }
     }
@@ -83,15 +82,38 @@ impl Done {
     }
 }
 
-/// One row for the audit log.
-struct AuditRow<'a> {
-    id: &'a str,
-    actor: &'a str,
-    channel: Channel,
-    from: Option<Status>,
-    to: Status,
-    at: Timestamp,
-    detail: Option<&'a Value>,
+/// A transition's statements, bound by [`bind_transition`]: the update, its audit row only
+/// when the update changed the row (`changes()`), and the row as it now is, again only then.
+macro_rules! transition_sql {
+    () => {
+        concat!(
+            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
+            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
+            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
+            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE id = ? AND changes() = 1"
+        )
+    };
+}
+
+fn bind_transition<'q>(q: plain::Query<'q>, t: &'q Transition) -> plain::Query<'q> {
+    q.bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+        .bind(t.result.as_ref().map(Value::to_string))
+        .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
+        .bind(t.id.as_str())
+        .bind(t.from.as_str())
+        .bind(t.id.as_str())
+        .bind(t.actor.as_str())
+        .bind(t.channel.as_str())
+        .bind(t.from.as_str())
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.detail.as_ref().map(Value::to_string))
+        .bind(t.id.as_str())
 }
 
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
@@ -117,6 +139,14 @@ pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        if let [Op::Transition(ts, _, _)] = batch.as_slice()
+            && ts.len() == 1
+            && let Some(Op::Transition(mut ts, atomic, reply)) = batch.pop()
+            && let Some(t) = ts.pop()
+        {
+            w.lone_transition(t, atomic, reply).await;
+            continue;
+        }
         w.commit_batch(batch.drain(..)).await;
     }
     tracing::debug!("store writer stopped");
@@ -138,6 +168,9 @@ impl Writer {
         }
         let mut done = Vec::new();
         let mut deferred: Vec<(usize, assent_core::stored::StoredJson)> = Vec::new();
+        // A lone op (what an idle writer sees, such as a person's decision) needs no savepoint:
+        // should it fail, the whole transaction is rolled back instead of committed.
+        let lone = n == 1;
         for op in ops {
             let op = match self.defer(op, &mut done, &mut deferred) {
                 None => continue,
@@ -145,8 +178,8 @@ impl Writer {
             };
             // Anything else sees the deferred rows as written.
             self.flush(&mut done, &mut deferred).await;
-            if op.self_contained() {
-                // One statement, or its own savepoints: nothing half-done can stay behind.
+            if lone || op.self_contained() {
+                // One statement, or alone in its transaction: nothing half-done can stay behind.
                 done.push(self.one(op).await);
                 continue;
             }
@@ -173,6 +206,17 @@ impl Writer {
         }
         self.flush(&mut done, &mut deferred).await;
         let before_commit = started.elapsed();
+        if lone && !done.iter().all(Done::is_ok) {
+            // The lone op failed: undo whatever of it was written; its reply carries its error.
+            let undone = exec(&mut self.conn, "ROLLBACK").await;
+            if let Err(e) = &undone {
+                tracing::error!(error = %e, "rollback failed");
+            }
+            for d in done {
+                d.send(&Ok(()));
+            }
+            return;
+        }
         let commit = exec(&mut self.conn, "COMMIT").await;
         if let Err(e) = &commit {
             tracing::error!(error = %e, "commit failed; the batch is rolled back");
@@ -252,24 +296,6 @@ impl Writer {
             .await
             .map_err(db_err)?;
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
-    }
-
-    async fn audit(&mut self, row: AuditRow<'_>) -> Result<(), CoreError> {
-        sqlx::query(
-            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) \
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(row.id)
-        .bind(row.actor)
-        .bind(row.channel.as_str())
-        .bind(row.from.map(Status::as_str))
-        .bind(row.to.as_str())
-        .bind(row.at.0)
-        .bind(row.detail.map(Value::to_string))
-        .execute(&mut self.conn)
-        .await
-        .map_err(db_err)?;
-        Ok(())
     }
 
     /// Inserts one proposal row (its first audit row comes from the insert trigger).
@@ -390,48 +416,60 @@ impl Writer {
         self.pending_bound.counted(agent, n, max)
     }
 
+    /// One transition, in one round trip to SQLite: the update, its audit row (only when the
+    /// update changed the row) and the row as it now is. The caller undoes a half-done one.
     async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
-        let json = |v: Option<String>| v;
-        let res = sqlx::query(
-            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), \
-             result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?",
-        )
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(json(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok())))
-        .bind(t.result.as_ref().map(Value::to_string))
-        .bind(json(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok())))
-        .bind(&t.id)
-        .bind(t.from.as_str())
-        .execute(&mut self.conn)
-        .await
-        .map_err(db_err)?;
-        if res.rows_affected() != 1 {
-            let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?")
-                .bind(&t.id)
-                .fetch_optional(&mut self.conn)
-                .await
-                .map_err(db_err)?;
-            return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
+        let rows =
+            bind_transition(sqlx::query(transition_sql!()), t).fetch_all(&mut self.conn).await.map_err(db_err)?;
+        self.transitioned(t, rows.first()).await
+    }
+
+    /// What a transition's statements returned: the row as it now is, or none when it was no
+    /// longer in the state the transition starts from (then its state now is read).
+    async fn transitioned(&mut self, t: &Transition, row: Option<&SqliteRow>) -> Result<Transitioned, CoreError> {
+        if let Some(row) = row {
+            return Ok(Transitioned::Done(rows::proposal(row)?));
         }
-        self.audit(AuditRow {
-            id: &t.id,
-            actor: &t.actor,
-            channel: t.channel,
-            from: Some(t.from),
-            to: t.to,
-            at: t.at,
-            detail: t.detail.as_ref(),
-        })
-        .await?;
-        let p = self.fetch(&t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
-        Ok(Transitioned::Done(p))
+        let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?")
+            .bind(&t.id)
+            .fetch_optional(&mut self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())))
+    }
+
+    /// A transition alone in the queue (what an idle writer sees when a person decides): its
+    /// whole transaction, durable commit included, in one round trip to SQLite instead of a
+    /// batch's three at least. Should any statement fail, the transaction is rolled back.
+    async fn lone_transition(&mut self, t: Transition, atomic: bool, reply: Reply<Vec<Transitioned>>) {
+        let sql = concat!("BEGIN IMMEDIATE; ", transition_sql!(), "; COMMIT");
+        let res = match bind_transition(sqlx::query(sql), &t).fetch_all(&mut self.conn).await {
+            Ok(rows) => self.transitioned(&t, rows.first()).await,
+            Err(e) => {
+                if let Err(undo) = exec(&mut self.conn, "ROLLBACK").await {
+                    tracing::debug!(error = %undo, "nothing to roll back");
+                }
+                Err(db_err(e).into())
+            }
+        };
+        let ts = [t];
+        let res = res.and_then(|done| {
+            let out = vec![done];
+            if atomic && matches!(out[0], Transitioned::Conflict(_)) {
+                return Err(CoreError::InvalidState { message: conflict_message(&ts, &out) });
+            }
+            Ok(out)
+        });
+        let _ = reply.send(res);
     }
 
     async fn transitions(&mut self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
         let mut out = Vec::with_capacity(ts.len());
+        // A single transition needs no savepoint of its own: the op's (or the lone op's
+        // transaction) undoes it.
+        let each_alone = !atomic && ts.len() > 1;
         for t in &ts {
-            if !atomic {
+            if each_alone {
                 // Each stands alone: its own savepoint, so a failure leaves the others.
                 exec(&mut self.conn, "SAVEPOINT one").await?;
                 let r = self.transition(t).await;
