@@ -27,3 +27,4 @@ mod openapi;
 mod rules;
 mod security;
 mod team;
+mod wire;

@@ -11,6 +11,7 @@
 //! [`serve`] takes a bound listener, an engine and a shutdown future; hosts (the headless
 //! `assent serve`, the desktop app) only wire.
 
+mod conn;
 pub mod error;
 pub mod extract;
 pub mod guard;
@@ -190,6 +191,8 @@ pub async fn serve(
     // on long-polls the per-connection cost is what the server's memory is made of. Here every
     // connection shares the one router.
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    // Connections served here (hyper's among them), to end them once the server stops.
+    let mut open = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -204,26 +207,41 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        while open.try_join_next().is_some() {}
         let _ = stream.set_nodelay(true);
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             tokio::spawn(refuse_connection(stream));
             continue;
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(cfg.header_read_timeout)
-            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "connection ended with an error");
+        let (for_hyper, watcher, timeout) = (app.clone(), graceful.watcher(), cfg.header_read_timeout);
+        let by_hyper = move |io: conn::Rewind| {
+            let service = hyper_util::service::TowerToHyperService::new(for_hyper);
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+            let conn = watcher.watch(conn);
+            async move {
+                if let Err(e) = conn.await {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
             }
+        };
+        let app = app.clone();
+        open.spawn(async move {
+            conn::run(stream, app, timeout, by_hyper).await;
             drop(slot);
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    // Requests in progress get a moment; long-polls, event streams and idle connections are
+    // cut after it.
+    let moment = async {
+        graceful.shutdown().await;
+        while open.join_next().await.is_some() {}
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), moment).await;
+    open.shutdown().await;
     Ok(())
 }
 
