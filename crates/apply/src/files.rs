@@ -173,25 +173,45 @@ impl FileWrite {
 }
 
 /// The preview of replacing `current` (a snapshot and its bytes) with `new`.
-fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str) -> Preview {
+/// Contents at least this large have their own side of the preview computed in parallel.
+const PARALLEL_BYTES: usize = 256 * 1024;
+
+/// What the preview says of the proposed content alone.
+struct NewSide {
+    sha256: String,
+    /// Its invisible characters, counted.
+    found: std::collections::BTreeMap<char, usize>,
+}
+
+impl NewSide {
+    fn of(content: &str) -> NewSide {
+        let mut found = std::collections::BTreeMap::new();
+        assent_core::invisible::scan_str(content, &mut found);
+        NewSide { sha256: sha256_hex(content.as_bytes()), found }
+    }
+}
+
+fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str, own: NewSide) -> Preview {
     let shown = path.display().to_string();
-    let (binary_current, diff) = match current {
-        Some(b) if is_binary(b) => (
+    let (binary_current, diff) = match current.map(|b| (b, std::str::from_utf8(b).ok().filter(|t| !t.contains('\0')))) {
+        Some((b, None)) => (
             true,
             Diff::summarized(format!("a binary file of {} bytes is replaced by {} bytes of text", b.len(), new.len())),
         ),
-        Some(b) => (false, diff::diff(std::str::from_utf8(b).unwrap_or(""), new)),
+        Some((_, Some(text))) => (false, diff::diff(text, new)),
         None if base.exists => (false, Diff::too_large()),
         None => (false, diff::diff("", new)),
     };
+    let mut found = own.found;
+    assent_core::invisible::scan_str(&shown, &mut found);
     Preview::FileWrite(FilePreview {
-        invisible_characters: diff::flags(&[&shown, new]),
+        invisible_characters: assent_core::invisible::report(&found),
         path: shown,
         exists: base.exists,
         current_size: base.size,
         current_sha256: base.sha256.clone(),
         new_size: Some(new.len() as u64),
-        new_sha256: Some(sha256_hex(new.as_bytes())),
+        new_sha256: Some(own.sha256),
         binary_current,
         diff,
         content_withheld: false,
@@ -218,8 +238,19 @@ impl Kind for FileWrite {
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let (path, content) = self.normalize(payload, &ctx.agent)?;
-        let (_, base, bytes) = current(&path).map_err(|e| refused(e, &path))?;
-        let preview = write_preview(&path, &base, bytes.as_deref(), &content);
+        // A large proposed content is hashed and scanned on a second thread while the current
+        // file is read and hashed on this one.
+        let (now, own) = if content.len() >= PARALLEL_BYTES {
+            std::thread::scope(|s| {
+                let own = s.spawn(|| NewSide::of(&content));
+                let now = current(&path);
+                (now, own.join().unwrap_or_else(|_| NewSide::of(&content)))
+            })
+        } else {
+            (current(&path), NewSide::of(&content))
+        };
+        let (_, base, bytes) = now.map_err(|e| refused(e, &path))?;
+        let preview = write_preview(&path, &base, bytes.as_deref(), &content, own);
         let payload = json!({ "path": path.display().to_string(), "content": content });
         Ok(Prepared { payload, base: Some(json!(base)), preview })
     }
