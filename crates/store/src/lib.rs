@@ -143,9 +143,6 @@ impl SqliteStore {
         let read = SqlitePoolOptions::new()
             .max_connections(4)
             .min_connections(1)
-            // A connection to a local file has nothing to check before each read (sqlx pings
-            // it by default, a round trip to its thread that every read would pay).
-            .test_before_acquire(false)
             .connect_with(opts.clone().read_only(true))
             .await
             .map_err(db_err)?;

@@ -139,14 +139,6 @@ pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        if let [Op::Transition(ts, _, _)] = batch.as_slice()
-            && ts.len() == 1
-            && let Some(Op::Transition(mut ts, atomic, reply)) = batch.pop()
-            && let Some(t) = ts.pop()
-        {
-            w.lone_transition(t, atomic, reply).await;
-            continue;
-        }
         w.commit_batch(batch.drain(..)).await;
     }
     tracing::debug!("store writer stopped");
@@ -436,31 +428,6 @@ impl Writer {
             .await
             .map_err(db_err)?;
         Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())))
-    }
-
-    /// A transition alone in the queue (what an idle writer sees when a person decides): its
-    /// whole transaction, durable commit included, in one round trip to SQLite instead of a
-    /// batch's three at least. Should any statement fail, the transaction is rolled back.
-    async fn lone_transition(&mut self, t: Transition, atomic: bool, reply: Reply<Vec<Transitioned>>) {
-        let sql = concat!("BEGIN IMMEDIATE; ", transition_sql!(), "; COMMIT");
-        let res = match bind_transition(sqlx::query(sql), &t).fetch_all(&mut self.conn).await {
-            Ok(rows) => self.transitioned(&t, rows.first()).await,
-            Err(e) => {
-                if let Err(undo) = exec(&mut self.conn, "ROLLBACK").await {
-                    tracing::debug!(error = %undo, "nothing to roll back");
-                }
-                Err(db_err(e).into())
-            }
-        };
-        let ts = [t];
-        let res = res.and_then(|done| {
-            let out = vec![done];
-            if atomic && matches!(out[0], Transitioned::Conflict(_)) {
-                return Err(CoreError::InvalidState { message: conflict_message(&ts, &out) });
-            }
-            Ok(out)
-        });
-        let _ = reply.send(res);
     }
 
     async fn transitions(&mut self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
