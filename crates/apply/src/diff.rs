@@ -305,15 +305,19 @@ mod tests {
         out.iter().map(|l| format!("{l}\n")).collect()
     }
 
-    #[test]
-    fn hunks_rebuild_the_new_text() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move |n: u64| {
+    /// Numbers below `n` from a fixed seed (xorshift), so a failure repeats.
+    fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed % n
-        };
+        }
+    }
+
+    #[test]
+    fn hunks_rebuild_the_new_text() {
+        let mut rnd = numbers(0x2545_f491_4f6c_dd1d);
         for _ in 0..300 {
             let old: String = (0..rnd(40)).map(|_| format!("{}\n", rnd(6))).collect();
             let new: String = (0..rnd(40)).map(|_| format!("{}\n", rnd(6))).collect();
@@ -341,13 +345,7 @@ mod tests {
 
     #[test]
     fn unique_lines_moved_and_changed_still_rebuild() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = numbers(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
             // Mostly unique lines, some repeated, some changed, some moved elsewhere.
             let old: Vec<String> =

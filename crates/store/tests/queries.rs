@@ -31,19 +31,14 @@ fn pending(n: i64) -> Proposal {
     p
 }
 
-async fn insert(s: &SqliteStore, n: i64) {
-    let p = pending(n);
+/// A plain new record of `p`.
+fn record(p: Proposal) -> NewRecord {
     let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
-    let rec = NewRecord {
-        proposal: p,
-        idempotency: None,
-        max_pending: 1000,
-        origin: None,
-        stored,
-        decided: None,
-        rule: None,
-    };
-    assert!(matches!(s.insert(rec).await, Ok(Inserted::Created { .. })));
+    NewRecord { proposal: p, idempotency: None, max_pending: 1000, origin: None, stored, decided: None, rule: None }
+}
+
+async fn insert(s: &SqliteStore, n: i64) {
+    assert!(matches!(s.insert(record(pending(n))).await, Ok(Inserted::Created { .. })));
 }
 
 #[tokio::test]
@@ -124,17 +119,7 @@ async fn a_write_that_fails_half_way_leaves_nothing_of_itself() {
     // id is taken): the withdrawal must go with it.
     let mut p = pending(2);
     p.supersedes = Some("p_0001".into());
-    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
-    let rec = NewRecord {
-        proposal: p,
-        idempotency: None,
-        max_pending: 1000,
-        origin: None,
-        stored,
-        decided: None,
-        rule: None,
-    };
-    assert!(s.insert(rec).await.is_err(), "a taken id was filed");
+    assert!(s.insert(record(p)).await.is_err(), "a taken id was filed");
     let still = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(still.map(|p| p.status), Some(Status::Pending));
     let audit = s.audit_for("p_0001").await.unwrap_or_else(|e| panic!("{e}"));
