@@ -14,7 +14,6 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use serde_json::Value;
-use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
@@ -80,40 +79,6 @@ impl Done {
             Done::Rule(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
         }
     }
-}
-
-/// A transition's statements, bound by [`bind_transition`]: the update, its audit row only
-/// when the update changed the row (`changes()`), and the row as it now is, again only then.
-macro_rules! transition_sql {
-    () => {
-        concat!(
-            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
-            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
-            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
-            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
-            "SELECT ",
-            rows::proposal_cols!(),
-            " FROM proposals WHERE id = ? AND changes() = 1"
-        )
-    };
-}
-
-fn bind_transition<'q>(q: plain::Query<'q>, t: &'q Transition) -> plain::Query<'q> {
-    q.bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
-        .bind(t.result.as_ref().map(Value::to_string))
-        .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
-        .bind(t.id.as_str())
-        .bind(t.from.as_str())
-        .bind(t.id.as_str())
-        .bind(t.actor.as_str())
-        .bind(t.channel.as_str())
-        .bind(t.from.as_str())
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.detail.as_ref().map(Value::to_string))
-        .bind(t.id.as_str())
 }
 
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
@@ -408,18 +373,39 @@ impl Writer {
         self.pending_bound.counted(agent, n, max)
     }
 
-    /// One transition, in one round trip to SQLite: the update, its audit row (only when the
-    /// update changed the row) and the row as it now is. The caller undoes a half-done one.
+    /// One transition, in one round trip to SQLite: the update, its audit row only when the
+    /// update changed the row (`changes()`), and the row as it now is, again only then; no row
+    /// back means the proposal was no longer in the state the transition starts from. The
+    /// caller undoes a half-done one.
     async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
-        let rows =
-            bind_transition(sqlx::query(transition_sql!()), t).fetch_all(&mut self.conn).await.map_err(db_err)?;
-        self.transitioned(t, rows.first()).await
-    }
-
-    /// What a transition's statements returned: the row as it now is, or none when it was no
-    /// longer in the state the transition starts from (then its state now is read).
-    async fn transitioned(&mut self, t: &Transition, row: Option<&SqliteRow>) -> Result<Transitioned, CoreError> {
-        if let Some(row) = row {
+        let row = sqlx::query(concat!(
+            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
+            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
+            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
+            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE id = ? AND changes() = 1"
+        ))
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+        .bind(t.result.as_ref().map(Value::to_string))
+        .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
+        .bind(&t.id)
+        .bind(t.from.as_str())
+        .bind(&t.id)
+        .bind(&t.actor)
+        .bind(t.channel.as_str())
+        .bind(t.from.as_str())
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.detail.as_ref().map(Value::to_string))
+        .bind(&t.id)
+        .fetch_all(&mut self.conn)
+        .await
+        .map_err(db_err)?;
+        if let Some(row) = row.first() {
             return Ok(Transitioned::Done(rows::proposal(row)?));
         }
         let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?")

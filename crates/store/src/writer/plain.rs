@@ -25,7 +25,7 @@ pub(super) use ROW_COLUMNS;
 pub(super) const ROW_COLUMN_COUNT: usize = 16;
 const ROWS_PER_STATEMENT: usize = 64;
 
-pub(super) type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
+type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
 
 /// Binds a new proposal's [`ROW_COLUMNS`], its payload and preview as the engine serialized them.
 pub(super) fn bind_row<'q>(q: Query<'q>, p: &Proposal, stored: &'q StoredJson) -> Query<'q> {
