@@ -53,7 +53,7 @@ where
             Next::Hyper(read) => return Box::pin(hyper(Rewind { read: Bytes::from(read), stream })).await,
             Next::Request(req, close) => (req, close),
         };
-        // Boxed too: its size is what a parked request costs, whatever the loop around it holds.
+        // Held in place: with reading and writing boxed, it is most of what a parked request costs.
         let answer = app.clone().oneshot(req);
         let res = tokio::select! {
             r = answer => r,
@@ -177,7 +177,8 @@ fn parse(buf: &[u8]) -> Parse {
     Parse::Done { head, len, body_len: body_len.unwrap_or(0), close }
 }
 
-async fn write_response(stream: &mut TcpStream, res: Response<Body>, close: bool) -> io::Result<()> {
+/// Writes `res` whole, with its length and the date; `close` says the connection ends after it.
+pub(crate) async fn write_response(stream: &mut TcpStream, res: Response<Body>, close: bool) -> io::Result<()> {
     let (parts, body) = res.into_parts();
     let body = axum::body::to_bytes(body, usize::MAX).await.map_err(io::Error::other)?;
     let status = parts.status;

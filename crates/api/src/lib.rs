@@ -245,17 +245,23 @@ pub async fn serve(
     Ok(())
 }
 
-/// Answers a connection over the limit with a plain 503 and closes it, without reading its
-/// request, within a second.
+/// Answers a connection over the limit with a 503 and closes it, without reading its request,
+/// within a second.
 async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use axum::http::{HeaderValue, header};
+    use axum::response::IntoResponse;
     use tokio::io::AsyncWriteExt;
-    let body = r#"{"error":{"code":"too_many_connections","message":"Assent has as many connections open as it allows; try again shortly"}}"#;
-    let res = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\ncache-control: no-store\r\n\r\n{body}",
-        body.len()
-    );
+    let mut res = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too_many_connections",
+        "Assent has as many connections open as it allows; try again shortly",
+    )
+    .into_response();
+    let h = res.headers_mut();
+    h.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     let write = async {
-        let _ = stream.write_all(res.as_bytes()).await;
+        let _ = conn::write_response(&mut stream, res, true).await;
         let _ = stream.shutdown().await;
     };
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), write).await;

@@ -68,9 +68,6 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
             .unwrap();
     // A status arm that names its code: `StatusCode::X => ("code", ...)` or `=> (\n "code"`.
     let status_arm = regex::Regex::new(r#"StatusCode::([A-Z_]+)\s*=>\s*\{?\s*\(\s*"([a-z][a-z_]+)""#).unwrap();
-    // An answer written by hand on the socket.
-    let raw_status = regex::Regex::new(r#"HTTP/1\.1 (\d{3}) "#).unwrap();
-    let raw_code = regex::Regex::new(r#""code":"([a-z][a-z_]+)""#).unwrap();
     let limited = regex::Regex::new(r#"(TooMany|Unavailable)\s*\{\s*code:\s*"([a-z][a-z_]+)""#).unwrap();
     let failure =
         regex::Regex::new(r#"(?:ApplyOutcome::failed|\bfail)\(\s*"([a-z][a-z_]+)"|code:\s*"([a-z][a-z_]+)"\.into\(\)"#)
@@ -87,9 +84,6 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
         }
         for c in status_arm.captures_iter(text) {
             request.entry(status_number(&c[1])).or_default().insert(c[2].to_string());
-        }
-        if let (Some(st), Some(c)) = (raw_status.captures(text), raw_code.captures(text)) {
-            request.entry(st[1].parse().unwrap()).or_default().insert(c[1].to_string());
         }
         for c in limited.captures_iter(text) {
             let status = if &c[1] == "TooMany" { 429 } else { 503 };

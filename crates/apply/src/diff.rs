@@ -13,8 +13,8 @@ pub const DIFF_DEADLINE: Duration = Duration::from_millis(300);
 pub const MAX_PREVIEW_LINES: usize = 20_000;
 /// Characters of one line shown at most.
 pub const MAX_LINE_CHARS: usize = assent_core::stored::MAX_LINE_CHARS;
-/// Sides at least this large are split into lines on two threads.
-const PARALLEL_BYTES: usize = 256 * 1024;
+/// Texts at least this large have their work shared with a second thread.
+pub(crate) const PARALLEL_BYTES: usize = 256 * 1024;
 /// Inputs larger than this together are not diffed at all.
 pub const MAX_DIFF_BYTES: usize = 48 * 1024 * 1024;
 

@@ -173,9 +173,6 @@ impl FileWrite {
 }
 
 /// The preview of replacing `current` (a snapshot and its bytes) with `new`.
-/// Contents at least this large have their own side of the preview computed in parallel.
-const PARALLEL_BYTES: usize = 256 * 1024;
-
 /// What the preview says of the proposed content alone.
 struct NewSide {
     sha256: String,
@@ -240,7 +237,7 @@ impl Kind for FileWrite {
         let (path, content) = self.normalize(payload, &ctx.agent)?;
         // A large proposed content is hashed and scanned on a second thread while the current
         // file is read and hashed on this one.
-        let (now, own) = if content.len() >= PARALLEL_BYTES {
+        let (now, own) = if content.len() >= diff::PARALLEL_BYTES {
             std::thread::scope(|s| {
                 let own = s.spawn(|| NewSide::of(&content));
                 let now = current(&path);
