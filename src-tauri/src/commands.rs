@@ -202,12 +202,21 @@ pub async fn pending_count(d: State<'_, Desktop>) -> Res<u64> {
 }
 
 /// The front end's first inbox page is on screen, `first_page_ms` after it asked for it:
-/// logged once, for the launch benchmark.
+/// logged once, for the launch benchmark. The store's time for the page handed over with the
+/// document counts too (`query_ms`), so the figure runs from asking the store to the screen.
 #[tauri::command]
 pub async fn ui_ready(d: State<'_, Desktop>, first_page_ms: Option<f64>) -> Res<()> {
     if !d.ready.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        let first_page_ms = first_page_ms.filter(|m| m.is_finite() && *m >= 0.0).unwrap_or(0.0);
-        tracing::info!(ms = d.started.elapsed().as_millis() as u64, first_page_ms, "inbox rendered");
+        let window_ms = first_page_ms.filter(|m| m.is_finite() && *m >= 0.0).unwrap_or(0.0);
+        let query_ms = d.first_page_query.as_secs_f64() * 1000.0;
+        let first_page_ms = window_ms + query_ms;
+        tracing::info!(
+            ms = d.started.elapsed().as_millis() as u64,
+            first_page_ms,
+            query_ms,
+            window_ms,
+            "inbox rendered"
+        );
     }
     Ok(())
 }

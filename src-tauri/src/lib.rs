@@ -31,6 +31,8 @@ pub struct Desktop {
     pub started: std::time::Instant,
     /// Whether the front end said its first page is on screen.
     pub ready: std::sync::atomic::AtomicBool,
+    /// How long the store took to answer the first page handed to the window with its document.
+    pub first_page_query: std::time::Duration,
     /// "Pause notifications" from the tray.
     pub pause: assent_notify::Pause,
 }
@@ -122,6 +124,7 @@ pub fn run() {
     let engine = running.engine.clone();
     // The inbox's first page goes to the window with its document, so the first paint needs no
     // round trip through IPC (WebKit answers the first few slowly while it lays the page out).
+    let asked = std::time::Instant::now();
     let first_page = tauri::async_runtime::block_on(engine.list(
         &assent_core::Principal::Owner,
         assent_core::store::ListQuery { limit: FIRST_PAGE, ..Default::default() },
@@ -129,6 +132,7 @@ pub fn run() {
     ))
     .ok()
     .and_then(|p| serde_json::to_string(&p).ok());
+    let first_page_query = asked.elapsed();
     let mut running = Some(running);
     let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
     let notes = notifications.clone();
@@ -146,6 +150,7 @@ pub fn run() {
             notifications,
             started,
             ready: false.into(),
+            first_page_query,
             pause: pause.clone(),
         })
         .invoke_handler(tauri::generate_handler![

@@ -1,7 +1,6 @@
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { inTauri, tauriBackend, type Backend } from "./api";
-import { MockBackend } from "./mock";
 import "./app.css";
 
 async function start() {
@@ -12,8 +11,10 @@ async function start() {
     backend = await tauriBackend();
   } else {
     const seed = Number(new URLSearchParams(location.search).get("seed") ?? "0");
+    // The browser preview's stand-in backend: never part of the app's first load.
+    const { MockBackend } = await import("./mock");
     const mock = new MockBackend({ seed });
-    (window as unknown as { assentMock: MockBackend }).assentMock = mock;
+    (window as unknown as { assentMock: typeof mock }).assentMock = mock;
     backend = mock;
   }
   mount(App, { target, props: { backend } });

@@ -8,7 +8,7 @@
 //! size, from `/proc/PID/smaps_rollup`) counts each shared page once across the tree, where
 //! summed RSS would count the WebKit libraries once per process.
 //!
-//! Then the app opens an inbox of 100,000 proposals (filed through the real server's API
+//! Then the app opens an inbox of 1,000,000 proposals (filed through the real server's API
 //! first), and the page reports how long its first page took from asking the store to being
 //! on screen.
 
@@ -207,7 +207,7 @@ pub fn run() -> Result<()> {
     let mratio = ma.0 / mh.0;
     println!("  => {mratio:.2}x the hello world's PSS (target <= 1.1x): {}", verdict(mratio <= 1.1));
 
-    // The same app on an inbox of 100,000 proposals, filed through the API beforehand.
+    // The same app on an inbox of 1,000,000 proposals, filed through the API beforehand.
     let home = seeded_home()?;
     let envs = [
         ("ASSENT_HOME", home.path().display().to_string()),
@@ -234,7 +234,7 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
-const SEED: usize = 100_000;
+const SEED: usize = 1_000_000;
 
 /// A home whose store holds [`SEED`] pending proposals from 16 agents, filed through the real
 /// server's API (which is then stopped, so that the desktop app can open the home).
