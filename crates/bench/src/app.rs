@@ -209,6 +209,9 @@ pub fn run() -> Result<()> {
 
     // The same app on an inbox of 1,000,000 proposals, filed through the API beforehand.
     let home = seeded_home()?;
+    if std::env::var_os("ASSENT_BENCH_KEEP").is_some() {
+        println!("  the seeded home stays in {} (ASSENT_BENCH_KEEP)", home.path().display());
+    }
     let envs = [
         ("ASSENT_HOME", home.path().display().to_string()),
         ("ASSENT_OWNER_CREDENTIAL", "file".to_string()),
@@ -221,6 +224,9 @@ pub fn run() -> Result<()> {
         pages.push(Duration::from_secs_f64(first_page_ms(&line)? / 1000.0));
     }
     let (l, p) = (median(launches), median(pages));
+    if std::env::var_os("ASSENT_BENCH_KEEP").is_some() {
+        let _ = home.keep();
+    }
     println!(
         "  Assent on {SEED} proposals: launch to a rendered inbox {:.0} ms; its first page asked for and on screen in {:.0} ms (median of 3)",
         l.as_secs_f64() * 1000.0,

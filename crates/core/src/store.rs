@@ -187,8 +187,10 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
     /// Proposals Assent applies that are `approved` or `applying` (to settle at start-up).
     async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError>;
-    /// For every proposal made since `since`: its agent, when, and what it costs on disk
-    /// (payload and stored preview, in bytes).
+    /// What each agent stored since `since` (payload and stored preview, in bytes), as rows of
+    /// agent, when, bytes: one per proposal, or one per agent and minute summed, dated by the
+    /// minute's last proposal (the quota then forgets that minute when its last proposal is a
+    /// day old, never sooner).
     async fn stored_bytes_since(&self, since: Timestamp) -> Result<Vec<(String, Timestamp, u64)>, CoreError>;
     /// Prunes the bulky content of up to `limit` settled proposals last changed before
     /// `before` (see [`crate::stored::prune`]), marking them pruned at `now`. Returns how many.

@@ -335,18 +335,17 @@ impl Store for SqliteStore {
     }
 
     async fn stored_bytes_since(&self, since: Timestamp) -> Result<Vec<(String, Timestamp, u64)>, CoreError> {
-        let rows = sqlx::query(
-            "SELECT agent, created_at, length(CAST(payload AS BLOB)) + length(CAST(preview AS BLOB)) AS bytes \
-             FROM proposals WHERE created_at >= ? ORDER BY created_at",
-        )
-        .bind(since.0)
-        .fetch_all(&self.read)
-        .await
-        .map_err(db_err)?;
+        // Summed per agent and minute by a trigger (migration 0008): a few rows per agent and
+        // minute of the last day, however many proposals that day held.
+        let rows = sqlx::query("SELECT agent, last_at, bytes FROM usage_minutes WHERE last_at >= ? ORDER BY last_at")
+            .bind(since.0)
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
         rows.iter()
             .map(|r| {
                 let agent: String = r.try_get("agent").map_err(db_err)?;
-                let at: i64 = r.try_get("created_at").map_err(db_err)?;
+                let at: i64 = r.try_get("last_at").map_err(db_err)?;
                 let bytes: i64 = r.try_get("bytes").map_err(db_err)?;
                 Ok((agent, Timestamp(at), bytes.max(0) as u64))
             })

@@ -136,3 +136,49 @@ async fn a_write_that_fails_half_way_leaves_nothing_of_itself() {
     let done = s.transition(vec![change], false).await.unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(&done[0], Transitioned::Done(p) if p.status == Status::Approved));
 }
+
+#[tokio::test]
+async fn what_each_agent_stored_is_summed_per_minute_and_a_day_is_kept() {
+    const MINUTE: i64 = 60_000;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    s.add_agent("b", [8; 32], Timestamp(1), false).await.unwrap_or_else(|e| panic!("{e}"));
+    let day = 24 * 60 * MINUTE;
+    // Agent a: two proposals in minute 10, one in minute 11; agent b: one in minute 10.
+    let mut want: std::collections::BTreeMap<(String, i64), (u64, i64)> = Default::default();
+    for (n, agent, at) in
+        [(1, "a", 10 * MINUTE + 5), (2, "a", 10 * MINUTE + 59_000), (3, "a", 11 * MINUTE), (4, "b", 10 * MINUTE + 7)]
+    {
+        let mut p = pending(n);
+        p.agent = agent.into();
+        p.created_at = Timestamp(day + at);
+        p.updated_at = p.created_at;
+        let rec = record(p);
+        let bytes = (rec.stored.payload.len() + rec.stored.preview.len()) as u64;
+        let e = want.entry((agent.to_string(), at / MINUTE)).or_default();
+        e.0 += bytes;
+        e.1 = e.1.max(day + at);
+        assert!(matches!(s.insert(rec).await, Ok(Inserted::Created { .. })));
+    }
+    let got = s.stored_bytes_since(Timestamp(0)).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut got_rows: Vec<(String, i64, u64)> = got.iter().map(|(a, t, b)| (a.clone(), t.0, *b)).collect();
+    got_rows.sort();
+    let mut want_rows: Vec<(String, i64, u64)> = want.iter().map(|((a, _), (b, t))| (a.clone(), *t, *b)).collect();
+    want_rows.sort();
+    assert_eq!(got_rows, want_rows);
+    // A minute whose last proposal is before `since` is not read.
+    let later = s.stored_bytes_since(Timestamp(day + 10 * MINUTE + 59_001)).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert_eq!(later[0].1, Timestamp(day + 11 * MINUTE));
+    // A proposal of agent a a day and two minutes after minute 10 forgets a's minute 10 (only).
+    let mut p = pending(5);
+    p.created_at = Timestamp(2 * day + 12 * MINUTE);
+    p.updated_at = p.created_at;
+    assert!(matches!(s.insert(record(p)).await, Ok(Inserted::Created { .. })));
+    let all = s.stored_bytes_since(Timestamp(0)).await.unwrap_or_else(|e| panic!("{e}"));
+    let minutes: Vec<(String, i64)> = all.iter().map(|(a, t, _)| (a.clone(), t.0 / MINUTE)).collect();
+    assert!(!minutes.contains(&("a".to_string(), (day + 10 * MINUTE) / MINUTE)), "{minutes:?}");
+    assert!(minutes.contains(&("a".to_string(), (day + 11 * MINUTE) / MINUTE)), "{minutes:?}");
+    assert!(minutes.contains(&("b".to_string(), (day + 10 * MINUTE) / MINUTE)), "{minutes:?}");
+    assert_eq!(all.len(), 3, "{all:?}");
+}
