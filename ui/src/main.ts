@@ -3,7 +3,13 @@ import App from "./App.svelte";
 import { inTauri, tauriBackend, type Backend } from "./api";
 import "./app.css";
 
+/** Linux, where the fonts are named by their generic families (see app.css). */
+function markPlatform() {
+  if (/Linux/.test(navigator.userAgent) && !/Android/.test(navigator.userAgent)) document.documentElement.classList.add("linux");
+}
+
 async function start() {
+  markPlatform();
   const target = document.getElementById("app");
   if (!target) throw new Error("no #app element");
   let backend: Backend;
