@@ -150,6 +150,9 @@ pub fn run() {
     // The engine starts on its own thread while this one starts the window system and Tauri;
     // the window is made once both are done.
     let engine_start = std::thread::spawn(move || tauri::async_runtime::block_on(start_engine(home)));
+    // Taken by the window's set-up, or by a failure before it (to stop the engine and the API).
+    let engine_start = std::sync::Arc::new(std::sync::Mutex::new(Some(engine_start)));
+    let for_setup = engine_start.clone();
     // Taken by the app's exit, to stop the engine and the API.
     let running = std::sync::Arc::new(std::sync::Mutex::new(None::<assent_host::start::Running>));
     let slot = running.clone();
@@ -188,13 +191,14 @@ pub fn run() {
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
-            let Started { running, info, first_page, first_page_query } = match engine_start.join() {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => {
+            let started_engine = for_setup.lock().unwrap_or_else(|e| e.into_inner()).take().map(|t| t.join());
+            let Started { running, info, first_page, first_page_query } = match started_engine {
+                Some(Ok(Ok(s))) => s,
+                Some(Ok(Err(e))) => {
                     eprintln!("assent: {e:#}");
                     std::process::exit(1);
                 }
-                Err(_) => {
+                _ => {
                     eprintln!("assent: the engine failed to start");
                     std::process::exit(1);
                 }
@@ -282,7 +286,10 @@ pub fn run() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("assent: cannot start the desktop app: {e}");
-            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            // The engine started (or is starting) whether or not the window's set-up took it.
+            let unclaimed = engine_start.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let from_thread = unclaimed.and_then(|t| t.join().ok()).and_then(Result::ok).map(|s| s.running);
+            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take().or(from_thread) {
                 tauri::async_runtime::block_on(r.stop());
             }
             std::process::exit(1);

@@ -64,7 +64,13 @@ async fn a_healthy_setup_has_no_problem() {
     let server = check(&v, "server")["detail"].as_str().unwrap().to_string();
     assert!(server.contains(&format!("running at {}", s.url)), "{server}");
     let db = check(&v, "database")["detail"].as_str().unwrap().to_string();
-    assert!(db.contains("integrity ok") && db.contains("schema 7 of 7"), "{db}");
+    // Every migration in migrations/ applied.
+    let migrations = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+        .unwrap()
+        .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "sql")))
+        .count();
+    assert!(migrations >= 8, "{migrations}");
+    assert!(db.contains("integrity ok") && db.contains(&format!("schema {migrations} of {migrations}")), "{db}");
     assert!(check(&v, "claude code")["detail"].as_str().unwrap().contains("hook in ~/.claude/settings.json"));
 
     // The words a person reads say the same.
