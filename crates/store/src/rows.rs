@@ -241,3 +241,23 @@ pub(crate) fn pruned(row: &impl Cols) -> Result<Pruned, StoreError> {
         decision: decision.as_ref().map(Value::to_string),
     })
 }
+
+/// Binds what an audit row says of a transition, in this order: actor, channel, from, to, at,
+/// detail. Both stores' transitions write it.
+pub(crate) fn bind_audit<'q, DB>(
+    q: sqlx::query::Query<'q, DB, DB::Arguments>,
+    t: &'q assent_core::store::Transition,
+) -> sqlx::query::Query<'q, DB, DB::Arguments>
+where
+    DB: sqlx::Database,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    q.bind(t.actor.as_str())
+        .bind(t.channel.as_str())
+        .bind(t.from.as_str())
+        .bind(t.to.as_str())
+        .bind(t.at.0)
+        .bind(t.detail.as_ref().map(Value::to_string))
+}

@@ -58,21 +58,13 @@ pub(super) async fn transition_in(
             .map_err(core)?;
         return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
     }
-    sqlx::query(
+    let insert = sqlx::query(
         "INSERT INTO audit (proposal_id, node, actor, channel, from_status, to_status, at, detail) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&t.id)
-    .bind(node)
-    .bind(&t.actor)
-    .bind(t.channel.as_str())
-    .bind(t.from.as_str())
-    .bind(t.to.as_str())
-    .bind(t.at.0)
-    .bind(t.detail.as_ref().map(Value::to_string))
-    .execute(&mut *conn)
-    .await
-    .map_err(core)?;
+    .bind(node);
+    rows::bind_audit(insert, t).execute(&mut *conn).await.map_err(core)?;
     let p = fetch(conn, &t.id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?;
     Ok(Transitioned::Done(p))
 }

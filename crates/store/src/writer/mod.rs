@@ -378,7 +378,7 @@ impl Writer {
     /// back means the proposal was no longer in the state the transition starts from. The
     /// caller undoes a half-done one.
     async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
-        let row = sqlx::query(concat!(
+        let update = sqlx::query(concat!(
             "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
             "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
             "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
@@ -394,17 +394,8 @@ impl Writer {
         .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
         .bind(&t.id)
         .bind(t.from.as_str())
-        .bind(&t.id)
-        .bind(&t.actor)
-        .bind(t.channel.as_str())
-        .bind(t.from.as_str())
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.detail.as_ref().map(Value::to_string))
-        .bind(&t.id)
-        .fetch_all(&mut self.conn)
-        .await
-        .map_err(db_err)?;
+        .bind(&t.id);
+        let row = rows::bind_audit(update, t).bind(&t.id).fetch_all(&mut self.conn).await.map_err(db_err)?;
         if let Some(row) = row.first() {
             return Ok(Transitioned::Done(rows::proposal(row)?));
         }
