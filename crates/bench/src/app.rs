@@ -214,7 +214,8 @@ pub fn run() -> Result<()> {
         return Ok(());
     }
     let home = seeded_home(seed)?;
-    if std::env::var_os("ASSENT_BENCH_KEEP").is_some() {
+    let keep = std::env::var_os("ASSENT_BENCH_KEEP").is_some();
+    if keep {
         println!("  the seeded home stays in {} (ASSENT_BENCH_KEEP)", home.path().display());
     }
     let envs = [
@@ -229,7 +230,7 @@ pub fn run() -> Result<()> {
         pages.push(Duration::from_secs_f64(first_page_ms(&line)? / 1000.0));
     }
     let (l, p) = (median(launches), median(pages));
-    if std::env::var_os("ASSENT_BENCH_KEEP").is_some() {
+    if keep {
         let _ = home.keep();
     }
     println!(
