@@ -121,9 +121,12 @@ impl Driver {
                 return e;
             }
             if Instant::now() > deadline {
-                self.screenshot("failure.png").await;
+                // Said first: the window may no longer answer a screenshot.
+                eprintln!("no element {css} after 20 s");
                 let src = self.call(reqwest::Method::GET, "/source", None).await;
                 let src: String = src.as_str().unwrap_or_default().chars().take(3000).collect();
+                eprintln!("page:\n{src}");
+                self.screenshot("failure.png").await;
                 panic!("no element {css}; screenshot in target/e2e/failure.png; page:\n{src}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
