@@ -50,4 +50,40 @@ describe("the inbox", () => {
     await waitFor(() => expect(meta(p.id)).toMatch(/^default on alpha · tool\.call · /));
     expect(meta("p_iqgvopaka4n7slxa5lqrbpr4cu")).toMatch(/^default · file\.write · /);
   });
+
+  it("keeps each proposal once when changes land while another is fetched", async () => {
+    // The app once showed a proposal twice (and Svelte stopped drawing the list): a change's
+    // fetch that ended after a new proposal was put on top wrote into the index it had
+    // looked up before the fetch.
+    const m = new MockBackend();
+    const held: Array<() => void> = [];
+    let hold = "";
+    const get = m.get.bind(m);
+    m.get = async (id: string) => {
+      const d = await get(id);
+      if (id === hold) await new Promise<void>((r) => held.push(r));
+      return d;
+    };
+    render(Inbox, { backend: m });
+    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const top = screen.getAllByTestId("row")[0].dataset.id as string;
+    hold = top;
+    await m.decide(top, "reject", { reason: "not now" });
+    await waitFor(() => expect(held.length).toBeGreaterThan(0));
+    hold = "";
+    const p = structuredClone(m.proposals.find((x) => x.id === top)) as Proposal;
+    p.id = "p_arrivedmeanwhile";
+    p.title = "Arrived while another was fetched";
+    p.status = "pending";
+    m.propose(p);
+    await screen.findByText("Arrived while another was fetched");
+    held.forEach((r) => r());
+    await waitFor(() => {
+      const rows = screen.getAllByTestId("row").filter((r) => r.dataset.id === top);
+      expect(rows.map((r) => r.dataset.status)).toEqual(["rejected"]);
+    });
+    const ids = screen.getAllByTestId("row").map((r) => r.dataset.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("p_arrivedmeanwhile");
+  });
 });
