@@ -199,7 +199,8 @@ pub fn run() {
                 loop {
                     match events.recv().await {
                         Ok(e) => {
-                            let _ = handle.emit("assent://event", &e);
+                            let sent = handle.emit("assent://event", &e);
+                            tracing::debug!(ok = sent.is_ok(), "event to the window");
                             poke.notify_one();
                         }
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {

@@ -69,6 +69,9 @@ fn start() -> Env {
     let (port, native) = (free_port(), free_port());
     let runtime = dirs.path().join("run");
     std::fs::create_dir_all(&runtime).unwrap();
+    // The app's log (and the driver's), said when an element never comes.
+    std::fs::create_dir_all(root().join("target/e2e")).unwrap();
+    let log = std::fs::File::create(root().join("target/e2e/app.log")).unwrap();
     let driver = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24", "dbus-run-session", "--"])
         .arg(tauri_driver())
@@ -81,8 +84,9 @@ fn start() -> Env {
         .env("XDG_CACHE_HOME", dirs.path().join("cache"))
         .env("ASSENT_HOME", home.path())
         .env("ASSENT_OWNER_CREDENTIAL", "file")
+        .env("ASSENT_LOG", "debug,hyper=info,sqlx=warn,tao=info,zbus=info")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .process_group(0)
         .spawn()
         .expect("xvfb-run is needed for the desktop tests");
@@ -126,6 +130,7 @@ impl Driver {
                 let src = self.call(reqwest::Method::GET, "/source", None).await;
                 let src: String = src.as_str().unwrap_or_default().chars().take(3000).collect();
                 eprintln!("page:\n{src}");
+                diagnose();
                 self.screenshot("failure.png").await;
                 panic!("no element {css}; screenshot in target/e2e/failure.png; page:\n{src}");
             }
@@ -170,6 +175,26 @@ impl Driver {
         };
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(name), png).unwrap();
+    }
+}
+
+/// Says what the app was doing: the end of its log, and where each of its threads is (when gdb
+/// is at hand), for a window that stopped answering.
+fn diagnose() {
+    let log = std::fs::read_to_string(root().join("target/e2e/app.log")).unwrap_or_default();
+    let lines: Vec<&str> = log.lines().collect();
+    eprintln!("app log (last 60 lines):\n{}", lines[lines.len().saturating_sub(60)..].join("\n"));
+    let pid = Command::new("pgrep")
+        .args(["-n", "-f", APP])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Ok(pid) = pid.as_deref() {
+        let bt = Command::new("gdb").args(["-p", pid, "-batch", "-ex", "thread apply all bt 30"]).output();
+        if let Ok(bt) = bt {
+            let text = String::from_utf8_lossy(&bt.stdout);
+            let _ = std::fs::write(root().join("target/e2e/app-threads.txt"), text.as_bytes());
+            eprintln!("app threads:\n{text}");
+        }
     }
 }
 
