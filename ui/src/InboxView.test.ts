@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, render, screen, waitFor } from "@testing-library/svelte";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import Inbox from "./Inbox.svelte";
+import App from "./App.svelte";
 import { MockBackend } from "./mock";
 import type { Proposal } from "./bindings/Proposal";
 
@@ -85,5 +86,29 @@ describe("the inbox", () => {
     const ids = screen.getAllByTestId("row").map((r) => r.dataset.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toContain("p_arrivedmeanwhile");
+  });
+
+  it("says when a page runs into a fault and starts it again on request", async () => {
+    const m = new MockBackend();
+    const list = m.list.bind(m);
+    let faulty = true;
+    // A page the list cannot draw: the same proposal twice.
+    m.list = async (q) => {
+      const page = await list(q);
+      return faulty ? { ...page, items: [page.items[0], ...page.items] } : page;
+    };
+    const errors = console.error;
+    console.error = () => {};
+    try {
+      render(App, { backend: m });
+      const fault = await screen.findByTestId("page-error");
+      expect(fault.textContent).toContain("This page ran into a problem");
+      faulty = false;
+      await fireEvent.click(screen.getByTestId("page-reload"));
+      await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+      expect(screen.queryByTestId("page-error")).toBeNull();
+    } finally {
+      console.error = errors;
+    }
   });
 });
