@@ -207,6 +207,7 @@ pub async fn pending_count(d: State<'_, Desktop>) -> Res<u64> {
 #[tauri::command]
 pub async fn ui_ready(d: State<'_, Desktop>, first_page_ms: Option<f64>) -> Res<()> {
     if !d.ready.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        d.painted.notify_one();
         let window_ms = first_page_ms.filter(|m| m.is_finite() && *m >= 0.0).unwrap_or(0.0);
         let query_ms = d.first_page_query.as_secs_f64() * 1000.0;
         let first_page_ms = window_ms + query_ms;

@@ -3,10 +3,12 @@
 //! The desktop app: a Tauri 2 shell around the same engine and loopback API as `assent
 //! serve`, hosted in-process, so starting the app is all a person does.
 //!
-//! - [`run`] starts the engine and the API ([`assent_host::start::start`]), puts the engine in
-//!   Tauri's state, forwards every engine event to the window (`assent://event`), keeps the
-//!   tray's pending count, and keeps running in the tray when the window is closed. A second
-//!   launch focuses the first (single instance).
+//! - [`run`] starts the engine and the API ([`assent_host::start::start`]) on a thread of its
+//!   own while Tauri starts, puts the engine in Tauri's state, makes the window with the first
+//!   page of the inbox, forwards every engine event to the window (`assent://event`), starts
+//!   the tray and the notifications once that page is on screen, keeps the tray's pending
+//!   count, and keeps running in the tray when the window is closed. A second launch focuses
+//!   the first (single instance).
 //! - [`commands`] are the window's only way in: a few lines each, calling the engine with the
 //!   channel `app`. The capability in `capabilities/main.json` allows exactly these.
 
@@ -33,6 +35,8 @@ pub struct Desktop {
     pub ready: std::sync::atomic::AtomicBool,
     /// How long the store took to answer the first page handed to the window with its document.
     pub first_page_query: std::time::Duration,
+    /// Told when the first page is on screen: the tray and the notifications start then.
+    pub painted: tokio::sync::Notify,
     /// "Pause notifications" from the tray.
     pub pause: assent_notify::Pause,
 }
@@ -75,36 +79,19 @@ pub fn show_main<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
 /// Proposals in the inbox's first page (the front end asks for as many).
 const FIRST_PAGE: u32 = 100;
 
-/// Puts the first page of the inbox in the main window as `window.__ASSENT_FIRST_PAGE__`
-/// before its scripts run. The front end renders it at once and then asks for a fresh page,
-/// so nothing that changed meanwhile is missed.
-fn first_page_plugin<R: tauri::Runtime>(page: Option<String>) -> tauri::plugin::TauriPlugin<R> {
-    let builder = tauri::plugin::Builder::new("first-page");
-    match page {
-        Some(json) => builder.js_init_script(format!("window.__ASSENT_FIRST_PAGE__ = {json};")).build(),
-        None => builder.build(),
-    }
+/// The engine started, with what the window shows first.
+struct Started {
+    running: assent_host::start::Running,
+    info: serde_json::Value,
+    /// The inbox's first page as JSON, handed to the window with its document.
+    first_page: Option<String>,
+    /// How long the store took to answer it.
+    first_page_query: std::time::Duration,
 }
 
-/// Runs the app until the person quits it from the tray.
-pub fn run() {
-    let started = std::time::Instant::now();
-    init_tracing();
-    assent_host::install_tls_provider();
-    let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("assent: {e:#}");
-            std::process::exit(1);
-        }
-    };
-    let running = match tauri::async_runtime::block_on(assent_host::start::start(home, Default::default())) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("assent: {e:#}");
-            std::process::exit(1);
-        }
-    };
+/// Starts the engine and the API on `home` and reads the inbox's first page.
+async fn start_engine(home: Home) -> anyhow::Result<Started> {
+    let running = assent_host::start::start(home, Default::default()).await?;
     let info = json!({
         "version": assent_host::VERSION,
         "commit": assent_host::COMMIT,
@@ -121,19 +108,54 @@ pub fn run() {
             "max_waits_per_agent": running.config.max_waits_per_agent,
         },
     });
-    let engine = running.engine.clone();
     // The inbox's first page goes to the window with its document, so the first paint needs no
     // round trip through IPC (WebKit answers the first few slowly while it lays the page out).
     let asked = std::time::Instant::now();
-    let first_page = tauri::async_runtime::block_on(engine.list(
-        &assent_core::Principal::Owner,
-        assent_core::store::ListQuery { limit: FIRST_PAGE, ..Default::default() },
-        None,
-    ))
-    .ok()
-    .and_then(|p| serde_json::to_string(&p).ok());
-    let first_page_query = asked.elapsed();
-    let mut running = Some(running);
+    let query = assent_core::store::ListQuery { limit: FIRST_PAGE, ..Default::default() };
+    let first_page = running
+        .engine
+        .list(&assent_core::Principal::Owner, query, None)
+        .await
+        .ok()
+        .and_then(|p| serde_json::to_string(&p).ok());
+    Ok(Started { running, info, first_page, first_page_query: asked.elapsed() })
+}
+
+/// Makes the main window (from its entry in `tauri.conf.json`, which Tauri does not create
+/// itself), with the first page of the inbox as `window.__ASSENT_FIRST_PAGE__` before its
+/// scripts run. The front end renders it at once and then asks for a fresh page, so nothing
+/// that changed meanwhile is missed.
+fn main_window<R: tauri::Runtime>(app: &tauri::AppHandle<R>, first_page: Option<String>) -> tauri::Result<()> {
+    let config = app.config().app.windows.iter().find(|w| w.label == "main").cloned().unwrap_or_default();
+    let mut builder = tauri::WebviewWindowBuilder::from_config(app, &config)?;
+    if let Some(json) = first_page {
+        builder = builder.initialization_script(format!("window.__ASSENT_FIRST_PAGE__ = {json};"));
+    }
+    builder.build()?;
+    Ok(())
+}
+
+/// Runs the app until the person quits it from the tray.
+pub fn run() {
+    let started = std::time::Instant::now();
+    init_tracing();
+    assent_host::install_tls_provider();
+    let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("assent: {e:#}");
+            std::process::exit(1);
+        }
+    };
+    // The engine starts on its own thread while this one starts the window system and Tauri;
+    // the window is made once both are done.
+    let engine_start = std::thread::spawn(move || tauri::async_runtime::block_on(start_engine(home)));
+    // Taken by the window's set-up, or by a failure before it (to stop the engine and the API).
+    let engine_start = std::sync::Arc::new(std::sync::Mutex::new(Some(engine_start)));
+    let for_setup = engine_start.clone();
+    // Taken by the app's exit, to stop the engine and the API.
+    let running = std::sync::Arc::new(std::sync::Mutex::new(None::<assent_host::start::Running>));
+    let slot = running.clone();
     let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
     let notes = notifications.clone();
     let pause = assent_notify::Pause::default();
@@ -143,16 +165,6 @@ pub fn run() {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show_main(app)))
         .plugin(tauri_plugin_autostart::Builder::new().args([AUTOSTART_FLAG]).build())
-        .plugin(first_page_plugin(first_page))
-        .manage(Desktop {
-            engine: engine.clone(),
-            info,
-            notifications,
-            started,
-            ready: false.into(),
-            first_page_query,
-            pause: pause.clone(),
-        })
         .invoke_handler(tauri::generate_handler![
             commands::list_proposals,
             commands::get_proposal,
@@ -179,14 +191,52 @@ pub fn run() {
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
-            tray::install(app.handle())?;
+            let started_engine = for_setup.lock().unwrap_or_else(|e| e.into_inner()).take().map(|t| t.join());
+            let Started { running, info, first_page, first_page_query } = match started_engine {
+                Some(Ok(Ok(s))) => s,
+                Some(Ok(Err(e))) => {
+                    eprintln!("assent: {e:#}");
+                    std::process::exit(1);
+                }
+                _ => {
+                    eprintln!("assent: the engine failed to start");
+                    std::process::exit(1);
+                }
+            };
+            let engine = running.engine.clone();
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(running);
+            app.manage(Desktop {
+                engine: engine.clone(),
+                info,
+                notifications,
+                started,
+                ready: false.into(),
+                first_page_query,
+                painted: Default::default(),
+                pause: pause.clone(),
+            });
+            main_window(app.handle(), first_page)?;
             if !hidden {
                 show_main(app.handle());
             }
-            tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "window made");
+            // The tray and the notifications wait for the first paint (which does not need
+            // them), or a few seconds; at once when the window stays hidden.
+            let handle = app.handle().clone();
             let host = std::sync::Arc::new(WindowHost(app.handle().clone()));
             let for_notes = engine.clone();
             tauri::async_runtime::spawn(async move {
+                if !hidden {
+                    let d = handle.state::<Desktop>();
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), d.painted.notified()).await;
+                }
+                let h = handle.clone();
+                let _ = handle.run_on_main_thread(move || {
+                    if let Err(e) = tray::install(&h) {
+                        tracing::warn!(error = %e, "no tray icon");
+                    }
+                    tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
+                });
                 let opts = assent_notify::Options { pause, ..Default::default() };
                 let a = assent_notify::start(for_notes, host, opts).await;
                 *notes.lock().unwrap_or_else(|e| e.into_inner()) = a.describe();
@@ -237,7 +287,10 @@ pub fn run() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("assent: cannot start the desktop app: {e}");
-            if let Some(r) = running.take() {
+            // The engine started (or is starting) whether or not the window's set-up took it.
+            let unclaimed = engine_start.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let from_thread = unclaimed.and_then(|t| t.join().ok()).and_then(Result::ok).map(|s| s.running);
+            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take().or(from_thread) {
                 tauri::async_runtime::block_on(r.stop());
             }
             std::process::exit(1);
@@ -246,7 +299,7 @@ pub fn run() {
     app.run(move |_app, event| match event {
         RunEvent::ExitRequested { api, code, .. } if code.is_none() => api.prevent_exit(),
         RunEvent::Exit => {
-            if let Some(r) = running.take() {
+            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 tauri::async_runtime::block_on(r.stop());
             }
         }
