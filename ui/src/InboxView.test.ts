@@ -88,6 +88,32 @@ describe("the inbox", () => {
     expect(ids).toContain("p_arrivedmeanwhile");
   });
 
+  it("never sets a proposal back to an older state fetched before a newer one", async () => {
+    const m = new MockBackend();
+    const held: Array<() => void> = [];
+    let hold = "";
+    const get = m.get.bind(m);
+    m.get = async (id: string) => {
+      const d = await get(id);
+      if (id === hold) await new Promise<void>((r) => held.push(r));
+      return d;
+    };
+    render(Inbox, { backend: m });
+    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const pending = m.proposals.find((x) => x.status === "pending" && screen.getAllByTestId("row").some((r) => r.dataset.id === x.id)) as Proposal;
+    const status = () => screen.getAllByTestId("row").find((r) => r.dataset.id === pending.id)?.dataset.status;
+    // A change whose fetch reads the proposal still pending, and answers late.
+    hold = pending.id;
+    m.emit({ type: "proposal.updated", proposal: { ...pending }, from: "pending" } as never);
+    await waitFor(() => expect(held.length).toBe(1));
+    hold = "";
+    await m.decide(pending.id, "reject", { reason: "not now" });
+    await waitFor(() => expect(status()).toBe("rejected"));
+    held.forEach((r) => r());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(status()).toBe("rejected");
+  });
+
   it("says when a page runs into a fault and starts it again on request", async () => {
     const m = new MockBackend();
     const list = m.list.bind(m);
