@@ -19,6 +19,23 @@ use tokio::sync::{mpsc, oneshot};
 
 type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
 
+/// One transition's statements (see `Writer::transition`), between `$begin` and `$end`.
+macro_rules! transition_sql {
+    ($begin:literal, $end:literal) => {
+        concat!(
+            $begin,
+            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
+            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
+            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
+            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
+            "SELECT ",
+            rows::proposal_cols!(),
+            " FROM proposals WHERE id = ? AND changes() = 1",
+            $end
+        )
+    };
+}
+
 /// A write for the writer task.
 pub(crate) enum Op {
     Insert(Box<NewRecord>, Reply<Inserted>),
@@ -104,6 +121,17 @@ pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        // A lone single transition is what an idle writer sees when a person decides, and what
+        // a waiting agent's answer waits for: it goes to SQLite in one round trip, its
+        // transaction's begin and commit included (each round trip costs two thread switches).
+        if let [Op::Transition(ts, _, _)] = batch.as_slice()
+            && ts.len() == 1
+            && let Some(Op::Transition(mut ts, atomic, reply)) = batch.pop()
+            && let Some(t) = ts.pop()
+        {
+            w.lone_transition(t, atomic, reply).await;
+            continue;
+        }
         w.commit_batch(batch.drain(..)).await;
     }
     tracing::debug!("store writer stopped");
@@ -114,6 +142,27 @@ async fn exec(conn: &mut SqliteConnection, sql: &'static str) -> Result<(), Stor
 }
 
 impl Writer {
+    /// One transition in a transaction of its own, in one round trip: its reply is sent only
+    /// once the commit is known (durable before acknowledged), as with a batch.
+    async fn lone_transition(&mut self, t: Transition, atomic: bool, reply: Reply<Vec<Transitioned>>) {
+        let res = match self.transition_in(&t, true).await {
+            Ok(Transitioned::Conflict(now)) if atomic => {
+                let out = [Transitioned::Conflict(now)];
+                Err(CoreError::InvalidState { message: conflict_message(std::slice::from_ref(&t), &out) })
+            }
+            Ok(done) => Ok(vec![done]),
+            Err(e) => {
+                // Whatever of it ran is undone (there may be no transaction left to undo).
+                if let Err(r) = exec(&mut self.conn, "ROLLBACK").await {
+                    tracing::debug!(error = %r, "rollback after a failed transition");
+                }
+                self.pending_bound.clear();
+                Err(e)
+            }
+        };
+        drop(reply.send(res));
+    }
+
     async fn commit_batch(&mut self, ops: impl ExactSizeIterator<Item = Op>) {
         let (n, started) = (ops.len(), std::time::Instant::now());
         if let Err(e) = exec(&mut self.conn, "BEGIN IMMEDIATE").await {
@@ -378,23 +427,22 @@ impl Writer {
     /// back means the proposal was no longer in the state the transition starts from. The
     /// caller undoes a half-done one.
     async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
-        let update = sqlx::query(concat!(
-            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
-            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
-            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
-            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
-            "SELECT ",
-            rows::proposal_cols!(),
-            " FROM proposals WHERE id = ? AND changes() = 1"
-        ))
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
-        .bind(t.result.as_ref().map(Value::to_string))
-        .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
-        .bind(&t.id)
-        .bind(t.from.as_str())
-        .bind(&t.id);
+        self.transition_in(t, false).await
+    }
+
+    /// A transition; `alone`, in a transaction of its own begun and committed in the same
+    /// round trip (the caller rolls back on an error).
+    async fn transition_in(&mut self, t: &Transition, alone: bool) -> Result<Transitioned, CoreError> {
+        let sql = if alone { transition_sql!("BEGIN IMMEDIATE; ", "; COMMIT") } else { transition_sql!("", "") };
+        let update = sqlx::query(sql)
+            .bind(t.to.as_str())
+            .bind(t.at.0)
+            .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
+            .bind(t.result.as_ref().map(Value::to_string))
+            .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
+            .bind(&t.id)
+            .bind(t.from.as_str())
+            .bind(&t.id);
         let row = rows::bind_audit(update, t).bind(&t.id).fetch_all(&mut self.conn).await.map_err(db_err)?;
         if let Some(row) = row.first() {
             return Ok(Transitioned::Done(rows::proposal(row)?));
