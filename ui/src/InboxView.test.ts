@@ -5,6 +5,22 @@ import App from "./App.svelte";
 import { MockBackend } from "./mock";
 import type { Proposal } from "./bindings/Proposal";
 
+/** An inbox whose backend holds each fetch of the proposal `hold.id` until released. */
+async function inboxHoldingFetches() {
+  const m = new MockBackend();
+  const held: Array<() => void> = [];
+  const hold = { id: "" };
+  const get = m.get.bind(m);
+  m.get = async (id: string) => {
+    const d = await get(id);
+    if (id === hold.id) await new Promise<void>((r) => held.push(r));
+    return d;
+  };
+  render(Inbox, { backend: m });
+  await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+  return { m, held, hold };
+}
+
 describe("the inbox", () => {
   afterEach(cleanup);
 
@@ -56,22 +72,12 @@ describe("the inbox", () => {
     // The app once showed a proposal twice (and Svelte stopped drawing the list): a change's
     // fetch that ended after a new proposal was put on top wrote into the index it had
     // looked up before the fetch.
-    const m = new MockBackend();
-    const held: Array<() => void> = [];
-    let hold = "";
-    const get = m.get.bind(m);
-    m.get = async (id: string) => {
-      const d = await get(id);
-      if (id === hold) await new Promise<void>((r) => held.push(r));
-      return d;
-    };
-    render(Inbox, { backend: m });
-    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const { m, held, hold } = await inboxHoldingFetches();
     const top = screen.getAllByTestId("row")[0].dataset.id as string;
-    hold = top;
+    hold.id = top;
     await m.decide(top, "reject", { reason: "not now" });
     await waitFor(() => expect(held.length).toBeGreaterThan(0));
-    hold = "";
+    hold.id = "";
     const p = structuredClone(m.proposals.find((x) => x.id === top)) as Proposal;
     p.id = "p_arrivedmeanwhile";
     p.title = "Arrived while another was fetched";
@@ -89,24 +95,14 @@ describe("the inbox", () => {
   });
 
   it("never sets a proposal back to an older state fetched before a newer one", async () => {
-    const m = new MockBackend();
-    const held: Array<() => void> = [];
-    let hold = "";
-    const get = m.get.bind(m);
-    m.get = async (id: string) => {
-      const d = await get(id);
-      if (id === hold) await new Promise<void>((r) => held.push(r));
-      return d;
-    };
-    render(Inbox, { backend: m });
-    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const { m, held, hold } = await inboxHoldingFetches();
     const pending = m.proposals.find((x) => x.status === "pending" && screen.getAllByTestId("row").some((r) => r.dataset.id === x.id)) as Proposal;
     const status = () => screen.getAllByTestId("row").find((r) => r.dataset.id === pending.id)?.dataset.status;
     // A change whose fetch reads the proposal still pending, and answers late.
-    hold = pending.id;
+    hold.id = pending.id;
     m.emit({ type: "proposal.updated", proposal: { ...pending }, from: "pending" } as never);
     await waitFor(() => expect(held.length).toBe(1));
-    hold = "";
+    hold.id = "";
     await m.decide(pending.id, "reject", { reason: "not now" });
     await waitFor(() => expect(status()).toBe("rejected"));
     held.forEach((r) => r());
