@@ -146,11 +146,7 @@ impl Writer {
     /// once the commit is known (durable before acknowledged), as with a batch.
     async fn lone_transition(&mut self, t: Transition, atomic: bool, reply: Reply<Vec<Transitioned>>) {
         let res = match self.transition_in(&t, true).await {
-            Ok(Transitioned::Conflict(now)) if atomic => {
-                let out = [Transitioned::Conflict(now)];
-                Err(CoreError::InvalidState { message: conflict_message(std::slice::from_ref(&t), &out) })
-            }
-            Ok(done) => Ok(vec![done]),
+            Ok(done) => refuse_conflict(std::slice::from_ref(&t), vec![done], atomic),
             Err(e) => {
                 // Whatever of it ran is undone (there may be no transaction left to undo).
                 if let Err(r) = exec(&mut self.conn, "ROLLBACK").await {
@@ -480,13 +476,18 @@ impl Writer {
                 out.push(self.transition(t).await?);
             }
         }
-        if atomic && out.iter().any(|t| matches!(t, Transitioned::Conflict(_))) {
-            // Returning an error makes the batch roll this op's savepoint back; the caller
-            // learns which one conflicted from the vector, so report it as data instead.
-            return Err(CoreError::InvalidState { message: conflict_message(&ts, &out) });
-        }
-        Ok(out)
+        refuse_conflict(&ts, out, atomic)
     }
+}
+
+/// All or nothing (`atomic`): one transition whose proposal was no longer in its starting
+/// state refuses them all. The caller undoes what was written (a batch's savepoint; a lone
+/// transition changed nothing).
+fn refuse_conflict(ts: &[Transition], out: Vec<Transitioned>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+    if atomic && out.iter().any(|t| matches!(t, Transitioned::Conflict(_))) {
+        return Err(CoreError::InvalidState { message: conflict_message(ts, &out) });
+    }
+    Ok(out)
 }
 
 fn conflict_message(ts: &[Transition], out: &[Transitioned]) -> String {
