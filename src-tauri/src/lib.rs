@@ -121,6 +121,35 @@ async fn start_engine(home: Home) -> anyhow::Result<Started> {
     Ok(Started { running, info, first_page, first_page_query: asked.elapsed() })
 }
 
+/// The engine, held by one owner at a time: the thread starting it, then the window's set-up
+/// (which waits for the start), then the app's exit or a failure of Tauri's start (which stop it).
+enum EngineSlot {
+    /// Starting on its own thread.
+    Starting(std::thread::JoinHandle<anyhow::Result<Started>>),
+    /// Started and taken by the window's set-up: stopped at exit.
+    Running(assent_host::start::Running),
+    /// Stopped, being stopped, or its start failed.
+    Gone,
+}
+
+type Slot = std::sync::Arc<std::sync::Mutex<EngineSlot>>;
+
+fn take(slot: &Slot) -> EngineSlot {
+    std::mem::replace(&mut *slot.lock().unwrap_or_else(|e| e.into_inner()), EngineSlot::Gone)
+}
+
+/// Stops whatever of the engine and its API started, waiting for a start under way.
+fn stop_engine(slot: &Slot) {
+    let running = match take(slot) {
+        EngineSlot::Starting(t) => t.join().ok().and_then(Result::ok).map(|s| s.running),
+        EngineSlot::Running(r) => Some(r),
+        EngineSlot::Gone => None,
+    };
+    if let Some(r) = running {
+        tauri::async_runtime::block_on(r.stop());
+    }
+}
+
 /// Makes the main window (from its entry in `tauri.conf.json`, which Tauri does not create
 /// itself), with the first page of the inbox as `window.__ASSENT_FIRST_PAGE__` before its
 /// scripts run. The front end renders it at once and then asks for a fresh page, so nothing
@@ -149,13 +178,9 @@ pub fn run() {
     };
     // The engine starts on its own thread while this one starts the window system and Tauri;
     // the window is made once both are done.
-    let engine_start = std::thread::spawn(move || tauri::async_runtime::block_on(start_engine(home)));
-    // Taken by the window's set-up, or by a failure before it (to stop the engine and the API).
-    let engine_start = std::sync::Arc::new(std::sync::Mutex::new(Some(engine_start)));
-    let for_setup = engine_start.clone();
-    // Taken by the app's exit, to stop the engine and the API.
-    let running = std::sync::Arc::new(std::sync::Mutex::new(None::<assent_host::start::Running>));
-    let slot = running.clone();
+    let starting = std::thread::spawn(move || tauri::async_runtime::block_on(start_engine(home)));
+    let slot: Slot = std::sync::Arc::new(std::sync::Mutex::new(EngineSlot::Starting(starting)));
+    let for_setup = slot.clone();
     let notifications = std::sync::Arc::new(std::sync::Mutex::new("starting".to_string()));
     let notes = notifications.clone();
     let pause = assent_notify::Pause::default();
@@ -191,20 +216,19 @@ pub fn run() {
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
-            let started_engine = for_setup.lock().unwrap_or_else(|e| e.into_inner()).take().map(|t| t.join());
-            let Started { running, info, first_page, first_page_query } = match started_engine {
-                Some(Ok(Ok(s))) => s,
-                Some(Ok(Err(e))) => {
+            let start = match take(&for_setup) {
+                EngineSlot::Starting(t) => t.join().map_err(|_| anyhow::anyhow!("the engine failed to start")),
+                _ => Err(anyhow::anyhow!("the engine failed to start")),
+            };
+            let Started { running, info, first_page, first_page_query } = match start.and_then(|r| r) {
+                Ok(s) => s,
+                Err(e) => {
                     eprintln!("assent: {e:#}");
-                    std::process::exit(1);
-                }
-                _ => {
-                    eprintln!("assent: the engine failed to start");
                     std::process::exit(1);
                 }
             };
             let engine = running.engine.clone();
-            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(running);
+            *for_setup.lock().unwrap_or_else(|e| e.into_inner()) = EngineSlot::Running(running);
             app.manage(Desktop {
                 engine: engine.clone(),
                 info,
@@ -288,21 +312,13 @@ pub fn run() {
         Err(e) => {
             eprintln!("assent: cannot start the desktop app: {e}");
             // The engine started (or is starting) whether or not the window's set-up took it.
-            let unclaimed = engine_start.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let from_thread = unclaimed.and_then(|t| t.join().ok()).and_then(Result::ok).map(|s| s.running);
-            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take().or(from_thread) {
-                tauri::async_runtime::block_on(r.stop());
-            }
+            stop_engine(&slot);
             std::process::exit(1);
         }
     };
     app.run(move |_app, event| match event {
         RunEvent::ExitRequested { api, code, .. } if code.is_none() => api.prevent_exit(),
-        RunEvent::Exit => {
-            if let Some(r) = running.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                tauri::async_runtime::block_on(r.stop());
-            }
-        }
+        RunEvent::Exit => stop_engine(&slot),
         _ => {}
     });
 }
