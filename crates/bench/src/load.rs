@@ -75,14 +75,19 @@ pub async fn ingest() -> Result<()> {
     let ceiling = server::ceiling()?;
     let fake: Vec<String> = (0..AGENTS).map(|i| format!("token-{i}")).collect();
     blast(&ceiling.base, &fake, WARMUP, 0).await?;
+    let c_cpu = server::cpu_seconds(ceiling.pid());
     let (c_lat, c_wall) = blast(&ceiling.base, &fake, INGEST, WARMUP).await?;
+    let c_cpu = server::cpu_seconds(ceiling.pid()) - c_cpu;
     drop(ceiling);
 
     let (srv, bin) = server::assent()?;
     let home = srv.home.as_ref().context("home")?.path().to_path_buf();
     let tokens = server::agents(&bin, &home, AGENTS)?;
     blast(&srv.base, &tokens, WARMUP, 0).await?;
+    let (a_cpu, own_cpu) = (server::cpu_seconds(srv.pid()), server::cpu_seconds(std::process::id()));
     let (a_lat, a_wall) = blast(&srv.base, &tokens, INGEST, WARMUP).await?;
+    let a_cpu = server::cpu_seconds(srv.pid()) - a_cpu;
+    let own_cpu = server::cpu_seconds(std::process::id()) - own_cpu;
     let (c_rate, a_rate) = (rate(c_lat.len(), c_wall), rate(a_lat.len(), a_wall));
     let share = a_rate / c_rate * 100.0;
     let p99 = pct(&a_lat, 0.99);
@@ -103,6 +108,14 @@ pub async fn ingest() -> Result<()> {
         verdict(share >= 40.0),
         ms(p99),
         verdict(p99 < Duration::from_millis(25))
+    );
+    let per = |cpu: f64, n: usize| cpu / n as f64 * 1e6;
+    println!(
+        "  CPU per request: bare axum {:.0} us, assent {:.0} us (this load generator {:.0} us), wall {:.0} us per request on 2 cores",
+        per(c_cpu, c_lat.len()),
+        per(a_cpu, a_lat.len()),
+        per(own_cpu, a_lat.len()),
+        a_wall.as_secs_f64() / a_lat.len() as f64 * 2e6
     );
     let (rss, pss) = server::memory_mib(srv.pid());
     println!("  server memory after {} stored proposals: RSS {rss:.0} MiB, PSS {pss:.0} MiB", INGEST + WARMUP);

@@ -168,6 +168,16 @@ pub fn memory_mib(pid: u32) -> (f64, f64) {
     (read("status", "VmRSS:"), read("smaps_rollup", "Pss:"))
 }
 
+/// CPU seconds a process (all its threads) has used so far, user and system, from `/proc`.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let ticks: f64 = rest.split_whitespace().skip(11).take(2).filter_map(|t| t.parse::<f64>().ok()).sum();
+    // `/proc` counts in USER_HZ, 100 per second on Linux whatever the kernel's own tick.
+    ticks / 100.0
+}
+
 /// Open sockets of a process.
 pub fn sockets(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
