@@ -182,3 +182,43 @@ async fn what_each_agent_stored_is_summed_per_minute_and_a_day_is_kept() {
     assert!(minutes.contains(&("b".to_string(), (day + 10 * MINUTE) / MINUTE)), "{minutes:?}");
     assert_eq!(all.len(), 3, "{all:?}");
 }
+
+#[tokio::test]
+async fn a_point_read_sees_each_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    assert!(s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).is_none());
+    insert(&s, 1).await;
+    let read = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("not found"));
+    assert_eq!((read.status, read.payload.clone()), (Status::Pending, json!({"tool": "t", "input": {"n": 1}})));
+    let change = Transition::status_change(
+        "p_0001".into(),
+        Status::Pending,
+        Status::Approved,
+        Timestamp(5_000),
+        "owner",
+        Channel::Cli,
+    );
+    s.transition(vec![change], true).await.unwrap_or_else(|e| panic!("{e}"));
+    let read = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("not found"));
+    assert_eq!((read.status, read.updated_at), (Status::Approved, Timestamp(5_000)));
+    // Many readers at once, each on a connection of its own or a kept one.
+    let reads = (0..16).map(|_| {
+        let s = s.clone();
+        tokio::spawn(async move { s.get("p_0001").await.map(|p| p.map(|p| p.status)) })
+    });
+    for r in reads {
+        assert_eq!(r.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}")), Some(Status::Approved));
+    }
+}
+
+#[tokio::test]
+async fn a_point_read_that_cannot_open_its_own_connection_goes_through_the_pool() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    insert(&s, 1).await;
+    // The open connections keep reading the file; a new one finds no database to open.
+    std::fs::rename(dir.path().join("assent.db"), dir.path().join("moved.db")).unwrap_or_else(|e| panic!("{e}"));
+    let read = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).map(|p| p.status);
+    assert_eq!(read, Some(Status::Pending));
+}

@@ -1,0 +1,91 @@
+//! Point reads on the calling thread. A read through sqlx's pool hands the statement to the
+//! connection's own thread and waits for the rows to come back: two thread switches, most of
+//! the ~130 µs such a read took, on the path of every decision and every wait. Reading one row
+//! by its unique key takes a few microseconds of SQLite's time, so these run where they are
+//! asked for, on a few read-only connections of their own.
+//!
+//! Only an optimization: any error (the database busy, a connection that cannot open) makes the
+//! caller read through the pool as before.
+
+use crate::rows::{self, Cols};
+use assent_core::error::StoreError;
+use assent_core::proposal::Proposal;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Idle connections kept; more are opened while more readers run at once, then closed.
+const KEEP: usize = 2;
+
+pub(crate) struct Direct {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+fn err(e: rusqlite::Error) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+impl Direct {
+    pub(crate) fn new(path: PathBuf) -> Self {
+        Self { path, idle: Mutex::new(Vec::new()) }
+    }
+
+    fn open(&self) -> Result<Connection, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&self.path, flags).map_err(err)?;
+        // A reader of a database in WAL mode waits for no writer; should SQLite still say busy
+        // (a log being recovered), the pool's read, which may wait, is the way.
+        conn.busy_timeout(Duration::ZERO).map_err(err)?;
+        // A point read touches a few pages; the writer and the pool keep the larger caches.
+        conn.pragma_update(None, "cache_size", -512).map_err(err)?;
+        Ok(conn)
+    }
+
+    fn with<T>(&self, read: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let idle = self.idle.lock().map(|mut v| v.pop()).unwrap_or_default();
+        let conn = match idle {
+            Some(c) => c,
+            None => self.open()?,
+        };
+        let out = read(&conn);
+        if let Ok(mut v) = self.idle.lock()
+            && v.len() < KEEP
+        {
+            v.push(conn);
+        }
+        out
+    }
+
+    /// The proposal `id`, as committed.
+    pub(crate) fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
+        self.with(|conn| {
+            let mut st = conn
+                .prepare_cached(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?1"))
+                .map_err(err)?;
+            st.query_row([id], |row| Ok(rows::proposal(&Row(row)))).optional().map_err(err)?.transpose()
+        })
+    }
+}
+
+/// A row as [`rows`] decodes it.
+struct Row<'a, 'b>(&'a rusqlite::Row<'b>);
+
+impl Cols for Row<'_, '_> {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.0.get(col).map_err(err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.0.get(col).map_err(err)
+    }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.get(col).map_err(err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        Ok(self.0.get::<_, i64>(col).map_err(err)? != 0)
+    }
+    fn node(&self) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+}
