@@ -118,3 +118,28 @@ async fn a_group_belongs_to_one_agent() {
     assert_eq!(status(a2).await, Some(Status::Approved));
     assert_eq!(status(m1).await, Some(Status::Pending), "another agent's proposal is never in the batch");
 }
+
+#[tokio::test]
+async fn a_token_names_its_agent_among_many_and_a_revoked_or_replaced_one_names_none() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let e = engine(dir.path()).await;
+    let mut tokens = Vec::new();
+    for i in 0..40 {
+        tokens.push(e.add_agent(&format!("agent-{i}")).await.unwrap_or_else(|err| panic!("{err}")));
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        assert!(matches!(e.authenticate(t), Some(Principal::Agent(a)) if a == format!("agent-{i}")));
+    }
+    assert!(matches!(e.authenticate("owner"), Some(Principal::Owner)));
+    assert!(e.authenticate("no-such-token").is_none());
+    e.revoke_agent("agent-3").await.unwrap_or_else(|err| panic!("{err}"));
+    assert!(e.authenticate(&tokens[3]).is_none());
+    assert!(e.set_agent_token("agent-4", "a-new-token-of-agent-four").await.unwrap_or_else(|err| panic!("{err}")));
+    assert!(e.authenticate(&tokens[4]).is_none());
+    assert!(matches!(e.authenticate("a-new-token-of-agent-four"), Some(Principal::Agent(a)) if a == "agent-4"));
+    // An engine started on the same database knows the same agents.
+    drop(e);
+    let again = engine(dir.path()).await;
+    assert!(matches!(again.authenticate(&tokens[5]), Some(Principal::Agent(a)) if a == "agent-5"));
+    assert!(again.authenticate(&tokens[3]).is_none());
+}

@@ -23,7 +23,7 @@ use crate::proposal::{AgentInfo, AuditEntry, Proposal};
 use crate::secret::{hashes_equal, new_token, token_hash};
 use crate::store::{ListQuery, Store, Transitioned};
 use crate::time::Timestamp;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, RwLock};
 use tokio::sync::{Notify, broadcast};
@@ -124,7 +124,8 @@ pub(crate) struct Inner {
     pub(crate) bus: EventBus,
     pub(crate) waiters: Waiters,
     owner_hash: [u8; 32],
-    agents: RwLock<Vec<(String, [u8; 32])>>,
+    /// Each active agent's name by the SHA-256 of its token.
+    agents: RwLock<HashMap<[u8; 32], String>>,
     /// When the expiry sweeper plans to wake next (ms); a new proposal expiring earlier pokes it.
     pub(crate) next_sweep: AtomicI64,
     pub(crate) sweep_now: Notify,
@@ -161,6 +162,10 @@ pub struct Engine {
 
 pub use crate::names::validate_agent_name;
 
+fn by_hash(agents: Vec<(String, [u8; 32])>) -> HashMap<[u8; 32], String> {
+    agents.into_iter().map(|(name, hash)| (hash, name)).collect()
+}
+
 impl Engine {
     /// An engine from its parts.
     pub async fn new(parts: EngineParts) -> Result<Self, CoreError> {
@@ -179,7 +184,7 @@ impl Engine {
                 bus: EventBus::new(4096),
                 waiters: Waiters::default(),
                 owner_hash,
-                agents: RwLock::new(agents),
+                agents: RwLock::new(by_hash(agents)),
                 next_sweep: AtomicI64::new(i64::MAX),
                 sweep_now: Notify::new(),
                 apply_slots: tokio::sync::Semaphore::new(8),
@@ -229,21 +234,17 @@ impl Engine {
         &self.inner.kinds
     }
 
-    /// Who holds this bearer token, if anyone. Every candidate is compared in constant time
-    /// and the loop never stops early, so timing says nothing about which hash was close.
+    /// Who holds this bearer token, if anyone. The owner's hash is compared in constant time;
+    /// an agent is found by the SHA-256 of the token, so the time a lookup takes depends only on
+    /// that hash, which tells nothing of any stored token (finding a token for a given hash is
+    /// what SHA-256 rules out), and not on how many agents there are.
     pub fn authenticate(&self, token: &str) -> Option<Principal> {
         let h = token_hash(token);
-        let mut found = None;
         if hashes_equal(&h, &self.inner.owner_hash) {
-            found = Some(Principal::Owner);
+            return Some(Principal::Owner);
         }
         let agents = self.inner.agents.read().unwrap_or_else(|e| e.into_inner());
-        for (name, hash) in agents.iter() {
-            if hashes_equal(&h, hash) && found.is_none() {
-                found = Some(Principal::Agent(name.clone()));
-            }
-        }
-        found
+        agents.get(&h).map(|name| Principal::Agent(name.clone()))
     }
 
     /// Subscribes to proposal events.
@@ -315,7 +316,7 @@ impl Engine {
 
     async fn reload_agents(&self) -> Result<(), CoreError> {
         let fresh = self.inner.store.agent_tokens().await?;
-        *self.inner.agents.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        *self.inner.agents.write().unwrap_or_else(|e| e.into_inner()) = by_hash(fresh);
         Ok(())
     }
 
