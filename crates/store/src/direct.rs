@@ -58,6 +58,13 @@ impl Direct {
         out
     }
 
+    /// Closes the idle connections.
+    pub(crate) fn close(&self) {
+        if let Ok(mut v) = self.idle.lock() {
+            v.clear();
+        }
+    }
+
     /// The proposal `id`, as committed.
     pub(crate) fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
         self.with(|conn| {

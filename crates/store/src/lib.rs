@@ -10,7 +10,8 @@
 //!   transaction (group commit): one fsync for many proposals, no `SQLITE_BUSY` on upgrade,
 //!   and each write isolated in a savepoint so one failure does not undo its neighbours. A
 //!   caller is answered only after the commit, so an acknowledged proposal is durable.
-//! - Reads use a small pool of separate connections ([`rows`] decodes them).
+//! - Reads use a small pool of separate connections ([`rows`] decodes them); a proposal by id
+//!   is read on the calling thread instead ([`direct`]), without the pool's thread switches.
 
 mod direct;
 mod multi;
@@ -159,9 +160,11 @@ impl SqliteStore {
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
-    /// Closes the read pool; the writer stops when the last clone is dropped.
+    /// Closes the read pool and the point reads' idle connections (a read after this opens
+    /// one again); the writer stops when the last clone is dropped.
     pub async fn close(&self) {
         self.read.close().await;
+        self.direct.close();
     }
 }
 
