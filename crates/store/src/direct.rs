@@ -68,9 +68,7 @@ impl Direct {
     /// The proposal `id`, as committed.
     pub(crate) fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
         self.with(|conn| {
-            let mut st = conn
-                .prepare_cached(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?1"))
-                .map_err(err)?;
+            let mut st = conn.prepare_cached(rows::PROPOSAL_BY_ID).map_err(err)?;
             st.query_row([id], |row| Ok(rows::proposal(&Row(row)))).optional().map_err(err)?.transpose()
         })
     }

@@ -183,11 +183,7 @@ impl Store for SqliteStore {
             Ok(p) => return Ok(p),
             Err(e) => tracing::debug!(error = %e, "a point read goes through the pool"),
         }
-        let row = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.read)
-            .await
-            .map_err(db_err)?;
+        let row = sqlx::query(rows::PROPOSAL_BY_ID).bind(id).fetch_optional(&self.read).await.map_err(db_err)?;
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 

@@ -75,6 +75,9 @@ macro_rules! proposal_cols {
 }
 pub(crate) use proposal_cols;
 
+/// One proposal by its id, decoded by [`proposal`].
+pub(crate) const PROPOSAL_BY_ID: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = ?");
+
 /// The columns [`audit`] reads.
 macro_rules! audit_cols {
     () => {

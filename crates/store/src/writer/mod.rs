@@ -292,11 +292,7 @@ impl Writer {
     }
 
     async fn fetch(&mut self, id: &str) -> Result<Option<Proposal>, CoreError> {
-        let row = sqlx::query(concat!("SELECT ", rows::proposal_cols!(), " FROM proposals WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&mut self.conn)
-            .await
-            .map_err(db_err)?;
+        let row = sqlx::query(rows::PROPOSAL_BY_ID).bind(id).fetch_optional(&mut self.conn).await.map_err(db_err)?;
         Ok(row.map(|r| rows::proposal(&r)).transpose()?)
     }
 
