@@ -164,6 +164,12 @@ fn main_window<R: tauri::Runtime>(app: &tauri::AppHandle<R>, first_page: Option<
     Ok(())
 }
 
+/// Says why the app cannot start (with its causes) and exits.
+fn fail(e: &dyn std::fmt::Display) -> ! {
+    eprintln!("assent: {e:#}");
+    std::process::exit(1)
+}
+
 /// Runs the app until the person quits it from the tray.
 pub fn run() {
     let started = std::time::Instant::now();
@@ -171,10 +177,7 @@ pub fn run() {
     assent_host::install_tls_provider();
     let home = match Home::resolve(std::env::var_os("ASSENT_HOME").map(Into::into)) {
         Ok(h) => h,
-        Err(e) => {
-            eprintln!("assent: {e:#}");
-            std::process::exit(1);
-        }
+        Err(e) => fail(&e),
     };
     // The engine starts on its own thread while this one starts the window system and Tauri;
     // the window is made once both are done.
@@ -222,10 +225,7 @@ pub fn run() {
             };
             let Started { running, info, first_page, first_page_query } = match start.and_then(|r| r) {
                 Ok(s) => s,
-                Err(e) => {
-                    eprintln!("assent: {e:#}");
-                    std::process::exit(1);
-                }
+                Err(e) => fail(&e),
             };
             let engine = running.engine.clone();
             *for_setup.lock().unwrap_or_else(|e| e.into_inner()) = EngineSlot::Running(running);
