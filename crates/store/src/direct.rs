@@ -7,7 +7,8 @@
 //! Only an optimization: any error (the database busy, a connection that cannot open) makes the
 //! caller read through the pool as before.
 
-use crate::rows::{self, Cols};
+use crate::lite_err as err;
+use crate::rows;
 use assent_core::error::StoreError;
 use assent_core::proposal::Proposal;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -21,10 +22,6 @@ const KEEP: usize = 2;
 pub(crate) struct Direct {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
-}
-
-fn err(e: rusqlite::Error) -> StoreError {
-    StoreError::Database(e.to_string())
 }
 
 impl Direct {
@@ -69,28 +66,7 @@ impl Direct {
     pub(crate) fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
         self.with(|conn| {
             let mut st = conn.prepare_cached(rows::PROPOSAL_BY_ID).map_err(err)?;
-            st.query_row([id], |row| Ok(rows::proposal(&Row(row)))).optional().map_err(err)?.transpose()
+            st.query_row([id], |row| Ok(rows::proposal(&rows::Lite(row)))).optional().map_err(err)?.transpose()
         })
-    }
-}
-
-/// A row as [`rows`] decodes it.
-struct Row<'a, 'b>(&'a rusqlite::Row<'b>);
-
-impl Cols for Row<'_, '_> {
-    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
-        self.0.get(col).map_err(err)
-    }
-    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
-        self.0.get(col).map_err(err)
-    }
-    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.0.get(col).map_err(err)
-    }
-    fn flag(&self, col: &str) -> Result<bool, StoreError> {
-        Ok(self.0.get::<_, i64>(col).map_err(err)? != 0)
-    }
-    fn node(&self) -> Result<Option<String>, StoreError> {
-        Ok(None)
     }
 }

@@ -1,16 +1,18 @@
 //! # assent-store
 //!
-//! Assent's storage, through sqlx: SQLite for one person (the default), and PostgreSQL for a
-//! team ([`pg`]). This crate is the only place with SQL.
+//! Assent's storage: SQLite for one person (the default), and PostgreSQL for a team ([`pg`]).
+//! This crate is the only place with SQL.
 //!
 //! - [`SqliteStore::open`] opens (or creates) the database in WAL mode with
-//!   `synchronous=FULL`, foreign keys on and a busy timeout, and applies `migrations/`.
-//! - Every write goes to one writer task ([`writer`]) over a channel. The writer takes all the
-//!   writes that queued up while it was busy and commits them in one `BEGIN IMMEDIATE`
-//!   transaction (group commit): one fsync for many proposals, no `SQLITE_BUSY` on upgrade,
-//!   and each write isolated in a savepoint so one failure does not undo its neighbours. A
-//!   caller is answered only after the commit, so an acknowledged proposal is durable.
-//! - Reads use a small pool of separate connections ([`rows`] decodes them); a proposal by id
+//!   `synchronous=FULL`, foreign keys on and a busy timeout, and applies `migrations/` (sqlx).
+//! - Every write goes to one writer ([`writer`]) over a channel: a thread of its own with its
+//!   own connection (rusqlite, on the same bundled SQLite), so that a statement runs without a
+//!   hand-off to another thread. The writer takes all the writes that queued up while it was
+//!   busy and commits them in one `BEGIN IMMEDIATE` transaction (group commit): one fsync for
+//!   many proposals, no `SQLITE_BUSY` on upgrade, and each write isolated in a savepoint so one
+//!   failure does not undo its neighbours. A caller is answered only after the commit, so an
+//!   acknowledged proposal is durable.
+//! - Reads use a small sqlx pool of separate connections ([`rows`] decodes them); a proposal by id
 //!   is read on the calling thread instead ([`direct`]), without the pool's thread switches.
 
 mod direct;
@@ -43,6 +45,13 @@ pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
         sqlx::Error::Io(io) => io.raw_os_error() == Some(28) || io.kind() == std::io::ErrorKind::StorageFull,
         _ => false,
     } || e.to_string().contains("database or disk is full");
+    if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
+}
+
+/// A rusqlite error as the store reports it (a full disk as [`StoreError::Full`], as [`db_err`]).
+pub(crate) fn lite_err(e: rusqlite::Error) -> StoreError {
+    let full = matches!(&e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code & 0xff == 13)
+        || e.to_string().contains("database or disk is full");
     if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
 }
 
@@ -136,9 +145,29 @@ fn options(path: &Path) -> SqliteConnectOptions {
         .disable_statement_logging()
 }
 
+/// The writer's connection: the settings of [`options`] (the database exists and is migrated).
+fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(lite_err)?;
+    conn.busy_timeout(Duration::from_secs(10)).map_err(lite_err)?;
+    for (name, value) in [
+        ("journal_mode", "wal"),
+        ("synchronous", "full"),
+        ("foreign_keys", "on"),
+        ("temp_store", "memory"),
+        ("journal_size_limit", "8388608"),
+    ] {
+        conn.pragma_update(None, name, value).map_err(lite_err)?;
+    }
+    // A multi-row insert for each batch size (see `multi`) and every other statement stay prepared.
+    conn.set_prepared_statement_cache_capacity(128);
+    Ok(conn)
+}
+
 impl SqliteStore {
     /// Opens the database at `path`, creating and migrating it as needed, and starts the
-    /// writer task on the current Tokio runtime.
+    /// writer on a thread of its own.
     pub async fn open(path: &Path) -> Result<Self, StoreError> {
         let opts = options(path);
         let mut conn = opts.connect().await.map_err(db_err)?;
@@ -149,8 +178,13 @@ impl SqliteStore {
             .connect_with(opts.clone().read_only(true))
             .await
             .map_err(db_err)?;
+        drop(sqlx::Connection::close(conn).await);
+        let conn = writer_connection(path)?;
         let (tx, rx) = mpsc::channel(8192);
-        tokio::spawn(writer::run(conn, rx));
+        std::thread::Builder::new()
+            .name("assent-writer".into())
+            .spawn(move || writer::run(conn, rx))
+            .map_err(|e| StoreError::Database(format!("cannot start the writer: {e}")))?;
         Ok(Self { tx, read, direct: std::sync::Arc::new(direct::Direct::new(path.to_path_buf())) })
     }
 

@@ -48,6 +48,27 @@ impl Cols for SqliteRow {
     }
 }
 
+/// A row read through rusqlite (the writer's and the point reads' connections).
+pub(crate) struct Lite<'a, 'b>(pub &'a rusqlite::Row<'b>);
+
+impl Cols for Lite<'_, '_> {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.0.get(col).map_err(crate::lite_err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.0.get(col).map_err(crate::lite_err)
+    }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.get(col).map_err(crate::lite_err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        Ok(self.0.get::<_, i64>(col).map_err(crate::lite_err)? != 0)
+    }
+    fn node(&self) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+}
+
 impl Cols for PgRow {
     fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
         self.try_get(col).map_err(crate::pg::db_err)

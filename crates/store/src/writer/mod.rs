@@ -1,11 +1,14 @@
-//! The single writer with group commit. See the crate docs for why.
+//! The single writer with group commit, on a thread of its own with its own SQLite connection:
+//! each statement runs where the batch is assembled, with no hand-off to another thread (a
+//! write through sqlx's connection cost two thread switches per statement). See the crate docs
+//! for why one writer.
 
 mod admin;
 mod plain;
 mod prune;
 
 use crate::pending::PendingBound;
-use crate::{db_err, rows};
+use crate::{lite_err, rows};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
@@ -13,30 +16,13 @@ use assent_core::rules::Rule;
 use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
+use rusqlite::{Connection, OptionalExtension, Params, params};
 use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
 
-/// One transition's statements (see `Writer::transition`), between `$begin` and `$end`.
-macro_rules! transition_sql {
-    ($begin:literal, $end:literal) => {
-        concat!(
-            $begin,
-            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), ",
-            "result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?; ",
-            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) ",
-            "SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1; ",
-            "SELECT ",
-            rows::proposal_cols!(),
-            " FROM proposals WHERE id = ? AND changes() = 1",
-            $end
-        )
-    };
-}
-
-/// A write for the writer task.
+/// A write for the writer.
 pub(crate) enum Op {
     Insert(Box<NewRecord>, Reply<Inserted>),
     Transition(Vec<Transition>, bool, Reply<Vec<Transitioned>>),
@@ -52,8 +38,7 @@ pub(crate) enum Op {
 
 impl Op {
     /// Whether the op leaves nothing half-written when it fails, without a savepoint around it:
-    /// a plain insert is one statement (its audit row comes from a trigger). Every statement
-    /// round trip to SQLite costs two thread switches, so this is what makes group commit pay.
+    /// a plain insert is one statement (its audit row comes from a trigger).
     fn self_contained(&self) -> bool {
         match self {
             Op::Insert(rec, _) => rec.proposal.supersedes.is_none() && rec.decided.is_none() && rec.rule.is_none(),
@@ -102,14 +87,16 @@ impl Done {
 const MAX_BATCH: usize = 512;
 
 struct Writer {
-    conn: SqliteConnection,
+    conn: Connection,
     /// Each agent's pending proposals, bounded (only this task files them).
     pending_bound: PendingBound,
     /// The multi-row insert statements, by row count.
     multi_sql: crate::multi::MultiInsert,
 }
 
-pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
+/// Runs the writer until every sender is gone: each turn takes the writes that queued up
+/// meanwhile (up to [`MAX_BATCH`]) and commits them together.
+pub(crate) fn run(conn: Connection, mut rx: mpsc::Receiver<Op>) {
     let mut w = Writer {
         conn,
         pending_bound: PendingBound::default(),
@@ -120,48 +107,48 @@ pub(crate) async fn run(conn: SqliteConnection, mut rx: mpsc::Receiver<Op>) {
         ),
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        // A lone single transition is what an idle writer sees when a person decides, and what
-        // a waiting agent's answer waits for: it goes to SQLite in one round trip, its
-        // transaction's begin and commit included (each round trip costs two thread switches).
-        if let [Op::Transition(ts, _, _)] = batch.as_slice()
-            && ts.len() == 1
-            && let Some(Op::Transition(mut ts, atomic, reply)) = batch.pop()
-            && let Some(t) = ts.pop()
-        {
-            w.lone_transition(t, atomic, reply).await;
-            continue;
-        }
-        w.commit_batch(batch.drain(..)).await;
+    while rx.blocking_recv_many(&mut batch, MAX_BATCH) > 0 {
+        w.commit_batch(batch.drain(..));
     }
     tracing::debug!("store writer stopped");
 }
 
-async fn exec(conn: &mut SqliteConnection, sql: &'static str) -> Result<(), StoreError> {
-    sqlx::query(sql).execute(&mut *conn).await.map(|_| ()).map_err(db_err)
-}
-
 impl Writer {
-    /// One transition in a transaction of its own, in one round trip: its reply is sent only
-    /// once the commit is known (durable before acknowledged), as with a batch.
-    async fn lone_transition(&mut self, t: Transition, atomic: bool, reply: Reply<Vec<Transitioned>>) {
-        let res = match self.transition_in(&t, true).await {
-            Ok(done) => refuse_conflict(std::slice::from_ref(&t), vec![done], atomic),
-            Err(e) => {
-                // Whatever of it ran is undone (there may be no transaction left to undo).
-                if let Err(r) = exec(&mut self.conn, "ROLLBACK").await {
-                    tracing::debug!(error = %r, "rollback after a failed transition");
-                }
-                self.pending_bound.clear();
-                Err(e)
-            }
-        };
-        drop(reply.send(res));
+    /// Runs one statement, prepared once and then taken from the connection's cache; the rows
+    /// it changed.
+    fn exec(&self, sql: &str, params: impl Params) -> Result<usize, StoreError> {
+        self.conn.prepare_cached(sql).and_then(|mut st| st.execute(params)).map_err(lite_err)
     }
 
-    async fn commit_batch(&mut self, ops: impl ExactSizeIterator<Item = Op>) {
+    /// A statement that controls the transaction (begin, commit, savepoints).
+    fn control(&self, sql: &'static str) -> Result<(), StoreError> {
+        self.exec(sql, []).map(drop)
+    }
+
+    /// The first row a query returns, if any, as `read` makes it.
+    fn row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>, StoreError> {
+        self.conn.prepare_cached(sql).and_then(|mut st| st.query_row(params, read).optional()).map_err(lite_err)
+    }
+
+    /// Every row a query returns, as `read` makes each.
+    fn all<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut st = self.conn.prepare_cached(sql).map_err(lite_err)?;
+        st.query_map(params, read).and_then(Iterator::collect).map_err(lite_err)
+    }
+
+    fn commit_batch(&mut self, ops: impl ExactSizeIterator<Item = Op>) {
         let (n, started) = (ops.len(), std::time::Instant::now());
-        if let Err(e) = exec(&mut self.conn, "BEGIN IMMEDIATE").await {
+        if let Err(e) = self.control("BEGIN IMMEDIATE") {
             tracing::error!(error = %e, "could not begin a write transaction");
             for op in ops {
                 self.refuse(op, &e);
@@ -179,25 +166,25 @@ impl Writer {
                 Some(op) => op,
             };
             // Anything else sees the deferred rows as written.
-            self.flush(&mut done, &mut deferred).await;
+            self.flush(&mut done, &mut deferred);
             if lone || op.self_contained() {
                 // One statement, or alone in its transaction: nothing half-done can stay behind.
-                done.push(self.one(op).await);
+                done.push(self.one(op));
                 continue;
             }
-            let sp = exec(&mut self.conn, "SAVEPOINT op").await;
+            let sp = self.control("SAVEPOINT op");
             let d = match sp {
-                Ok(()) => self.one(op).await,
+                Ok(()) => self.one(op),
                 Err(e) => {
                     self.refuse(op, &e);
                     continue;
                 }
             };
             let end = if d.is_ok() {
-                exec(&mut self.conn, "RELEASE op").await
+                self.control("RELEASE op")
             } else {
-                match exec(&mut self.conn, "ROLLBACK TO op").await {
-                    Ok(()) => exec(&mut self.conn, "RELEASE op").await,
+                match self.control("ROLLBACK TO op") {
+                    Ok(()) => self.control("RELEASE op"),
                     Err(e) => Err(e),
                 }
             };
@@ -206,11 +193,11 @@ impl Writer {
             }
             done.push(d);
         }
-        self.flush(&mut done, &mut deferred).await;
+        self.flush(&mut done, &mut deferred);
         let before_commit = started.elapsed();
         if lone && !done.iter().all(Done::is_ok) {
             // The lone op failed: undo whatever of it was written; its reply carries its error.
-            let undone = exec(&mut self.conn, "ROLLBACK").await;
+            let undone = self.control("ROLLBACK");
             if let Err(e) = &undone {
                 tracing::error!(error = %e, "rollback failed");
             }
@@ -219,10 +206,10 @@ impl Writer {
             }
             return;
         }
-        let commit = exec(&mut self.conn, "COMMIT").await;
+        let commit = self.control("COMMIT");
         if let Err(e) = &commit {
             tracing::error!(error = %e, "commit failed; the batch is rolled back");
-            let _ = exec(&mut self.conn, "ROLLBACK").await;
+            let _ = self.control("ROLLBACK");
             self.pending_bound.clear();
         }
         tracing::trace!(
@@ -252,53 +239,51 @@ impl Writer {
         }
     }
 
-    async fn one(&mut self, op: Op) -> Done {
+    fn one(&mut self, op: Op) -> Done {
         match op {
             Op::Insert(rec, r) => {
-                let res = self.insert(*rec).await;
+                let res = self.insert(*rec);
                 Done::Insert(r, res)
             }
             Op::Transition(ts, atomic, r) => {
-                let res = self.transitions(ts, atomic).await;
+                let res = self.transitions(ts, atomic);
                 Done::Transition(r, res)
             }
             Op::AddAgent { name, token_hash, at, reuse, reply } => {
-                Done::Unit(reply, self.add_agent(&name, &token_hash, at, reuse).await)
+                Done::Unit(reply, self.add_agent(&name, &token_hash, at, reuse))
             }
             Op::SetAgentToken { name, token_hash, at, reply } => {
-                Done::Bool(reply, self.set_agent_token(&name, &token_hash, at).await)
+                Done::Bool(reply, self.set_agent_token(&name, &token_hash, at))
             }
             Op::RevokeAgent { name, at, reply } => {
-                let q = sqlx::query("UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL")
-                    .bind(at.0)
-                    .bind(name.clone());
-                let revoked = match self.changed_one(q).await {
-                    Ok(true) => self.log_agent(&name, "revoked", at).await.map(|()| true),
-                    other => other,
+                let sql = "UPDATE agents SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL";
+                let revoked = match self.exec(sql, params![at.0, name]) {
+                    Ok(1) => self.log_agent(&name, "revoked", at).map(|()| true),
+                    other => other.map(|_| false).map_err(CoreError::Store),
                 };
                 Done::Bool(reply, revoked)
             }
-            Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta).await),
-            Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit).await),
-            Op::AddRule { rule, reply } => Done::Unit(reply, self.add_rule(&rule).await),
+            Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta)),
+            Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit)),
+            Op::AddRule { rule, reply } => Done::Unit(reply, self.add_rule(&rule)),
             Op::RemoveRule { id, actor, channel, at, reply } => {
-                Done::Rule(reply, self.remove_rule(&id, &actor, channel, at).await)
+                Done::Rule(reply, self.remove_rule(&id, &actor, channel, at))
             }
             Op::RemoveCredential { name, reply } => {
-                let q = sqlx::query("DELETE FROM credentials WHERE name = ?").bind(name);
-                Done::Bool(reply, self.changed_one(q).await)
+                let removed = self.exec("DELETE FROM credentials WHERE name = ?", [name]);
+                Done::Bool(reply, removed.map(|n| n == 1).map_err(CoreError::Store))
             }
         }
     }
 
-    async fn fetch(&mut self, id: &str) -> Result<Option<Proposal>, CoreError> {
-        let row = sqlx::query(rows::PROPOSAL_BY_ID).bind(id).fetch_optional(&mut self.conn).await.map_err(db_err)?;
-        Ok(row.map(|r| rows::proposal(&r)).transpose()?)
+    fn fetch(&self, id: &str) -> Result<Option<Proposal>, CoreError> {
+        let row = self.row(rows::PROPOSAL_BY_ID, [id], |r| Ok(rows::proposal(&rows::Lite(r))))?;
+        Ok(row.transpose()?)
     }
 
     /// Inserts one proposal row (its first audit row comes from the insert trigger).
-    async fn insert_row(
-        &mut self,
+    fn insert_row(
+        &self,
         p: &Proposal,
         key: Option<&str>,
         hash: Option<&str>,
@@ -311,53 +296,45 @@ impl Writer {
             ", supersedes, idempotency_key, request_sha256, created_by, created_channel) ",
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         );
-        plain::bind_row(sqlx::query(sql), p, stored)
-            .bind(p.supersedes.clone())
-            .bind(key)
-            .bind(hash)
-            .bind(origin.map(|o| o.0.clone()))
-            .bind(origin.map(|o| o.1.as_str()))
-            .execute(&mut self.conn)
-            .await
-            .map_err(db_err)?;
+        let mut st = self.conn.prepare_cached(sql).map_err(lite_err)?;
+        let n = plain::ROW_COLUMN_COUNT;
+        let bound = plain::bind_row(&mut st, 0, p, stored)
+            .and_then(|()| st.raw_bind_parameter(n + 1, p.supersedes.as_deref()))
+            .and_then(|()| st.raw_bind_parameter(n + 2, key))
+            .and_then(|()| st.raw_bind_parameter(n + 3, hash))
+            .and_then(|()| st.raw_bind_parameter(n + 4, origin.map(|o| o.0.as_str())))
+            .and_then(|()| st.raw_bind_parameter(n + 5, origin.map(|o| o.1.as_str())));
+        bound.and_then(|()| st.raw_execute()).map_err(lite_err)?;
         Ok(())
     }
 
-    async fn insert(&mut self, rec: NewRecord) -> Result<Inserted, CoreError> {
+    fn insert(&mut self, rec: NewRecord) -> Result<Inserted, CoreError> {
         let p = rec.proposal;
         if let Some(idem) = &rec.idempotency {
-            let row = sqlx::query("SELECT id, request_sha256 FROM proposals WHERE agent = ? AND idempotency_key = ?")
-                .bind(&p.agent)
-                .bind(&idem.key)
-                .fetch_optional(&mut self.conn)
-                .await
-                .map_err(db_err)?;
-            if let Some(row) = row {
-                let id: String = row.try_get(0).map_err(db_err)?;
-                let hash: Option<String> = row.try_get(1).map_err(db_err)?;
+            let sql = "SELECT id, request_sha256 FROM proposals WHERE agent = ? AND idempotency_key = ?";
+            let row =
+                self.row(sql, [&p.agent, &idem.key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))?;
+            if let Some((id, hash)) = row {
                 if hash.as_deref() != Some(idem.request_sha256.as_str()) {
                     return Err(CoreError::IdempotencyConflict);
                 }
                 let existing =
-                    self.fetch(&id).await?.ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
+                    self.fetch(&id)?.ok_or_else(|| StoreError::Corrupt(format!("proposal {id} vanished")))?;
                 return Ok(Inserted::Existing(existing));
             }
         }
         if rec.decided.is_none() {
-            self.check_pending_limit(&p.agent, rec.max_pending).await?;
+            self.check_pending_limit(&p.agent, rec.max_pending)?;
         }
 
         let mut superseded = None;
         if let Some(prev) = &p.supersedes {
-            let row = sqlx::query("SELECT agent, status FROM proposals WHERE id = ?")
-                .bind(prev)
-                .fetch_optional(&mut self.conn)
-                .await
-                .map_err(db_err)?;
-            let Some(row) = row.filter(|r| r.try_get::<String, _>(0).ok().as_deref() == Some(p.agent.as_str())) else {
+            let row = self.row("SELECT agent, status FROM proposals WHERE id = ?", [prev], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?;
+            let Some((_, st)) = row.filter(|(agent, _)| *agent == p.agent) else {
                 return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
             };
-            let st: String = row.try_get(1).map_err(db_err)?;
             if st == "pending" {
                 let t = Transition {
                     id: prev.clone(),
@@ -371,7 +348,7 @@ impl Writer {
                     channel: Channel::Agent,
                     detail: Some(serde_json::json!({ "superseded_by": p.id })),
                 };
-                if let Transitioned::Done(old) = self.transition(&t).await? {
+                if let Transitioned::Done(old) = self.transition(&t)? {
                     superseded = Some(old);
                 }
             }
@@ -381,20 +358,16 @@ impl Writer {
             Some(i) => (Some(i.key.as_str()), Some(i.request_sha256.as_str())),
             None => (None, None),
         };
-        self.insert_row(&p, key, hash, rec.origin.as_ref(), &rec.stored).await?;
+        self.insert_row(&p, key, hash, rec.origin.as_ref(), &rec.stored)?;
         // Its first audit row comes from a trigger of the same statement (0003_audit_on_insert).
         if let Some(rule) = &rec.rule {
-            sqlx::query("UPDATE rules SET matched = matched + 1 WHERE id = ?")
-                .bind(rule)
-                .execute(&mut self.conn)
-                .await
-                .map_err(db_err)?;
+            self.exec("UPDATE rules SET matched = matched + 1 WHERE id = ?", [rule])?;
         }
         let Some(t) = rec.decided else {
             self.pending_bound.raise(&p.agent);
             return Ok(Inserted::Created { proposal: p, superseded });
         };
-        match self.transition(&t).await? {
+        match self.transition(&t)? {
             Transitioned::Done(decided) => Ok(Inserted::Created { proposal: decided, superseded }),
             Transitioned::Conflict(_) => {
                 Err(StoreError::Corrupt(format!("proposal {} changed as it was filed", p.id)).into())
@@ -402,52 +375,54 @@ impl Writer {
         }
     }
 
-    async fn check_pending_limit(&mut self, agent: &str, max: u32) -> Result<(), CoreError> {
+    fn check_pending_limit(&mut self, agent: &str, max: u32) -> Result<(), CoreError> {
         if self.pending_bound.under(agent, max) {
             return Ok(());
         }
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE agent = ? AND status = 'pending'")
-            .bind(agent)
-            .fetch_one(&mut self.conn)
-            .await
-            .map_err(db_err)?;
+        let sql = "SELECT COUNT(*) FROM proposals WHERE agent = ? AND status = 'pending'";
+        let n: i64 = self.row(sql, [agent], |r| r.get(0))?.unwrap_or(0);
         self.pending_bound.counted(agent, n, max)
     }
 
-    /// One transition, in one round trip to SQLite: the update, its audit row only when the
-    /// update changed the row (`changes()`), and the row as it now is, again only then; no row
-    /// back means the proposal was no longer in the state the transition starts from. The
-    /// caller undoes a half-done one.
-    async fn transition(&mut self, t: &Transition) -> Result<Transitioned, CoreError> {
-        self.transition_in(t, false).await
-    }
-
-    /// A transition; `alone`, in a transaction of its own begun and committed in the same
-    /// round trip (the caller rolls back on an error).
-    async fn transition_in(&mut self, t: &Transition, alone: bool) -> Result<Transitioned, CoreError> {
-        let sql = if alone { transition_sql!("BEGIN IMMEDIATE; ", "; COMMIT") } else { transition_sql!("", "") };
-        let update = sqlx::query(sql)
-            .bind(t.to.as_str())
-            .bind(t.at.0)
-            .bind(t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()))
-            .bind(t.result.as_ref().map(Value::to_string))
-            .bind(t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()))
-            .bind(&t.id)
-            .bind(t.from.as_str())
-            .bind(&t.id);
-        let row = rows::bind_audit(update, t).bind(&t.id).fetch_all(&mut self.conn).await.map_err(db_err)?;
-        if let Some(row) = row.first() {
-            return Ok(Transitioned::Done(rows::proposal(row)?));
+    /// One transition: the update, and only when it changed the row, its audit row and the row
+    /// as it now is; an unchanged row means the proposal was no longer in the state the
+    /// transition starts from. The caller undoes a half-done one.
+    fn transition(&self, t: &Transition) -> Result<Transitioned, CoreError> {
+        let changed = self.exec(
+            "UPDATE proposals SET status = ?, updated_at = ?, decision = COALESCE(?, decision), \
+             result = COALESCE(?, result), error = COALESCE(?, error) WHERE id = ? AND status = ?",
+            params![
+                t.to.as_str(),
+                t.at.0,
+                t.decision.as_ref().and_then(|d| serde_json::to_string(d).ok()),
+                t.result.as_ref().map(Value::to_string),
+                t.error.as_ref().and_then(|e| serde_json::to_string(e).ok()),
+                t.id,
+                t.from.as_str(),
+            ],
+        )?;
+        if changed == 0 {
+            let now = self.row("SELECT status FROM proposals WHERE id = ?", [&t.id], |r| r.get::<_, String>(0))?;
+            return Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())));
         }
-        let now: Option<String> = sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?")
-            .bind(&t.id)
-            .fetch_optional(&mut self.conn)
-            .await
-            .map_err(db_err)?;
-        Ok(Transitioned::Conflict(now.and_then(|s| s.parse().ok())))
+        self.exec(
+            "INSERT INTO audit (proposal_id, actor, channel, from_status, to_status, at, detail) \
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+            params![
+                t.id,
+                t.actor,
+                t.channel.as_str(),
+                t.from.as_str(),
+                t.to.as_str(),
+                t.at.0,
+                t.detail.as_ref().map(Value::to_string),
+            ],
+        )?;
+        let now = self.fetch(&t.id)?;
+        Ok(Transitioned::Done(now.ok_or_else(|| StoreError::Corrupt(format!("proposal {} vanished", t.id)))?))
     }
 
-    async fn transitions(&mut self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+    fn transitions(&mut self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
         let mut out = Vec::with_capacity(ts.len());
         // A single transition needs no savepoint of its own: the op's (or the lone op's
         // transaction) undoes it.
@@ -455,21 +430,21 @@ impl Writer {
         for t in &ts {
             if each_alone {
                 // Each stands alone: its own savepoint, so a failure leaves the others.
-                exec(&mut self.conn, "SAVEPOINT one").await?;
-                let r = self.transition(t).await;
+                self.control("SAVEPOINT one")?;
+                let r = self.transition(t);
                 match r {
                     Ok(x) => {
-                        exec(&mut self.conn, "RELEASE one").await?;
+                        self.control("RELEASE one")?;
                         out.push(x);
                     }
                     Err(e) => {
-                        exec(&mut self.conn, "ROLLBACK TO one").await?;
-                        exec(&mut self.conn, "RELEASE one").await?;
+                        self.control("ROLLBACK TO one")?;
+                        self.control("RELEASE one")?;
                         return Err(e);
                     }
                 }
             } else {
-                out.push(self.transition(t).await?);
+                out.push(self.transition(t)?);
             }
         }
         refuse_conflict(&ts, out, atomic)

@@ -7,9 +7,8 @@ use crate::rows;
 use assent_core::proposal::Proposal;
 use assent_core::store::{Inserted, NewRecord};
 use assent_core::stored::StoredJson;
+use rusqlite::Statement;
 use serde_json::Value;
-use sqlx::AssertSqlSafe;
-use sqlx::sqlite::{Sqlite, SqliteArguments};
 
 /// The columns [`bind_row`] binds, in its order.
 macro_rules! ROW_COLUMNS {
@@ -25,26 +24,26 @@ pub(super) use ROW_COLUMNS;
 pub(super) const ROW_COLUMN_COUNT: usize = 16;
 const ROWS_PER_STATEMENT: usize = 64;
 
-type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
-
-/// Binds a new proposal's [`ROW_COLUMNS`], its payload and preview as the engine serialized them.
-pub(super) fn bind_row<'q>(q: Query<'q>, p: &Proposal, stored: &'q StoredJson) -> Query<'q> {
-    q.bind(p.id.clone())
-        .bind(p.kind.clone())
-        .bind(rows::class_str(p.class))
-        .bind(p.agent.clone())
-        .bind(p.title.clone())
-        .bind(p.summary.clone())
-        .bind(stored.payload.as_str())
-        .bind(stored.preview.as_str())
-        .bind(p.base.as_ref().map(Value::to_string))
-        .bind(p.session_id.clone())
-        .bind(p.group_id.clone())
-        .bind(p.status.as_str())
-        .bind(p.created_at.0)
-        .bind(p.updated_at.0)
-        .bind(p.expires_at.0)
-        .bind(stored.facts.as_deref())
+/// Binds a new proposal's [`ROW_COLUMNS`], its payload and preview as the engine serialized them,
+/// to the parameters after the first `at`.
+pub(super) fn bind_row(st: &mut Statement<'_>, at: usize, p: &Proposal, stored: &StoredJson) -> rusqlite::Result<()> {
+    let base = p.base.as_ref().map(Value::to_string);
+    st.raw_bind_parameter(at + 1, &p.id)?;
+    st.raw_bind_parameter(at + 2, &p.kind)?;
+    st.raw_bind_parameter(at + 3, rows::class_str(p.class))?;
+    st.raw_bind_parameter(at + 4, &p.agent)?;
+    st.raw_bind_parameter(at + 5, &p.title)?;
+    st.raw_bind_parameter(at + 6, &p.summary)?;
+    st.raw_bind_parameter(at + 7, stored.payload.as_str())?;
+    st.raw_bind_parameter(at + 8, stored.preview.as_str())?;
+    st.raw_bind_parameter(at + 9, base)?;
+    st.raw_bind_parameter(at + 10, &p.session_id)?;
+    st.raw_bind_parameter(at + 11, &p.group_id)?;
+    st.raw_bind_parameter(at + 12, p.status.as_str())?;
+    st.raw_bind_parameter(at + 13, p.created_at.0)?;
+    st.raw_bind_parameter(at + 14, p.updated_at.0)?;
+    st.raw_bind_parameter(at + 15, p.expires_at.0)?;
+    st.raw_bind_parameter(at + 16, stored.facts.as_deref())
 }
 
 impl Writer {
@@ -74,23 +73,25 @@ impl Writer {
     /// Writes the deferred rows, up to [`ROWS_PER_STATEMENT`] per statement (each row's audit
     /// entry comes from the insert trigger). Should a statement fail, each of its rows is tried
     /// alone, and only the rows that still fail answer with the error.
-    pub(super) async fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<(usize, StoredJson)>) {
+    pub(super) fn flush(&mut self, done: &mut [Done], deferred: &mut Vec<(usize, StoredJson)>) {
         for chunk in deferred.chunks(ROWS_PER_STATEMENT) {
             let sql = self.multi_sql.rows(chunk.len());
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            for (i, stored) in chunk {
-                if let Some(Done::Insert(_, Ok(Inserted::Created { proposal, .. }))) = done.get(*i) {
-                    q = bind_row(q, proposal, stored);
+            let written = self.conn.prepare_cached(&sql).and_then(|mut st| {
+                for (row, (i, stored)) in chunk.iter().enumerate() {
+                    if let Some(Done::Insert(_, Ok(Inserted::Created { proposal, .. }))) = done.get(*i) {
+                        bind_row(&mut st, row * ROW_COLUMN_COUNT, proposal, stored)?;
+                    }
                 }
-            }
-            if q.execute(&mut self.conn).await.is_ok() {
+                st.raw_execute()
+            });
+            if written.is_ok() {
                 continue;
             }
             for (i, stored) in chunk {
                 let Some(Done::Insert(_, res)) = done.get_mut(*i) else { continue };
                 let Ok(Inserted::Created { proposal, .. }) = &*res else { continue };
                 let p = proposal.clone();
-                if let Err(e) = self.insert_row(&p, None, None, None, stored).await {
+                if let Err(e) = self.insert_row(&p, None, None, None, stored) {
                     self.pending_bound.lower(&p.agent);
                     *res = Err(e);
                 }
