@@ -222,3 +222,35 @@ async fn a_point_read_that_cannot_open_its_own_connection_goes_through_the_pool(
     let read = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).map(|p| p.status);
     assert_eq!(read, Some(Status::Pending));
 }
+
+#[tokio::test]
+async fn the_pending_limit_counts_what_is_stored_across_restarts_and_decisions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let limited = |n: i64| NewRecord { max_pending: 3, ..record(pending(n)) };
+    let code = |r: Result<Inserted, assent_core::error::CoreError>| r.err().map(|e| e.code());
+    {
+        let s = store(dir.path()).await;
+        for n in 0..3 {
+            assert_eq!(code(s.insert(limited(n)).await), None);
+        }
+        assert_eq!(code(s.insert(limited(3)).await), Some("too_many_pending"));
+        s.close().await;
+    }
+    // A store opened again knows nothing in memory: the count comes from the database.
+    let s = SqliteStore::open(&dir.path().join("assent.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(s.insert(limited(4)).await), Some("too_many_pending"), "three are still pending");
+    let decided = Transition::status_change(
+        "p_0001".into(),
+        Status::Pending,
+        Status::Rejected,
+        Timestamp(5_000),
+        "o",
+        Channel::Cli,
+    );
+    s.transition(vec![decided], true).await.unwrap_or_else(|e| panic!("{e}"));
+    s.close().await;
+    drop(s);
+    let s = SqliteStore::open(&dir.path().join("assent.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(s.insert(limited(5)).await), None, "a decision leaves room for one");
+    assert_eq!(code(s.insert(limited(6)).await), Some("too_many_pending"));
+}

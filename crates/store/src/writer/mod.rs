@@ -379,7 +379,8 @@ impl Writer {
         if self.pending_bound.under(agent, max) {
             return Ok(());
         }
-        let sql = "SELECT COUNT(*) FROM proposals WHERE agent = ? AND status = 'pending'";
+        // Kept by triggers as proposals come and leave `pending` (migration 0009).
+        let sql = "SELECT n FROM pending_counts WHERE agent = ?";
         let n: i64 = self.row(sql, [agent], |r| r.get(0))?.unwrap_or(0);
         self.pending_bound.counted(agent, n, max)
     }
