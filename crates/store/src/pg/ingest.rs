@@ -73,7 +73,11 @@ impl Ingest {
     async fn run(mut self, mut rx: mpsc::Receiver<Job>) {
         let mut batch = Vec::with_capacity(MAX_BATCH);
         while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-            self.commit_batch(batch.drain(..)).await;
+            if batch.len() <= ROWS_PER_STATEMENT && self.all_plain(&batch) {
+                self.insert_alone(batch.drain(..)).await;
+            } else {
+                self.commit_batch(batch.drain(..)).await;
+            }
         }
         tracing::debug!("team store ingest stopped");
     }
@@ -116,6 +120,45 @@ impl Ingest {
                 Ok(()) => result,
                 Err(e) => Err(CoreError::Store(e.again("commit failed: "))),
             });
+        }
+    }
+
+    /// Whether every job is a plain insert, each agent's bound raised for them; if not, the
+    /// bounds are as they were.
+    fn all_plain(&mut self, jobs: &[Job]) -> bool {
+        for (i, (rec, _)) in jobs.iter().enumerate() {
+            if !self.is_plain(rec) {
+                for (done, _) in &jobs[..i] {
+                    self.pending_bound.lower(&done.proposal.agent);
+                }
+                return false;
+            }
+            self.pending_bound.raise(&rec.proposal.agent);
+        }
+        true
+    }
+
+    /// Plain inserts that fit in one statement (see [`Ingest::all_plain`]): the statement is
+    /// its own transaction, one round trip to PostgreSQL instead of a begin, a savepoint and its
+    /// release, and a commit around it. Should it fail, nothing of it was written, and each row
+    /// is tried alone; only the rows that still fail answer with the error.
+    async fn insert_alone(&mut self, jobs: impl ExactSizeIterator<Item = Job>) {
+        let jobs: Vec<Job> = jobs.collect();
+        let sql = self.sql.rows(jobs.len());
+        let q = jobs.iter().fold(sqlx::query(AssertSqlSafe(sql)), |q, (rec, _)| bind(q, &self.node, rec));
+        let together = q.execute(&self.pool).await.is_ok();
+        for (rec, reply) in jobs {
+            if !together {
+                let one = bind(sqlx::query(AssertSqlSafe(self.sql.rows(1))), &self.node, &rec);
+                if let Err(e) = one.execute(&self.pool).await {
+                    self.pending_bound.lower(&rec.proposal.agent);
+                    let _ = reply.send(Err(core(e)));
+                    continue;
+                }
+            }
+            let proposal = Proposal { node: Some(self.node.clone()), ..rec.proposal };
+            // A caller that went away (client disconnected) does not undo a committed write.
+            let _ = reply.send(Ok(Inserted::Created { proposal, superseded: None }));
         }
     }
 
