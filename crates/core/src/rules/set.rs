@@ -142,17 +142,21 @@ impl Candidate {
     }
 }
 
-/// Rules compiled together: a proposal is checked against the few rules that can match it,
-/// found through a glob set over tool names, one over paths, and an index of command prefixes
-/// by their first word, instead of against every rule in turn.
+/// Rules compiled together: a proposal is checked against the few rules that can match it
+/// instead of against every rule in turn. Each rule is found through one field it requires, the
+/// most telling it names: its command prefix's first word, else its path (a glob set over
+/// paths), else its agent, else its tool (a glob set over tool names: many rules name `Bash`),
+/// else its kind.
 #[derive(Debug, Default)]
 pub struct RuleSet {
     rules: Vec<Candidate>,
-    tools: GlobSet,
-    tool_rules: Vec<usize>,
+    by_word: HashMap<String, Vec<usize>>,
     paths: GlobSet,
     path_rules: Vec<usize>,
-    by_word: HashMap<String, Vec<usize>>,
+    by_agent: HashMap<String, Vec<usize>>,
+    tools: GlobSet,
+    tool_rules: Vec<usize>,
+    by_kind: HashMap<String, Vec<usize>>,
     rest: Vec<usize>,
 }
 
@@ -165,12 +169,16 @@ impl RuleSet {
             let c = &r.compiled;
             if let Some(w) = c.words.as_ref().and_then(|w| w.first()) {
                 set.by_word.entry(w.clone()).or_default().push(i);
-            } else if let Some(g) = &c.tool {
-                tools.add(g.clone());
-                set.tool_rules.push(i);
             } else if let Some(g) = &c.path {
                 paths.add(g.clone());
                 set.path_rules.push(i);
+            } else if let Some(a) = &c.m.agent {
+                set.by_agent.entry(a.clone()).or_default().push(i);
+            } else if let Some(g) = &c.tool {
+                tools.add(g.clone());
+                set.tool_rules.push(i);
+            } else if let Some(k) = &c.m.kind {
+                set.by_kind.entry(k.clone()).or_default().push(i);
             } else {
                 set.rest.push(i);
             }
@@ -200,6 +208,11 @@ impl RuleSet {
     /// Positions of every rule that matches `s`, expired or not, each once.
     pub fn matching(&self, s: &Subject) -> Vec<usize> {
         let mut maybe: Vec<usize> = self.rest.clone();
+        for (bucket, key) in [(&self.by_agent, &s.agent), (&self.by_kind, &s.kind)] {
+            if let Some(rs) = bucket.get(key) {
+                maybe.extend_from_slice(rs);
+            }
+        }
         if let Some(t) = &s.facts.tool {
             maybe.extend(self.tools.matches(t).into_iter().map(|i| self.tool_rules[i]));
         }

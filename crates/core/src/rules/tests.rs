@@ -196,29 +196,40 @@ fn hosts_methods_and_credentials_match_exactly() {
 fn the_set_finds_the_same_rules_as_checking_each() {
     let mut rules = Vec::new();
     for i in 0..300 {
-        let m = match i % 5 {
+        let bash = || Some("Bash".to_string());
+        let m = match i % 8 {
             0 => RuleMatch { tool: Some(format!("tool{i}")), ..Default::default() },
             1 => RuleMatch { tool: Some("mcp__*".into()), agent: Some(format!("a{i}")), ..Default::default() },
             2 => RuleMatch { input: Some(format!("cmd{} sub", i % 7)), ..Default::default() },
-            3 => RuleMatch { path: Some(format!("/w/{}/**", i % 4)), ..Default::default() },
-            _ => {
+            3 => RuleMatch { path: Some(format!("/w/{}/**", (i / 8) % 4)), ..Default::default() },
+            4 => {
                 RuleMatch { kind: Some("http.request".into()), host: Some(format!("h{}", i % 3)), ..Default::default() }
             }
+            5 => RuleMatch { tool: bash(), agent: Some(format!("a{}", i % 3)), ..Default::default() },
+            6 => RuleMatch { tool: bash(), path: Some(format!("/w/{}/**", (i / 8) % 4)), ..Default::default() },
+            _ => RuleMatch { method: Some("DELETE".into()), ..Default::default() },
         };
-        rules.push(rule(&format!("r{i}"), [Effect::Allow, Effect::Deny][i % 2], m));
+        rules.push(rule(&format!("r{i}"), [Effect::Allow, Effect::Deny][(i / 8) % 2], m));
     }
     let all = set(rules.clone());
     let subjects = [
         bash("cmd3 sub x"),
         bash("ls && cmd2 sub"),
         Subject::new("a1", "tool.call", Facts { tool: Some("mcp__x".into()), ..Default::default() }),
-        Subject::new("a", "tool.call", Facts { tool: Some("tool10".into()), ..Default::default() }),
+        Subject::new("a", "tool.call", Facts { tool: Some("tool16".into()), ..Default::default() }),
         Subject::new("a", "file.write", Facts { path: Some("/w/2/x/y".into()), ..Default::default() }),
         Subject::new("a", "http.request", Facts { host: Some("h1".into()), ..Default::default() }),
+        Subject::new("a2", "tool.call", Facts { tool: Some("Bash".into()), ..Default::default() }),
+        Subject::new(
+            "a",
+            "tool.call",
+            Facts { tool: Some("Bash".into()), path: Some("/w/1/z".into()), ..Default::default() },
+        ),
+        Subject::new("a", "http.request", Facts { method: Some("DELETE".into()), ..Default::default() }),
     ];
     for s in &subjects {
         let slow: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].compiled.matches(s)).collect();
-        assert!(!slow.is_empty());
+        assert!(!slow.is_empty(), "{:?}", s.facts);
         assert_eq!(all.matching(s), slow);
     }
 }
