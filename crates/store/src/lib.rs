@@ -160,6 +160,16 @@ fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     ] {
         conn.pragma_update(None, name, value).map_err(lite_err)?;
     }
+    // Durable before acknowledged rests on these: read them back rather than trust the asking.
+    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).map_err(lite_err)?;
+    let sync: i64 = conn.pragma_query_value(None, "synchronous", |r| r.get(0)).map_err(lite_err)?;
+    let keys: i64 = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0)).map_err(lite_err)?;
+    if (mode.as_str(), sync, keys) != ("wal", 2, 1) {
+        return Err(StoreError::Database(format!(
+            "the writer's connection runs journal_mode={mode}, synchronous={sync}, foreign_keys={keys} \
+             instead of wal, 2 (full), 1"
+        )));
+    }
     // A multi-row insert for each batch size (see `multi`) and every other statement stay prepared.
     conn.set_prepared_statement_cache_capacity(128);
     Ok(conn)

@@ -88,7 +88,7 @@ const MAX_BATCH: usize = 512;
 
 struct Writer {
     conn: Connection,
-    /// Each agent's pending proposals, bounded (only this task files them).
+    /// Each agent's pending proposals, bounded (only this writer files them).
     pending_bound: PendingBound,
     /// The multi-row insert statements, by row count.
     multi_sql: crate::multi::MultiInsert,
