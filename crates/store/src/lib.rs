@@ -29,7 +29,7 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use async_trait::async_trait;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::{ConnectOptions, Row};
 use std::path::Path;
 use std::time::Duration;
@@ -128,36 +128,38 @@ pub struct SqliteStore {
     direct: std::sync::Arc<direct::Direct>,
 }
 
+/// Every connection's settings, the writer's (rusqlite) and the migrations' and reads' (sqlx).
+/// A batch insert inside the write transaction keeps a statement journal so that it can be
+/// undone alone; in memory (`temp_store`), not a temp file created, written and unlinked per
+/// batch. A large proposal passes through the write-ahead log; once checkpointed, the log is cut
+/// back to `journal_size_limit` instead of keeping a second copy of it on disk.
+const SETTINGS: [(&str, &str); 5] = [
+    ("journal_mode", "wal"),
+    ("synchronous", "full"),
+    ("foreign_keys", "on"),
+    ("temp_store", "memory"),
+    ("journal_size_limit", "8388608"),
+];
+
+/// How long a connection waits for a lock another holds.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 fn options(path: &Path) -> SqliteConnectOptions {
-    SqliteConnectOptions::new()
+    let opts = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Full)
-        .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10))
-        // A batch insert inside the write transaction keeps a statement journal so that it can
-        // be undone alone; on disk that is a temp file created, written and unlinked per batch.
-        .pragma("temp_store", "memory")
-        // A large proposal passes through the write-ahead log; once checkpointed, the log is
-        // cut back to this size instead of keeping a second copy of it on disk.
-        .pragma("journal_size_limit", "8388608")
-        .disable_statement_logging()
+        .busy_timeout(BUSY_TIMEOUT)
+        .disable_statement_logging();
+    SETTINGS.iter().fold(opts, |o, (name, value)| o.pragma(*name, *value))
 }
 
-/// The writer's connection: the settings of [`options`] (the database exists and is migrated).
+/// The writer's connection, with the [`SETTINGS`] (the database exists and is migrated).
 fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     use rusqlite::OpenFlags;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(lite_err)?;
-    conn.busy_timeout(Duration::from_secs(10)).map_err(lite_err)?;
-    for (name, value) in [
-        ("journal_mode", "wal"),
-        ("synchronous", "full"),
-        ("foreign_keys", "on"),
-        ("temp_store", "memory"),
-        ("journal_size_limit", "8388608"),
-    ] {
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(lite_err)?;
+    for (name, value) in SETTINGS {
         conn.pragma_update(None, name, value).map_err(lite_err)?;
     }
     // Durable before acknowledged rests on these: read them back rather than trust the asking.
