@@ -64,9 +64,13 @@ impl Direct {
 
     /// The proposal `id`, as committed.
     pub(crate) fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
-        self.with(|conn| {
-            let mut st = conn.prepare_cached(rows::PROPOSAL_BY_ID).map_err(err)?;
-            st.query_row([id], |row| Ok(rows::proposal(&rows::Lite(row)))).optional().map_err(err)?.transpose()
-        })
+        self.with(|conn| proposal(conn, id))
     }
+}
+
+/// The proposal `id` as `conn` sees it (a point read's connection, or the writer's inside its
+/// transaction).
+pub(crate) fn proposal(conn: &Connection, id: &str) -> Result<Option<Proposal>, StoreError> {
+    let mut st = conn.prepare_cached(rows::PROPOSAL_BY_ID).map_err(err)?;
+    st.query_row([id], |row| Ok(rows::proposal(&rows::Lite(row)))).optional().map_err(err)?.transpose()
 }

@@ -7,8 +7,8 @@ mod admin;
 mod plain;
 mod prune;
 
+use crate::lite_err;
 use crate::pending::PendingBound;
-use crate::{lite_err, rows};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
@@ -277,8 +277,7 @@ impl Writer {
     }
 
     fn fetch(&self, id: &str) -> Result<Option<Proposal>, CoreError> {
-        let row = self.row(rows::PROPOSAL_BY_ID, [id], |r| Ok(rows::proposal(&rows::Lite(r))))?;
-        Ok(row.transpose()?)
+        Ok(crate::direct::proposal(&self.conn, id)?)
     }
 
     /// Inserts one proposal row (its first audit row comes from the insert trigger).
