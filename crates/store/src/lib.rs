@@ -44,15 +44,20 @@ pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
         }
         sqlx::Error::Io(io) => io.raw_os_error() == Some(28) || io.kind() == std::io::ErrorKind::StorageFull,
         _ => false,
-    } || e.to_string().contains("database or disk is full");
-    if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
+    };
+    sqlite_err(full, e.to_string())
 }
 
-/// A rusqlite error as the store reports it (a full disk as [`StoreError::Full`], as [`db_err`]).
+/// A rusqlite error as the store reports it (as [`db_err`]).
 pub(crate) fn lite_err(e: rusqlite::Error) -> StoreError {
-    let full = matches!(&e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code & 0xff == 13)
-        || e.to_string().contains("database or disk is full");
-    if full { StoreError::Full } else { StoreError::Database(e.to_string()) }
+    let full = matches!(&e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code & 0xff == 13);
+    sqlite_err(full, e.to_string())
+}
+
+/// An SQLite error by either driver: a full disk (its code said so, or its message) as
+/// [`StoreError::Full`], anything else as what it said.
+fn sqlite_err(full: bool, message: String) -> StoreError {
+    if full || message.contains("database or disk is full") { StoreError::Full } else { StoreError::Database(message) }
 }
 
 /// What adding an agent does, given the state of its name (`None`: unknown; `Some(None)`:
