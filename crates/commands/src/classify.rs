@@ -1,0 +1,516 @@
+//! One command's words, read against the program table: what it does, which of its words are
+//! paths it reads or writes, its words with global options set aside, and the commands it
+//! runs itself (`find -exec`).
+
+use crate::effects::Effects;
+use crate::table::{Operands, Program, Table, Value, operand_matches};
+use crate::word::Word;
+
+/// A command, read.
+#[derive(Debug, Clone, Default)]
+pub struct Classified {
+    /// What it does.
+    pub effects: Effects,
+    /// The program, its subcommands, then the rest of its words, global options left out:
+    /// what rule prefixes are compared with. `None` for a word known only when it runs.
+    pub canonical: Vec<Option<String>>,
+    /// How many leading words of `canonical` name the program and its subcommands.
+    pub named: usize,
+    /// Paths it reads.
+    pub reads: Vec<Word>,
+    /// Paths it writes or deletes.
+    pub writes: Vec<Word>,
+    /// Whether the table knows it.
+    pub known: bool,
+    /// Commands it runs (`find -exec`), as words.
+    pub runs: Vec<Vec<Word>>,
+}
+
+/// A word as rules compare it: its value, a glob's pattern (rules see it as written; deny
+/// rules take it for any word it may expand to), nothing for a word known only as it runs.
+fn word_text(w: &Word) -> Option<String> {
+    match w {
+        Word::Lit(s) | Word::Glob(s) => Some(s.clone()),
+        Word::Unknown(_) => None,
+    }
+}
+
+/// Reads a program's words (`args` after the program's own name).
+pub fn classify(table: &Table, name: &str, args: &[Word]) -> Classified {
+    let mut out = Classified { canonical: vec![Some(name.to_string())], named: 1, ..Default::default() };
+    match table.get(name) {
+        None => {
+            // Known only by its name: every option is unknown; operands are not paths it is
+            // known to touch.
+            out.effects = Effects::UNKNOWN;
+            for a in args {
+                out.canonical.push(word_text(a));
+            }
+        }
+        Some(p) => {
+            out.known = true;
+            if p.script.as_deref() == Some("find") {
+                find(args, &mut out);
+            } else {
+                program(p, args, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// What reading an option found.
+enum OptionRead {
+    /// A known option: its value (if any) and what it adds; `next` when it took the next word.
+    Known { value: Option<Word>, kind: Value, raises: Effects, next: bool },
+    /// Not known.
+    Unknown,
+}
+
+fn read_option(p: &Program, s: &str, next: Option<&Word>) -> OptionRead {
+    let with_value = |kind: Value, raises: Effects, inline: Option<&str>| match (kind, inline) {
+        (Value::None, None) => OptionRead::Known { value: None, kind, raises, next: false },
+        (Value::None, Some(_)) => OptionRead::Unknown,
+        (Value::Optional, None) => OptionRead::Known { value: None, kind, raises, next: false },
+        (_, Some(v)) => OptionRead::Known { value: Some(Word::Lit(v.to_string())), kind, raises, next: false },
+        (_, None) => OptionRead::Known {
+            value: Some(next.cloned().unwrap_or(Word::Lit(String::new()))),
+            kind,
+            raises,
+            next: true,
+        },
+    };
+    if let Some(o) = p.options.get(s) {
+        return with_value(o.value, o.raises, None);
+    }
+    if s.starts_with("--") {
+        if let Some((n, v)) = s.split_once('=')
+            && let Some(o) = p.options.get(n)
+        {
+            return with_value(o.value, o.raises, Some(v));
+        }
+        return OptionRead::Unknown;
+    }
+    if p.numeric && s.len() > 1 && s[1..].chars().all(|c| c.is_ascii_digit()) {
+        return OptionRead::Known { value: None, kind: Value::None, raises: Effects::NONE, next: false };
+    }
+    if s.starts_with('+') {
+        return OptionRead::Unknown;
+    }
+    // A cluster of short options: `-la`, `-n5`, `-C dir`.
+    let mut raises = Effects::NONE;
+    let chars: Vec<(usize, char)> = s.char_indices().skip(1).collect();
+    for (i, (at, c)) in chars.iter().enumerate() {
+        let Some(o) = p.options.get(&format!("-{c}")) else {
+            if p.numeric && s[*at..].chars().all(|c| c.is_ascii_digit()) {
+                return OptionRead::Known { value: None, kind: Value::None, raises, next: false };
+            }
+            return OptionRead::Unknown;
+        };
+        raises |= o.raises;
+        if o.value != Value::None {
+            let rest = &s[at + c.len_utf8()..];
+            let last = i + 1 == chars.len();
+            return match with_value(o.value, raises, (!last).then_some(rest)) {
+                OptionRead::Known { value, kind, next, .. } => OptionRead::Known { value, kind, raises, next },
+                u => u,
+            };
+        }
+    }
+    OptionRead::Known { value: None, kind: Value::None, raises, next: false }
+}
+
+fn program(p: &Program, args: &[Word], out: &mut Classified) {
+    out.effects |= p.does;
+    let mut operands: Vec<Word> = Vec::new();
+    let mut programs: Vec<Word> = Vec::new();
+    let mut end = false;
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        i += 1;
+        if !end {
+            match w {
+                Word::Lit(s) if s == "--" => {
+                    end = true;
+                    if let Some((_, e)) = p.raise_operands.iter().find(|(pat, _)| pat == "--") {
+                        out.effects |= *e;
+                    }
+                    out.canonical.push(Some(s.clone()));
+                    if p.passes_rest {
+                        // The rest goes to the script it runs, whose effects are its own.
+                        out.canonical.extend(args[i..].iter().map(word_text));
+                        return finish(p, operands, programs, out);
+                    }
+                    continue;
+                }
+                Word::Lit(s)
+                    if (s.starts_with('-') && s.len() > 1) || (s.starts_with('+') && p.options.contains_key("+*")) =>
+                {
+                    let is_sub = p.sub.as_ref().is_some_and(|subs| subs.contains_key(s.as_str()));
+                    if !is_sub {
+                        match read_option(p, s, args.get(i)) {
+                            OptionRead::Known { value, kind, raises, next } => {
+                                out.effects |= raises;
+                                let global = p.sub.is_some();
+                                if !global {
+                                    out.canonical.push(Some(s.clone()));
+                                }
+                                if next {
+                                    if !global {
+                                        out.canonical.push(args.get(i).and_then(word_text));
+                                    }
+                                    i += 1;
+                                }
+                                if let Some(v) = value {
+                                    match kind {
+                                        Value::ReadPath => out.reads.push(v),
+                                        Value::WritePath => out.writes.push(v),
+                                        Value::Program => programs.push(v),
+                                        Value::Word | Value::None | Value::Optional => {}
+                                    }
+                                }
+                            }
+                            OptionRead::Unknown => {
+                                out.effects |= p.other_options;
+                                out.canonical.push(Some(s.clone()));
+                            }
+                        }
+                        continue;
+                    }
+                }
+                Word::Unknown(_) => {
+                    // It could be an option as well as an operand.
+                    out.effects |= p.other_options;
+                }
+                Word::Glob(g) if g.starts_with(['*', '?', '[']) => {
+                    // It could expand to a name that reads as an option.
+                    out.effects |= p.other_options;
+                }
+                _ => {}
+            }
+        }
+        if let Some(subs) = &p.sub
+            && operands.is_empty()
+        {
+            match w.lit().and_then(|s| subs.get(s)) {
+                Some(sp) => {
+                    out.canonical.push(word_text(w));
+                    out.named = out.canonical.len();
+                    // A subcommand's own effects replace the program's ("unknown" when none).
+                    out.effects = out.effects.minus(p.does);
+                    program(sp, &args[i..], out);
+                }
+                None => {
+                    out.effects |= Effects::UNKNOWN;
+                    out.canonical.push(word_text(w));
+                    out.canonical.extend(args[i..].iter().map(word_text));
+                }
+            }
+            return;
+        }
+        out.canonical.push(word_text(w));
+        if let Word::Lit(s) = w {
+            for (pat, e) in &p.raise_operands {
+                if pat != "--" && operand_matches(pat, s) {
+                    out.effects |= *e;
+                }
+            }
+        }
+        operands.push(w.clone());
+        if p.operand_ends_options {
+            end = true;
+        }
+    }
+    if p.sub.is_some() {
+        // A program that needs a subcommand and was given none.
+        return;
+    }
+    finish(p, operands, programs, out);
+}
+
+fn finish(p: &Program, operands: Vec<Word>, programs: Vec<Word>, out: &mut Classified) {
+    let mut ops = operands.into_iter();
+    match p.operands {
+        Operands::Read => out.reads.extend(ops),
+        Operands::Write | Operands::Delete | Operands::Move => out.writes.extend(ops),
+        Operands::Copy => {
+            let mut all: Vec<Word> = ops.collect();
+            if all.len() >= 2
+                && let Some(last) = all.pop()
+            {
+                out.writes.push(last);
+            }
+            out.reads.extend(all);
+        }
+        Operands::Pattern => {
+            if programs.is_empty() {
+                ops.next();
+            }
+            out.reads.extend(ops);
+        }
+        Operands::Script => {
+            let mut scripts = programs;
+            if scripts.is_empty()
+                && let Some(s) = ops.next()
+            {
+                scripts.push(s);
+            }
+            for s in &scripts {
+                out.effects |= script(p.script.as_deref(), s);
+            }
+            out.reads.extend(ops);
+        }
+        Operands::Args => {}
+    }
+}
+
+/// What a sed, awk or jq program does beyond reading.
+fn script(checker: Option<&str>, s: &Word) -> Effects {
+    let Some(text) = s.lit() else { return Effects::UNKNOWN };
+    let safe = match checker {
+        Some("sed") => sed_only_reads(text),
+        Some("awk") => !["system", "|", ">", "getline", "close", "fflush", "@load", "@include"]
+            .iter()
+            .any(|bad| text.contains(bad)),
+        Some("jq") => true,
+        _ => false,
+    };
+    if safe { Effects::NONE } else { Effects::WRITE | Effects::EXEC }
+}
+
+/// Whether a sed script only prints: addresses, and the commands that read and print (`p`,
+/// `d`, `q`, `s///` without the `w` and `e` flags, `y`, labels and branches, `a`/`i`/`c` text).
+/// Never `w`, `W`, `r`, `R`, `e` or `F`, nor anything it does not know.
+pub fn sed_only_reads(s: &str) -> bool {
+    let b: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let delimited = |i: &mut usize, d: char| -> bool {
+        // Scans to the next unescaped `d`; true when found.
+        while *i < b.len() {
+            match b[*i] {
+                '\\' => *i += 2,
+                c if c == d => {
+                    *i += 1;
+                    return true;
+                }
+                '\n' => return false,
+                _ => *i += 1,
+            }
+        }
+        false
+    };
+    while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() || c == ';' || c == '}' || c == '{' || c == '!' || c == ',' {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() || c == '$' || c == '+' || c == '~' {
+            i += 1;
+            continue;
+        }
+        if c == '/' {
+            i += 1;
+            if !delimited(&mut i, '/') {
+                return false;
+            }
+            while i < b.len() && matches!(b[i], 'I' | 'M') {
+                i += 1;
+            }
+            continue;
+        }
+        i += 1;
+        match c {
+            'p' | 'd' | 'D' | 'n' | 'N' | 'P' | 'h' | 'H' | 'g' | 'G' | 'x' | 'z' | '=' | 'l' => {}
+            'q' | 'Q' => {
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            ':' | 'b' | 't' | 'T' => {
+                while i < b.len() && b[i] != ';' && b[i] != '\n' && b[i] != '}' {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' => {
+                // Text to print, to the end of the line.
+                while i < b.len() && b[i] != '\n' {
+                    i += 1;
+                }
+            }
+            's' | 'y' => {
+                let Some(&d) = b.get(i) else { return false };
+                if d == '\\' || d == '\n' {
+                    return false;
+                }
+                i += 1;
+                if !delimited(&mut i, d) || !delimited(&mut i, d) {
+                    return false;
+                }
+                if c == 's' {
+                    while i < b.len() && (b[i].is_ascii_digit() || matches!(b[i], 'g' | 'p' | 'i' | 'I' | 'm' | 'M')) {
+                        i += 1;
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// `find`'s expression: paths first, then tests and actions.
+fn find(args: &[Word], out: &mut Classified) {
+    out.effects |= Effects::READ;
+    const ONE: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-size",
+        "-mtime",
+        "-atime",
+        "-ctime",
+        "-mmin",
+        "-amin",
+        "-cmin",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-printf",
+        "-regextype",
+        "-fstype",
+        "-used",
+        "-lname",
+        "-ilname",
+        "-context",
+        "-newermt",
+        "-newerct",
+        "-newerat",
+        "-newermm",
+    ];
+    const PATH_ONE: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile"];
+    const NONE: &[&str] = &[
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-depth",
+        "-d",
+        "-follow",
+        "-mount",
+        "-xdev",
+        "-noleaf",
+        "-daystart",
+        "-nouser",
+        "-nogroup",
+        "-o",
+        "-or",
+        "-a",
+        "-and",
+        "-not",
+        "!",
+        "(",
+        ")",
+        ",",
+        "-L",
+        "-H",
+        "-P",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-nowarn",
+        "-warn",
+    ];
+    let mut i = 0;
+    let mut paths = 0;
+    // Options before the paths.
+    while let Some(Word::Lit(s)) = args.get(i) {
+        if matches!(s.as_str(), "-L" | "-H" | "-P") {
+            out.canonical.push(Some(s.clone()));
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    while let Some(w) = args.get(i) {
+        let is_expr = matches!(w, Word::Lit(s) if s.starts_with('-') || matches!(s.as_str(), "(" | "!" | ")" | ","));
+        if is_expr {
+            break;
+        }
+        out.canonical.push(word_text(w));
+        out.reads.push(w.clone());
+        paths += 1;
+        i += 1;
+    }
+    if paths == 0 {
+        out.reads.push(Word::Lit(".".into()));
+    }
+    while i < args.len() {
+        let w = &args[i];
+        out.canonical.push(word_text(w));
+        i += 1;
+        let Word::Lit(s) = w else {
+            out.effects |= Effects::UNKNOWN;
+            continue;
+        };
+        let s = s.as_str();
+        let mut take = |n: usize, out: &mut Classified| -> Vec<Word> {
+            let got: Vec<Word> = args[i..(i + n).min(args.len())].to_vec();
+            out.canonical.extend(got.iter().map(word_text));
+            i += n;
+            got
+        };
+        if ONE.contains(&s) {
+            take(1, out);
+        } else if PATH_ONE.contains(&s) {
+            let got = take(1, out);
+            out.reads.extend(got);
+        } else if NONE.contains(&s) {
+        } else if s == "-delete" {
+            out.effects |= Effects::DELETE;
+        } else if matches!(s, "-fprint" | "-fprint0" | "-fls") {
+            out.effects |= Effects::WRITE;
+            let got = take(1, out);
+            out.writes.extend(got);
+        } else if s == "-fprintf" {
+            out.effects |= Effects::WRITE;
+            let got = take(2, out);
+            out.writes.extend(got.into_iter().take(1));
+        } else if matches!(s, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            out.effects |= Effects::EXEC;
+            let mut cmd = Vec::new();
+            while i < args.len() {
+                let a = &args[i];
+                out.canonical.push(word_text(a));
+                i += 1;
+                if matches!(a.lit(), Some(";" | "+")) {
+                    break;
+                }
+                cmd.push(a.clone());
+            }
+            out.runs.push(cmd);
+        } else {
+            out.effects |= Effects::UNKNOWN;
+        }
+    }
+}
