@@ -263,8 +263,9 @@ impl Kind for HttpRequest {
         let u = payload.get("url").and_then(Value::as_str).and_then(|u| url::Url::parse(u).ok());
         assent_core::rules::Facts {
             method: overridden.or_else(|| text(payload.get("method"))).map(|m| m.trim().to_ascii_uppercase()),
-            host: u.as_ref().and_then(|u| u.host_str()).map(str::to_ascii_lowercase),
-            origin: u.as_ref().map(origin_of),
+            host: u.as_ref().and_then(assent_commands::host::of_url),
+            origin: u.as_ref().and_then(assent_core::rules::origin_of),
+            path: u.as_ref().map(|u| u.path().to_string()),
             credential: text(payload.get("credential")),
             ..Default::default()
         }

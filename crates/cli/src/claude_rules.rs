@@ -5,7 +5,7 @@
 //! with the reason: the import never widens what an `allow` allows nor narrows what a `deny`
 //! refuses.
 
-use assent_core::rules::{Effect, RuleMatch, command_words};
+use assent_core::rules::{Effect, RuleMatch};
 use std::path::{Path, PathBuf};
 
 /// Where a settings file's `/path` patterns are anchored, and its `path` patterns resolved.
@@ -209,9 +209,12 @@ fn bash(spec: &str, effect: Effect) -> Result<RuleMatch, String> {
             if effect == Effect::Allow { "allow" } else { "match" }
         ));
     };
-    let words = command_words(prefix.trim()).filter(|w| !w.is_empty());
-    if words.is_none() {
-        return Err("not one plain command".into());
+    // Claude Code's prefix, read as Assent reads a prefix: an allow covers commands whose
+    // further words do not raise what the prefix does, every part of a compound command must
+    // be allowed, and a redirection to a file needs a rule that allows writing it, so the
+    // rule is never wider than Claude Code's own.
+    if let Err(e) = assent_commands::Prefix::parse(prefix.trim()) {
+        return Err(format!("not a command prefix Assent can read: {}", e.0));
     }
     Ok(RuleMatch { input: Some(prefix.trim().to_string()), ..tool_call("Bash") })
 }

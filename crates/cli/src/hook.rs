@@ -169,6 +169,7 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     let g = Gate {
         tool: tool.to_string(),
         input,
+        cwd: ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(str::to_string),
         summary: (!summary.is_empty()).then(|| summary.join("\n")),
         session_id: ev["session_id"].as_str().map(str::to_string),
         idempotency_key: key,

@@ -117,6 +117,12 @@ pub struct MatchArgs {
     /// The credential.
     #[arg(long)]
     credential: Option<String>,
+    /// `--input` is the whole command, exactly (not a prefix).
+    #[arg(long, requires = "input")]
+    exact: bool,
+    /// A built-in rule (`read-only`: commands that only read inside the working folder).
+    #[arg(long, value_parser = ["read-only"])]
+    builtin: Option<String>,
 }
 
 impl From<MatchArgs> for RuleMatch {
@@ -130,6 +136,8 @@ impl From<MatchArgs> for RuleMatch {
             method: a.method,
             host: a.host,
             credential: a.credential,
+            exact: a.exact,
+            builtin: a.builtin.map(|b| b.replace('-', "_")),
         }
     }
 }

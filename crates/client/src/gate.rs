@@ -16,6 +16,8 @@ pub struct Gate {
     pub tool: String,
     /// Its input.
     pub input: Value,
+    /// The session's working folder (absolute), as the client gave it.
+    pub cwd: Option<String>,
     /// Context for the person (working folder, mode, ...): the client's words.
     pub summary: Option<String>,
     /// The agent's session.
@@ -66,7 +68,10 @@ impl Gate {
     fn body(&self) -> Value {
         let mut body = json!({
             "kind": "tool.call",
-            "payload": {"tool": self.tool, "input": self.input},
+            "payload": match &self.cwd {
+                Some(cwd) => json!({"tool": self.tool, "input": self.input, "cwd": cwd}),
+                None => json!({"tool": self.tool, "input": self.input}),
+            },
             "title": tool_call_title(&self.tool, &self.input),
             "expires_in": self.expires_in,
         });

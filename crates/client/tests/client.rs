@@ -103,6 +103,7 @@ fn call() -> Gate {
     Gate {
         tool: "Bash".into(),
         input: json!({"command": "ls"}),
+        cwd: None,
         summary: None,
         session_id: None,
         idempotency_key: Some("k1".into()),

@@ -109,7 +109,8 @@ pub fn normalize_origin(host: &str) -> Result<String, CoreError> {
     if u.path() != "/" || u.query().is_some() || u.fragment().is_some() || !u.username().is_empty() {
         return Err(bad(format!("`{host}` must be a host (optionally scheme://host:port), without a path")));
     }
-    let h = u.host_str().ok_or_else(|| bad(format!("`{host}` has no host")))?;
+    let h = assent_commands::host::of_url(&u).ok_or_else(|| bad(format!("`{host}` has no host")))?;
+    let h = h.as_str();
     match u.scheme() {
         "https" => {}
         "http" if is_loopback_host(h) => {}

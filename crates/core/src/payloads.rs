@@ -18,6 +18,11 @@ pub struct ToolCall {
     /// Its input, as the agent gave it.
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub input: Value,
+    /// The folder the agent's session works in (absolute), when the client says: relative
+    /// paths in the call resolve against it, and rules may say "inside the working folder".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub cwd: Option<String>,
 }
 
 /// `file.write`: a file's whole new content.

@@ -398,6 +398,7 @@ async fn permission_prompt(api: &Client, args: &Map<String, Value>, stop: &Stop)
     let g = Gate {
         tool,
         input: input.clone(),
+        cwd: None,
         summary: key.is_none().then(|| "Asked through the MCP permission prompt".to_string()),
         session_id: None,
         idempotency_key: key,

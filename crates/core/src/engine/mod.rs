@@ -198,6 +198,7 @@ impl Engine {
         if let Some(rx) = changes {
             Self::follow(Arc::downgrade(&engine.inner), rx);
         }
+        engine.seed_builtin_rules().await;
         Ok(engine)
     }
 

@@ -22,6 +22,8 @@ pub const MAX_RULES: usize = 10_000;
 /// How many recent proposals the Rules page looks back over.
 pub const HISTORY: u32 = 10_000;
 const NOTE_MAX: usize = 1_000;
+/// The id of the built-in read-only rule.
+pub const BUILTIN_READ_ONLY_ID: &str = "r_builtin_read_only";
 
 /// Body of `POST /v1/rules`.
 #[derive(Debug, Clone, Deserialize)]
@@ -236,16 +238,29 @@ impl Engine {
         if (m.tool.is_some() || m.input.is_some()) && !kind_is(&["tool.call"]) {
             return Err(mismatch(if m.input.is_some() { "input" } else { "tool" }, "tool.call"));
         }
-        if m.path.is_some() && !kind_is(&["file.write", "file.delete", "tool.call"]) {
-            return Err(mismatch("path", "file.write, file.delete and tool.call"));
+        if m.path.is_some() && !kind_is(&["file.write", "file.delete", "tool.call", "http.request"]) {
+            return Err(mismatch("path", "file.write, file.delete, tool.call and http.request (its URL's path)"));
         }
         if let Some(p) = &m.path
-            && !(p.starts_with('/') || p.starts_with("**"))
+            && !(p.starts_with('/') || p.starts_with("**") || p.starts_with("./") || p.starts_with("~/"))
         {
             return Err(invalid(
                 "invalid_glob",
-                format!("`{p}`: a path glob is absolute (starts with `/`) or starts with `**`"),
+                format!(
+                    "`{p}`: a path glob is absolute (`/…`), in the home folder (`~/…`), inside the working folder (`./…`) or starts with `**`"
+                ),
             ));
+        }
+        if let Some(p) = &m.path
+            && p.split('/').any(|seg| seg == "..")
+        {
+            return Err(invalid("invalid_glob", format!("`{p}`: a path glob has no `..`")));
+        }
+        if m.builtin.is_some() && m.fields() != 1 {
+            return Err(invalid("invalid_match", "a built-in rule names nothing else"));
+        }
+        if m.exact && m.input.is_none() {
+            return Err(invalid("invalid_match", "`exact` goes with `input`, the whole command"));
         }
         for (field, present) in [("method", m.method.is_some()), ("credential", m.credential.is_some())] {
             if present && !kind_is(&["http.request"]) {
@@ -266,16 +281,10 @@ impl Engine {
             m.host = Some(if h.contains("://") {
                 crate::credentials::normalize_origin(h)?
             } else {
-                let bare = h.trim().trim_end_matches('.').to_ascii_lowercase();
-                let ok = !bare.is_empty()
-                    && bare.len() <= 253
-                    && bare
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']' | ':'));
-                if !ok {
-                    return Err(invalid("invalid_host", format!("`{}` is not a host name", clip(h, 80))));
+                match assent_commands::host::normalize(h) {
+                    Some(n) if n.len() <= 253 => n,
+                    _ => return Err(invalid("invalid_host", format!("`{}` is not a host name", clip(h, 80)))),
                 }
-                bare
             });
         }
         if let Some(c) = &m.credential
@@ -360,6 +369,53 @@ impl Engine {
         self.swap_rules(|c| c.id != rule.id, None);
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
+    }
+
+    /// Puts the built-in read-only rule in force on a home that never had it: once, so that a
+    /// person who removed it (turned it off) keeps it off. Removing it is logged like any rule.
+    pub(super) async fn seed_builtin_rules(&self) {
+        let store = self.inner.store.as_ref();
+        match store.rule(BUILTIN_READ_ONLY_ID).await {
+            Ok(Some(_)) => return,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the rules to put the built-in read-only rule in force");
+                return;
+            }
+        }
+        let mut after = 0;
+        loop {
+            let Ok(page) = store.rule_log_after(after, 1000).await else { return };
+            if page.iter().any(|e| e.rule_id == BUILTIN_READ_ONLY_ID) {
+                return;
+            }
+            match page.last() {
+                Some(last) => after = last.seq,
+                None => break,
+            }
+        }
+        let m = crate::rules::builtin_read_only();
+        let rule = Rule {
+            id: BUILTIN_READ_ONLY_ID.into(),
+            effect: Effect::Allow,
+            description: describe(Effect::Allow, &m),
+            matches: m,
+            everything: false,
+            note: Some("built in; remove it to turn it off".into()),
+            created_by: "assent".into(),
+            node: self.inner.config.node.clone(),
+            created_channel: crate::proposal::Channel::System,
+            created_at: Timestamp::now(),
+            expires_at: None,
+            matched: 0,
+        };
+        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let Ok(compiled) = candidate(&rule) else { return };
+        match self.inner.store.add_rule(rule).await {
+            Ok(()) => self.swap_rules(|_| true, Some(compiled)),
+            // Another node of a team put it in force first.
+            Err(e) => tracing::debug!(error = %e, "the built-in read-only rule was not added"),
+        }
     }
 
     /// Every rule, with how many of the latest proposals each would have matched.

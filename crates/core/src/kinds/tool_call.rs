@@ -42,10 +42,21 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     let tool = check_tool_name(map.get("tool").ok_or_else(|| invalid("`tool` is required"))?)?;
     let input = map.remove("input").unwrap_or_else(|| Value::Object(Map::new()));
     map.remove("tool");
+    let cwd = match map.remove("cwd") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => {
+            if !c.starts_with('/') || c.len() > 4096 || c.chars().any(|ch| ch.is_control() || invisible::is_flagged(ch))
+            {
+                return Err(invalid("`cwd` is an absolute path without control or invisible characters"));
+            }
+            assent_commands::path::normalize(&c, None)
+        }
+        Some(_) => return Err(invalid("`cwd` must be a string")),
+    };
     if let Some(extra) = map.keys().next() {
         return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
     }
-    Ok(payloads::ToolCall { tool, input })
+    Ok(payloads::ToolCall { tool, input, cwd })
 }
 
 /// The stored payload of a call, its input moved rather than copied.
@@ -53,6 +64,9 @@ fn into_payload(call: payloads::ToolCall) -> Value {
     let mut m = Map::new();
     m.insert("tool".into(), Value::String(call.tool));
     m.insert("input".into(), call.input);
+    if let Some(c) = call.cwd {
+        m.insert("cwd".into(), Value::String(c));
+    }
     Value::Object(m)
 }
 
@@ -82,11 +96,13 @@ impl Kind for ToolCall {
     }
 
     fn facts(&self, payload: &Value) -> crate::rules::Facts {
-        match (payload.get("tool").and_then(Value::as_str), payload.get("input")) {
+        let mut facts = match (payload.get("tool").and_then(Value::as_str), payload.get("input")) {
             (Some(tool), Some(input)) => crate::rules::Facts::of_tool_call(tool, input),
             (Some(tool), None) => crate::rules::Facts::of_tool_call(tool, &Value::Null),
             _ => crate::rules::Facts::default(),
-        }
+        };
+        facts.cwd = payload.get("cwd").and_then(Value::as_str).map(str::to_string);
+        facts
     }
 
     fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
@@ -117,8 +133,13 @@ impl Kind for ToolCall {
             .get("input")
             .cloned()
             .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
-        normalize(json!({ "tool": payload.get("tool").cloned().unwrap_or(Value::Null), "input": input }))
-            .map(into_payload)
+        // The working folder stays the session's: an edit changes the input only.
+        normalize(json!({
+            "tool": payload.get("tool").cloned().unwrap_or(Value::Null),
+            "input": input,
+            "cwd": payload.get("cwd").cloned().unwrap_or(Value::Null),
+        }))
+        .map(into_payload)
     }
 }
 

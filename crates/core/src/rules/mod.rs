@@ -1,37 +1,37 @@
 //! Rules: what may run without asking and what is always refused, said once by the person.
 //!
 //! A rule has an effect (`allow`, `deny`, `ask`) and a match over what a proposal is: its
-//! agent, kind, tool name (a glob), a tool's command prefix (whole words), a file path (a glob;
-//! `**` crosses folders, `*` does not), an HTTP method and host, and a credential. Every field a
-//! rule names must match. When a proposal arrives, the rules that match it are ranked:
+//! agent, kind, tool name (a glob), a tool's command (a prefix of whole words, or the exact
+//! line), a path (a glob: absolute, or `./` for inside the working folder), an HTTP method,
+//! host and credential. Every field a rule names must match.
 //!
-//! 1. the rule naming more fields wins;
-//! 2. then the one whose command prefix has more words;
-//! 3. then the one whose globs (tool, path) have more literal characters;
-//! 4. then `deny` beats `ask` beats `allow`;
-//! 5. then the rule made first.
+//! A command is read the way bash will run it (`assent_commands`): every command the line runs,
+//! through quoting, wrappers, runners and substitutions, each redirection a file write, what
+//! cannot be known before it runs opaque. Each of those is decided on its own:
 //!
-//! With no match the answer is `ask`. A rule never matches from its expiry on, to the
-//! millisecond.
+//! - a `deny` or `ask` prefix matches a command anywhere the line runs it (`/bin/rm`, `bash -c
+//!   'rm x'`, `find -exec rm`, `git -C . push` for `git push`), and every opaque line;
+//! - an `allow` prefix covers a command whose words start with it and whose further words do
+//!   not raise what it does (`allow git push origin` never covers `--force`, `+main`,
+//!   `--delete`); a redirection is covered only by a rule that allows writing its file; an
+//!   opaque line is covered only by a rule that names no command;
+//! - paths are normalized (`.`, `..`, `//`, `~`, relative to the working folder), and for
+//!   `deny` and `ask` also matched by their real path; an `allow` never covers a path that
+//!   leaves its glob through `..` or a link; `X/**` also covers the folder `X` for `deny`/`ask`.
 //!
-//! A command prefix of an `allow` rule matches only one plain command: never a command that
-//! chains or substitutes another one (`&&`, `||`, `;`, `|`, `&`, a newline, `$(...)`,
-//! backticks, `<(...)`, `>(...)`), so `npm test && rm -rf ~` is not `npm test`, nor one that
-//! starts with an assignment or a wrapper (`FOO=1 npm test`, `sudo npm test`). A command prefix
-//! of a `deny` or `ask` rule matches if any one of the commands a line runs starts with it, seen
-//! with and without leading assignments and wrappers (`nohup`, `sudo`, `env`, `timeout 10`, ...):
-//! `deny rm` refuses `ls && rm -rf x`, `echo $(rm -rf x)` and `sudo rm x`.
+//! For each part, a `deny` or `ask` that matches wins over every `allow`, unless the allow lies
+//! wholly inside it (`allow npm test` inside `deny npm`); among denies and asks, the narrower
+//! wins, and `deny` at a tie. The proposal is denied if any part is, asked if any part is asked
+//! or matched by no rule, and allowed only when every part is allowed.
 
-mod command;
 mod set;
 mod words;
 
-pub use command::command_words;
-pub use set::{Candidate, Compiled, RuleSet};
+pub use set::{Candidate, Compiled, RuleSet, Ruling, builtin_read_only};
 pub use words::{describe, similar};
 
 use crate::time::Timestamp;
-use command::every_command;
+use assent_commands::{Context, Line};
 use serde::{Deserialize, Serialize};
 
 /// What a rule does to a proposal it matches.
@@ -86,9 +86,19 @@ pub struct RuleMatch {
     /// The tool's name, a glob (`tool.call`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
-    /// The leading words of the tool's command (`tool.call` with a `command` input).
+    /// The leading words of the tool's command (`tool.call` with a `command` input), or with
+    /// `exact`, the whole command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// `input` is the whole command line, exactly (what "allow similar" saves for a command
+    /// that writes, deletes, pushes or runs code).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub exact: bool,
+    /// A built-in rule (`read_only`: commands that only read inside the working folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub builtin: Option<String>,
     /// The file's path, a glob (file kinds, and a tool's `file_path`, `path` or
     /// `notebook_path` input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,10 +118,20 @@ pub struct RuleMatch {
 impl RuleMatch {
     /// How many fields it names.
     pub fn fields(&self) -> usize {
-        [&self.agent, &self.kind, &self.tool, &self.input, &self.path, &self.method, &self.host, &self.credential]
-            .iter()
-            .filter(|f| f.is_some())
-            .count()
+        [
+            &self.agent,
+            &self.kind,
+            &self.tool,
+            &self.input,
+            &self.path,
+            &self.method,
+            &self.host,
+            &self.credential,
+            &self.builtin,
+        ]
+        .iter()
+        .filter(|f| f.is_some())
+        .count()
     }
 
     /// Whether it names nothing (it matches every proposal).
@@ -144,21 +164,32 @@ pub struct Facts {
     /// The credential.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential: Option<String>,
+    /// The command as an argument list, when it was given as one (each element one word).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// The session's working folder (a tool call's `cwd`), absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 impl Facts {
     /// A tool call's facts from its name and input: the command (a string, or an argument list,
     /// `["bash", "-lc", "npm test"]` read as `npm test`) and a path input.
     pub fn of_tool_call(tool: &str, input: &serde_json::Value) -> Facts {
+        let mut argv = None;
         let command = match input.get("command").or_else(|| input.get("cmd")) {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             Some(serde_json::Value::Array(a)) => {
-                let words: Option<Vec<&str>> = a.iter().map(serde_json::Value::as_str).collect();
-                words.and_then(|w| match w.as_slice() {
-                    [sh, flag, script] if is_shell(sh) && matches!(*flag, "-c" | "-lc" | "-ic") => {
-                        Some(script.to_string())
-                    }
-                    _ => shlex::try_join(w.iter().copied()).ok(),
+                let words: Option<Vec<String>> = a.iter().map(|v| v.as_str().map(str::to_string)).collect();
+                words.map(|w| {
+                    let shown = match w.as_slice() {
+                        [sh, flag, script] if is_shell(sh) && matches!(flag.as_str(), "-c" | "-lc" | "-ic") => {
+                            script.clone()
+                        }
+                        _ => shlex::try_join(w.iter().map(String::as_str)).unwrap_or_else(|_| w.join(" ")),
+                    };
+                    argv = Some(w);
+                    shown
                 })
             }
             _ => None,
@@ -168,17 +199,31 @@ impl Facts {
             .find_map(|k| input.get(*k).and_then(serde_json::Value::as_str))
             .map(str::to_string);
         let url = input.get("url").and_then(serde_json::Value::as_str).and_then(|u| url::Url::parse(u).ok());
-        let host = url.as_ref().and_then(|u| u.host_str()).map(|h| h.trim_end_matches('.').to_ascii_lowercase());
-        let origin = url
-            .as_ref()
-            .and_then(|u| Some(format!("{}://{}:{}", u.scheme(), u.host_str()?, u.port_or_known_default()?)));
-        Facts { tool: Some(tool.to_string()), command, path, host, origin, ..Default::default() }
+        let host = url.as_ref().and_then(assent_commands::host::of_url);
+        let origin = url.as_ref().and_then(origin_of);
+        Facts { tool: Some(tool.to_string()), command, argv, path, host, origin, ..Default::default() }
     }
+}
+
+/// A URL's origin as rules see it: `scheme://host:port`, the host normalized.
+pub fn origin_of(u: &url::Url) -> Option<String> {
+    Some(format!("{}://{}:{}", u.scheme(), assent_commands::host::of_url(u)?, u.port_or_known_default()?))
 }
 
 fn is_shell(s: &str) -> bool {
     let name = s.rsplit('/').next().unwrap_or(s);
     matches!(name, "sh" | "bash" | "zsh" | "dash")
+}
+
+/// A path as rules compare it: normalized, and where it exists, its real path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathForm {
+    /// Absolute and normalized; none when relative with no working folder.
+    pub(crate) lexical: Option<String>,
+    /// Links resolved, when it (or a parent) exists.
+    pub(crate) real: Option<String>,
+    /// As given.
+    pub(crate) given: String,
 }
 
 /// What a proposal is, as rules see it, with its command read once.
@@ -190,21 +235,40 @@ pub struct Subject {
     pub kind: String,
     /// What its payload says.
     pub facts: Facts,
-    /// The command's words when it is one plain command (what `allow` prefixes see).
-    plain: Option<Vec<String>>,
-    /// Every command the line runs, with and without leading assignments and wrappers (what
-    /// `deny` and `ask` prefixes see).
-    parts: Vec<Vec<String>>,
+    /// Its command, read (tool calls with a command).
+    pub(crate) line: Option<Line>,
+    /// Its path, normalized.
+    pub(crate) path: Option<PathForm>,
+}
+
+fn home() -> Option<String> {
+    std::env::var("HOME").ok().filter(|h| h.starts_with('/'))
 }
 
 impl Subject {
-    /// A subject, its command split once.
+    /// A subject, its command read and its path normalized once.
     pub fn new(agent: impl Into<String>, kind: impl Into<String>, facts: Facts) -> Subject {
-        let (plain, parts) = match facts.command.as_deref() {
-            None => (None, Vec::new()),
-            Some(c) => (command_words(c), every_command(c)),
+        let ctx = Context { cwd: facts.cwd.clone(), home: home() };
+        let line = match (&facts.argv, &facts.command) {
+            (Some(argv), _) => Some(assent_commands::analyze_argv(argv, &ctx)),
+            (None, Some(c)) => Some(assent_commands::analyze(c, &ctx)),
+            _ => None,
         };
-        Subject { agent: agent.into(), kind: kind.into(), facts, plain, parts }
+        let path = facts.path.as_ref().map(|p| {
+            let expanded = match (p.strip_prefix("~/"), &ctx.home) {
+                (Some(rest), Some(h)) => format!("{h}/{rest}"),
+                _ => p.clone(),
+            };
+            let lexical = assent_commands::path::normalize(&expanded, ctx.cwd.as_deref());
+            let real = lexical.as_deref().and_then(assent_commands::path::real);
+            PathForm { lexical, real, given: p.clone() }
+        });
+        Subject { agent: agent.into(), kind: kind.into(), facts, line, path }
+    }
+
+    /// Its command, read.
+    pub fn line(&self) -> Option<&Line> {
+        self.line.as_ref()
     }
 }
 

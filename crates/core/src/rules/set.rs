@@ -1,11 +1,20 @@
-//! Matches compiled, and compiled together into a set that finds the few rules a proposal can
-//! match.
+//! Matches compiled, compiled together into a set that finds the few rules a proposal can
+//! match, and the decision: each part of a proposal (each command its line runs, each file a
+//! redirection writes, its path) decided on its own, then the proposal.
 
-use super::command::{command_words, has_prefix};
-use super::{BadRule, Effect, RuleMatch, Subject, bad};
+use super::{BadRule, Effect, PathForm, RuleMatch, Subject, bad};
 use crate::time::Timestamp;
+use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
+
+/// The built-in rule's name in a match (`"builtin": "read_only"`).
+pub const READ_ONLY: &str = "read_only";
+
+/// The built-in read-only rule's match.
+pub fn builtin_read_only() -> RuleMatch {
+    RuleMatch { builtin: Some(READ_ONLY.into()), ..Default::default() }
+}
 
 /// A match, compiled for one effect.
 #[derive(Debug, Clone)]
@@ -16,8 +25,11 @@ pub struct Compiled {
     path: Option<Glob>,
     tool_m: Option<GlobMatcher>,
     path_m: Option<GlobMatcher>,
-    words: Option<Vec<String>>,
+    /// The path glob is `./…`: relative to the working folder.
+    relative: bool,
+    prefix: Option<Prefix>,
     origin: bool,
+    read_only: bool,
 }
 
 fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, BadRule> {
@@ -47,23 +59,68 @@ fn literal_len(pattern: &str) -> usize {
     n
 }
 
+/// The part of a glob before its first wildcard.
+fn literal_prefix(pattern: &str) -> &str {
+    let cut = pattern.find(['*', '?', '[', '{', '\\']).unwrap_or(pattern.len());
+    &pattern[..cut]
+}
+
+fn has_wildcard(s: &str) -> bool {
+    s.contains(['*', '?', '[', '{', '\\'])
+}
+
+/// One part of a proposal, decided on its own.
+#[derive(Debug, Clone, Copy)]
+enum Part<'a> {
+    /// A proposal with no command: all of it.
+    Whole,
+    /// A command its line runs.
+    Command(&'a Command),
+    /// A file a redirection writes.
+    Redirect(&'a Redirect),
+    /// What cannot be known of the line before it runs.
+    Opaque,
+}
+
+fn parts(s: &Subject) -> Vec<Part<'_>> {
+    let Some(line) = &s.line else { return vec![Part::Whole] };
+    let mut out: Vec<Part<'_>> = line.commands.iter().map(Part::Command).collect();
+    out.extend(line.redirects.iter().map(Part::Redirect));
+    if line.is_opaque() {
+        out.push(Part::Opaque);
+    }
+    if out.is_empty() {
+        out.push(Part::Whole);
+    }
+    out
+}
+
 impl Compiled {
     /// Compiles a match for an effect: its globs and its command's words.
     pub fn new(m: RuleMatch, effect: Effect) -> Result<Self, BadRule> {
         let tool = m.tool.as_deref().map(|t| glob(t, false)).transpose()?;
-        let path = m.path.as_deref().map(|p| glob(p, true)).transpose()?;
-        let words = match m.input.as_deref() {
-            None => None,
-            Some(i) => Some(command_words(i).ok_or_else(|| {
-                bad(
-                    "invalid_input",
-                    format!("`{i}` is not one plain command (no chaining, substitution or unclosed quotes)"),
-                )
-            })?),
+        let (relative, path) = match m.path.as_deref() {
+            None => (false, None),
+            Some(p) => match p.strip_prefix("./") {
+                Some(rest) => (true, Some(glob(rest, true)?)),
+                None => (false, Some(glob(&expand_home(p), true)?)),
+            },
         };
-        if words.as_ref().is_some_and(Vec::is_empty) {
-            return Err(bad("invalid_input", "a command prefix names at least one word"));
+        let prefix = match m.input.as_deref() {
+            None => None,
+            Some(_) if m.exact => None,
+            Some(i) => Some(Prefix::parse(i).map_err(|e| bad("invalid_input", format!("`{i}`: {}", e.0)))?),
+        };
+        if m.exact && m.input.as_deref().is_none_or(|i| i.trim().is_empty()) {
+            return Err(bad("invalid_input", "`exact` goes with the whole command in `input`"));
         }
+        let read_only = match m.builtin.as_deref() {
+            None => false,
+            Some(READ_ONLY) if effect == Effect::Allow && m.fields() == 1 => true,
+            Some(b) => {
+                return Err(bad("invalid_match", format!("no built-in rule `{b}` (there is `allow` `read_only`)")));
+            }
+        };
         let origin = m.host.as_deref().is_some_and(|h| h.contains("://"));
         Ok(Compiled {
             tool_m: tool.as_ref().map(Glob::compile_matcher),
@@ -72,8 +129,10 @@ impl Compiled {
             effect,
             tool,
             path,
-            words,
+            relative,
+            prefix,
             origin,
+            read_only,
         })
     }
 
@@ -82,39 +141,255 @@ impl Compiled {
         &self.m
     }
 
-    /// How specific it is: fields named, then command words, then literal glob characters.
+    /// How specific it is: fields named, then command words, then literal glob characters
+    /// (which of several allows is named as the one that decided).
     pub fn specificity(&self) -> (usize, usize, usize) {
         let lit = self.m.tool.as_deref().map_or(0, literal_len) + self.m.path.as_deref().map_or(0, literal_len);
-        (self.m.fields(), self.words.as_ref().map_or(0, Vec::len), lit)
+        let words = if self.m.exact { usize::MAX } else { self.prefix.as_ref().map_or(0, |p| p.words.len()) };
+        (self.m.fields(), words, lit)
     }
 
-    /// Whether `s` matches every field named.
-    pub fn matches(&self, s: &Subject) -> bool {
+    fn fields_match(&self, s: &Subject) -> bool {
         let f = &s.facts;
         let eq = |want: &Option<String>, have: &Option<String>| match want {
             None => true,
             Some(w) => have.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(w)),
         };
         let exact = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
-        // The cheap comparisons first, the globs last: most candidates fail early.
         exact(&self.m.agent, Some(&s.agent))
             && exact(&self.m.kind, Some(&s.kind))
             && eq(&self.m.method, &f.method)
             && if self.origin { eq(&self.m.host, &f.origin) } else { eq(&self.m.host, &f.host) }
             && exact(&self.m.credential, f.credential.as_deref())
-            && (self.tool_m.is_none() || f.tool.is_some())
-            && (self.path_m.is_none() || f.path.is_some())
-            && self.words.as_ref().is_none_or(|w| self.command_matches(s, w))
-            && self.tool_m.as_ref().is_none_or(|g| f.tool.as_deref().is_some_and(|t| g.is_match(t)))
-            && self.path_m.as_ref().is_none_or(|g| f.path.as_deref().is_some_and(|p| g.is_match(p)))
     }
 
-    fn command_matches(&self, s: &Subject, prefix: &[String]) -> bool {
-        match self.effect {
-            Effect::Allow => s.plain.as_deref().is_some_and(|w| has_prefix(w, prefix)),
-            Effect::Ask | Effect::Deny => s.parts.iter().any(|w| has_prefix(w, prefix)),
+    fn tool_is(&self, name: &str) -> bool {
+        self.tool_m.as_ref().is_none_or(|g| g.is_match(name))
+    }
+
+    /// The glob matched against an absolute path (relative globs: against its place inside
+    /// the working folder).
+    fn glob_hits(&self, g: &GlobMatcher, abs: &str, cwd: Option<&str>) -> Option<bool> {
+        if self.relative {
+            let cwd = cwd?;
+            let cwd = cwd.trim_end_matches('/');
+            if abs == cwd {
+                return Some(g.is_match("."));
+            }
+            return Some(abs.strip_prefix(cwd).and_then(|r| r.strip_prefix('/')).is_some_and(|r| g.is_match(r)));
+        }
+        Some(g.is_match(abs) || (self.effect != Effect::Allow && self.folder_of_glob(abs)))
+    }
+
+    /// `X/**` also names the folder `X` itself (for deny and ask).
+    fn folder_of_glob(&self, abs: &str) -> bool {
+        self.m
+            .path
+            .as_deref()
+            .and_then(|p| expand_home(p).strip_suffix("/**").map(str::to_string))
+            .is_some_and(|d| d == abs)
+    }
+
+    /// Whether the path glob takes in a path: for allow, the path and its real path must both
+    /// be inside; for deny and ask, either, and a path not known matches.
+    fn path_hits(&self, p: &PathArg, cwd: Option<&str>) -> bool {
+        let Some(g) = &self.path_m else { return true };
+        let allow = self.effect == Effect::Allow;
+        match p {
+            PathArg::At(a) => {
+                let real = assent_commands::path::real(a);
+                let lex = self.glob_hits(g, a, cwd);
+                let via_real = real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
+                if allow {
+                    lex == Some(true) && via_real.unwrap_or(true)
+                } else {
+                    lex != Some(false) || via_real == Some(true)
+                }
+            }
+            PathArg::Pattern { dir, pattern } => {
+                let name = pattern.rsplit('/').next().unwrap_or(pattern);
+                let full = format!("{}/{}", dir.trim_end_matches('/'), name);
+                if allow {
+                    self.glob_hits(g, &full, cwd) == Some(true)
+                        && assent_commands::path_inside(&PathArg::At(dir.clone()), dir)
+                } else {
+                    // Any name it may expand to: the two literal prefixes overlap.
+                    let rule = self.m.path.as_deref().map(expand_home).unwrap_or_default();
+                    let (a, b) = (literal_prefix(&rule), literal_prefix(&full));
+                    a.starts_with(b) || b.starts_with(a) || self.glob_hits(g, &full, cwd) != Some(false)
+                }
+            }
+            PathArg::Unknown(_) => !allow,
         }
     }
+
+    fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>) -> bool {
+        let Some(g) = &self.path_m else { return true };
+        let Some(lex) = &pf.lexical else { return self.effect != Effect::Allow };
+        let l = self.glob_hits(g, lex, cwd);
+        let r = pf.real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
+        if self.effect == Effect::Allow {
+            l == Some(true) && r.unwrap_or(true)
+        } else {
+            l != Some(false) || r == Some(true)
+        }
+    }
+
+    /// Whether it applies to one part of `s`.
+    fn applies(&self, s: &Subject, part: Part<'_>) -> bool {
+        if !self.fields_match(s) {
+            return false;
+        }
+        let f = &s.facts;
+        let cwd = f.cwd.as_deref();
+        let allow = self.effect == Effect::Allow;
+        let tool = f.tool.as_deref();
+        if self.read_only {
+            return match part {
+                Part::Command(c) => {
+                    let Some(dir) = cwd else { return false };
+                    s.line.as_ref().is_some_and(|l| only_reads(l, c, dir))
+                }
+                _ => false,
+            };
+        }
+        if self.m.exact {
+            let same =
+                self.m.input.as_deref() == f.command.as_deref().map(str::trim) && tool.is_some_and(|t| self.tool_is(t));
+            return same && self.path_m.is_none();
+        }
+        match part {
+            Part::Whole => {
+                self.prefix.is_none()
+                    && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                    && (self.path_m.is_none() || s.path.as_ref().is_some_and(|p| self.subject_path_hits(p, cwd)))
+            }
+            Part::Opaque => {
+                (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                    && if allow { self.prefix.is_none() && self.path_m.is_none() } else { true }
+            }
+            Part::Command(c) => {
+                let words_ok = match &self.prefix {
+                    None => true,
+                    Some(p) if allow => p.covers(c),
+                    Some(p) => p.matches(c),
+                };
+                if !words_ok {
+                    return false;
+                }
+                let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
+                match &self.path_m {
+                    None => self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)),
+                    Some(_) if allow => {
+                        (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                            && paths.iter().all(|p| self.path_hits(p, cwd))
+                    }
+                    Some(_) => {
+                        // A path rule sees a command's reads as a `Read` and its writes as a
+                        // `Write`/`Edit`, besides the tool that ran it.
+                        let as_tool = tool.is_some_and(|t| self.tool_is(t));
+                        let reads = c.reads.iter().any(|p| self.path_hits(p, cwd)) && (as_tool || self.tool_is("Read"));
+                        let writes = c.writes.iter().any(|p| self.path_hits(p, cwd))
+                            && (as_tool || self.tool_is("Write") || self.tool_is("Edit"));
+                        reads || writes
+                    }
+                }
+            }
+            Part::Redirect(r) => {
+                if self.prefix.is_some() {
+                    return false;
+                }
+                let kind_ok = self.m.kind.as_deref().is_none_or(|k| matches!(k, "tool.call" | "file.write"));
+                let tool_ok = self.tool_m.is_none()
+                    || tool.is_some_and(|t| self.tool_is(t))
+                    || self.tool_is("Write")
+                    || self.tool_is("Edit");
+                match &self.path_m {
+                    // A redirection's file is allowed only by a rule that names files.
+                    None => !allow && kind_ok && tool_ok,
+                    Some(_) => kind_ok && tool_ok && self.path_hits(&r.path, cwd),
+                }
+            }
+        }
+    }
+
+    /// Whether it applies to any part of `s`.
+    pub fn matches(&self, s: &Subject) -> bool {
+        parts(s).into_iter().any(|p| self.applies(s, p))
+    }
+
+    /// Whether everything it covers lies inside what `other` covers (for an allow against a
+    /// deny or ask). Conservative: false when it cannot tell.
+    fn inside(&self, other: &Compiled) -> bool {
+        if self.read_only {
+            return other.m.is_empty();
+        }
+        if other.read_only {
+            return false;
+        }
+        let same = |a: &Option<String>, b: &Option<String>| {
+            b.is_none() || a.as_deref().zip(b.as_deref()).is_some_and(|(x, y)| x.eq_ignore_ascii_case(y))
+        };
+        let glob_in = |mine: &Option<String>, theirs: &Option<GlobMatcher>, theirs_src: &Option<String>| match theirs {
+            None => true,
+            Some(g) => mine.as_deref().is_some_and(|m| {
+                Some(m) == theirs_src.as_deref()
+                    || (!has_wildcard(m) && g.is_match(m))
+                    || theirs_src.as_deref().and_then(|t| t.strip_suffix("/**")).is_some_and(|d| {
+                        let lit = literal_prefix(m);
+                        lit.starts_with(&format!("{d}/")) && !m.contains("..")
+                    })
+            }),
+        };
+        let input_in = match (&other.prefix, &other.m.exact) {
+            (None, false) => true,
+            (None, true) => self.m.exact && self.m.input == other.m.input,
+            (Some(theirs), _) => {
+                if self.m.exact {
+                    let line = assent_commands::analyze(self.m.input.as_deref().unwrap_or(""), &Default::default());
+                    !line.commands.is_empty() && line.commands.iter().all(|c| theirs.matches(c))
+                } else {
+                    self.prefix.as_ref().is_some_and(|mine| {
+                        !theirs.wrapper
+                            && !mine.wrapper
+                            && mine.words.len() >= theirs.words.len()
+                            && mine.words.iter().zip(&theirs.words).all(|(a, b)| a == b)
+                    })
+                }
+            }
+        };
+        same(&self.m.agent, &other.m.agent)
+            && same(&self.m.kind, &other.m.kind)
+            && same(&self.m.method, &other.m.method)
+            && same(&self.m.host, &other.m.host)
+            && same(&self.m.credential, &other.m.credential)
+            && glob_in(&self.m.tool, &other.tool_m, &other.m.tool)
+            && glob_in(
+                &self.m.path.as_ref().map(|p| expand_home(p)),
+                &other.path_m,
+                &other.m.path.as_ref().map(|p| expand_home(p)),
+            )
+            && self.relative == other.relative
+            && input_in
+    }
+}
+
+fn expand_home(p: &str) -> String {
+    match (p.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(h)) if h.starts_with('/') => format!("{}/{rest}", h.trim_end_matches('/')),
+        _ => p.to_string(),
+    }
+}
+
+/// What the built-in read-only rule allows of a command: known, only reading, every path it
+/// reads inside the working folder, in a line with nothing opaque.
+fn only_reads(line: &Line, c: &Command, dir: &str) -> bool {
+    !line.is_opaque()
+        && c.known
+        && !c.inner
+        && c.effects.only_reads()
+        && c.writes.is_empty()
+        && c.reads.iter().all(|r| assent_commands::path_inside(r, dir))
 }
 
 /// One rule, compiled, with what it needs to be chosen.
@@ -136,21 +411,29 @@ impl Candidate {
     fn live(&self, now: Timestamp) -> bool {
         self.expires_at.is_none_or(|e| now.0 < e.0)
     }
+}
 
-    fn rank(&self) -> ((usize, usize, usize), Effect) {
-        (self.compiled.specificity(), self.effect)
-    }
+/// What the rules decide for a proposal.
+#[derive(Debug, Clone)]
+pub struct Ruling<'a> {
+    /// `allow`, `deny` or `ask`.
+    pub effect: Effect,
+    /// The rule that decided (for `ask`: the ask rule, if one did; none when a part matched no
+    /// rule).
+    pub rule: Option<&'a Candidate>,
 }
 
 /// Rules compiled together: a proposal is checked against the few rules that can match it
 /// instead of against every rule in turn. Each rule is found through one field it requires, the
-/// most telling it names: its command prefix's first word, else its path (a glob set over
+/// most telling it names: its command prefix's program, else its path (a glob set over
 /// paths), else its agent, else its tool (a glob set over tool names: many rules name `Bash`),
 /// else its kind.
 #[derive(Debug, Default)]
 pub struct RuleSet {
     rules: Vec<Candidate>,
     by_word: HashMap<String, Vec<usize>>,
+    /// Rules whose prefix names a wrapper (`sudo`): every command's wrappers are looked up too.
+    word_rules: Vec<usize>,
     paths: GlobSet,
     path_rules: Vec<usize>,
     by_agent: HashMap<String, Vec<usize>>,
@@ -167,9 +450,11 @@ impl RuleSet {
         let mut set = RuleSet::default();
         for (i, r) in rules.iter().enumerate() {
             let c = &r.compiled;
-            if let Some(w) = c.words.as_ref().and_then(|w| w.first()) {
+            if let Some(w) = c.prefix.as_ref().and_then(|p| p.words.first()) {
                 set.by_word.entry(w.clone()).or_default().push(i);
-            } else if let Some(g) = &c.path {
+                set.word_rules.push(i);
+            } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative && c.effect == Effect::Allow) {
+                // Deny and ask path globs also see commands' unknown paths: not indexed.
                 paths.add(g.clone());
                 set.path_rules.push(i);
             } else if let Some(a) = &c.m.agent {
@@ -205,8 +490,8 @@ impl RuleSet {
         &self.rules
     }
 
-    /// Positions of every rule that matches `s`, expired or not, each once.
-    pub fn matching(&self, s: &Subject) -> Vec<usize> {
+    /// Rules that may apply to `s`, each once.
+    fn maybe(&self, s: &Subject) -> Vec<usize> {
         let mut maybe: Vec<usize> = self.rest.clone();
         for (bucket, key) in [(&self.by_agent, &s.agent), (&self.by_kind, &s.kind)] {
             if let Some(rs) = bucket.get(key) {
@@ -216,32 +501,120 @@ impl RuleSet {
         if let Some(t) = &s.facts.tool {
             maybe.extend(self.tools.matches(t).into_iter().map(|i| self.tool_rules[i]));
         }
-        if let Some(p) = &s.facts.path {
+        if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref()) {
             maybe.extend(self.paths.matches(p).into_iter().map(|i| self.path_rules[i]));
         }
-        if !self.by_word.is_empty() {
-            let firsts = s.plain.iter().chain(&s.parts).filter_map(|w| w.first());
-            for w in firsts {
-                if let Some(rs) = self.by_word.get(w) {
-                    maybe.extend_from_slice(rs);
+        if let Some(line) = &s.line {
+            // Commands' and redirections' paths can be anywhere: the path rules are few.
+            maybe.extend_from_slice(&self.path_rules);
+            if line.is_opaque() || line.commands.iter().any(|c| c.program.is_none()) {
+                maybe.extend_from_slice(&self.word_rules);
+            } else {
+                for c in &line.commands {
+                    let names = c.program.iter().chain(&c.via);
+                    for n in names {
+                        let base = n.rsplit('/').next().unwrap_or(n);
+                        for k in [n.as_str(), base] {
+                            if let Some(rs) = self.by_word.get(k) {
+                                maybe.extend_from_slice(rs);
+                            }
+                        }
+                    }
                 }
             }
         }
         maybe.sort_unstable();
         maybe.dedup();
-        maybe.retain(|&i| self.rules[i].compiled.matches(s));
         maybe
     }
 
-    /// The rule that decides for `s` at `now` (see the module's ranking); none when nothing
-    /// matches (the answer is then `ask`).
+    /// Positions of every rule that matches `s`, expired or not, each once.
+    pub fn matching(&self, s: &Subject) -> Vec<usize> {
+        let mut m = self.maybe(s);
+        m.retain(|&i| self.rules[i].compiled.matches(s));
+        m
+    }
+
+    /// What the rules decide for `s` at `now`; none when a part matches no rule and nothing
+    /// else decides (the answer is then `ask`, with no rule).
     pub fn decide(&self, s: &Subject, now: Timestamp) -> Option<&Candidate> {
-        self.matching(s).into_iter().map(|i| &self.rules[i]).filter(|r| r.live(now)).fold(
-            None,
-            |best: Option<&Candidate>, r| match best {
-                Some(b) if b.rank() >= r.rank() => Some(b),
-                _ => Some(r),
-            },
-        )
+        self.rule(s, now).rule
+    }
+
+    /// The ruling for `s` at `now`.
+    pub fn rule(&self, s: &Subject, now: Timestamp) -> Ruling<'_> {
+        let live: Vec<&Candidate> = self.maybe(s).into_iter().map(|i| &self.rules[i]).filter(|r| r.live(now)).collect();
+        let mut allowed_by: Option<&Candidate> = None;
+        let mut asked: Option<Ruling<'_>> = None;
+        for part in parts(s) {
+            let here: Vec<&Candidate> = live.iter().copied().filter(|r| r.compiled.applies(s, part)).collect();
+            let stops: Vec<&Candidate> = here.iter().copied().filter(|r| r.effect != Effect::Allow).collect();
+            let allows: Vec<&Candidate> = here.iter().copied().filter(|r| r.effect == Effect::Allow).collect();
+            fn narrowest_allow<'c>(among: &[&'c Candidate]) -> Option<&'c Candidate> {
+                among.iter().copied().max_by(|a, b| {
+                    a.compiled.specificity().cmp(&b.compiled.specificity()).then_with(|| b.id.cmp(&a.id))
+                })
+            }
+            if stops.is_empty() {
+                match narrowest_allow(&allows) {
+                    Some(a) => {
+                        // The allow named is the most specific one of the most telling part.
+                        if allowed_by.is_none_or(|b| {
+                            b.compiled.read_only && !a.compiled.read_only
+                                || b.compiled.specificity() < a.compiled.specificity() && !a.compiled.read_only
+                        }) {
+                            allowed_by = Some(a);
+                        }
+                    }
+                    None => {
+                        asked.get_or_insert(Ruling { effect: Effect::Ask, rule: None });
+                    }
+                }
+                continue;
+            }
+            // An allow wins over the denies and asks only when it lies strictly inside each.
+            let inner_allow: Vec<&Candidate> = allows
+                .iter()
+                .copied()
+                .filter(|a| stops.iter().all(|d| a.compiled.inside(&d.compiled) && !d.compiled.inside(&a.compiled)))
+                .collect();
+            if let Some(a) = narrowest_allow(&inner_allow) {
+                if allowed_by.is_none_or(|b| b.compiled.specificity() < a.compiled.specificity()) {
+                    allowed_by = Some(a);
+                }
+                continue;
+            }
+            // Among denies and asks: the narrowest (one strictly inside every other), else deny.
+            let narrowest = stops.iter().copied().find(|d| {
+                stops.iter().all(|o| {
+                    std::ptr::eq(*o, *d) || (d.compiled.inside(&o.compiled) && !o.compiled.inside(&d.compiled))
+                })
+            });
+            let winner = narrowest.unwrap_or_else(|| {
+                stops
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| {
+                        a.effect
+                            .cmp(&b.effect)
+                            .then(a.compiled.specificity().cmp(&b.compiled.specificity()))
+                            .then_with(|| b.id.cmp(&a.id))
+                    })
+                    .unwrap_or(stops[0])
+            });
+            if winner.effect == Effect::Deny {
+                return Ruling { effect: Effect::Deny, rule: Some(winner) };
+            }
+            if asked.as_ref().is_none_or(|a| a.rule.is_none()) {
+                asked = Some(Ruling { effect: Effect::Ask, rule: Some(winner) });
+            }
+        }
+        if let Some(a) = asked {
+            return a;
+        }
+        match allowed_by {
+            Some(a) => Ruling { effect: Effect::Allow, rule: Some(a) },
+            None => Ruling { effect: Effect::Ask, rule: None },
+        }
     }
 }

@@ -113,24 +113,29 @@ fn the_ranking_table() {
         rule("allow-tmp", Effect::Allow, m(None, None, Some("/tmp/**"), None)),
     ]);
     let file = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
-    let cases: [(Subject, Option<&str>); 12] = [
-        // Two fields (tool, input) beat one (tool).
+    let cases: [(Subject, Option<&str>); 16] = [
+        // A broader allow never overrides a narrower deny: `allow Bash` under `deny rm`.
         (bash("rm -rf x"), Some("deny-bash-rm")),
-        // Same fields: ask beats allow.
+        (bash("/bin/rm -rf x"), Some("deny-bash-rm")),
+        (bash("bash -c 'rm x'"), Some("deny-bash-rm")),
+        // An ask beats an allow that is not inside it.
         (bash("ls"), Some("ask-bash")),
-        // Same fields, more words: `npm test` beats `npm`.
+        // An allow inside the deny wins: `allow npm test` inside `deny npm`.
         (bash("npm test"), Some("allow-npm-test")),
         (bash("npm publish"), Some("deny-npm")),
-        // Three fields (agent, tool, input) beat two, whatever the effect.
-        (bash("git push"), Some("allow-default-git")),
+        // Counting fields is not narrowness: the agent's `allow git` (which covers only git's
+        // reading forms) never beats `deny git push`.
+        (bash("git push"), Some("deny-git-push")),
+        (bash("git -C . push"), Some("deny-git-push")),
         (Subject::new("other", "tool.call", bash("git push").facts), Some("deny-git-push")),
-        // A chained command never meets an allow prefix; both denies match it, and at a full
-        // tie the rule made first wins.
+        // Every part of a line is decided: the deny of one part denies the line.
         (bash("npm test && rm x"), Some("deny-bash-rm")),
         (bash("ls && rm x"), Some("deny-bash-rm")),
-        // Paths: more literal characters win.
+        // Paths: an allow inside the deny's folder wins; an ask and an allow of the same
+        // folder: the ask.
         (file("/w/src/a.rs"), Some("allow-w-src")),
         (file("/w/b.rs"), Some("deny-w")),
+        (file("/w/src/../b.rs"), Some("deny-w")),
         (file("/tmp/x"), Some("ask-tmp")),
         (file("/home/x"), None),
     ];
@@ -242,7 +247,15 @@ fn descriptions_say_the_rule_in_words() {
         input: Some("npm test".into()),
         ..Default::default()
     };
-    assert_eq!(describe(Effect::Allow, &m), "allow agent default to run `npm test …` with tool `Bash`");
+    assert_eq!(
+        describe(Effect::Allow, &m),
+        "allow agent default to run `npm test …` (not when more words write files, delete, force or rewrite, reach the network, publish or push, take privileges or act on another folder) with tool `Bash`"
+    );
+    let push = RuleMatch { input: Some("git push origin".into()), ..Default::default() };
+    assert_eq!(
+        describe(Effect::Allow, &push),
+        "allow any agent to run `git push origin …` (not when more words write files, delete, force or rewrite, run code, take privileges or act on another folder)"
+    );
     let http = RuleMatch { method: Some("post".into()), host: Some("api.github.com".into()), ..Default::default() };
     assert_eq!(describe(Effect::Deny, &http), "refuse to let any agent send POST requests to api.github.com");
     let path = RuleMatch { kind: Some("file.write".into()), path: Some("/w/src/**".into()), ..Default::default() };
@@ -253,14 +266,42 @@ fn descriptions_say_the_rule_in_words() {
 }
 
 #[test]
-fn allow_similar_is_narrow() {
-    let s = bash("npm test -- --watch");
-    let m = similar(&s);
-    assert_eq!(m.input.as_deref(), Some("npm test"));
+fn allow_similar_is_never_wider_than_what_was_approved() {
+    let in_proj = |cmd: &str| {
+        Subject::new(
+            "default",
+            "tool.call",
+            Facts {
+                tool: Some("Bash".into()),
+                command: Some(cmd.into()),
+                cwd: Some("/w/proj".into()),
+                ..Default::default()
+            },
+        )
+    };
+    // A command that only reads: its program and subcommand, inside the working folder.
+    let m = similar(&in_proj("git log --oneline -5"));
+    assert_eq!((m.input.as_deref(), m.path.as_deref(), m.exact), (Some("git log"), Some("./**"), false));
     assert_eq!((m.agent.as_deref(), m.tool.as_deref()), (Some("default"), Some("Bash")));
-    assert_eq!(similar(&bash("rm -rf build")).input.as_deref(), Some("rm -rf build"));
-    assert_eq!(similar(&bash("git commit -m 'a b'")).input.as_deref(), Some("git commit"));
-    assert_eq!(similar(&bash("ls && rm x")).input, None, "a chained command gets no prefix");
+    let rules = set(vec![rule("s", Effect::Allow, m)]);
+    assert!(pick(&rules, &in_proj("git log -p")).is_some());
+    assert!(pick(&rules, &in_proj("git log --output=/tmp/x")).is_none());
+    // Anything else: exactly as approved.
+    for cmd in ["git push origin main", "npm test -- --watch", "rm -rf build", "cd src && npm test", "find . -delete"] {
+        let m = similar(&in_proj(cmd));
+        assert_eq!((m.input.as_deref(), m.exact), (Some(cmd), true), "{cmd}");
+    }
+    let push = set(vec![rule("s", Effect::Allow, similar(&in_proj("git push origin main")))]);
+    assert!(pick(&push, &in_proj("git push origin main")).is_some());
+    assert!(pick(&push, &in_proj("git push origin main --force")).is_none());
+    // `cd src && npm test` never becomes "allow tool Bash", and never outranks `deny rm`.
+    let both = set(vec![
+        rule("s", Effect::Allow, similar(&in_proj("cd src && npm test"))),
+        rule("no-rm", Effect::Deny, input("rm")),
+    ]);
+    assert_eq!(pick(&both, &in_proj("rm -rf x")), Some("no-rm"));
+    assert_eq!(pick(&both, &in_proj("cd src && npm test")), Some("s"));
+    // A file: its folder, not below it.
     let f = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
     let m = similar(&f);
     assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
@@ -268,8 +309,68 @@ fn allow_similar_is_narrow() {
     assert!(pick(&rules, &f).is_some());
     let sibling = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/b.rs".into()), ..Default::default() });
     let deeper = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/d/b.rs".into()), ..Default::default() });
+    let escape = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/../x.rs".into()), ..Default::default() });
     assert!(pick(&rules, &sibling).is_some());
     assert!(pick(&rules, &deeper).is_none());
+    assert!(pick(&rules, &escape).is_none());
+    // An HTTP call: origin, method, credential and the path's folder.
+    let h = Subject::new(
+        "a",
+        "http.request",
+        Facts {
+            method: Some("POST".into()),
+            host: Some("hooks.example".into()),
+            origin: Some("https://hooks.example:443".into()),
+            path: Some("/services/T1/B1".into()),
+            ..Default::default()
+        },
+    );
+    let m = similar(&h);
+    assert_eq!(m.host.as_deref(), Some("https://hooks.example:443"));
+    assert_eq!(m.path.as_deref(), Some("/services/T1/*"));
+    let rules = set(vec![rule("h", Effect::Allow, m)]);
+    assert!(pick(&rules, &h).is_some());
+    let other = Subject::new("a", "http.request", Facts { path: Some("/services/T2/B9".into()), ..h.facts.clone() });
+    assert!(pick(&rules, &other).is_none(), "a webhook on a shared host opens no other path");
+}
+
+#[test]
+fn paths_are_normalized_and_real() {
+    let edit = |p: &str| {
+        Subject::new(
+            "a",
+            "tool.call",
+            Facts { tool: Some("Edit".into()), path: Some(p.into()), cwd: Some("/proj".into()), ..Default::default() },
+        )
+    };
+    let m = |p: &str| RuleMatch { tool: Some("Edit".into()), path: Some(p.into()), ..Default::default() };
+    let allow = set(vec![rule("a", Effect::Allow, m("/proj/src/**"))]);
+    assert!(pick(&allow, &edit("/proj/src/a.rs")).is_some());
+    assert!(pick(&allow, &edit("src/a.rs")).is_some(), "relative to the working folder");
+    assert!(pick(&allow, &edit("/proj/src/../../../etc/passwd")).is_none());
+    assert!(pick(&allow, &edit("src/../../etc/passwd")).is_none());
+    let deny = set(vec![rule("d", Effect::Deny, m("~/.ssh/**"))]);
+    for p in ["~/.ssh/id_rsa", "~/./.ssh/id_rsa", "~//.ssh/id_rsa", "~/.ssh", "~/.ssh/", "~/x/../.ssh/id_rsa"] {
+        assert!(pick(&deny, &edit(p)).is_some(), "{p}");
+    }
+    assert!(pick(&deny, &edit("~/.sshx")).is_none());
+}
+
+#[test]
+fn hosts_are_read_as_the_http_client_reads_them() {
+    let fetch =
+        |url: &str| Subject::new("a", "tool.call", Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url})));
+    let deny = |h: &str| set(vec![rule("d", Effect::Deny, RuleMatch { host: Some(h.into()), ..Default::default() })]);
+    let evil = deny("evil.example");
+    for u in
+        ["https://evil.example/", "https://evil.example./", "https://EVIL.example/", "https://evil\u{3002}example/"]
+    {
+        assert!(pick(&evil, &fetch(u)).is_some(), "{u}");
+    }
+    let lo = deny("127.0.0.1");
+    for u in ["http://[::ffff:127.0.0.1]/", "http://0x7f.1/", "http://2130706433/", "http://127.0.0.1./"] {
+        assert!(pick(&lo, &fetch(u)).is_some(), "{u}");
+    }
 }
 
 #[test]

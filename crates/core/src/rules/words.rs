@@ -13,8 +13,36 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         None => "any agent".to_string(),
     };
     let mut what = Vec::new();
+    if m.builtin.as_deref() == Some("read_only") {
+        let verb = match effect {
+            Effect::Allow => "allow",
+            _ => "match",
+        };
+        return format!(
+            "{verb} commands that only read, inside the working folder (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; never a write, a read outside the folder, or anything it cannot read)"
+        );
+    }
     if let Some(i) = &m.input {
-        what.push(format!("run {}", code(&format!("{i} …"))));
+        if m.exact {
+            what.push(format!("run exactly {}", code(i)));
+        } else {
+            let more = match assent_commands::Prefix::parse(i) {
+                Ok(p) if effect == Effect::Allow => {
+                    let raised: Vec<&str> =
+                        ["write", "delete", "force", "network", "publish", "exec", "privilege", "relocate"]
+                            .into_iter()
+                            .filter(|w| !p.effects.words().contains(w))
+                            .collect();
+                    if raised.is_empty() || !p.known {
+                        if p.known { String::new() } else { " (no further options)".to_string() }
+                    } else {
+                        format!(" (not when more words {})", raised_words(&raised))
+                    }
+                }
+                _ => String::new(),
+            };
+            what.push(format!("run {}{more}", code(&format!("{i} …"))));
+        }
     }
     if let Some(t) = &m.tool {
         let glob = t.contains(['*', '?', '[', '{']);
@@ -65,22 +93,73 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
     }
 }
 
-/// The narrowest useful rule allowing what a proposal does again: this agent and kind; a
-/// tool's name and, for a command, its leading words (up to three that are not options, or the
-/// whole command when it has only one such word); a file's folder (not below it); an HTTP
-/// method, host and credential.
+fn raised_words(r: &[&str]) -> String {
+    fn phrase(w: &str) -> &str {
+        match w {
+            "write" => "write files",
+            "delete" => "delete",
+            "force" => "force or rewrite",
+            "network" => "reach the network",
+            "publish" => "publish or push",
+            "exec" => "run code",
+            "privilege" => "take privileges",
+            "relocate" => "act on another folder",
+            other => other,
+        }
+    }
+    let parts: Vec<&str> = r.iter().map(|w| phrase(w)).collect();
+    match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => (*last).to_string(),
+        None => String::new(),
+    }
+}
+
+/// The narrowest useful rule allowing what a proposal does again, never wider than what was
+/// approved: this agent and kind; for a command that only reads, its program and subcommands
+/// with every operand inside the working folder (`./**`); for any other command, or a line that
+/// is not one plain command, the command exactly as approved; a file's folder (not below it);
+/// an HTTP call's origin, method, credential and the folder of its path.
 pub fn similar(s: &Subject) -> RuleMatch {
     let f = &s.facts;
     let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.clone()), ..Default::default() };
     m.tool = f.tool.as_deref().map(globset::escape);
-    if let Some(words) = &s.plain {
-        let lead: Vec<&String> = words.iter().take_while(|w| !w.starts_with('-')).take(3).collect();
-        let chosen: Vec<&String> = if lead.len() <= 1 { words.iter().collect() } else { lead };
-        if let Ok(joined) = shlex::try_join(chosen.iter().map(|w| w.as_str())) {
-            m.input = Some(joined);
+    if let (Some(line), Some(cmd)) = (&s.line, &f.command) {
+        let reading = line.is_plain()
+            && f.cwd.is_some()
+            && line
+                .commands
+                .iter()
+                .find(|c| !c.inner)
+                .is_some_and(|c| c.known && c.effects.only_reads() && c.writes.is_empty() && c.via.is_empty());
+        let named = line.commands.iter().find(|c| !c.inner).and_then(|c| {
+            let words: Option<Vec<&str>> = c.words.iter().take(c.named).map(|w| w.as_deref()).collect();
+            words.and_then(|w| shlex::try_join(w).ok())
+        });
+        match named {
+            Some(prefix) if reading && f.argv.is_none() => {
+                m.input = Some(prefix);
+                m.path = Some("./**".into());
+            }
+            _ => {
+                m.input = Some(cmd.trim().to_string());
+                m.exact = true;
+            }
         }
+        return m;
     }
-    if let Some(p) = &f.path
+    if s.kind == "http.request" {
+        m.host = f.origin.clone().or_else(|| f.host.clone());
+        m.method = f.method.clone();
+        m.credential = f.credential.clone();
+        if let Some(p) = &f.path
+            && let Some((dir, _)) = p.rsplit_once('/')
+        {
+            m.path = Some(format!("{}/*", globset::escape(dir)));
+        }
+        return m;
+    }
+    if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref())
         && let Some((dir, _)) = p.rsplit_once('/')
     {
         m.path = Some(format!("{}/*", globset::escape(if dir.is_empty() { "" } else { dir })));
