@@ -17,9 +17,19 @@ kind?: string | null,
  */
 tool?: string | null, 
 /**
- * The leading words of the tool's command (`tool.call` with a `command` input).
+ * The leading words of the tool's command (`tool.call` with a `command` input), or with
+ * `exact`, the whole command.
  */
 input?: string | null, 
+/**
+ * `input` is the whole command line, exactly (what "allow similar" saves for a command
+ * that writes, deletes, pushes or runs code).
+ */
+exact?: boolean, 
+/**
+ * A built-in rule (`read_only`: commands that only read inside the working folder).
+ */
+builtin?: string, 
 /**
  * The file's path, a glob (file kinds, and a tool's `file_path`, `path` or
  * `notebook_path` input).

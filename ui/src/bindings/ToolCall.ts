@@ -11,4 +11,9 @@ tool: string,
 /**
  * Its input, as the agent gave it.
  */
-input: unknown, };
+input: unknown, 
+/**
+ * The folder the agent's session works in (absolute), when the client says: relative
+ * paths in the call resolve against it, and rules may say "inside the working folder".
+ */
+cwd?: string, };

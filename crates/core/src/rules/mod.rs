@@ -93,7 +93,7 @@ pub struct RuleMatch {
     /// `input` is the whole command line, exactly (what "allow similar" saves for a command
     /// that writes, deletes, pushes or runs code).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional, as = "Option<bool>"))]
     pub exact: bool,
     /// A built-in rule (`read_only`: commands that only read inside the working folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -560,8 +560,8 @@ impl RuleSet {
                     Some(a) => {
                         // The allow named is the most specific one of the most telling part.
                         if allowed_by.is_none_or(|b| {
-                            b.compiled.read_only && !a.compiled.read_only
-                                || b.compiled.specificity() < a.compiled.specificity() && !a.compiled.read_only
+                            !a.compiled.read_only
+                                && (b.compiled.read_only || b.compiled.specificity() < a.compiled.specificity())
                         }) {
                             allowed_by = Some(a);
                         }
