@@ -111,6 +111,12 @@ impl Compiled {
             Some(_) if m.exact => None,
             Some(i) => Some(Prefix::parse(i).map_err(|e| bad("invalid_input", format!("`{i}`: {}", e.0)))?),
         };
+        if effect == Effect::Allow && prefix.as_ref().is_some_and(|p| p.wrapper) {
+            return Err(bad(
+                "invalid_input",
+                format!("`{}` runs another command: allow the command it runs", m.input.as_deref().unwrap_or("")),
+            ));
+        }
         if m.exact && m.input.as_deref().is_none_or(|i| i.trim().is_empty()) {
             return Err(bad("invalid_input", "`exact` goes with the whole command in `input`"));
         }
@@ -313,18 +319,18 @@ impl Compiled {
         }
     }
 
-    /// Whether it applies to any part of `s`.
+    /// Whether it matches `s`: a deny or ask, any part of it; an allow, every part (it alone
+    /// would allow it).
     pub fn matches(&self, s: &Subject) -> bool {
-        parts(s).into_iter().any(|p| self.applies(s, p))
+        let mut all = parts(s).into_iter();
+        if self.effect == Effect::Allow { all.all(|p| self.applies(s, p)) } else { all.any(|p| self.applies(s, p)) }
     }
 
     /// Whether everything it covers lies inside what `other` covers (for an allow against a
     /// deny or ask). Conservative: false when it cannot tell.
     fn inside(&self, other: &Compiled) -> bool {
-        if self.read_only {
-            return other.m.is_empty();
-        }
-        if other.read_only {
+        // The built-in rule is the broadest allow: it never lies inside a deny or ask.
+        if self.read_only || other.read_only {
             return false;
         }
         let same = |a: &Option<String>, b: &Option<String>| {
