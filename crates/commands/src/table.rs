@@ -111,11 +111,44 @@ struct RawProgram {
     operand_ends_options: bool,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawEnvironment {
+    #[serde(default)]
+    changes_programs: String,
+    #[serde(default)]
+    changes_programs_prefixes: String,
+    #[serde(default)]
+    harmless: String,
+    #[serde(default)]
+    harmless_prefixes: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTable {
     version: u32,
+    #[serde(default)]
+    environment: RawEnvironment,
     program: BTreeMap<String, RawProgram>,
+}
+
+/// Names and name prefixes, from a line of the table.
+#[derive(Debug, Default)]
+struct Names {
+    exact: Vec<String>,
+    prefixes: Vec<String>,
+}
+
+impl Names {
+    fn of(exact: &str, prefixes: &str) -> Names {
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect();
+        Names { exact: words(exact), prefixes: words(prefixes) }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.exact.iter().any(|e| e == name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+    }
 }
 
 /// The table: programs by name.
@@ -124,6 +157,8 @@ pub struct Table {
     /// Its version (`version` at the top of the file).
     pub version: u32,
     programs: HashMap<String, Program>,
+    changes_programs: Names,
+    harmless: Names,
 }
 
 /// Reads one token of the option language: `NAME`, `NAME=` (takes a word), `NAME=path`,
@@ -216,7 +251,23 @@ impl Table {
             }
             programs.insert(name.clone(), p);
         }
-        Ok(Table { version: raw.version, programs })
+        let e = &raw.environment;
+        Ok(Table {
+            version: raw.version,
+            programs,
+            changes_programs: Names::of(&e.changes_programs, &e.changes_programs_prefixes),
+            harmless: Names::of(&e.harmless, &e.harmless_prefixes),
+        })
+    }
+
+    /// Whether setting this environment name changes what later commands are or do.
+    pub fn changes_programs(&self, name: &str) -> bool {
+        self.changes_programs.contains(name) && !self.harmless.contains(name)
+    }
+
+    /// Whether a command may be given this environment name without it counting as a change.
+    pub fn harmless_env(&self, name: &str) -> bool {
+        self.harmless.contains(name)
     }
 
     /// The program called `name`.
@@ -238,7 +289,13 @@ pub fn table() -> &'static Table {
         // every command unknown (asked), never allowed.
         Err(e) => {
             eprintln!("assent: the program table does not read: {e}");
-            Table { version: 0, programs: HashMap::new() }
+            Table {
+                version: 0,
+                programs: HashMap::new(),
+                // With no table every assignment is a change: never fewer questions.
+                changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
+                harmless: Names::default(),
+            }
         }
     });
     &TABLE

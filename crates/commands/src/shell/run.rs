@@ -1,0 +1,558 @@
+//! A command given as words, run: wrappers (`sudo`, `env`, `timeout`, ...) and runners of other
+//! commands (`bash -c`, `eval`, `xargs`, `find -exec`, `npx`, `watch`, `trap`) seen through, the
+//! rest read against the program table.
+
+use super::{Walker, identity};
+use crate::classify::classify;
+use crate::effects::Effects;
+use crate::table::table;
+use crate::word::Word;
+use crate::{Command, PathArg};
+
+/// A wrapper: a program that runs the command after its own options.
+struct Wrapper {
+    /// Its options that take a value.
+    values: &'static [&'static str],
+    /// Positional words it takes before the command (`timeout 10`).
+    positionals: usize,
+    /// What it adds.
+    adds: Effects,
+}
+
+fn wrapper(name: &str) -> Option<Wrapper> {
+    let w = |values, positionals, adds| Some(Wrapper { values, positionals, adds });
+    match name {
+        "sudo" | "doas" => w(
+            &[
+                "-u",
+                "-g",
+                "-C",
+                "-D",
+                "-h",
+                "-p",
+                "-r",
+                "-t",
+                "-U",
+                "-T",
+                "--user",
+                "--group",
+                "--chdir",
+                "--host",
+                "--prompt",
+                "--role",
+                "--type",
+                "--other-user",
+                "--command-timeout",
+                "--close-from",
+            ],
+            0,
+            Effects::PRIVILEGE,
+        ),
+        "nice" => w(&["-n", "--adjustment"], 0, Effects::NONE),
+        "ionice" => w(&["-c", "-n", "-t", "--class", "--classdata"], 0, Effects::NONE),
+        "timeout" => w(&["-s", "-k", "--signal", "--kill-after"], 1, Effects::NONE),
+        "nohup" | "noglob" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" => w(&[], 0, Effects::NONE),
+        "time" => w(&["-f", "--format"], 0, Effects::NONE),
+        "command" => w(&[], 0, Effects::NONE),
+        "exec" => w(&["-a"], 0, Effects::NONE),
+        "stdbuf" => w(&["-i", "-o", "-e", "--input", "--output", "--error"], 0, Effects::NONE),
+        "setsid" => w(&[], 0, Effects::NONE),
+        "taskset" => w(&[], 1, Effects::NONE),
+        "chronic" | "ifne" | "pv" => w(&[], 0, Effects::NONE),
+        _ => None,
+    }
+}
+
+fn is_shell(name: &str) -> bool {
+    matches!(name, "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "busybox" | "rbash")
+}
+
+impl Walker<'_> {
+    /// Runs a command given as words, seeing through wrappers and runners.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &mut self,
+        words: Vec<Word>,
+        env: Vec<String>,
+        reads: Vec<Word>,
+        mut via: Vec<String>,
+        mut adds: Effects,
+        depth: usize,
+        stdin: Option<Option<String>>,
+        inner: bool,
+    ) {
+        if via.len() > 16 {
+            self.opaque("too many wrappers");
+            return;
+        }
+        for name in &env {
+            if table().harmless_env(name) {
+            } else if table().changes_programs(name) {
+                adds |= Effects::EXEC | Effects::ENV;
+                self.opaque(format!("`{name}` is set for the command, which changes what it runs"));
+            } else {
+                adds |= Effects::ENV;
+            }
+        }
+        let Some(first) = words.first() else { return };
+        let name = match first {
+            Word::Lit(p) if !p.is_empty() => identity(p),
+            other => {
+                self.opaque(format!("the program `{}` is known only when the line runs", other.text()));
+                self.push(Command {
+                    program: None,
+                    words: words.iter().map(|w| w.lit().map(str::to_string)).collect(),
+                    named: 0,
+                    effects: Effects::UNKNOWN | Effects::EXEC | adds,
+                    reads: Vec::new(),
+                    writes: Vec::new(),
+                    via,
+                    inner,
+                    known: false,
+                });
+                return;
+            }
+        };
+        let args = &words[1..];
+        // Wrappers: the command after their options.
+        if let Some(w) = wrapper(&name) {
+            let mut i = 0;
+            let mut positional = 0;
+            while let Some(a) = args.get(i) {
+                match a.lit() {
+                    Some("--") => {
+                        i += 1;
+                        break;
+                    }
+                    Some(s) if s.starts_with('-') && s.len() > 1 => {
+                        i += 1;
+                        if w.values.contains(&s) {
+                            i += 1;
+                        }
+                        if (name == "command" && matches!(s, "-v" | "-V"))
+                            || (name == "sudo" && matches!(s, "-l" | "-e" | "-s" | "-i" | "-v" | "-k" | "-K"))
+                        {
+                            // A look-up, a list, an editor or a shell: not a plain wrapper.
+                            adds |= Effects::UNKNOWN;
+                        }
+                    }
+                    Some(_) if positional < w.positionals => {
+                        positional += 1;
+                        i += 1;
+                    }
+                    Some(_) => break,
+                    None => {
+                        // An option or the program, known only when it runs.
+                        self.opaque(format!("`{}` runs a command known only when the line runs", name));
+                        i += 1;
+                        break;
+                    }
+                }
+            }
+            via.push(name.clone());
+            let rest: Vec<Word> = args.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
+            if rest.is_empty() {
+                if name == "sudo" && adds.any(Effects::UNKNOWN) {
+                    self.opaque("`sudo` with a shell or an editor");
+                }
+                self.push_classified(&name, args, adds | w.adds, reads, via, inner);
+                return;
+            }
+            return self.run(rest, Vec::new(), reads, via, adds | w.adds, depth, stdin, inner);
+        }
+        match name.as_str() {
+            "env" => return self.env(args, reads, via, adds, depth, stdin, inner),
+            "eval" => {
+                self.line.chained = true;
+                let mut text = Vec::new();
+                for a in args {
+                    match a.lit() {
+                        Some(s) => text.push(s.to_string()),
+                        None => {
+                            self.opaque("`eval` of text known only when the line runs");
+                            return self.push_opaque(&name, args, via, adds, inner);
+                        }
+                    }
+                }
+                return self.script(&text.join(" "), depth + 1);
+            }
+            "source" | "." => {
+                self.opaque(format!("`{name}` runs the commands of a file"));
+                return self.push_opaque(&name, args, via, adds, inner);
+            }
+            "trap" => {
+                if let Some(s) = args.first() {
+                    match s.lit() {
+                        Some(t) if !t.starts_with('-') => self.script(t, depth + 1),
+                        Some(_) => {}
+                        None => self.opaque("`trap` with commands known only when the line runs"),
+                    }
+                }
+                return self.push_classified(&name, &[], adds, reads, via, inner);
+            }
+            "watch" => {
+                let mut i = 0;
+                while let Some(s) = args.get(i).and_then(Word::lit) {
+                    if !s.starts_with('-') {
+                        break;
+                    }
+                    i += if matches!(s, "-n" | "--interval" | "-d" | "--differences" | "-g" | "-q" | "--chgexit")
+                        && !matches!(s, "-d" | "--differences" | "-g" | "--chgexit")
+                    {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                let rest: Vec<String> =
+                    args.get(i..).unwrap_or(&[]).iter().filter_map(|w| w.lit().map(str::to_string)).collect();
+                if rest.len() != args.len().saturating_sub(i) {
+                    self.opaque("`watch` of a command known only when the line runs");
+                }
+                self.line.chained = true;
+                return self.script(&rest.join(" "), depth + 1);
+            }
+            "xargs" => return self.xargs(args, reads, via, adds, depth, inner),
+            "cd" | "pushd" | "popd" => {
+                let target = args.iter().find(|a| !a.lit().is_some_and(|s| s.starts_with('-')));
+                let next = match (name.as_str(), target) {
+                    ("popd", _) => None,
+                    (_, None) => self.ctx.home.clone(),
+                    (_, Some(t)) => match self.path_of(t) {
+                        PathArg::At(p) => Some(p),
+                        _ => None,
+                    },
+                };
+                let reads: Vec<Word> = target.cloned().into_iter().collect();
+                self.push_classified(&name, &[], adds, reads, via, inner);
+                self.cwd = next;
+                return;
+            }
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                for a in args {
+                    let text = a.text();
+                    let var = text.split_once('=').map_or(text, |(n, _)| n);
+                    if table().changes_programs(var) {
+                        self.opaque(format!("`{var}` is set, which changes what later commands run"));
+                    }
+                    if matches!(text, "-f" | "-F") && name != "local" {
+                        // `export -f`: a function other shells will run.
+                        adds |= Effects::EXEC;
+                    }
+                }
+                return self.push_classified(&name, &[], adds, reads, via, inner);
+            }
+            "shopt" | "set" | "enable" | "alias" | "unalias" | "hash" => {
+                if args.iter().any(|a| {
+                    a.lit().is_none_or(|s| {
+                        s.contains("expand_aliases")
+                            || s.contains("-f") && name == "enable"
+                            || name == "hash" && s == "-p"
+                    })
+                }) {
+                    self.opaque(format!("`{name}` changes what later words run"));
+                }
+                return self.push_classified(&name, args, adds, reads, via, inner);
+            }
+            _ => {}
+        }
+        if is_shell(&name) {
+            return self.shell(&name, args, reads, via, adds, depth, stdin, inner);
+        }
+        if matches!(name.as_str(), "npx" | "pnpx" | "bunx") || is_npm_exec(&name, args) {
+            // The package it runs is a command too: deny and ask rules see it.
+            let start = inner_start(&name, args);
+            if let Some(rest) = start.and_then(|s| args.get(s..)).filter(|r| !r.is_empty()) {
+                let saved = self.line.commands.len();
+                self.run(rest.to_vec(), Vec::new(), Vec::new(), vec![name.clone()], adds, depth, None, true);
+                for c in &mut self.line.commands[saved..] {
+                    c.inner = true;
+                }
+            }
+        }
+        self.push_classified(&name, args, adds, reads, via, inner);
+    }
+
+    pub(super) fn push_opaque(&mut self, name: &str, args: &[Word], via: Vec<String>, adds: Effects, inner: bool) {
+        let mut words = vec![Some(name.to_string())];
+        words.extend(args.iter().map(|w| w.lit().map(str::to_string)));
+        self.push(Command {
+            program: Some(name.to_string()),
+            words,
+            named: 1,
+            effects: Effects::UNKNOWN | Effects::EXEC | adds,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            via,
+            inner,
+            known: false,
+        });
+    }
+
+    pub(super) fn push_classified(
+        &mut self,
+        name: &str,
+        args: &[Word],
+        adds: Effects,
+        reads: Vec<Word>,
+        via: Vec<String>,
+        inner: bool,
+    ) {
+        let c = classify(table(), name, args);
+        let mut all_reads: Vec<PathArg> = reads.iter().map(|w| self.path_of(w)).collect();
+        all_reads.extend(c.reads.iter().map(|w| self.path_of(w)));
+        let writes = c.writes.iter().map(|w| self.path_of(w)).collect();
+        for r in &c.runs {
+            // `find -exec`: `{}` is each file found, anywhere below the paths searched.
+            let cmd: Vec<Word> = r
+                .iter()
+                .map(|w| {
+                    if w.lit().is_some_and(|s| s.contains("{}")) {
+                        Word::Unknown(w.text().to_string())
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect();
+            let saved = self.cwd.clone();
+            self.run(cmd, Vec::new(), Vec::new(), vec![name.to_string()], Effects::NONE, 0, None, false);
+            self.cwd = saved;
+        }
+        self.push(Command {
+            program: Some(name.to_string()),
+            words: c.canonical,
+            named: c.named,
+            effects: c.effects | adds,
+            reads: all_reads,
+            writes,
+            via,
+            inner,
+            known: c.known,
+        });
+    }
+
+    pub(super) fn push(&mut self, c: Command) {
+        if self.line.commands.len() >= 512 {
+            self.opaque("more than 512 commands");
+            return;
+        }
+        self.line.commands.push(c);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn env(
+        &mut self,
+        args: &[Word],
+        reads: Vec<Word>,
+        mut via: Vec<String>,
+        mut adds: Effects,
+        depth: usize,
+        stdin: Option<Option<String>>,
+        inner: bool,
+    ) {
+        let mut i = 0;
+        let mut env = Vec::new();
+        while let Some(a) = args.get(i) {
+            let Some(s) = a.lit() else {
+                self.opaque("`env` with words known only when the line runs");
+                return self.push_opaque("env", args, via, adds, inner);
+            };
+            if s == "--" {
+                i += 1;
+                break;
+            }
+            if matches!(s, "-u" | "--unset" | "-C" | "--chdir") {
+                if matches!(s, "-C" | "--chdir") {
+                    adds |= Effects::RELOCATE;
+                }
+                i += 2;
+                continue;
+            }
+            if matches!(s, "-S" | "--split-string") || s.starts_with("-S") || s.starts_with("--split-string=") {
+                self.opaque("`env -S` splits a string into a command");
+                return self.push_opaque("env", args, via, adds, inner);
+            }
+            if s.starts_with('-') && s.len() > 1 {
+                i += 1;
+                continue;
+            }
+            if let Some((n, _)) = s.split_once('=') {
+                env.push(n.to_string());
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        via.push("env".into());
+        let rest: Vec<Word> = args.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
+        if rest.is_empty() {
+            return self.push_classified("printenv", &[], adds, reads, via, inner);
+        }
+        self.run(rest, env, reads, via, adds, depth, stdin, inner)
+    }
+
+    pub(super) fn xargs(
+        &mut self,
+        args: &[Word],
+        reads: Vec<Word>,
+        mut via: Vec<String>,
+        adds: Effects,
+        depth: usize,
+        inner: bool,
+    ) {
+        const VALUES: &[&str] = &[
+            "-n",
+            "-L",
+            "-I",
+            "-d",
+            "-P",
+            "-s",
+            "-a",
+            "-E",
+            "-e",
+            "--max-args",
+            "--max-lines",
+            "--delimiter",
+            "--max-procs",
+            "--max-chars",
+            "--arg-file",
+            "--eof",
+            "--replace",
+        ];
+        let mut i = 0;
+        let mut extra_reads = reads;
+        while let Some(a) = args.get(i) {
+            let Some(s) = a.lit() else { break };
+            if s == "--" {
+                i += 1;
+                break;
+            }
+            if !s.starts_with('-') || s.len() == 1 {
+                break;
+            }
+            if matches!(s, "-a" | "--arg-file")
+                && let Some(f) = args.get(i + 1)
+            {
+                extra_reads.push(f.clone());
+            }
+            i += if VALUES.contains(&s) { 2 } else { 1 };
+        }
+        via.push("xargs".into());
+        let mut rest: Vec<Word> = args.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
+        if rest.is_empty() {
+            rest.push(Word::Lit("echo".into()));
+        }
+        // The words it reads from its input are more arguments, unknown.
+        rest.push(Word::Unknown("…".into()));
+        self.line.chained = true;
+        self.run(rest, Vec::new(), extra_reads, via, adds, depth, None, inner)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn shell(
+        &mut self,
+        name: &str,
+        args: &[Word],
+        reads: Vec<Word>,
+        via: Vec<String>,
+        adds: Effects,
+        depth: usize,
+        stdin: Option<Option<String>>,
+        inner: bool,
+    ) {
+        let mut i = 0;
+        let mut script_from_c = false;
+        while let Some(a) = args.get(i) {
+            let Some(s) = a.lit() else {
+                self.opaque(format!("`{name}` with words known only when the line runs"));
+                return self.push_opaque(name, args, via, adds, inner);
+            };
+            if s == "--" {
+                i += 1;
+                break;
+            }
+            if s.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 {
+                i += 1;
+                if s.contains('c') && s.starts_with('-') {
+                    script_from_c = true;
+                }
+                if s.contains('o') || s.contains('O') {
+                    // `-o name`, `-O shopt`.
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        let mut via = via;
+        via.push(name.to_string());
+        if script_from_c {
+            match args.get(i) {
+                Some(Word::Lit(text)) => {
+                    self.line.chained = true;
+                    let saved = self.cwd.clone();
+                    let first = self.line.commands.len();
+                    self.script(text, depth + 1);
+                    self.cwd = saved;
+                    // What wraps the shell applies to what it runs.
+                    for c in self.line.commands.iter_mut().skip(first) {
+                        c.effects |= adds;
+                        let mut v = via.clone();
+                        v.append(&mut c.via);
+                        c.via = v;
+                    }
+                }
+                _ => {
+                    self.opaque(format!("`{name} -c` with a script known only when the line runs"));
+                    self.push_opaque(name, args, via, adds, inner);
+                }
+            }
+            return;
+        }
+        match (args.get(i), stdin) {
+            (None, Some(Some(text))) => {
+                self.line.chained = true;
+                self.script(&text, depth + 1);
+            }
+            (None, _) => {
+                self.opaque(format!("`{name}` runs commands from its input"));
+                self.push_opaque(name, args, via, adds, inner);
+            }
+            (Some(_), _) => {
+                self.opaque(format!("`{name}` runs the commands of a file"));
+                let _ = reads;
+                self.push_opaque(name, args, via, adds, inner);
+            }
+        }
+    }
+}
+
+fn is_npm_exec(name: &str, args: &[Word]) -> bool {
+    matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+        && args
+            .iter()
+            .find(|a| !a.lit().is_some_and(|s| s.starts_with('-')))
+            .and_then(Word::lit)
+            .is_some_and(|s| matches!(s, "exec" | "x" | "dlx"))
+}
+
+/// Where the command a package runner runs starts in its words.
+fn inner_start(name: &str, args: &[Word]) -> Option<usize> {
+    let mut i = 0;
+    if !matches!(name, "npx" | "pnpx" | "bunx") {
+        // Past `exec` / `dlx`.
+        i = args.iter().position(|a| a.lit().is_some_and(|s| matches!(s, "exec" | "x" | "dlx")))? + 1;
+    }
+    while let Some(a) = args.get(i) {
+        match a.lit() {
+            Some("--") => return Some(i + 1),
+            Some(s) if s.starts_with('-') => i += if matches!(s, "-p" | "--package" | "-c" | "--call") { 2 } else { 1 },
+            _ => return Some(i),
+        }
+    }
+    None
+}

@@ -1,0 +1,211 @@
+//! The command model, table-driven: each quoting, redirection, wrapper, runner and compound
+//! form; each option class of the table; prefix coverage for allow, matching for deny and ask;
+//! the read-only check; the bounds. Every case names what an attacker who writes the agent's
+//! text would try.
+
+use super::*;
+
+mod commands;
+mod prefixes;
+mod reads;
+
+pub(super) fn ctx() -> Context {
+    Context { cwd: Some("/w/proj".into()), home: Some("/home/u".into()) }
+}
+
+pub(super) fn line(l: &str) -> Line {
+    analyze(l, &ctx())
+}
+
+pub(super) fn prefix(p: &str) -> Prefix {
+    Prefix::parse(p).unwrap_or_else(|e| panic!("{p}: {}", e.0))
+}
+
+/// What a deny or ask rule with this prefix sees: it matches a command anywhere the line runs
+/// it, and every opaque line.
+pub(super) fn denied(p: &str, l: &str) -> bool {
+    let pr = prefix(p);
+    let ln = line(l);
+    ln.is_opaque() || ln.commands.iter().any(|c| pr.matches(c))
+}
+
+/// What an allow rule with this prefix covers alone: every command of the line, nothing
+/// opaque, no redirection writing a file.
+pub(super) fn allowed(p: &str, l: &str) -> bool {
+    let pr = prefix(p);
+    let ln = line(l);
+    !ln.is_opaque()
+        && ln.redirects.is_empty()
+        && !ln.commands.is_empty()
+        && ln.commands.iter().all(|c| c.inner || pr.covers(c))
+}
+
+pub(super) fn reads_only(l: &str) -> bool {
+    line(l).only_reads_inside("/w/proj")
+}
+
+#[test]
+fn the_table_reads_and_knows_the_programs_agents_run() {
+    let t = table::Table::parse(table::SOURCE).unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.version >= 1);
+    let must = [
+        "git",
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "rg",
+        "find",
+        "fd",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+        "diff",
+        "jq",
+        "npm",
+        "pnpm",
+        "yarn",
+        "npx",
+        "node",
+        "python",
+        "pytest",
+        "cargo",
+        "go",
+        "make",
+        "docker",
+        "kubectl",
+        "curl",
+        "wget",
+        "rm",
+        "mv",
+        "cp",
+        "mkdir",
+        "chmod",
+        "chown",
+        "tee",
+        "tar",
+        "ln",
+        "touch",
+        "echo",
+        "pwd",
+        "stat",
+        "du",
+        "tree",
+        "file",
+        "which",
+        "date",
+        "tsc",
+        "eslint",
+        "prettier",
+        "pip",
+        "uv",
+        "rustc",
+        "gh",
+        "terraform",
+        "ssh",
+        "kill",
+        "rmdir",
+        "truncate",
+    ];
+    for m in must {
+        assert!(t.get(m).is_some(), "the table knows {m}");
+    }
+    assert!(t.names().count() >= 150, "{}", t.names().count());
+    let git = t.get("git").and_then(|g| g.sub.as_ref()).map_or(0, |s| s.len());
+    assert!(git >= 40, "git subcommands: {git}");
+}
+
+#[test]
+fn bounds() {
+    // A 4 MiB line costs a length check.
+    let huge = "git;".repeat(1_000_000);
+    let t = std::time::Instant::now();
+    let l = line(&huge);
+    assert!(l.is_opaque());
+    assert!(l.commands.is_empty());
+    assert!(t.elapsed() < std::time::Duration::from_millis(50), "{:?}", t.elapsed());
+    // Just under the length limit, many commands: bounded.
+    let many = "ls;".repeat(MAX / 3);
+    let t = std::time::Instant::now();
+    let l = line(&many);
+    assert!(l.commands.len() <= 512);
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+    // Deep nesting: opaque before the parser recurses.
+    let deep = format!("{}ls{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert!(line(&deep).is_opaque());
+    let nested = format!("{}ls{}", "$(echo ".repeat(40), ")".repeat(40));
+    let l = line(&nested);
+    assert!(l.is_opaque(), "{:?}", l.opaque);
+    let runners = (0..10).fold("rm x".to_string(), |acc, _| format!("bash -c {}", shell_quote(&acc)));
+    assert!(line(&runners).is_opaque());
+    assert!(denied("rm", &runners));
+}
+
+const MAX: usize = shell::MAX_LEN;
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn no_input_panics() {
+    // Odd inputs: each is read (opaque or not) without a panic.
+    let odd = [
+        "",
+        " ",
+        ";",
+        "&&",
+        "|",
+        "((",
+        "))",
+        "{",
+        "}",
+        "$(",
+        "`",
+        "'",
+        "\"",
+        "\\",
+        "<<",
+        "<<EOF",
+        "cat <<EOF\nx",
+        "${",
+        "${x",
+        "$((",
+        "$'\\",
+        "$'\\x'",
+        "$'\\u{'",
+        "a\0b",
+        "ls >",
+        "ls > >",
+        "for",
+        "case",
+        "[[",
+        "]]",
+        "function",
+        "f()",
+        "!",
+        "! !",
+        "time",
+        "coproc",
+        "select x in a; do b; done",
+        "ls 2>&-",
+        "ls >&-",
+        "ls {a..z}",
+        "ls @(a|b)",
+        "echo \u{202e}x",
+        "a=(1 2 3)",
+        "declare -A m=([k]=v)",
+        "((x++))",
+        "for ((i=0;i<3;i++)); do ls; done",
+        "[[ -f x && -d y ]]",
+        "ls <<<",
+        "echo $'\\c'",
+    ];
+    for o in odd {
+        let _ = line(o);
+        let _ = analyze_argv(&[o.to_string()], &ctx());
+    }
+}

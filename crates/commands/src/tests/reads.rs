@@ -1,0 +1,159 @@
+//! The built-in read-only check, and the paths commands read and write.
+
+use super::{line, reads_only};
+use crate::{Context, PathArg, analyze};
+
+#[test]
+fn the_read_only_check() {
+    let cases = [
+        ("ls", true),
+        ("ls -la", true),
+        ("ls -la src", true),
+        ("ls /", false),
+        ("ls ..", false),
+        ("ls ~", false),
+        ("ls src/../..", false),
+        ("cat README.md", true),
+        ("cat /etc/passwd", false),
+        ("cat ../x", false),
+        ("cat ~/.ssh/id_rsa", false),
+        ("cat $F", false),
+        ("cat *.md", true),
+        ("cat ../*.md", false),
+        ("cat .*", false),
+        ("head -20 src/main.rs", true),
+        ("head -n 5 a b", true),
+        ("tail -f log.txt", true),
+        ("wc -l src/*.rs", true),
+        ("git status", true),
+        ("git status --short", true),
+        ("git diff", true),
+        ("git diff --cached", true),
+        ("git diff --output=x", false),
+        ("git log --oneline", true),
+        ("git log --oneline -10", true),
+        ("git show HEAD", true),
+        ("git branch", true),
+        ("git branch -D x", false),
+        ("git -C /etc status", false),
+        ("git -c core.fsmonitor=evil status", false),
+        ("git push", false),
+        ("git fetch", false),
+        ("git stash list", true),
+        ("git rev-parse HEAD", true),
+        ("grep -rn x src", true),
+        ("grep -rn x", true),
+        ("grep -rn x /etc", false),
+        ("grep -f /etc/patterns x", false),
+        ("grep -e rm -r src", true),
+        ("rg TODO src", true),
+        ("rg --pre evil TODO", false),
+        ("find . -name '*.ts'", true),
+        ("find src -type f", true),
+        ("find / -name x", false),
+        ("find . -delete", false),
+        ("find . -exec cat {} \\;", false),
+        ("find", true),
+        ("sed -n '1,20p' src/a.rs", true),
+        ("sed -i 's/a/b/' src/a.rs", false),
+        ("awk '{print $1}' a.txt", true),
+        ("jq .name package.json", true),
+        ("sort a.txt", true),
+        ("sort -o b a.txt", false),
+        ("uniq a b", false),
+        ("uniq a", true),
+        ("diff a b", true),
+        ("pwd", true),
+        ("echo hello", true),
+        ("echo hello > x", false),
+        ("echo hello >> ~/.bashrc", false),
+        ("cd src && ls", true),
+        ("cd /etc && cat passwd", false),
+        ("cd .. && ls", false),
+        ("cd src && cat ../../x", false),
+        ("ls && git status", true),
+        ("ls | head", true),
+        ("ls | sh", false),
+        ("ls; rm x", false),
+        ("npm test", false),
+        ("node -e 'x'", false),
+        ("python x.py", false),
+        ("unknowncmd", false),
+        ("sudo ls", false),
+        ("ls $(pwd)", false),
+        ("FOO=1 ls", false),
+        ("LC_ALL=C sort a", true),
+        ("date", true),
+        ("date -s 2020-01-01", false),
+        ("which node", true),
+        ("stat src", true),
+        ("du -sh .", true),
+        ("tree src", true),
+        ("file src/main.rs", true),
+        ("", false),
+        ("# a comment", false),
+    ];
+    for (l, want) in cases {
+        assert_eq!(reads_only(l), want, "read-only {l:?}");
+    }
+}
+
+#[test]
+fn reads_through_links_that_leave_the_folder_are_not_inside() {
+    let Ok(d) = tempfile::tempdir() else { return };
+    let base = d.path().canonicalize().unwrap_or_default();
+    let proj = base.join("proj");
+    let _ = std::fs::create_dir_all(proj.join("src"));
+    let _ = std::fs::create_dir_all(base.join("secret"));
+    let _ = std::os::unix::fs::symlink(base.join("secret"), proj.join("out"));
+    let ctx = Context { cwd: Some(proj.display().to_string()), home: None };
+    let dir = proj.display().to_string();
+    assert!(analyze("cat src/a", &ctx).only_reads_inside(&dir));
+    assert!(!analyze("cat out/key", &ctx).only_reads_inside(&dir));
+    assert!(!analyze("ls out", &ctx).only_reads_inside(&dir));
+}
+
+#[test]
+fn redirections_are_file_writes() {
+    let targets = |l: &str| -> Vec<PathArg> { line(l).redirects.into_iter().map(|r| r.path).collect() };
+    let at = |p: &str| PathArg::At(p.to_string());
+    assert_eq!(targets("ls > out.txt"), vec![at("/w/proj/out.txt")]);
+    assert_eq!(targets("ls >> ~/.bashrc"), vec![at("/home/u/.bashrc")]);
+    assert_eq!(targets("ls 2> err.log"), vec![at("/w/proj/err.log")]);
+    assert_eq!(targets("ls &> all.log"), vec![at("/w/proj/all.log")]);
+    assert_eq!(targets("ls >| f"), vec![at("/w/proj/f")]);
+    assert_eq!(targets("ls 1<> f"), vec![at("/w/proj/f")]);
+    assert_eq!(targets("ls >&f"), vec![at("/w/proj/f")]);
+    assert_eq!(targets("{ ls; } > g"), vec![at("/w/proj/g")]);
+    assert_eq!(targets("(ls) > g"), vec![at("/w/proj/g")]);
+    assert_eq!(targets("exec 3> h"), vec![at("/w/proj/h")]);
+    assert_eq!(targets("cd /tmp && ls > x"), vec![at("/tmp/x")]);
+    assert_eq!(targets("ls > /dev/null 2>&1"), vec![]);
+    assert_eq!(targets("ls 2>&1 >&2"), vec![]);
+    assert_eq!(targets("ls < in.txt"), vec![]);
+    assert!(matches!(targets("ls > $F").as_slice(), [PathArg::Unknown(_)]));
+    assert!(matches!(targets("ls > $(mktemp)").as_slice(), [PathArg::Unknown(_)]));
+    // A here-document is input, not a write.
+    assert_eq!(targets("cat <<EOF\nhello\nEOF"), vec![]);
+    assert_eq!(targets("cat <<< hi"), vec![]);
+    // `tee` writes its operands.
+    let tee = line("ls | tee out.txt");
+    assert_eq!(tee.commands[1].writes, vec![at("/w/proj/out.txt")]);
+}
+
+#[test]
+fn operands_are_paths_where_the_table_says() {
+    let c = |l: &str| line(l).commands.into_iter().last().unwrap_or_else(|| panic!("{l}"));
+    let at = |p: &str| PathArg::At(p.to_string());
+    assert_eq!(c("cp a /tmp/b").reads, vec![at("/w/proj/a")]);
+    assert_eq!(c("cp a /tmp/b").writes, vec![at("/tmp/b")]);
+    assert_eq!(c("mv a b").writes, vec![at("/w/proj/a"), at("/w/proj/b")]);
+    assert_eq!(c("grep -rn pat src").reads, vec![at("/w/proj/src")]);
+    assert_eq!(c("grep -e pat src lib").reads, vec![at("/w/proj/src"), at("/w/proj/lib")]);
+    assert_eq!(c("sed -n 1p f").reads, vec![at("/w/proj/f")]);
+    assert_eq!(c("rm -rf ~/x").writes, vec![at("/home/u/x")]);
+    assert_eq!(c("cat ./a/../b").reads, vec![at("/w/proj/b")]);
+    assert_eq!(c("find . -newer /etc/x").reads, vec![at("/w/proj"), at("/etc/x")]);
+    assert_eq!(c("curl -o out https://x").writes, vec![at("/w/proj/out")]);
+    assert_eq!(c("git status").reads, Vec::<PathArg>::new());
+}
