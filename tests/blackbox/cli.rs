@@ -136,8 +136,11 @@ async fn export_writes_the_audit_log_as_json_lines() {
     }
     let out = s.cli(&["export"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 6);
+    let all: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The audit log, then the rule log (which starts with the built-in read-only rule).
+    assert_eq!(all.len(), 7);
+    assert_eq!((all[6]["rule_id"].as_str(), all[6]["event"].as_str()), (Some("r_builtin_read_only"), Some("added")));
+    let lines = &all[..6];
     assert_eq!(lines[0]["to"], "pending");
     assert_eq!(lines[1]["to"], "approved");
     assert_eq!(lines[1]["channel"], "api", "decided through the owner API by a client that is not the CLI");
@@ -153,10 +156,10 @@ async fn export_writes_the_audit_log_as_json_lines() {
     assert!(s.cli(&["rule", "remove", rule_id]).status.success());
     let out = s.cli(&["export"]);
     let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 8);
-    assert_eq!((lines[6]["rule_id"].as_str(), lines[6]["event"].as_str()), (Some(rule_id), Some("added")));
-    assert_eq!((lines[7]["event"].as_str(), lines[7]["channel"].as_str()), (Some("removed"), Some("cli")));
-    assert_eq!(lines[7]["rule"]["description"], "refuse to let any agent run `rm …`");
+    assert_eq!(lines.len(), 9);
+    assert_eq!((lines[7]["rule_id"].as_str(), lines[7]["event"].as_str()), (Some(rule_id), Some("added")));
+    assert_eq!((lines[8]["event"].as_str(), lines[8]["channel"].as_str()), (Some("removed"), Some("cli")));
+    assert_eq!(lines[8]["rule"]["description"], "refuse to let any agent run `rm …`");
 }
 
 #[tokio::test]

@@ -62,7 +62,7 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["kind"], "tool.call");
     assert_eq!(
         p["payload"],
-        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}})
+        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop"})
     );
     assert_eq!(p["title"], "Bash: rm -rf dist && npm run build");
     assert_eq!(p["session_id"], "8a1c6f7e-3b52-4d0a-9c1e-2f5d7b9e0a41");

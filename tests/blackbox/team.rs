@@ -339,7 +339,7 @@ async fn a_single_users_history_moves_into_the_team_store_once_verified() {
     let out = crate::harness::cli(s.home(), &copy_env, &["store", "copy", "--to", &url]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("as node `laptop`") && text.contains("1 rules were not copied"), "{text}");
+    assert!(text.contains("as node `laptop`") && text.contains("2 rules were not copied"), "{text}");
     let line = |t: &str| text.lines().find(|l| l.trim_start().starts_with(t)).unwrap_or_default().to_string();
     assert!(line("proposals").contains(" 2 rows") && line("audit").contains(" 3 rows"), "{text}");
     assert_eq!(pg.psql(&url, "SELECT count(*) FROM proposals WHERE node = 'laptop'"), "2");
