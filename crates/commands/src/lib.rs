@@ -86,6 +86,17 @@ pub struct Command {
     pub known: bool,
 }
 
+impl Command {
+    /// Whether it only reads, and only inside `dir`: known to the table, its words only
+    /// reading, nothing written, every path it reads inside `dir` (real paths found by `real`).
+    pub fn only_reads_inside(&self, dir: &str, real: &dyn Fn(&str) -> Option<String>) -> bool {
+        self.known
+            && self.effects.only_reads()
+            && self.writes.is_empty()
+            && self.reads.iter().all(|r| path_inside_by(r, dir, real))
+    }
+}
+
 /// A line, read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Line {
@@ -112,9 +123,7 @@ impl Line {
         !self.is_opaque()
             && self.redirects.is_empty()
             && !self.commands.is_empty()
-            && self.commands.iter().all(|c| {
-                c.known && c.effects.only_reads() && c.writes.is_empty() && c.reads.iter().all(|r| path_inside(r, dir))
-            })
+            && self.commands.iter().all(|c| c.only_reads_inside(dir, &path::real))
     }
 
     /// Whether it is one plain command with no redirection.
@@ -278,6 +287,11 @@ fn split_rest<'a>(words: impl Iterator<Item = Option<&'a str>>) -> (Vec<String>,
 /// Whether a path is inside `dir`, lexically and, where it exists, by its real path (links
 /// resolved): a path that leaves through `..` or a link is not.
 pub fn path_inside(p: &PathArg, dir: &str) -> bool {
+    path_inside_by(p, dir, &path::real)
+}
+
+/// [`path_inside`], with real paths found by `real` (a caller that already resolved them).
+pub fn path_inside_by(p: &PathArg, dir: &str, real: &dyn Fn(&str) -> Option<String>) -> bool {
     let at = match p {
         PathArg::At(a) => a.as_str(),
         PathArg::Pattern { dir: d, .. } => d.as_str(),
@@ -286,8 +300,8 @@ pub fn path_inside(p: &PathArg, dir: &str) -> bool {
     if !path::inside(at, dir) {
         return false;
     }
-    let real_dir = path::real(dir).unwrap_or_else(|| dir.to_string());
-    match path::real(at) {
+    let real_dir = real(dir).unwrap_or_else(|| dir.to_string());
+    match real(at) {
         Some(r) => path::inside(&r, &real_dir),
         None => true,
     }

@@ -11,6 +11,8 @@
 mod io;
 mod run;
 
+pub use run::is_shell;
+
 use crate::path;
 use crate::word::{Found, Tilde, Word, resolve};
 use crate::{Context, Line, PathArg};

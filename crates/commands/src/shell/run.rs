@@ -63,7 +63,8 @@ fn wrapper(name: &str) -> Option<Wrapper> {
     }
 }
 
-fn is_shell(name: &str) -> bool {
+/// Whether a program is a POSIX-like shell (its `-c` runs a script).
+pub fn is_shell(name: &str) -> bool {
     matches!(name, "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "busybox" | "rbash")
 }
 

@@ -183,7 +183,10 @@ impl Facts {
                 let words: Option<Vec<String>> = a.iter().map(|v| v.as_str().map(str::to_string)).collect();
                 words.map(|w| {
                     let shown = match w.as_slice() {
-                        [sh, flag, script] if is_shell(sh) && matches!(flag.as_str(), "-c" | "-lc" | "-ic") => {
+                        [sh, flag, script]
+                            if assent_commands::shell::is_shell(&assent_commands::shell::identity(sh))
+                                && matches!(flag.as_str(), "-c" | "-lc" | "-ic") =>
+                        {
                             script.clone()
                         }
                         _ => shlex::try_join(w.iter().map(String::as_str)).unwrap_or_else(|_| w.join(" ")),
@@ -210,11 +213,6 @@ pub fn origin_of(u: &url::Url) -> Option<String> {
     Some(format!("{}://{}:{}", u.scheme(), assent_commands::host::of_url(u)?, u.port_or_known_default()?))
 }
 
-fn is_shell(s: &str) -> bool {
-    let name = s.rsplit('/').next().unwrap_or(s);
-    matches!(name, "sh" | "bash" | "zsh" | "dash")
-}
-
 /// A path as rules compare it: normalized, and where it exists, its real path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathForm {
@@ -239,6 +237,9 @@ pub struct Subject {
     pub(crate) line: Option<Line>,
     /// Its path, normalized.
     pub(crate) path: Option<PathForm>,
+    /// The real path of every path its command touches and of its working folder, found once
+    /// (each rule compares them).
+    reals: std::collections::HashMap<String, Option<String>>,
 }
 
 fn home() -> Option<String> {
@@ -263,7 +264,28 @@ impl Subject {
             let real = lexical.as_deref().and_then(assent_commands::path::real);
             PathForm { lexical, real, given: p.clone() }
         });
-        Subject { agent: agent.into(), kind: kind.into(), facts, line, path }
+        let mut reals = std::collections::HashMap::new();
+        let touched = line.iter().flat_map(|l| {
+            let of_commands = l.commands.iter().flat_map(|c| c.reads.iter().chain(&c.writes));
+            of_commands.chain(l.redirects.iter().map(|r| &r.path))
+        });
+        for p in touched {
+            if let assent_commands::PathArg::At(a) | assent_commands::PathArg::Pattern { dir: a, .. } = p {
+                reals.entry(a.clone()).or_insert_with(|| assent_commands::path::real(a));
+            }
+        }
+        if let Some(c) = &ctx.cwd {
+            reals.entry(c.clone()).or_insert_with(|| assent_commands::path::real(c));
+        }
+        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals }
+    }
+
+    /// The real path of a path it touches (found once, when it was read).
+    pub(crate) fn real_of(&self, p: &str) -> Option<String> {
+        match self.reals.get(p) {
+            Some(r) => r.clone(),
+            None => assent_commands::path::real(p),
+        }
     }
 
     /// Its command, read.

@@ -28,6 +28,10 @@ pub struct Compiled {
     /// The path glob is `./…`: relative to the working folder.
     relative: bool,
     prefix: Option<Prefix>,
+    /// An exact rule's command, read once.
+    exact_line: Option<Line>,
+    /// The path glob with `~/` expanded.
+    path_abs: Option<String>,
     origin: bool,
     read_only: bool,
 }
@@ -99,13 +103,19 @@ impl Compiled {
     /// Compiles a match for an effect: its globs and its command's words.
     pub fn new(m: RuleMatch, effect: Effect) -> Result<Self, BadRule> {
         let tool = m.tool.as_deref().map(|t| glob(t, false)).transpose()?;
-        let (relative, path) = match m.path.as_deref() {
+        let path_abs = m.path.as_deref().map(expand_home);
+        let (relative, path) = match path_abs.as_deref() {
             None => (false, None),
             Some(p) => match p.strip_prefix("./") {
                 Some(rest) => (true, Some(glob(rest, true)?)),
-                None => (false, Some(glob(&expand_home(p), true)?)),
+                None => (false, Some(glob(p, true)?)),
             },
         };
+        let exact_line = m
+            .input
+            .as_deref()
+            .filter(|_| m.exact)
+            .map(|i| assent_commands::analyze(i, &assent_commands::Context::default()));
         let prefix = match m.input.as_deref() {
             None => None,
             Some(_) if m.exact => None,
@@ -137,6 +147,8 @@ impl Compiled {
             path,
             relative,
             prefix,
+            exact_line,
+            path_abs,
             origin,
             read_only,
         })
@@ -189,21 +201,17 @@ impl Compiled {
 
     /// `X/**` also names the folder `X` itself (for deny and ask).
     fn folder_of_glob(&self, abs: &str) -> bool {
-        self.m
-            .path
-            .as_deref()
-            .and_then(|p| expand_home(p).strip_suffix("/**").map(str::to_string))
-            .is_some_and(|d| d == abs)
+        self.path_abs.as_deref().and_then(|p| p.strip_suffix("/**")).is_some_and(|d| d == abs)
     }
 
     /// Whether the path glob takes in a path: for allow, the path and its real path must both
     /// be inside; for deny and ask, either, and a path not known matches.
-    fn path_hits(&self, p: &PathArg, cwd: Option<&str>) -> bool {
+    fn path_hits(&self, s: &Subject, p: &PathArg, cwd: Option<&str>) -> bool {
         let Some(g) = &self.path_m else { return true };
         let allow = self.effect == Effect::Allow;
         match p {
             PathArg::At(a) => {
-                let real = assent_commands::path::real(a);
+                let real = s.real_of(a);
                 let lex = self.glob_hits(g, a, cwd);
                 let via_real = real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
                 if allow {
@@ -217,11 +225,10 @@ impl Compiled {
                 let full = format!("{}/{}", dir.trim_end_matches('/'), name);
                 if allow {
                     self.glob_hits(g, &full, cwd) == Some(true)
-                        && assent_commands::path_inside(&PathArg::At(dir.clone()), dir)
                 } else {
                     // Any name it may expand to: the two literal prefixes overlap.
-                    let rule = self.m.path.as_deref().map(expand_home).unwrap_or_default();
-                    let (a, b) = (literal_prefix(&rule), literal_prefix(&full));
+                    let rule = self.path_abs.as_deref().unwrap_or_default();
+                    let (a, b) = (literal_prefix(rule), literal_prefix(&full));
                     a.starts_with(b) || b.starts_with(a) || self.glob_hits(g, &full, cwd) != Some(false)
                 }
             }
@@ -254,7 +261,9 @@ impl Compiled {
             return match part {
                 Part::Command(c) => {
                     let Some(dir) = cwd else { return false };
-                    s.line.as_ref().is_some_and(|l| only_reads(l, c, dir))
+                    s.line.as_ref().is_some_and(|l| !l.is_opaque())
+                        && !c.inner
+                        && c.only_reads_inside(dir, &|p: &str| s.real_of(p))
                 }
                 _ => false,
             };
@@ -288,14 +297,15 @@ impl Compiled {
                     None => self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)),
                     Some(_) if allow => {
                         (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
-                            && paths.iter().all(|p| self.path_hits(p, cwd))
+                            && paths.iter().all(|p| self.path_hits(s, p, cwd))
                     }
                     Some(_) => {
                         // A path rule sees a command's reads as a `Read` and its writes as a
                         // `Write`/`Edit`, besides the tool that ran it.
                         let as_tool = tool.is_some_and(|t| self.tool_is(t));
-                        let reads = c.reads.iter().any(|p| self.path_hits(p, cwd)) && (as_tool || self.tool_is("Read"));
-                        let writes = c.writes.iter().any(|p| self.path_hits(p, cwd))
+                        let reads =
+                            c.reads.iter().any(|p| self.path_hits(s, p, cwd)) && (as_tool || self.tool_is("Read"));
+                        let writes = c.writes.iter().any(|p| self.path_hits(s, p, cwd))
                             && (as_tool || self.tool_is("Write") || self.tool_is("Edit"));
                         reads || writes
                     }
@@ -313,7 +323,7 @@ impl Compiled {
                 match &self.path_m {
                     // A redirection's file is allowed only by a rule that names files.
                     None => !allow && kind_ok && tool_ok,
-                    Some(_) => kind_ok && tool_ok && self.path_hits(&r.path, cwd),
+                    Some(_) => kind_ok && tool_ok && self.path_hits(s, &r.path, cwd),
                 }
             }
         }
@@ -351,8 +361,7 @@ impl Compiled {
             (None, false) => true,
             (None, true) => self.m.exact && self.m.input == other.m.input,
             (Some(theirs), _) => {
-                if self.m.exact {
-                    let line = assent_commands::analyze(self.m.input.as_deref().unwrap_or(""), &Default::default());
+                if let Some(line) = &self.exact_line {
                     !line.commands.is_empty() && line.commands.iter().all(|c| theirs.matches(c))
                 } else {
                     self.prefix.as_ref().is_some_and(|mine| {
@@ -370,11 +379,7 @@ impl Compiled {
             && same(&self.m.host, &other.m.host)
             && same(&self.m.credential, &other.m.credential)
             && glob_in(&self.m.tool, &other.tool_m, &other.m.tool)
-            && glob_in(
-                &self.m.path.as_ref().map(|p| expand_home(p)),
-                &other.path_m,
-                &other.m.path.as_ref().map(|p| expand_home(p)),
-            )
+            && glob_in(&self.path_abs, &other.path_m, &other.path_abs)
             && self.relative == other.relative
             && input_in
     }
@@ -385,17 +390,6 @@ fn expand_home(p: &str) -> String {
         (Some(rest), Ok(h)) if h.starts_with('/') => format!("{}/{rest}", h.trim_end_matches('/')),
         _ => p.to_string(),
     }
-}
-
-/// What the built-in read-only rule allows of a command: known, only reading, every path it
-/// reads inside the working folder, in a line with nothing opaque.
-fn only_reads(line: &Line, c: &Command, dir: &str) -> bool {
-    !line.is_opaque()
-        && c.known
-        && !c.inner
-        && c.effects.only_reads()
-        && c.writes.is_empty()
-        && c.reads.iter().all(|r| assent_commands::path_inside(r, dir))
 }
 
 /// One rule, compiled, with what it needs to be chosen.
