@@ -417,7 +417,6 @@ fn find(args: &[Word], out: &mut Classified) {
         "-executable",
         "-depth",
         "-d",
-        "-follow",
         "-mount",
         "-xdev",
         "-noleaf",
@@ -446,6 +445,10 @@ fn find(args: &[Word], out: &mut Classified) {
     // Options before the paths.
     while let Some(Word::Lit(s)) = args.get(i) {
         if matches!(s.as_str(), "-L" | "-H" | "-P") {
+            if s == "-L" {
+                // Follows links wherever they lead.
+                out.effects |= Effects::RELOCATE;
+            }
             out.canonical.push(Some(s.clone()));
             i += 1;
         } else {
@@ -485,6 +488,8 @@ fn find(args: &[Word], out: &mut Classified) {
         } else if PATH_ONE.contains(&s) {
             let got = take(1, out);
             out.reads.extend(got);
+        } else if matches!(s, "-follow" | "-L") {
+            out.effects |= Effects::RELOCATE;
         } else if NONE.contains(&s) {
         } else if s == "-delete" {
             out.effects |= Effects::DELETE;
