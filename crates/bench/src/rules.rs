@@ -1,5 +1,7 @@
 //! Rules: durable ingest with 1,000 rules next to ingest with none (fresh servers, alternated,
-//! the best of two runs each), and how fast `POST /v1/rules/test` answers with those rules.
+//! the best of two runs each), how fast `POST /v1/rules/test` answers with those rules, and what
+//! a rule-heavy agent input costs: 32 commands of nearly 4 MiB at once, next to 32 inputs of the
+//! same size that are not commands (what the body alone costs the server).
 
 use crate::load::blast;
 use crate::server;
@@ -19,7 +21,7 @@ const TESTS: usize = 3_000;
 /// start with `cargo`, rules on the tool `Bash`, agent rules.
 fn rule(i: usize) -> Value {
     match i % 8 {
-        0 => json!({"effect": "allow", "match": {"tool": "Bash", "input": format!("cargo build-{i}")}}),
+        0 => json!({"effect": "allow", "match": {"tool": "Bash", "input": format!("cargo build -p crate{i}")}}),
         1 => json!({"effect": "deny", "match": {"tool": "Bash", "input": format!("tool{i} --force")}}),
         2 => json!({"effect": "allow", "match": {"tool": format!("mcp__server{i}__*")}}),
         3 => {
@@ -48,6 +50,87 @@ async fn add_rules(base: &str, owner: &str) -> Result<Duration> {
     Ok(start.elapsed())
 }
 
+/// What a burst of large inputs costs a server: its peak resident memory over its idle, the
+/// slowest answer of the burst, and the p50 of ordinary `rules/test` calls made meanwhile.
+struct Burst {
+    peak_mib: f64,
+    slowest: Duration,
+    ordinary_p50: Duration,
+}
+
+const BURST: usize = 32;
+
+/// A tool call of nearly 4 MiB: a command (`git;` a million times) or the same text as another
+/// input.
+fn large(command: bool) -> Value {
+    let text = "git;".repeat(1_000_000);
+    let input = if command { json!({"command": text}) } else { json!({"text": text}) };
+    json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": input}})
+}
+
+async fn burst(base: &str, owner: &str, pid: u32, command: bool) -> Result<Burst> {
+    let c = reqwest::Client::builder().no_proxy().build()?;
+    let url = format!("{base}/rules/test");
+    let idle = crate::server::memory_mib(pid).0;
+    let body = std::sync::Arc::new(serde_json::to_vec(&large(command))?);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut peak = 0.0f64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(crate::server::memory_mib(pid).0);
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            peak
+        })
+    };
+    let ordinary = {
+        let (c, url, owner, stop) = (c.clone(), url.clone(), owner.to_string(), stop.clone());
+        tokio::spawn(async move {
+            let small = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "git status"}}});
+            let mut lat = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let t = Instant::now();
+                if c.post(&url).bearer_auth(&owner).json(&small).send().await.is_ok() {
+                    lat.push(t.elapsed());
+                }
+            }
+            lat.sort();
+            lat
+        })
+    };
+    let mut slowest = Duration::ZERO;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let calls: Vec<_> = (0..BURST)
+            .map(|_| {
+                let (c, url, owner, body) = (c.clone(), url.clone(), owner.to_string(), body.clone());
+                tokio::spawn(async move {
+                    let r = c
+                        .post(&url)
+                        .bearer_auth(&owner)
+                        .header("content-type", "application/json")
+                        .body(body.as_ref().clone())
+                        .send()
+                        .await?;
+                    let status = r.status().as_u16();
+                    let v: Value = r.json().await?;
+                    anyhow::ensure!(status == 200 && v["effect"] != "allow", "a large input answered {status}: {v}");
+                    anyhow::Ok(started.elapsed())
+                })
+            })
+            .collect();
+        for call in calls {
+            slowest = slowest.max(call.await??);
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.await?;
+    let lat = ordinary.await?;
+    Ok(Burst { peak_mib: (peak - idle).max(0.0), slowest, ordinary_p50: pct(&lat, 0.5) })
+}
+
 /// One ingest run on a fresh server with `rules` rules; proposals/s and p99.
 async fn run(rules: bool) -> Result<(f64, Duration, Option<Duration>, Option<Vec<Duration>>)> {
     let (srv, bin) = server::assent()?;
@@ -63,8 +146,7 @@ async fn run(rules: bool) -> Result<(f64, Duration, Option<Duration>, Option<Vec
 
 async fn test_latencies(base: &str, owner: &str) -> Result<Vec<Duration>> {
     let c = reqwest::Client::builder().no_proxy().build()?;
-    let body =
-        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "cargo build-8 --release"}}});
+    let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "cargo build -p crate8 --release"}}});
     let url = format!("{base}/rules/test");
     let mut lat = Vec::with_capacity(TESTS);
     for i in 0..TESTS + 200 {
@@ -108,6 +190,40 @@ pub async fn bench() -> Result<()> {
     if let Some(a) = added {
         println!("  adding the {RULES} rules one by one over the API took {:.1} s", a.as_secs_f64());
     }
+    // A rule-heavy agent input, on a fresh server with the rules: each kind of burst twice,
+    // alternated, the median of the figures (of two: their mean) printed.
+    let (srv, _bin) = server::assent()?;
+    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
+    let owner = server::owner(&home)?;
+    add_rules(&srv.base, &owner).await?;
+    let (mut cmd, mut other) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        other.push(burst(&srv.base, &owner, srv.pid(), false).await?);
+        cmd.push(burst(&srv.base, &owner, srv.pid(), true).await?);
+    }
+    let mid = |v: &[Burst], f: fn(&Burst) -> f64| v.iter().map(f).sum::<f64>() / v.len() as f64;
+    let (cm, om) = (mid(&cmd, |b| b.peak_mib), mid(&other, |b| b.peak_mib));
+    let (cs, os) = (mid(&cmd, |b| b.slowest.as_secs_f64()), mid(&other, |b| b.slowest.as_secs_f64()));
+    let (cp, op) = (mid(&cmd, |b| b.ordinary_p50.as_secs_f64()), mid(&other, |b| b.ordinary_p50.as_secs_f64()));
+    println!("  {BURST} inputs of 4 MiB at once, 3 bursts, against {RULES} rules (rules/test):");
+    println!(
+        "    as commands (`git;` x 1e6): peak +{cm:.0} MiB, slowest answer {:.0} ms, ordinary calls meanwhile p50 {:.2} ms",
+        cs * 1e3,
+        cp * 1e3
+    );
+    println!(
+        "    the same size, not a command: peak +{om:.0} MiB, slowest answer {:.0} ms, ordinary calls meanwhile p50 {:.2} ms",
+        os * 1e3,
+        op * 1e3
+    );
+    let ok = cm <= om * 1.25 + 16.0 && cp <= op * 1.5 + 0.5;
+    println!(
+        "  => reading the commands adds {:.0} MiB and {:.2} ms to ordinary calls (ceiling: 25% + 16 MiB of the body's own cost, and 50% + 0.5 ms): {}",
+        cm - om,
+        (cp - op) * 1e3,
+        verdict(ok)
+    );
+    drop(srv);
     if let Some(t) = tests {
         let p99 = pct(&t, 0.99);
         println!(

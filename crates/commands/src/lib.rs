@@ -256,7 +256,8 @@ impl Prefix {
         if rest.iter().any(Option::is_none) {
             return false;
         }
-        if !c.known && rest.iter().flatten().any(|w| w.starts_with('-')) {
+        // A program or subcommand the table does not know: no option after the prefix.
+        if (!c.known || c.effects.any(Effects::UNKNOWN)) && rest.iter().flatten().any(|w| w.starts_with('-')) {
             return false;
         }
         c.effects.within(self.effects)

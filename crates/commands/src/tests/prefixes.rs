@@ -268,6 +268,9 @@ fn an_allow_prefix_covers_only_what_it_names_and_more_of_the_same_kind() {
         // Programs the table does not know: operands, never options.
         ("mytool run", "mytool run a b", true),
         ("mytool run", "mytool run --all", false),
+        ("cargo frob", "cargo frob x", true),
+        ("cargo frob", "cargo frob --all", false),
+        ("git frob", "git frob --force", false),
         ("mytool", "./mytool", false),
         ("./scripts/check.sh", "./scripts/check.sh", true),
         ("./scripts/check.sh", "./scripts/check.sh --fix", false),
