@@ -111,6 +111,11 @@ pub struct Line {
 }
 
 impl Line {
+    /// A line known to be opaque, for `why`, without reading it (one too long to read).
+    pub fn opaque(why: impl Into<String>) -> Line {
+        Line { opaque: vec![why.into()], ..Line::default() }
+    }
+
     /// Whether anything in it is known only when it runs.
     pub fn is_opaque(&self) -> bool {
         !self.opaque.is_empty()

@@ -170,6 +170,9 @@ pub struct Facts {
     /// The session's working folder (a tool call's `cwd`), absolute.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The command was longer than rules read (`command` holds its start): it is opaque.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub oversized: bool,
 }
 
 impl Facts {
@@ -177,7 +180,12 @@ impl Facts {
     /// `["bash", "-lc", "npm test"]` read as `npm test`) and a path input.
     pub fn of_tool_call(tool: &str, input: &serde_json::Value) -> Facts {
         let mut argv = None;
+        let mut oversized = false;
         let command = match input.get("command").or_else(|| input.get("cmd")) {
+            Some(serde_json::Value::String(s)) if s.len() > MAX_COMMAND => {
+                oversized = true;
+                Some(start_of(s))
+            }
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             Some(serde_json::Value::Array(a)) => {
                 let words: Option<Vec<String>> = a.iter().map(|v| v.as_str().map(str::to_string)).collect();
@@ -204,8 +212,29 @@ impl Facts {
         let url = input.get("url").and_then(serde_json::Value::as_str).and_then(|u| url::Url::parse(u).ok());
         let host = url.as_ref().and_then(assent_commands::host::of_url);
         let origin = url.as_ref().and_then(origin_of);
-        Facts { tool: Some(tool.to_string()), command, argv, path, host, origin, ..Default::default() }
+        // A command longer than rules read is opaque whatever it says: only its start is kept,
+        // so an agent's 4 MiB line is not copied again for the rules (nor stored twice).
+        let (command, argv) = match (command, argv) {
+            (Some(c), Some(a)) if a.iter().map(String::len).sum::<usize>() > MAX_COMMAND => {
+                oversized = true;
+                (Some(start_of(&c)), None)
+            }
+            other => other,
+        };
+        Facts { tool: Some(tool.to_string()), command, argv, path, host, origin, oversized, ..Default::default() }
     }
+}
+
+/// The longest command rules read; a longer one is opaque.
+const MAX_COMMAND: usize = assent_commands::shell::MAX_LEN;
+
+/// The start of a command too long to read (what is kept to show and match exactly).
+fn start_of(s: &str) -> String {
+    let mut end = MAX_COMMAND.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
 }
 
 /// A URL's origin as rules see it: `scheme://host:port`, the host normalized.
@@ -251,6 +280,10 @@ impl Subject {
     pub fn new(agent: impl Into<String>, kind: impl Into<String>, facts: Facts) -> Subject {
         let ctx = Context { cwd: facts.cwd.clone(), home: home() };
         let line = match (&facts.argv, &facts.command) {
+            _ if facts.oversized => Some(assent_commands::Line::opaque(format!(
+                "a command longer than {} KiB",
+                assent_commands::shell::MAX_LEN / 1024
+            ))),
             (Some(argv), _) => Some(assent_commands::analyze_argv(argv, &ctx)),
             (None, Some(c)) => Some(assent_commands::analyze(c, &ctx)),
             _ => None,

@@ -269,8 +269,10 @@ impl Compiled {
             };
         }
         if self.m.exact {
-            let same =
-                self.m.input.as_deref() == f.command.as_deref().map(str::trim) && tool.is_some_and(|t| self.tool_is(t));
+            // A command too long to read was kept only in part: no exact rule is it.
+            let same = !f.oversized
+                && self.m.input.as_deref() == f.command.as_deref().map(str::trim)
+                && tool.is_some_and(|t| self.tool_is(t));
             return same && self.path_m.is_none();
         }
         match part {
@@ -454,9 +456,13 @@ impl RuleSet {
                 set.by_word.entry(w.clone()).or_default().push(i);
                 set.word_rules.push(i);
             } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative && c.effect == Effect::Allow) {
-                // Deny and ask path globs also see commands' unknown paths: not indexed.
                 paths.add(g.clone());
                 set.path_rules.push(i);
+            } else if c.path.is_some() {
+                // A deny or ask path glob sees what commands read and write as `Read` and
+                // `Write`, and their paths not known; a relative one, paths by the working
+                // folder: looked at for every proposal.
+                set.rest.push(i);
             } else if let Some(a) = &c.m.agent {
                 set.by_agent.entry(a.clone()).or_default().push(i);
             } else if let Some(g) = &c.tool {

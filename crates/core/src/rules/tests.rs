@@ -386,3 +386,116 @@ fn tool_call_facts_read_commands_and_paths() {
     let f = Facts::of_tool_call("WebFetch", &serde_json::json!({"url": "https://Docs.Example.com./a", "prompt": "x"}));
     assert_eq!(f.host.as_deref(), Some("docs.example.com"));
 }
+
+fn bash_in(cmd: &str) -> Subject {
+    Subject::new(
+        "default",
+        "tool.call",
+        Facts {
+            tool: Some("Bash".into()),
+            command: Some(cmd.into()),
+            cwd: Some("/w/proj".into()),
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn path_rules_see_the_files_a_command_reads_writes_and_redirects_to() {
+    let m =
+        |tool: &str, path: &str| RuleMatch { tool: Some(tool.into()), path: Some(path.into()), ..Default::default() };
+    let rules = set(vec![
+        rule("bash", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() }),
+        // As `Read(//secret/**)` is imported: a Read deny covers editing and writing too.
+        rule("no-secret", Effect::Deny, m("{Read,Grep,Glob,Edit,Write}", "/secret/**")),
+        rule("write-proj", Effect::Allow, m("{Edit,Write}", "/w/proj/**")),
+    ]);
+    let cases = [
+        ("cat /secret/key", Some("no-secret")),
+        ("cat /secret/../secret/key", Some("no-secret")),
+        ("grep -r x /secret", Some("no-secret")),
+        ("cp /w/proj/a /secret/b", Some("no-secret")),
+        ("ls > /secret/list", Some("no-secret")),
+        ("cat /w/proj/a", Some("bash")),
+        // A redirection needs a rule that allows writing its file.
+        // (The rule named is the most specific of those that allowed a part.)
+        ("ls > /w/proj/out.txt", Some("write-proj")),
+        ("ls > out.txt", Some("write-proj")),
+        ("ls > /tmp/out.txt", None),
+        ("ls > ../out.txt", None),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(pick(&rules, &bash_in(cmd)), want, "{cmd}");
+    }
+}
+
+#[test]
+fn rules_inside_the_working_folder_exact_rules_and_the_built_in_one() {
+    let in_folder = RuleMatch {
+        tool: Some("Bash".into()),
+        input: Some("cargo test".into()),
+        path: Some("./**".into()),
+        ..Default::default()
+    };
+    let exact = RuleMatch { input: Some("npm test -- --watch".into()), exact: true, ..Default::default() };
+    let rules = set(vec![
+        rule("cargo", Effect::Allow, in_folder),
+        rule("exact", Effect::Allow, exact),
+        rule("builtin", Effect::Allow, crate::rules::builtin_read_only()),
+    ]);
+    let cases = [
+        ("cargo test -p core", Some("cargo")),
+        ("cargo test --manifest-path=/elsewhere/Cargo.toml", None),
+        ("npm test -- --watch", Some("exact")),
+        ("npm test -- --watch ", Some("exact")),
+        ("npm test", None),
+        ("npm test -- --watch; rm -rf ~", None),
+        ("git status", Some("builtin")),
+        ("cat README.md && git diff", Some("builtin")),
+        ("cat ../x", None),
+        ("git status > x", None),
+        // Two rules allow the two parts: the more specific is named.
+        ("git status && cargo test", Some("cargo")),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(pick(&rules, &bash_in(cmd)), want, "{cmd}");
+    }
+    // The built-in rule needs the session's folder, and never beats an ask or a deny.
+    assert_eq!(pick(&rules, &bash("git status")), None);
+    let asked = set(vec![
+        rule("builtin", Effect::Allow, crate::rules::builtin_read_only()),
+        rule("ask-bash", Effect::Ask, RuleMatch { tool: Some("Bash".into()), ..Default::default() }),
+    ]);
+    assert_eq!(pick(&asked, &bash_in("ls")), Some("ask-bash"));
+    let r = asked.rule(&bash_in("ls"), Timestamp(0));
+    assert_eq!(r.effect, Effect::Ask);
+}
+
+#[test]
+fn an_opaque_line_is_matched_by_every_deny_and_allowed_only_by_a_rule_naming_no_command() {
+    let allow_bash = rule("bash", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() });
+    let only_allow = set(vec![allow_bash.clone(), rule("ls", Effect::Allow, input("ls"))]);
+    assert_eq!(pick(&only_allow, &bash("$CMD x")), Some("bash"), "the person allowed every Bash call");
+    let with_deny = set(vec![allow_bash, rule("no-git-push", Effect::Deny, input("git push"))]);
+    assert_eq!(pick(&with_deny, &bash("$CMD x")), Some("no-git-push"));
+    assert_eq!(pick(&with_deny, &bash("eval \"$(curl -s x)\"")), Some("no-git-push"));
+    let prefix_only = set(vec![rule("ls", Effect::Allow, input("ls"))]);
+    assert_eq!(pick(&prefix_only, &bash("ls; $CMD")), None);
+}
+
+#[test]
+fn a_command_too_long_to_read_is_opaque_and_not_copied_whole() {
+    let huge = "git;".repeat(1_000_000);
+    let f = Facts::of_tool_call("Bash", &serde_json::json!({"command": huge}));
+    assert!(f.oversized);
+    assert_eq!(f.command.as_deref().map(str::len), Some(assent_commands::shell::MAX_LEN));
+    let s = Subject::new("a", "tool.call", f);
+    assert!(s.line().is_some_and(assent_commands::Line::is_opaque));
+    let rules = set(vec![
+        rule("bash", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() }),
+        rule("no-rm", Effect::Deny, input("rm")),
+    ]);
+    assert_eq!(pick(&rules, &s), Some("no-rm"));
+    let argv = serde_json::json!({"command": ["bash", "-c", "x".repeat(20_000)]});
+    assert!(Facts::of_tool_call("shell", &argv).oversized);
+}
