@@ -297,8 +297,11 @@ impl Compiled {
                 let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
                 match &self.path_m {
                     None => self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)),
+                    // An allow names a command to cover one: a path alone allows files, never
+                    // the commands that touch them (`allow /w/**` never allows `rm -rf /w/x`).
                     Some(_) if allow => {
-                        (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                        self.prefix.is_some()
+                            && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
                             && paths.iter().all(|p| self.path_hits(s, p, cwd))
                     }
                     Some(_) => {
@@ -438,6 +441,8 @@ pub struct RuleSet {
     word_rules: Vec<usize>,
     paths: GlobSet,
     path_rules: Vec<usize>,
+    /// The deny and ask rules among `path_rules`: they also see paths not known.
+    stop_path_rules: Vec<usize>,
     by_agent: HashMap<String, Vec<usize>>,
     tools: GlobSet,
     tool_rules: Vec<usize>,
@@ -455,13 +460,14 @@ impl RuleSet {
             if let Some(w) = c.prefix.as_ref().and_then(|p| p.words.first()) {
                 set.by_word.entry(w.clone()).or_default().push(i);
                 set.word_rules.push(i);
-            } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative && c.effect == Effect::Allow) {
+            } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative) {
                 paths.add(g.clone());
                 set.path_rules.push(i);
+                if c.effect != Effect::Allow {
+                    set.stop_path_rules.push(i);
+                }
             } else if c.path.is_some() {
-                // A deny or ask path glob sees what commands read and write as `Read` and
-                // `Write`, and their paths not known; a relative one, paths by the working
-                // folder: looked at for every proposal.
+                // Relative to the working folder: looked at for every proposal.
                 set.rest.push(i);
             } else if let Some(a) = &c.m.agent {
                 set.by_agent.entry(a.clone()).or_default().push(i);
@@ -507,12 +513,36 @@ impl RuleSet {
         if let Some(t) = &s.facts.tool {
             maybe.extend(self.tools.matches(t).into_iter().map(|i| self.tool_rules[i]));
         }
-        if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref()) {
-            maybe.extend(self.paths.matches(p).into_iter().map(|i| self.path_rules[i]));
+        // The paths it touches, each also by its real path; whether some are not known.
+        let mut queries: Vec<String> = Vec::new();
+        let mut unknown = false;
+        if let Some(pf) = &s.path {
+            queries.extend(pf.lexical.iter().chain(&pf.real).cloned());
+            unknown |= pf.lexical.is_none();
         }
         if let Some(line) = &s.line {
-            // Commands' and redirections' paths can be anywhere: the path rules are few.
-            maybe.extend_from_slice(&self.path_rules);
+            unknown |= line.is_opaque();
+            let touched = line.commands.iter().flat_map(|c| c.reads.iter().chain(&c.writes));
+            for p in touched.chain(line.redirects.iter().map(|r| &r.path)) {
+                match p {
+                    PathArg::At(a) => {
+                        queries.extend(s.real_of(a));
+                        queries.push(a.clone());
+                    }
+                    PathArg::Pattern { .. } | PathArg::Unknown(_) => unknown = true,
+                }
+            }
+        }
+        for q in &queries {
+            // `X/**` names the folder `X` too (for deny and ask).
+            for q in [q.clone(), format!("{}/-", q.trim_end_matches('/'))] {
+                maybe.extend(self.paths.matches(&q).into_iter().map(|i| self.path_rules[i]));
+            }
+        }
+        if unknown {
+            maybe.extend_from_slice(&self.stop_path_rules);
+        }
+        if let Some(line) = &s.line {
             if line.is_opaque() || line.commands.iter().any(|c| c.program.is_none()) {
                 maybe.extend_from_slice(&self.word_rules);
             } else {

@@ -499,3 +499,33 @@ fn a_command_too_long_to_read_is_opaque_and_not_copied_whole() {
     let argv = serde_json::json!({"command": ["bash", "-c", "x".repeat(20_000)]});
     assert!(Facts::of_tool_call("shell", &argv).oversized);
 }
+
+#[test]
+fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
+    let files = set(vec![rule("files", Effect::Allow, RuleMatch { path: Some("/w/**".into()), ..Default::default() })]);
+    assert_eq!(pick(&files, &bash_in("rm -rf /w/proj/x")), None);
+    assert_eq!(pick(&files, &bash_in("cat /w/proj/x")), None);
+    let edit = Subject::new(
+        "a",
+        "tool.call",
+        Facts { tool: Some("Edit".into()), path: Some("/w/proj/x".into()), ..Default::default() },
+    );
+    assert_eq!(pick(&files, &edit), Some("files"));
+    // The set finds path rules through the paths commands touch, as checking each rule would.
+    let mut rules = Vec::new();
+    for i in 0..64 {
+        let m = RuleMatch {
+            tool: Some("{Read,Write}".into()),
+            path: Some(format!("/d{}/**", i % 8)),
+            ..Default::default()
+        };
+        rules.push(rule(&format!("r{i}"), [Effect::Deny, Effect::Ask, Effect::Allow][i % 3], m));
+    }
+    let all = set(rules.clone());
+    for cmd in ["cat /d3/x", "ls /d5", "cp /d1/a /d2/b", "ls > /d7/out", "cat $F", "cat /d4/*.txt", "cd /d6 && cat x"] {
+        let s = bash_in(cmd);
+        let slow: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].compiled.matches(&s)).collect();
+        assert!(!slow.is_empty(), "{cmd}");
+        assert_eq!(all.matching(&s), slow, "{cmd}");
+    }
+}
