@@ -10,7 +10,9 @@
 //! - `preview`: the file preview (read, hash, diff) of 1 MB and 10 MB files with 1% of lines
 //!   changed, next to `git diff --no-index` on the same files; and pathological inputs.
 //!
-//! - `rules`: durable ingest with 1,000 rules next to none, and `POST /v1/rules/test` latency.
+//! - `rules`: durable ingest with 1,000 rules next to none, `POST /v1/rules/test` latency, and
+//!   32 commands of 4 MiB at once next to inputs of the same size that are not commands.
+//! - `hook`: a rule-allowed call through `assent hook claude-code` next to a no-op hook.
 //!
 //! - `app`: the desktop app next to a hello-world Tauri window: launch time and idle memory.
 //!
@@ -18,9 +20,10 @@
 //!   made on one node waking the agent waiting on another, and the first page of the inbox with
 //!   1,000,000 team proposals.
 //!
-//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|app|team]...` (default: all).
+//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|hook|app|team]...` (default: all).
 
 mod app;
+mod hook;
 mod load;
 mod preview;
 mod rules;
@@ -36,8 +39,8 @@ fn main() -> anyhow::Result<()> {
     }
     let want = |name: &str| args.is_empty() || args.iter().any(|a| a == name || a == "all");
     for a in &args {
-        if !["all", "ingest", "wake", "waits", "preview", "rules", "app", "team"].contains(&a.as_str()) {
-            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules, app or team");
+        if !["all", "ingest", "wake", "waits", "preview", "rules", "hook", "app", "team"].contains(&a.as_str()) {
+            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules, hook, app or team");
         }
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -60,6 +63,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("rules") {
         rt.block_on(rules::bench())?;
+    }
+    if want("hook") {
+        hook::run()?;
     }
     if want("app") {
         app::run()?;

@@ -505,7 +505,7 @@ impl Engine {
     ) -> (Facts, Option<Candidate>) {
         let facts = kind.facts(payload);
         let set = self.rule_set();
-        if set.is_empty() {
+        if !set.may_decide(&facts) {
             return (facts, None);
         }
         let subject = Subject::new(agent, kind.name(), facts);

@@ -448,6 +448,8 @@ pub struct RuleSet {
     tool_rules: Vec<usize>,
     by_kind: HashMap<String, Vec<usize>>,
     rest: Vec<usize>,
+    /// Whether it holds a rule other than the built-in read-only one.
+    decides_without_cwd: bool,
 }
 
 impl RuleSet {
@@ -481,6 +483,7 @@ impl RuleSet {
             }
         }
         let built = |b: GlobSetBuilder| b.build().map_err(|e| bad("invalid_glob", format!("the rules' globs: {e}")));
+        set.decides_without_cwd = rules.iter().any(|r| !r.compiled.read_only);
         set.tools = built(tools)?;
         set.paths = built(paths)?;
         set.rules = rules;
@@ -495,6 +498,13 @@ impl RuleSet {
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// Whether any rule could decide a proposal with these facts: none can when the set is
+    /// empty, or holds only the built-in read-only rule and there is no working folder (its
+    /// command is then not read at all).
+    pub fn may_decide(&self, f: &super::Facts) -> bool {
+        f.cwd.is_some() || self.decides_without_cwd
     }
 
     /// The rules, in the order given.
