@@ -92,15 +92,19 @@ async fn burst(base: &str, owner: &str, pid: u32, command: bool) -> Result<Burst
         let (c, url, owner, stop) = (c.clone(), url.clone(), owner.to_string(), stop.clone());
         tokio::spawn(async move {
             let small = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "git status"}}});
-            let mut lat = Vec::new();
+            let (mut lat, mut refused) = (Vec::new(), 0usize);
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let t = Instant::now();
-                if c.post(&url).bearer_auth(&owner).json(&small).send().await.is_ok() {
-                    lat.push(t.elapsed());
+                match c.post(&url).bearer_auth(&owner).json(&small).send().await {
+                    Ok(r) if r.status().as_u16() == 200 => {
+                        let _ = r.bytes().await;
+                        lat.push(t.elapsed());
+                    }
+                    _ => refused += 1,
                 }
             }
             lat.sort();
-            lat
+            (lat, refused)
         })
     };
     let mut slowest = Duration::ZERO;
@@ -130,7 +134,12 @@ async fn burst(base: &str, owner: &str, pid: u32, command: bool) -> Result<Burst
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let peak = sampler.await?;
-    let lat = ordinary.await?;
+    let (lat, refused) = ordinary.await?;
+    anyhow::ensure!(
+        refused == 0 && !lat.is_empty(),
+        "{refused} ordinary calls failed during a burst, {} answered",
+        lat.len()
+    );
     Ok(Burst { peak_mib: (peak - idle).max(0.0), slowest, ordinary_p50: pct(&lat, 0.5) })
 }
 
