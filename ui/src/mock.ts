@@ -140,6 +140,8 @@ function globRe(g: string): RegExp {
 
 /** Whether a rule's match covers a proposal's facts: every field it names must match. */
 export function ruleMatches(effect: Effect, m: RuleMatch, agent: string, kind: string, f: Facts): boolean {
+  // The mock does not read commands: a built-in rule decides nothing here.
+  if (m.builtin != null) return false;
   if (m.agent != null && m.agent !== agent) return false;
   if (m.kind != null && m.kind !== kind) return false;
   if (m.tool != null && !(f.tool != null && globRe(m.tool).test(f.tool))) return false;
@@ -263,6 +265,7 @@ export class MockBackend implements Backend {
     const H = 3_600_000;
     const rule = (effect: Effect, match: RuleMatch, ago: number, o: { channel?: Channel; lasts?: number; note?: string } = {}) =>
       this.saveRule(effect, match, { created: now - ago, expiresAt: o.lasts != null ? now - ago + o.lasts : null, channel: o.channel ?? "app", note: o.note ?? null });
+    this.saveRule("allow", { builtin: "read_only" }, { created: now - 30 * 24 * H, expiresAt: null, channel: "system", note: "built in; remove it to turn it off", by: "assent" });
     rule("allow", { agent: "default", kind: "tool.call", tool: "Bash", input: "npm test" }, 72 * H);
     rule("deny", { kind: "tool.call", tool: "Bash", input: "rm" }, 48 * H, { channel: "cli", note: "Never delete from a shell: propose a file.delete, so the inbox shows what goes." });
     rule("allow", { agent: "release-bot", kind: "http.request", method: "GET", host: "api.github.com", credential: "github" }, 26 * H, { lasts: H });
@@ -279,7 +282,7 @@ export class MockBackend implements Backend {
     bash("p_rulerefusedrmbuild00000000", "Clean the build folder", "rm -rf build", now - 1.5 * H);
   }
 
-  private saveRule(effect: Effect, match: RuleMatch, o: { created: number; expiresAt: number | null; channel: Channel; note: string | null; everything?: boolean }): Rule {
+  private saveRule(effect: Effect, match: RuleMatch, o: { created: number; expiresAt: number | null; channel: Channel; note: string | null; everything?: boolean; by?: string }): Rule {
     const rule: Rule = {
       id: `r_${(++this.ruleSeq).toString(36).padStart(4, "0")}mockrule`,
       effect,
@@ -287,7 +290,7 @@ export class MockBackend implements Backend {
       ...(o.everything ? { everything: true } : {}),
       ...(o.note ? { note: o.note } : {}),
       description: describe(effect, match),
-      created_by: "owner",
+      created_by: o.by ?? "owner",
       created_channel: o.channel,
       created_at: iso(o.created),
       expires_at: o.expiresAt === null ? null : iso(o.expiresAt),

@@ -62,7 +62,12 @@ export function expired(expiresAt: string | null | undefined, now: number = Date
 
 /** Whether a match names nothing (it matches every proposal of every agent). */
 export function isEmpty(m: RuleMatch): boolean {
-  return MATCH_FIELDS.every((f) => m[f] == null);
+  return MATCH_FIELDS.every((f) => m[f] == null) && m.builtin == null;
+}
+
+/** Whether it is a built-in rule (turned off by removing it). */
+export function isBuiltin(m: RuleMatch): boolean {
+  return m.builtin != null;
 }
 
 /** A description cut where it quotes (`npm test …`), to show the quoted parts as code. */
@@ -81,6 +86,10 @@ const code = (s: string) => `\`${s.replaceAll("`", "'")}\``;
  * preview of a rule not saved yet.
  */
 export function describe(effect: Effect, m: RuleMatch): string {
+  if (m.builtin === "read_only") {
+    return "allow commands that only read, inside the working folder (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; never a write, a read outside the folder, or anything it cannot read)";
+  }
+  if (m.input != null && m.exact) return `allow ${m.agent != null ? `agent ${m.agent}` : "any agent"} to run exactly ${code(m.input)}${m.tool != null ? ` with tool ${code(m.tool)}` : ""}`;
   const who = m.agent != null ? `agent ${m.agent}` : "any agent";
   const what: string[] = [];
   if (m.input != null) what.push(`run ${code(`${m.input} …`)}`);
