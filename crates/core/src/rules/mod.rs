@@ -24,10 +24,12 @@
 //! wins, and `deny` at a tie. The proposal is denied if any part is, asked if any part is asked
 //! or matched by no rule, and allowed only when every part is allowed.
 
+mod compiled;
 mod set;
 mod words;
 
-pub use set::{Candidate, Compiled, RuleSet, Ruling, builtin_read_only};
+pub use compiled::{Compiled, builtin_read_only};
+pub use set::{Candidate, RuleSet, Ruling};
 pub use words::{describe, similar};
 
 use crate::time::Timestamp;

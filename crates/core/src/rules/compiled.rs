@@ -1,0 +1,395 @@
+//! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
+//! command its line runs, each file a redirection writes, its path, what is opaque).
+
+use super::{BadRule, Effect, PathForm, RuleMatch, Subject, bad};
+use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
+use globset::{Glob, GlobBuilder, GlobMatcher};
+
+/// The built-in rule's name in a match (`"builtin": "read_only"`).
+pub const READ_ONLY: &str = "read_only";
+
+/// The built-in read-only rule's match.
+pub fn builtin_read_only() -> RuleMatch {
+    RuleMatch { builtin: Some(READ_ONLY.into()), ..Default::default() }
+}
+
+/// A match, compiled for one effect.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub(super) m: RuleMatch,
+    pub(super) effect: Effect,
+    pub(super) tool: Option<Glob>,
+    pub(super) path: Option<Glob>,
+    pub(super) tool_m: Option<GlobMatcher>,
+    pub(super) path_m: Option<GlobMatcher>,
+    /// The path glob is `./…`: relative to the working folder.
+    pub(super) relative: bool,
+    pub(super) prefix: Option<Prefix>,
+    /// An exact rule's command, read once.
+    pub(super) exact_line: Option<Line>,
+    /// The path glob with `~/` expanded.
+    pub(super) path_abs: Option<String>,
+    pub(super) origin: bool,
+    pub(super) read_only: bool,
+}
+
+fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, BadRule> {
+    GlobBuilder::new(pattern)
+        .literal_separator(literal_separator)
+        .build()
+        .map_err(|e| bad("invalid_glob", format!("`{pattern}` is not a glob: {e}")))
+}
+
+/// Literal characters of a glob: what is left once its wildcards are taken out.
+fn literal_len(pattern: &str) -> usize {
+    let (mut n, mut class) = (0, false);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' if !class => class = true,
+            ']' if class => class = false,
+            '\\' => {
+                chars.next();
+                n += 1;
+            }
+            '*' | '?' | '{' | '}' | ',' => {}
+            _ if class => {}
+            _ => n += 1,
+        }
+    }
+    n
+}
+
+/// The part of a glob before its first wildcard.
+fn literal_prefix(pattern: &str) -> &str {
+    let cut = pattern.find(['*', '?', '[', '{', '\\']).unwrap_or(pattern.len());
+    &pattern[..cut]
+}
+
+fn has_wildcard(s: &str) -> bool {
+    s.contains(['*', '?', '[', '{', '\\'])
+}
+
+/// One part of a proposal, decided on its own.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Part<'a> {
+    /// A proposal with no command: all of it.
+    Whole,
+    /// A command its line runs.
+    Command(&'a Command),
+    /// A file a redirection writes.
+    Redirect(&'a Redirect),
+    /// What cannot be known of the line before it runs.
+    Opaque,
+}
+
+pub(super) fn parts(s: &Subject) -> Vec<Part<'_>> {
+    let Some(line) = &s.line else { return vec![Part::Whole] };
+    let mut out: Vec<Part<'_>> = line.commands.iter().map(Part::Command).collect();
+    out.extend(line.redirects.iter().map(Part::Redirect));
+    if line.is_opaque() {
+        out.push(Part::Opaque);
+    }
+    if out.is_empty() {
+        out.push(Part::Whole);
+    }
+    out
+}
+
+impl Compiled {
+    /// Compiles a match for an effect: its globs and its command's words.
+    pub fn new(m: RuleMatch, effect: Effect) -> Result<Self, BadRule> {
+        let tool = m.tool.as_deref().map(|t| glob(t, false)).transpose()?;
+        let path_abs = m.path.as_deref().map(expand_home);
+        let (relative, path) = match path_abs.as_deref() {
+            None => (false, None),
+            Some(p) => match p.strip_prefix("./") {
+                Some(rest) => (true, Some(glob(rest, true)?)),
+                None => (false, Some(glob(p, true)?)),
+            },
+        };
+        let exact_line = m
+            .input
+            .as_deref()
+            .filter(|_| m.exact)
+            .map(|i| assent_commands::analyze(i, &assent_commands::Context::default()));
+        let prefix = match m.input.as_deref() {
+            None => None,
+            Some(_) if m.exact => None,
+            Some(i) => Some(Prefix::parse(i).map_err(|e| bad("invalid_input", format!("`{i}`: {}", e.0)))?),
+        };
+        if effect == Effect::Allow && prefix.as_ref().is_some_and(|p| p.wrapper) {
+            return Err(bad(
+                "invalid_input",
+                format!("`{}` runs another command: allow the command it runs", m.input.as_deref().unwrap_or("")),
+            ));
+        }
+        if m.exact && m.input.as_deref().is_none_or(|i| i.trim().is_empty()) {
+            return Err(bad("invalid_input", "`exact` goes with the whole command in `input`"));
+        }
+        let read_only = match m.builtin.as_deref() {
+            None => false,
+            Some(READ_ONLY) if effect == Effect::Allow && m.fields() == 1 => true,
+            Some(b) => {
+                return Err(bad("invalid_match", format!("no built-in rule `{b}` (there is `allow` `read_only`)")));
+            }
+        };
+        let origin = m.host.as_deref().is_some_and(|h| h.contains("://"));
+        Ok(Compiled {
+            tool_m: tool.as_ref().map(Glob::compile_matcher),
+            path_m: path.as_ref().map(Glob::compile_matcher),
+            m,
+            effect,
+            tool,
+            path,
+            relative,
+            prefix,
+            exact_line,
+            path_abs,
+            origin,
+            read_only,
+        })
+    }
+
+    /// The match it was compiled from.
+    pub fn source(&self) -> &RuleMatch {
+        &self.m
+    }
+
+    /// How specific it is: fields named, then command words, then literal glob characters
+    /// (which of several allows is named as the one that decided).
+    pub fn specificity(&self) -> (usize, usize, usize) {
+        let lit = self.m.tool.as_deref().map_or(0, literal_len) + self.m.path.as_deref().map_or(0, literal_len);
+        let words = if self.m.exact { usize::MAX } else { self.prefix.as_ref().map_or(0, |p| p.words.len()) };
+        (self.m.fields(), words, lit)
+    }
+
+    fn fields_match(&self, s: &Subject) -> bool {
+        let f = &s.facts;
+        let eq = |want: &Option<String>, have: &Option<String>| match want {
+            None => true,
+            Some(w) => have.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(w)),
+        };
+        let exact = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
+        exact(&self.m.agent, Some(&s.agent))
+            && exact(&self.m.kind, Some(&s.kind))
+            && eq(&self.m.method, &f.method)
+            && if self.origin { eq(&self.m.host, &f.origin) } else { eq(&self.m.host, &f.host) }
+            && exact(&self.m.credential, f.credential.as_deref())
+    }
+
+    fn tool_is(&self, name: &str) -> bool {
+        self.tool_m.as_ref().is_none_or(|g| g.is_match(name))
+    }
+
+    /// The glob matched against an absolute path (relative globs: against its place inside
+    /// the working folder).
+    fn glob_hits(&self, g: &GlobMatcher, abs: &str, cwd: Option<&str>) -> Option<bool> {
+        if self.relative {
+            let cwd = cwd?;
+            let cwd = cwd.trim_end_matches('/');
+            if abs == cwd {
+                return Some(g.is_match("."));
+            }
+            return Some(abs.strip_prefix(cwd).and_then(|r| r.strip_prefix('/')).is_some_and(|r| g.is_match(r)));
+        }
+        Some(g.is_match(abs) || (self.effect != Effect::Allow && self.folder_of_glob(abs)))
+    }
+
+    /// `X/**` also names the folder `X` itself (for deny and ask).
+    fn folder_of_glob(&self, abs: &str) -> bool {
+        self.path_abs.as_deref().and_then(|p| p.strip_suffix("/**")).is_some_and(|d| d == abs)
+    }
+
+    /// Whether the path glob takes in a path: for allow, the path and its real path must both
+    /// be inside; for deny and ask, either, and a path not known matches.
+    fn path_hits(&self, s: &Subject, p: &PathArg, cwd: Option<&str>) -> bool {
+        let Some(g) = &self.path_m else { return true };
+        let allow = self.effect == Effect::Allow;
+        match p {
+            PathArg::At(a) => {
+                let real = s.real_of(a);
+                let lex = self.glob_hits(g, a, cwd);
+                let via_real = real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
+                if allow {
+                    lex == Some(true) && via_real.unwrap_or(true)
+                } else {
+                    lex != Some(false) || via_real == Some(true)
+                }
+            }
+            PathArg::Pattern { dir, pattern } => {
+                let name = pattern.rsplit('/').next().unwrap_or(pattern);
+                let full = format!("{}/{}", dir.trim_end_matches('/'), name);
+                if allow {
+                    self.glob_hits(g, &full, cwd) == Some(true)
+                } else {
+                    // Any name it may expand to: the two literal prefixes overlap.
+                    let rule = self.path_abs.as_deref().unwrap_or_default();
+                    let (a, b) = (literal_prefix(rule), literal_prefix(&full));
+                    a.starts_with(b) || b.starts_with(a) || self.glob_hits(g, &full, cwd) != Some(false)
+                }
+            }
+            PathArg::Unknown(_) => !allow,
+        }
+    }
+
+    fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>) -> bool {
+        let Some(g) = &self.path_m else { return true };
+        let Some(lex) = &pf.lexical else { return self.effect != Effect::Allow };
+        let l = self.glob_hits(g, lex, cwd);
+        let r = pf.real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
+        if self.effect == Effect::Allow {
+            l == Some(true) && r.unwrap_or(true)
+        } else {
+            l != Some(false) || r == Some(true)
+        }
+    }
+
+    /// Whether it applies to one part of `s`.
+    pub(super) fn applies(&self, s: &Subject, part: Part<'_>) -> bool {
+        if !self.fields_match(s) {
+            return false;
+        }
+        let f = &s.facts;
+        let cwd = f.cwd.as_deref();
+        let allow = self.effect == Effect::Allow;
+        let tool = f.tool.as_deref();
+        if self.read_only {
+            return match part {
+                Part::Command(c) => {
+                    let Some(dir) = cwd else { return false };
+                    s.line.as_ref().is_some_and(|l| !l.is_opaque())
+                        && !c.inner
+                        && c.only_reads_inside(dir, &|p: &str| s.real_of(p))
+                }
+                _ => false,
+            };
+        }
+        if self.m.exact {
+            // A command too long to read was kept only in part: no exact rule is it.
+            let same = !f.oversized
+                && self.m.input.as_deref() == f.command.as_deref().map(str::trim)
+                && tool.is_some_and(|t| self.tool_is(t));
+            return same && self.path_m.is_none();
+        }
+        match part {
+            Part::Whole => {
+                self.prefix.is_none()
+                    && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                    && (self.path_m.is_none() || s.path.as_ref().is_some_and(|p| self.subject_path_hits(p, cwd)))
+            }
+            Part::Opaque => {
+                (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                    && if allow { self.prefix.is_none() && self.path_m.is_none() } else { true }
+            }
+            Part::Command(c) => {
+                let words_ok = match &self.prefix {
+                    None => true,
+                    Some(p) if allow => p.covers(c),
+                    Some(p) => p.matches(c),
+                };
+                if !words_ok {
+                    return false;
+                }
+                let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
+                match &self.path_m {
+                    None => self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)),
+                    // An allow names a command to cover one: a path alone allows files, never
+                    // the commands that touch them (`allow /w/**` never allows `rm -rf /w/x`).
+                    Some(_) if allow => {
+                        self.prefix.is_some()
+                            && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                            && paths.iter().all(|p| self.path_hits(s, p, cwd))
+                    }
+                    Some(_) => {
+                        // A path rule sees a command's reads as a `Read` and its writes as a
+                        // `Write`/`Edit`, besides the tool that ran it.
+                        let as_tool = tool.is_some_and(|t| self.tool_is(t));
+                        let reads =
+                            c.reads.iter().any(|p| self.path_hits(s, p, cwd)) && (as_tool || self.tool_is("Read"));
+                        let writes = c.writes.iter().any(|p| self.path_hits(s, p, cwd))
+                            && (as_tool || self.tool_is("Write") || self.tool_is("Edit"));
+                        reads || writes
+                    }
+                }
+            }
+            Part::Redirect(r) => {
+                if self.prefix.is_some() {
+                    return false;
+                }
+                let kind_ok = self.m.kind.as_deref().is_none_or(|k| matches!(k, "tool.call" | "file.write"));
+                let tool_ok = self.tool_m.is_none()
+                    || tool.is_some_and(|t| self.tool_is(t))
+                    || self.tool_is("Write")
+                    || self.tool_is("Edit");
+                match &self.path_m {
+                    // A redirection's file is allowed only by a rule that names files.
+                    None => !allow && kind_ok && tool_ok,
+                    Some(_) => kind_ok && tool_ok && self.path_hits(s, &r.path, cwd),
+                }
+            }
+        }
+    }
+
+    /// Whether it matches `s`: a deny or ask, any part of it; an allow, every part (it alone
+    /// would allow it).
+    pub fn matches(&self, s: &Subject) -> bool {
+        let mut all = parts(s).into_iter();
+        if self.effect == Effect::Allow { all.all(|p| self.applies(s, p)) } else { all.any(|p| self.applies(s, p)) }
+    }
+
+    /// Whether everything it covers lies inside what `other` covers (for an allow against a
+    /// deny or ask). Conservative: false when it cannot tell.
+    pub(super) fn inside(&self, other: &Compiled) -> bool {
+        // The built-in rule is the broadest allow: it never lies inside a deny or ask.
+        if self.read_only || other.read_only {
+            return false;
+        }
+        let same = |a: &Option<String>, b: &Option<String>| {
+            b.is_none() || a.as_deref().zip(b.as_deref()).is_some_and(|(x, y)| x.eq_ignore_ascii_case(y))
+        };
+        let glob_in = |mine: &Option<String>, theirs: &Option<GlobMatcher>, theirs_src: &Option<String>| match theirs {
+            None => true,
+            Some(g) => mine.as_deref().is_some_and(|m| {
+                Some(m) == theirs_src.as_deref()
+                    || (!has_wildcard(m) && g.is_match(m))
+                    || theirs_src.as_deref().and_then(|t| t.strip_suffix("/**")).is_some_and(|d| {
+                        let lit = literal_prefix(m);
+                        lit.starts_with(&format!("{d}/")) && !m.contains("..")
+                    })
+            }),
+        };
+        let input_in = match (&other.prefix, &other.m.exact) {
+            (None, false) => true,
+            (None, true) => self.m.exact && self.m.input == other.m.input,
+            (Some(theirs), _) => {
+                if let Some(line) = &self.exact_line {
+                    !line.commands.is_empty() && line.commands.iter().all(|c| theirs.matches(c))
+                } else {
+                    self.prefix.as_ref().is_some_and(|mine| {
+                        !theirs.wrapper
+                            && !mine.wrapper
+                            && mine.words.len() >= theirs.words.len()
+                            && mine.words.iter().zip(&theirs.words).all(|(a, b)| a == b)
+                    })
+                }
+            }
+        };
+        same(&self.m.agent, &other.m.agent)
+            && same(&self.m.kind, &other.m.kind)
+            && same(&self.m.method, &other.m.method)
+            && same(&self.m.host, &other.m.host)
+            && same(&self.m.credential, &other.m.credential)
+            && glob_in(&self.m.tool, &other.tool_m, &other.m.tool)
+            && glob_in(&self.path_abs, &other.path_m, &other.path_abs)
+            && self.relative == other.relative
+            && input_in
+    }
+}
+
+fn expand_home(p: &str) -> String {
+    match (p.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(h)) if h.starts_with('/') => format!("{}/{rest}", h.trim_end_matches('/')),
+        _ => p.to_string(),
+    }
+}
