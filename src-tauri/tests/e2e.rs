@@ -315,13 +315,14 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     d.click(&format!("[data-testid=\"row\"][data-id=\"{id}\"]")).await;
     d.click("[data-testid=\"allow-similar\"]").await;
     let words = d.text("[data-testid=\"similar-words\"]").await;
-    assert!(words.contains("allow agent default to run npm test … with tool Bash"), "{words}");
+    // A command that runs code is saved exactly as approved.
+    assert!(words.contains("allow agent default to run exactly npm test -- --watch with tool Bash"), "{words}");
     assert!(words.contains("for 1 hour"), "{words}");
     d.screenshot("app-allow-similar.png").await;
     d.click("[data-testid=\"confirm-similar\"]").await;
     let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
     assert_eq!((done["status"].as_str(), done["decision"]["channel"].as_str()), (Some("approved"), Some("app")));
-    let next = propose(bash("Run the tests", "npm test")).await;
+    let next = propose(bash("Run the tests again", "npm test -- --watch")).await;
     let next = tokio::time::timeout(Duration::from_secs(30), wait(next)).await.unwrap().unwrap();
     assert_eq!(
         (next["status"].as_str(), next["decision"]["channel"].as_str()),
@@ -360,7 +361,7 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     let rules: Value =
         http.get(format!("{base}/rules")).bearer_auth(&owner).send().await.unwrap().json().await.unwrap();
     let ids: Vec<&str> = rules["items"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
-    assert_eq!(ids, vec![deny.as_str()], "{rules}");
+    assert_eq!(ids, vec!["r_builtin_read_only", deny.as_str()], "the built-in rule and the deny: {rules}");
     d.click("[data-testid=\"nav-inbox\"]").await;
 
     // A few more for the inbox picture, then the credentials page.
