@@ -179,3 +179,245 @@ async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
     assert!(told.contains("a headless run denies it"), "the model is told what really happened: {told}");
     assert_eq!(s.get(p["id"].as_str().unwrap(), &s.owner).await.1["status"], "withdrawn");
 }
+
+/// Permission entries a person might have in Claude Code, and command lines an agent sends:
+/// everyday ones and the forms that try to get more out of an allow (quoting, chaining,
+/// redirections, wrappers, options that write, run code or force).
+const SETTINGS_ALLOW: &[&str] = &[
+    "Bash(git status:*)",
+    "Bash(git diff:*)",
+    "Bash(git log:*)",
+    "Bash(ls:*)",
+    "Bash(cat:*)",
+    "Bash(echo:*)",
+    "Bash(grep:*)",
+    "Bash(find:*)",
+    "Bash(head:*)",
+    "Bash(wc:*)",
+    "Bash(sort:*)",
+    "Bash(sed -n:*)",
+    "Bash(mkdir:*)",
+    "Bash(touch:*)",
+    "Bash(npm run test:*)",
+    "Bash(pwd)",
+];
+
+const CORPUS: &[&str] = &[
+    "ls",
+    "ls -la",
+    "ls -la src",
+    "ls src/*.txt",
+    "ls -R",
+    "ls ~",
+    "ls ..",
+    "ls /",
+    "ls > out1.txt",
+    "ls >> out2.txt",
+    "ls 2>/dev/null",
+    "ls && touch t1",
+    "ls; touch t2",
+    "ls || touch t3",
+    "ls | sh",
+    "ls $(touch t4)",
+    "ls `touch t5`",
+    "ls $'\\'' ; touch t6 #'",
+    "ls & touch t7",
+    "ls\ntouch t8",
+    "ls -la | head -3",
+    "cat README.md",
+    "cat src/a.txt",
+    "cat ~/.bashrc",
+    "cat ../x",
+    "cat README.md > copy.txt",
+    "cat README.md | tee tee.txt",
+    "cat <(touch t9)",
+    "cat README.md | sh",
+    "echo hi",
+    "echo hi > echo.txt",
+    "echo $(touch t10)",
+    "echo hi; touch t11",
+    "echo 'a;b'",
+    "echo \"$(touch t12)\"",
+    "grep -rn TODO .",
+    "grep -rn TODO src",
+    "grep -c a README.md",
+    "grep -rn x ..",
+    "grep x README.md > g.txt",
+    "find . -name '*.txt'",
+    "find . -type f",
+    "find . -delete",
+    "find . -name t1 -exec touch {}.x \\;",
+    "find . -fprint f.txt",
+    "find . -name '*.md' | xargs touch",
+    "head -3 README.md",
+    "head -n 2 README.md src/a.txt",
+    "wc -l README.md",
+    "wc -l src/*.txt",
+    "sort README.md",
+    "sort -o sorted.txt README.md",
+    "sort --output=sorted2.txt README.md",
+    "sort README.md | uniq",
+    "sed -n '1,2p' README.md",
+    "sed -n '1p' README.md > s.txt",
+    "sed -n '1e touch t13' README.md",
+    "sed -n 's/a/b/w sw.txt' README.md",
+    "sed -i 's/a/b/' README.md",
+    "git status",
+    "git status --short",
+    "git status; touch t14",
+    "git diff",
+    "git diff --stat",
+    "git diff > d.txt",
+    "git diff --output=d2.txt",
+    "git diff --ext-diff",
+    "git log --oneline",
+    "git log --oneline -3",
+    "git log --output=l.txt",
+    "git -c core.pager='touch t15' log",
+    "git log | sh",
+    "git -C .. log",
+    "git push origin main",
+    "git push --force origin main",
+    "git checkout -- README.md",
+    "git reset --hard",
+    "git commit -m x",
+    "mkdir newdir",
+    "mkdir -p a/b/c",
+    "mkdir ../outside",
+    "touch new.txt",
+    "touch ../outside.txt",
+    "touch ~/home.txt",
+    "rm README.md",
+    "rm -rf src",
+    "/bin/rm README.md",
+    "\\rm README.md",
+    "r''m README.md",
+    "bash -c 'rm README.md'",
+    "sh -c 'touch t16'",
+    "(touch t17)",
+    "{ touch t18; }",
+    "if true; then touch t19; fi",
+    "for f in a; do touch t20; done",
+    "timeout 5 touch t21",
+    "env touch t22",
+    "sudo ls",
+    "nohup ls",
+    "command ls",
+    "FOO=1 ls",
+    "NODE_ENV=test npm run test",
+    "npm run test",
+    "npm run test -- --watch",
+    "npm run test && touch t23",
+    "npm run build",
+    "npx prettier --check .",
+    "node -e 'x'",
+    "python3 -c 'x'",
+    "curl -s http://127.0.0.1:9/",
+    "wget http://127.0.0.1:9/",
+    "eval 'touch t24'",
+    "$(echo touch) t25",
+    "ls${IFS}-la",
+    "pwd",
+    "pwd; touch t26",
+    "cd src && ls",
+    "cd .. && ls",
+    "cd src && touch t27",
+    "echo hi | tee t28",
+    "awk '{print $1}' README.md",
+    "xargs -a README.md touch",
+    "watch -n 1 ls",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
+    // Claude Code alone, with these permissions: which of the corpus it runs without asking.
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().canonicalize().unwrap();
+    let proj = root.join("proj");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::create_dir_all(proj.join(".claude")).unwrap();
+    std::fs::write(proj.join("README.md"), "alpha\nbeta TODO\n").unwrap();
+    std::fs::write(proj.join("src/a.txt"), "a\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git").args(args).current_dir(&proj).env("HOME", root.join("home")).output();
+        assert!(ok.is_ok_and(|o| o.status.success()), "git {args:?}");
+    };
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    git(&["init", "-q"]);
+    git(&["-c", "user.email=a@b", "-c", "user.name=a", "add", "."]);
+    git(&["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"]);
+    let settings = json!({"permissions": {
+        "allow": SETTINGS_ALLOW,
+        "deny": ["Bash(rm:*)", "Bash(curl:*)"],
+        "ask": ["Bash(git push:*)"],
+    }});
+    let file = proj.join(".claude/settings.json");
+    std::fs::write(&file, settings.to_string()).unwrap();
+    let commands = root.join("commands.json");
+    std::fs::write(&commands, serde_json::to_string(CORPUS).unwrap()).unwrap();
+    let log = root.join("model.log");
+    let script = format!("{}/tests/fixtures/claude/fake_model_seq.py", env!("CARGO_MANIFEST_DIR"));
+    let mut model =
+        Command::new("python3").arg(script).arg(&log).arg(&commands).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(model.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let out = Command::new(claude())
+        .args(["-p", "run the steps", "--max-turns", "400", "--settings"])
+        .arg(&file)
+        .current_dir(&proj)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", root.join("home"))
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", line.trim()))
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .output()
+        .unwrap();
+    let _ = model.kill();
+    let _ = model.wait();
+    assert!(out.status.success(), "claude: {}", String::from_utf8_lossy(&out.stderr));
+    // A call Claude Code ran answers with its output, or `Exit code N` when the command failed;
+    // one it would ask about is refused headless, with the reason.
+    let mut ran = vec![None; CORPUS.len()];
+    for l in std::fs::read_to_string(&log).unwrap().lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let i = v["index"].as_u64().unwrap() as usize;
+        let r = &v["tool_result"];
+        let text = match &r["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let text = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+        ran[i] = Some(!r["is_error"].as_bool().unwrap_or(false) || text.starts_with("Exit code"));
+    }
+    assert!(ran.iter().all(Option::is_some), "every command reached Claude Code: {ran:?}");
+
+    // Assent, with the same file imported and its built-in rule turned off: what it allows.
+    let s = Server::start().await;
+    let imported = s.cli(&["rule", "import", "claude-code", file.to_str().unwrap(), "--yes"]);
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    let (st, _) = s.req(Method::DELETE, "/rules/r_builtin_read_only", Some(&s.owner), None).await;
+    assert_eq!(st, 204);
+    let mut allowed = Vec::new();
+    let mut wider = Vec::new();
+    for (i, cmd) in CORPUS.iter().enumerate() {
+        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}, "cwd": proj}});
+        let (st, v) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(body)).await;
+        assert_eq!(st, 200, "{cmd}: {v}");
+        if v["effect"] == "allow" {
+            allowed.push(*cmd);
+            if ran[i] != Some(true) {
+                wider.push(*cmd);
+            }
+        }
+    }
+    let claude_ran = ran.iter().filter(|r| **r == Some(true)).count();
+    eprintln!(
+        "{} commands: Claude Code alone ran {claude_ran}; Assent's imported rules allow {}",
+        CORPUS.len(),
+        allowed.len()
+    );
+    assert!(wider.is_empty(), "Assent allowed what Claude Code would ask for: {wider:?}");
+    assert!(allowed.len() >= 30, "the imported rules allow the everyday commands: {allowed:?}");
+}

@@ -216,7 +216,10 @@ fn bash(spec: &str, effect: Effect) -> Result<RuleMatch, String> {
     if let Err(e) = assent_commands::Prefix::parse(prefix.trim()) {
         return Err(format!("not a command prefix Assent can read: {}", e.0));
     }
-    Ok(RuleMatch { input: Some(prefix.trim().to_string()), ..tool_call("Bash") })
+    // Claude Code asks before a command reads or writes outside the session's working
+    // folders, whatever the allow says: so does the imported allow (`./**`).
+    let path = (effect == Effect::Allow).then(|| "./**".to_string());
+    Ok(RuleMatch { input: Some(prefix.trim().to_string()), path, ..tool_call("Bash") })
 }
 
 /// A gitignore-style path pattern as an absolute path glob.

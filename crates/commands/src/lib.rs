@@ -108,6 +108,11 @@ pub struct Line {
     pub opaque: Vec<String>,
     /// Whether it is more than one plain command (lists, pipes, substitutions, compounds).
     pub chained: bool,
+    /// Whether it is more than plain commands joined by `&&`, `||`, `;`, `|` or newlines: a
+    /// subshell, group, `&`, loop, conditional, function, substitution, `$'…'` quoting, or a
+    /// command run by another (`bash -c`, `eval`, `watch`, `trap`). Deny and ask rules read
+    /// through all of it; an allow that names a command covers only a line that is not.
+    pub complex: bool,
 }
 
 impl Line {
@@ -125,10 +130,16 @@ impl Line {
     /// every path they read inside `dir` (lexically and by its real path), no redirection
     /// writing a file, nothing opaque. What the built-in read-only rule allows.
     pub fn only_reads_inside(&self, dir: &str) -> bool {
-        !self.is_opaque()
+        self.is_simple()
             && self.redirects.is_empty()
             && !self.commands.is_empty()
             && self.commands.iter().all(|c| c.only_reads_inside(dir, &path::real))
+    }
+
+    /// Whether it is plain commands joined by `&&`, `||`, `;`, `|` or newlines, and nothing
+    /// in it is opaque: what an allow that names a command can cover.
+    pub fn is_simple(&self) -> bool {
+        !self.complex && !self.is_opaque()
     }
 
     /// Whether it is one plain command with no redirection.

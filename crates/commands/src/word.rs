@@ -42,6 +42,8 @@ pub struct Found {
     /// Why part of it cannot be read safely (a substitution inside a parameter expansion or
     /// arithmetic): the whole line is then opaque.
     pub opaque: Option<String>,
+    /// It uses `$'…'` quoting: read exactly, but no line an allow covers uses it.
+    pub ansi_c: bool,
 }
 
 /// Where `~` leads.
@@ -111,7 +113,10 @@ fn pieces_into(
                 acc.text.push_str(t);
             }
             WordPiece::SingleQuotedText(t) => acc.text.push_str(t),
-            WordPiece::AnsiCQuotedText(t) => match ansi_c(t) {
+            WordPiece::AnsiCQuotedText(t) => match {
+                found.ansi_c = true;
+                ansi_c(t)
+            } {
                 Some(s) => acc.text.push_str(&s),
                 None => acc.unknown = true,
             },

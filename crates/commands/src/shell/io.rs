@@ -39,7 +39,7 @@ impl Walker<'_> {
                     }
                 }
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, s) => {
-                    self.line.chained = true;
+                    self.line.complex = true;
                     let saved = self.cwd.clone();
                     self.compound_list(&s.list, depth);
                     self.cwd = saved;
@@ -54,7 +54,7 @@ impl Walker<'_> {
                                 if let brush_parser::word::WordPiece::CommandSubstitution(s)
                                 | brush_parser::word::WordPiece::BackquotedCommandSubstitution(s) = p.piece
                                 {
-                                    self.line.chained = true;
+                                    self.line.complex = true;
                                     self.script(&s, depth + 1);
                                 } else if let brush_parser::word::WordPiece::ParameterExpansion(_) = p.piece {
                                     let t = h.doc.value.get(p.start_index..p.end_index).unwrap_or("");
@@ -158,7 +158,7 @@ impl Walker<'_> {
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, s) => {
-                self.line.chained = true;
+                self.line.complex = true;
                 let saved = self.cwd.clone();
                 self.compound_list(&s.list, depth);
                 self.cwd = saved;

@@ -113,7 +113,7 @@ impl<'a> Walker<'a> {
         for item in &l.0 {
             self.and_or(&item.0, depth);
             if matches!(item.1, ast::SeparatorOperator::Async) {
-                self.line.chained = true;
+                self.line.complex = true;
             }
         }
         if l.0.len() > 1 {
@@ -146,7 +146,7 @@ impl<'a> Walker<'a> {
         match c {
             ast::Command::Simple(s) => self.simple(s, depth),
             ast::Command::Compound(cc, redirects) => {
-                self.line.chained = true;
+                self.line.complex = true;
                 // A `cd` inside a compound command may or may not have run after it.
                 let before = self.cwd.clone();
                 self.compound(cc, depth);
@@ -160,7 +160,7 @@ impl<'a> Walker<'a> {
                 }
             }
             ast::Command::Function(f) => {
-                self.line.chained = true;
+                self.line.complex = true;
                 let saved = self.cwd.clone();
                 self.compound(&f.body.0, depth);
                 self.cwd = saved;
@@ -171,7 +171,7 @@ impl<'a> Walker<'a> {
                 }
             }
             ast::Command::ExtendedTest(t, redirects) => {
-                self.line.chained = true;
+                self.line.complex = true;
                 self.test_expr(&t.expr, depth);
                 if let Some(r) = redirects {
                     for io in &r.0 {
@@ -268,8 +268,11 @@ impl<'a> Walker<'a> {
         if let Some(why) = found.opaque {
             self.opaque(why);
         }
+        if found.ansi_c {
+            self.line.complex = true;
+        }
         for s in found.substitutions {
-            self.line.chained = true;
+            self.line.complex = true;
             let saved = self.cwd.clone();
             self.script(&s, depth + 1);
             self.cwd = saved;

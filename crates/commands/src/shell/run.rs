@@ -164,7 +164,7 @@ impl Walker<'_> {
         match name.as_str() {
             "env" => return self.env(args, reads, via, adds, depth, stdin, inner),
             "eval" => {
-                self.line.chained = true;
+                self.line.complex = true;
                 let mut text = Vec::new();
                 for a in args {
                     match a.lit() {
@@ -182,6 +182,7 @@ impl Walker<'_> {
                 return self.push_opaque(&name, args, via, adds, inner);
             }
             "trap" => {
+                self.line.complex = true;
                 if let Some(s) = args.first() {
                     match s.lit() {
                         Some(t) if !t.starts_with('-') => self.script(t, depth + 1),
@@ -210,7 +211,7 @@ impl Walker<'_> {
                 if rest.len() != args.len().saturating_sub(i) {
                     self.opaque("`watch` of a command known only when the line runs");
                 }
-                self.line.chained = true;
+                self.line.complex = true;
                 return self.script(&rest.join(" "), depth + 1);
             }
             "xargs" => return self.xargs(args, reads, via, adds, depth, inner),
@@ -389,7 +390,9 @@ impl Walker<'_> {
         if rest.is_empty() {
             return self.push_classified("printenv", &[], adds, reads, via, inner);
         }
-        self.run(rest, env, reads, via, adds, depth, stdin, inner)
+        // A command run through `env` runs with an environment it may have changed (`-i`,
+        // `-u`): never the same kind as the command alone.
+        self.run(rest, env, reads, via, adds | Effects::ENV, depth, stdin, inner)
     }
 
     pub(super) fn xargs(
@@ -494,7 +497,7 @@ impl Walker<'_> {
         if script_from_c {
             match args.get(i) {
                 Some(Word::Lit(text)) => {
-                    self.line.chained = true;
+                    self.line.complex = true;
                     let saved = self.cwd.clone();
                     let first = self.line.commands.len();
                     self.script(text, depth + 1);
@@ -516,7 +519,7 @@ impl Walker<'_> {
         }
         match (args.get(i), stdin) {
             (None, Some(Some(text))) => {
-                self.line.chained = true;
+                self.line.complex = true;
                 self.script(&text, depth + 1);
             }
             (None, _) => {

@@ -29,12 +29,12 @@ pub(super) fn denied(p: &str, l: &str) -> bool {
     ln.is_opaque() || ln.commands.iter().any(|c| pr.matches(c))
 }
 
-/// What an allow rule with this prefix covers alone: every command of the line, nothing
-/// opaque, no redirection writing a file.
+/// What an allow rule with this prefix covers alone: every command of a simple line (plain
+/// commands joined by `&&`, `||`, `;`, `|`), no redirection writing a file.
 pub(super) fn allowed(p: &str, l: &str) -> bool {
     let pr = prefix(p);
     let ln = line(l);
-    !ln.is_opaque()
+    ln.is_simple()
         && ln.redirects.is_empty()
         && !ln.commands.is_empty()
         && ln.commands.iter().all(|c| c.inner || pr.covers(c))

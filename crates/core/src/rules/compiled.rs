@@ -258,7 +258,7 @@ impl Compiled {
             return match part {
                 Part::Command(c) => {
                     let Some(dir) = cwd else { return false };
-                    s.line.as_ref().is_some_and(|l| !l.is_opaque())
+                    s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
                         && !c.inner
                         && c.only_reads_inside(dir, &|p: &str| s.real_of(p))
                 }
@@ -285,7 +285,10 @@ impl Compiled {
             Part::Command(c) => {
                 let words_ok = match &self.prefix {
                     None => true,
-                    Some(p) if allow => p.covers(c),
+                    // An allow naming a command covers it only in a simple line (plain commands
+                    // joined by `&&`, `||`, `;`, `|`): never through a subshell, `&`, a loop,
+                    // a substitution or `bash -c`.
+                    Some(p) if allow => s.line.as_ref().is_some_and(assent_commands::Line::is_simple) && p.covers(c),
                     Some(p) => p.matches(c),
                 };
                 if !words_ok {
