@@ -113,13 +113,13 @@ fn pieces_into(
                 acc.text.push_str(t);
             }
             WordPiece::SingleQuotedText(t) => acc.text.push_str(t),
-            WordPiece::AnsiCQuotedText(t) => match {
+            WordPiece::AnsiCQuotedText(t) => {
                 found.ansi_c = true;
-                ansi_c(t)
-            } {
-                Some(s) => acc.text.push_str(&s),
-                None => acc.unknown = true,
-            },
+                match ansi_c(t) {
+                    Some(s) => acc.text.push_str(&s),
+                    None => acc.unknown = true,
+                }
+            }
             WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 pieces_into(raw, inner, true, tilde, found, acc);
             }
