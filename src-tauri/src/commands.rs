@@ -135,7 +135,10 @@ pub async fn decide_group(
     feedback: Option<String>,
 ) -> Res<BatchResult> {
     Ok(d.engine
-        .decide_group(&d.engine.person(Channel::App), GroupDecision { group_id, agent, outcome, reason, feedback })
+        .decide_group(
+            &d.engine.person(Channel::App),
+            GroupDecision { group_id, agent, node: None, outcome, reason, feedback },
+        )
         .await?)
 }
 

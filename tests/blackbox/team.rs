@@ -493,3 +493,35 @@ async fn a_burst_of_proposals_is_each_answered_as_stored_within_the_pending_limi
     assert_eq!(ok, 5);
     assert_eq!(count("SELECT count(*) FROM proposals WHERE agent = 'default' AND status = 'pending'"), 25);
 }
+
+#[tokio::test]
+async fn a_group_is_one_nodes_agents_never_decided_across_nodes() {
+    let pg = shared();
+    let url = pg.new_db();
+    let a = node(pg, &url, "alpha", "ana").await;
+    let b = node(pg, &url, "beta", "ben").await;
+    // Each node's own `default` agent files a group named the same.
+    let body = |what: &str| json!({"kind": "tool.call", "title": what, "group_id": "deploy", "payload": {"tool": "deploy", "input": {"env": what}}});
+    let (st, on_a) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body("staging"))).await;
+    assert_eq!(st, 201, "{on_a}");
+    let (st, on_b) = b.req(Method::POST, "/proposals", Some(&b.agent), Some(body("production"))).await;
+    assert_eq!(st, 201, "{on_b}");
+    // Deciding "the group `deploy` of default" is ambiguous: two nodes' agents have one.
+    let decide = |node: Option<&str>| {
+        let mut d = json!({"group_id": "deploy", "agent": "default", "outcome": "approve"});
+        if let Some(n) = node {
+            d["node"] = json!(n);
+        }
+        d
+    };
+    let (st, v) = a.req(Method::POST, "/decisions", Some(&a.owner), Some(decide(None))).await;
+    assert_eq!((st.as_u16(), v["error"]["code"].as_str()), (422, Some("ambiguous_group")), "{v}");
+    for id in [&on_a["id"], &on_b["id"]] {
+        assert_eq!(a.get(id.as_str().unwrap(), &a.owner).await.1["status"], "pending", "nothing decided");
+    }
+    // Named by its node, only that node's group is decided.
+    let (st, v) = a.req(Method::POST, "/decisions", Some(&a.owner), Some(decide(Some("alpha")))).await;
+    assert_eq!(st.as_u16(), 200, "{v}");
+    assert_eq!(a.get(on_a["id"].as_str().unwrap(), &a.owner).await.1["status"], "approved");
+    assert_eq!(a.get(on_b["id"].as_str().unwrap(), &a.owner).await.1["status"], "pending", "beta's production group");
+}

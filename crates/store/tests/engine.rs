@@ -63,8 +63,14 @@ async fn a_decision_after_expiry_is_refused_though_no_sweeper_ran() {
     assert_eq!((batch.decided, batch.skipped), (0, 1));
     assert_eq!(batch.results[0].status, Some(Status::Expired));
 
-    let none =
-        GroupDecision { group_id: "none".into(), agent: None, outcome: Outcome::Approve, reason: None, feedback: None };
+    let none = GroupDecision {
+        group_id: "none".into(),
+        agent: None,
+        node: None,
+        outcome: Outcome::Approve,
+        reason: None,
+        feedback: None,
+    };
     assert!(e.decide_group(&owner(), none).await.is_err());
     assert_eq!(e.get(&Principal::Owner, &three).await.map(|p| p.status).ok(), Some(Status::Pending), "not swept yet");
     e.expire_due().await;
@@ -89,6 +95,7 @@ async fn a_group_belongs_to_one_agent() {
             GroupDecision {
                 group_id: "release".into(),
                 agent: None,
+                node: None,
                 outcome: Outcome::Approve,
                 reason: None,
                 feedback: None,
@@ -102,6 +109,7 @@ async fn a_group_belongs_to_one_agent() {
             GroupDecision {
                 group_id: "release".into(),
                 agent: Some("alice".into()),
+                node: None,
                 outcome: Outcome::Approve,
                 reason: None,
                 feedback: None,

@@ -87,8 +87,9 @@ pub struct BatchResult {
 }
 
 /// A decision for every pending proposal of a group. A group belongs to the agent that made
-/// it: two agents using the same `group_id` have two groups, and a decision names the agent
-/// whenever the id alone is ambiguous.
+/// it, on the node that received it: two agents using the same `group_id` (or agents of the
+/// same name on two nodes of a team) have two groups, and a decision names the agent (and the
+/// node) whenever the id alone is ambiguous.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -98,6 +99,10 @@ pub struct GroupDecision {
     /// The agent whose group it is (needed when more than one agent used this `group_id`).
     #[serde(default)]
     pub agent: Option<String>,
+    /// The node that received the group, on a team store (needed when agents of the same name
+    /// on several nodes used this `group_id`).
+    #[serde(default)]
+    pub node: Option<String>,
     /// The decision (no edits: edits are per proposal).
     pub outcome: Outcome,
     /// Why.
@@ -341,19 +346,29 @@ impl Engine {
 
     /// A person decides every pending proposal of a group together: all or nothing.
     pub async fn decide_group(&self, actor: &Actor, g: GroupDecision) -> Result<BatchResult, CoreError> {
-        let members = self.inner.store.group(g.agent.as_deref(), &g.group_id).await?;
+        let mut members = self.inner.store.group(g.agent.as_deref(), &g.group_id).await?;
+        if let Some(n) = &g.node {
+            members.retain(|p| p.node.as_deref() == Some(n.as_str()));
+        }
         if members.is_empty() {
             return Err(CoreError::NotFound(format!("no proposals in group `{}`", clip(&g.group_id, 80))));
         }
-        let mut agents: Vec<&str> = members.iter().map(|p| p.agent.as_str()).collect();
-        agents.sort_unstable();
-        agents.dedup();
-        if agents.len() > 1 {
+        // A group is one agent's on one node: never decided across agents or nodes.
+        let mut owners: Vec<String> = members
+            .iter()
+            .map(|p| match &p.node {
+                Some(n) => format!("{} on node {n}", p.agent),
+                None => p.agent.clone(),
+            })
+            .collect();
+        owners.sort_unstable();
+        owners.dedup();
+        if owners.len() > 1 {
             return Err(CoreError::invalid(
                 "ambiguous_group",
                 format!(
-                    "agents {} each have a group `{}`; name the `agent` whose group this decision is for",
-                    agents.join(", "),
+                    "agents {} each have a group `{}`; name the `agent` (and on a team, the `node`) whose group this decision is for",
+                    owners.join(", "),
                     clip(&g.group_id, 80)
                 ),
             ));
