@@ -525,3 +525,66 @@ async fn a_group_is_one_nodes_agents_never_decided_across_nodes() {
     assert_eq!(a.get(on_a["id"].as_str().unwrap(), &a.owner).await.1["status"], "approved");
     assert_eq!(a.get(on_b["id"].as_str().unwrap(), &a.owner).await.1["status"], "pending", "beta's production group");
 }
+
+/// Posts `n` `ls` calls on `s` at once; their statuses.
+async fn ls_calls(s: &Server, n: usize) -> Vec<String> {
+    let calls = (0..n).map(|i| {
+        s.req(
+            Method::POST,
+            "/proposals",
+            Some(&s.agent),
+            Some(json!({"kind": "tool.call", "payload": {"tool": "ls", "input": {"n": i}}})),
+        )
+    });
+    futures_util::future::join_all(calls)
+        .await
+        .into_iter()
+        .map(|(st, p)| {
+            assert_eq!(st, 201, "{p}");
+            p["status"].as_str().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_rule_removed_on_one_node_decides_nothing_anywhere_once_removed_even_unheard() {
+    let pg = shared();
+    let url = pg.new_db();
+    let a = node(pg, &url, "alpha", "ana").await;
+    let b = node(pg, &url, "beta", "ben").await;
+    let allow = json!({"effect": "allow", "match": {"tool": "ls"}});
+    let (st, rule) = a.req(Method::POST, "/rules", Some(&a.owner), Some(allow.clone())).await;
+    assert_eq!(st, 201, "{rule}");
+    let heard = async |s: &Server| {
+        for _ in 0..100 {
+            if ls_calls(s, 1).await == ["approved"] {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the rule never reached the other node");
+    };
+    heard(&b).await;
+    // The nodes stop hearing each other: every listening connection is cut, so B learns of
+    // the removal only when it reconnects (half a second at best). The removal still holds on
+    // B the moment it answers on A.
+    let cut = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+               WHERE datname = current_database() AND query ILIKE '%LISTEN%' AND pid <> pg_backend_pid()";
+    assert_ne!(pg.psql(&url, cut).trim(), "0", "no listening connection was cut");
+    let (st, _) =
+        a.req(Method::DELETE, &format!("/rules/{}", rule["id"].as_str().unwrap()), Some(&a.owner), None).await;
+    assert_eq!(st, 204);
+    let after = ls_calls(&b, 40).await;
+    assert!(after.iter().all(|s| s == "pending"), "decided by a removed rule: {after:?}");
+
+    // A deny added on A holds on B the moment it answers, over an allow B still holds.
+    let (st, _) = a.req(Method::POST, "/rules", Some(&a.owner), Some(allow)).await;
+    assert_eq!(st, 201);
+    heard(&b).await;
+    assert_ne!(pg.psql(&url, cut).trim(), "0", "no listening connection was cut");
+    let deny = json!({"effect": "deny", "match": {"tool": "ls"}, "note": "no more ls"});
+    let (st, _) = a.req(Method::POST, "/rules", Some(&a.owner), Some(deny)).await;
+    assert_eq!(st, 201);
+    let after = ls_calls(&b, 40).await;
+    assert!(after.iter().all(|s| s == "rejected"), "allowed over a deny added first: {after:?}");
+}

@@ -42,9 +42,10 @@ impl From<CoreError> for ApiError {
     fn from(e: CoreError) -> Self {
         let status = match &e {
             CoreError::NotFound(_) => StatusCode::NOT_FOUND,
-            CoreError::InvalidState { .. } | CoreError::IdempotencyConflict | CoreError::Conflict(_) => {
-                StatusCode::CONFLICT
-            }
+            CoreError::InvalidState { .. }
+            | CoreError::IdempotencyConflict
+            | CoreError::Conflict(_)
+            | CoreError::RulesChanged => StatusCode::CONFLICT,
             CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
             CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,

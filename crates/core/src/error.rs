@@ -46,6 +46,10 @@ pub enum CoreError {
         /// Human-readable explanation.
         message: String,
     },
+    /// The rules changed (on this node or another) after they decided a proposal: the store
+    /// wrote nothing, and the proposal is decided again by the rules now in force.
+    #[error("the rules changed as the proposal was filed")]
+    RulesChanged,
     /// Storage failed. Details go to the log, never to a client.
     #[error("storage error: {0}")]
     Store(#[from] StoreError),
@@ -68,6 +72,7 @@ impl CoreError {
             CoreError::Forbidden(_) => "forbidden",
             CoreError::TooMany { code, .. } => code,
             CoreError::Unavailable { code, .. } => code,
+            CoreError::RulesChanged => "rules_changed",
             CoreError::Store(StoreError::Full) => "storage_full",
             CoreError::Store(StoreError::Unavailable(_)) => "store_unavailable",
             CoreError::Store(_) => "internal",

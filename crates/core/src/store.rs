@@ -38,6 +38,24 @@ pub struct NewRecord {
     pub decided: Option<Transition>,
     /// The rule that matched it, whose count goes up with the insert.
     pub rule: Option<String>,
+    /// With `decided`: the position in the rule log of the rules that decided it. Should the
+    /// rules have changed since (on any node), the insert is refused with
+    /// [`CoreError::RulesChanged`] and nothing is written: no proposal is decided by a rule
+    /// that is no longer in force, nor by a set missing a rule added since.
+    pub rules_seq: Option<i64>,
+}
+
+impl NewRecord {
+    /// Whether it is a plain insert, one row that needs nothing read first: no idempotency key,
+    /// no proposal it supersedes, no rule that matched it (the store may then write it with
+    /// others in one statement, the pending limit permitting).
+    pub fn is_plain(&self) -> bool {
+        self.idempotency.is_none()
+            && self.proposal.supersedes.is_none()
+            && self.decided.is_none()
+            && self.rule.is_none()
+            && self.rules_seq.is_none()
+    }
 }
 
 /// What an insert did.
@@ -205,17 +223,20 @@ pub trait Store: Send + Sync + 'static {
     async fn rules(&self) -> Result<Vec<Rule>, CoreError>;
     /// One rule.
     async fn rule(&self, id: &str) -> Result<Option<Rule>, CoreError>;
-    /// Adds a rule and logs it (`added`, by its creator).
-    async fn add_rule(&self, rule: Rule) -> Result<(), CoreError>;
-    /// Removes a rule and logs it (`removed`, by `actor`); the rule as it was, or none if there
-    /// was no such rule.
+    /// Adds a rule and logs it (`added`, by its creator); the log entry's position.
+    async fn add_rule(&self, rule: Rule) -> Result<i64, CoreError>;
+    /// Removes a rule and logs it (`removed`, by `actor`); the rule as it was and the log
+    /// entry's position, or none if there was no such rule.
     async fn remove_rule(
         &self,
         id: &str,
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<Option<Rule>, CoreError>;
+    ) -> Result<Option<(Rule, i64)>, CoreError>;
+    /// The position of the latest entry of the rule log (0 when it is empty): read before the
+    /// rules, it says which rules a set compiled from them holds at least.
+    async fn rule_seq(&self) -> Result<i64, CoreError>;
     /// The rule log after `after_seq`, in order.
     async fn rule_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<RuleLogEntry>, CoreError>;
     /// What rules see of the latest `limit` proposals (agent, kind, facts), newest first;

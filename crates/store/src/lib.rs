@@ -447,7 +447,7 @@ impl Store for SqliteStore {
         Ok(row.map(|r| rows::rule(&r)).transpose()?)
     }
 
-    async fn add_rule(&self, rule: assent_core::rules::Rule) -> Result<(), CoreError> {
+    async fn add_rule(&self, rule: assent_core::rules::Rule) -> Result<i64, CoreError> {
         self.send(|reply| Op::AddRule { rule: Box::new(rule), reply }).await
     }
 
@@ -457,9 +457,15 @@ impl Store for SqliteStore {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<Option<assent_core::rules::Rule>, CoreError> {
+    ) -> Result<Option<(assent_core::rules::Rule, i64)>, CoreError> {
         let (id, actor) = (id.to_string(), actor.to_string());
         self.send(|reply| Op::RemoveRule { id, actor, channel, at, reply }).await
+    }
+
+    async fn rule_seq(&self) -> Result<i64, CoreError> {
+        let (seq,): (i64,) =
+            sqlx::query_as("SELECT COALESCE(MAX(seq), 0) FROM rule_log").fetch_one(&self.read).await.map_err(db_err)?;
+        Ok(seq)
     }
 
     async fn rule_log_after(

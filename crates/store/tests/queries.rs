@@ -34,7 +34,16 @@ fn pending(n: i64) -> Proposal {
 /// A plain new record of `p`.
 fn record(p: Proposal) -> NewRecord {
     let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
-    NewRecord { proposal: p, idempotency: None, max_pending: 1000, origin: None, stored, decided: None, rule: None }
+    NewRecord {
+        proposal: p,
+        idempotency: None,
+        max_pending: 1000,
+        origin: None,
+        stored,
+        decided: None,
+        rule: None,
+        rules_seq: None,
+    }
 }
 
 async fn insert(s: &SqliteStore, n: i64) {
@@ -253,4 +262,40 @@ async fn the_pending_limit_counts_what_is_stored_across_restarts_and_decisions()
     let s = SqliteStore::open(&dir.path().join("assent.db")).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(code(s.insert(limited(5)).await), None, "a decision leaves room for one");
     assert_eq!(code(s.insert(limited(6)).await), Some("too_many_pending"));
+}
+
+#[tokio::test]
+async fn a_rules_decision_is_written_only_while_the_rules_are_as_it_read_them() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let s = store(dir.path()).await;
+    assert_eq!(s.rule_seq().await.ok(), Some(0));
+    let rule = assent_core::rules::Rule {
+        id: "r_1".into(),
+        effect: assent_core::rules::Effect::Allow,
+        matches: assent_core::rules::RuleMatch { tool: Some("t".into()), ..Default::default() },
+        everything: false,
+        note: None,
+        description: "allow tool t".into(),
+        created_by: "owner".into(),
+        node: None,
+        created_channel: Channel::Api,
+        created_at: Timestamp(1),
+        expires_at: None,
+        matched: 0,
+    };
+    let added = s.add_rule(rule).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.rule_seq().await.ok(), Some(added));
+    // Read before the rule was added: refused, nothing written.
+    let stale = NewRecord { rules_seq: Some(added - 1), ..record(pending(1)) };
+    assert!(matches!(s.insert(stale).await, Err(assent_core::error::CoreError::RulesChanged)));
+    assert!(s.get("p_0001").await.ok().flatten().is_none());
+    let current = NewRecord { rules_seq: Some(added), ..record(pending(1)) };
+    assert!(matches!(s.insert(current).await, Ok(Inserted::Created { .. })));
+    // The removal moves the log on: what read the rule with it in force is refused.
+    let removed = s.remove_rule("r_1", "owner", Channel::Api, Timestamp(2)).await.unwrap_or_else(|e| panic!("{e}"));
+    let (gone, seq) = removed.unwrap_or_else(|| panic!("the rule was there"));
+    assert_eq!((gone.id.as_str(), seq), ("r_1", added + 1));
+    let stale = NewRecord { rules_seq: Some(added), ..record(pending(2)) };
+    assert!(matches!(s.insert(stale).await, Err(assent_core::error::CoreError::RulesChanged)));
+    assert!(s.get("p_0002").await.ok().flatten().is_none());
 }

@@ -18,6 +18,9 @@ const TITLE_MAX: usize = 200;
 const SUMMARY_MAX: usize = 10_000;
 const REF_MAX: usize = 200;
 const IDEMPOTENCY_KEY_MAX: usize = 200;
+/// How many times the rules decide a proposal whose rules changed as it was filed, before it
+/// waits for the person instead.
+const RULE_TRIES: u32 = 3;
 
 /// A fresh proposal id for a proposal created at `at`: `p_`, the creation time in
 /// milliseconds as 9 sortable base32 digits, then 128 random bits in base32.
@@ -157,33 +160,48 @@ impl Engine {
         };
         proposal.refresh_derived();
         // The rules decide now, before it is stored: an allowed or denied proposal is filed
-        // already decided, in the same transaction, and is never pending.
-        let (facts, rule) = self.consult(agent, kind.as_ref(), &proposal.payload, now);
-        let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now));
-        // Serialized here, once, off the store's single writer: the quota counts these bytes and
-        // the store writes them as they are.
-        let stored = crate::stored::StoredJson::of(&proposal, &facts);
-        let (bytes, at) = (stored.bytes(), proposal.created_at);
-        self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
-        let rec = NewRecord {
-            proposal,
-            idempotency,
-            max_pending: cfg.max_pending_per_agent,
-            origin,
-            stored,
-            decided,
-            rule: rule.map(|c| c.id),
-        };
-        let inserted = match self.inner.store.insert(rec).await {
-            Ok(Inserted::Existing(p)) => {
+        // already decided, in the same transaction, and is never pending. Should the rules
+        // change before that transaction commits (here or on another node of a team), the store
+        // refuses the decision and the rules then in force decide again; after a few changes
+        // in a row, it waits for the person.
+        let mut tries = 0;
+        let inserted = loop {
+            tries += 1;
+            let (facts, rule, seq) = if tries <= RULE_TRIES {
+                self.consult(agent, kind.as_ref(), &proposal.payload, now)
+            } else {
+                (kind.facts(&proposal.payload), None, 0)
+            };
+            let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now));
+            // Serialized here, once, off the store's single writer: the quota counts these
+            // bytes and the store writes them as they are.
+            let stored = crate::stored::StoredJson::of(&proposal, &facts);
+            let (bytes, at) = (stored.bytes(), proposal.created_at);
+            self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
+            let again = decided.is_some().then(|| proposal.clone());
+            let rec = NewRecord {
+                proposal,
+                idempotency: idempotency.clone(),
+                max_pending: cfg.max_pending_per_agent,
+                origin: origin.clone(),
+                stored,
+                rules_seq: decided.is_some().then_some(seq),
+                decided,
+                rule: rule.map(|c| c.id),
+            };
+            let res = self.inner.store.insert(rec).await;
+            if !matches!(res, Ok(Inserted::Created { .. })) {
                 self.inner.usage.release(agent, bytes, at);
-                Ok(Inserted::Existing(p))
             }
-            Err(e) => {
-                self.inner.usage.release(agent, bytes, at);
-                Err(e)
+            match (res, again) {
+                (Err(CoreError::RulesChanged), Some(p)) => {
+                    proposal = p;
+                    if let Err(e) = self.reload_rules().await {
+                        tracing::warn!(error = %e, "could not read the rules again");
+                    }
+                }
+                (res, _) => break res,
             }
-            ok => ok,
         };
         match inserted? {
             Inserted::Existing(p) => Ok(Proposed { proposal: p.for_agent(), created: false }),

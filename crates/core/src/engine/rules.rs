@@ -179,8 +179,10 @@ fn set_of(cands: Vec<Candidate>) -> RuleSet {
     })
 }
 
+/// The rules in force, compiled, at the rule log's position read before them.
 pub(super) async fn load(store: &dyn crate::store::Store) -> Result<RuleSet, CoreError> {
-    Ok(compile(&store.rules().await?))
+    let seq = store.rule_seq().await?;
+    Ok(compile(&store.rules().await?).at_seq(seq))
 }
 
 impl Engine {
@@ -189,22 +191,35 @@ impl Engine {
         self.inner.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Puts a changed set of rules in force: the rules kept, and the one added. Only the new
-    /// rule is compiled; the glob sets are rebuilt.
     /// Reads the rules in force again from the store (another node changed them, or this one
     /// was out of touch), one change at a time with this node's own.
     pub(super) async fn reload_rules(&self) -> Result<(), CoreError> {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
+        self.reload_rules_locked().await
+    }
+
+    async fn reload_rules_locked(&self) -> Result<(), CoreError> {
         let set = load(self.inner.store.as_ref()).await?;
         *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
         Ok(())
     }
 
-    fn swap_rules(&self, keep: impl Fn(&Candidate) -> bool, added: Option<Candidate>) {
+    /// Puts this node's own change in force, logged at `seq`: the rules kept and the one
+    /// added, only the new rule compiled. When the log moved on from the set in force by more
+    /// than this change (another node changed the rules meanwhile), every rule is read again.
+    async fn swap_rules(&self, seq: i64, keep: impl Fn(&Candidate) -> bool, added: Option<Candidate>) {
         let old = self.rule_set();
+        if seq != old.seq() + 1 {
+            if let Err(e) = self.reload_rules_locked().await {
+                // The set in force is older than the log: the store refuses its decisions, so
+                // none is made by a rule no longer in force; the next change reloads it.
+                tracing::warn!(error = %e, "could not read the rules again after changing one");
+            }
+            return;
+        }
         let mut cands: Vec<Candidate> = old.rules().iter().filter(|c| keep(c)).cloned().collect();
         cands.extend(added);
-        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set_of(cands));
+        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set_of(cands).at_seq(seq));
     }
 
     /// Checks a match and puts it in its stored form (method upper case, host lower case, an
@@ -355,8 +370,8 @@ impl Engine {
             matched: 0,
         };
         let compiled = candidate(&rule).map_err(|e| invalid(e.code, e.message))?;
-        self.inner.store.add_rule(rule.clone()).await?;
-        self.swap_rules(|_| true, Some(compiled));
+        let seq = self.inner.store.add_rule(rule.clone()).await?;
+        self.swap_rules(seq, |_| true, Some(compiled)).await;
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -365,8 +380,8 @@ impl Engine {
     pub async fn remove_rule(&self, actor: &Actor, id: &str) -> Result<Rule, CoreError> {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
         let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, Timestamp::now()).await?;
-        let rule = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
-        self.swap_rules(|c| c.id != rule.id, None);
+        let (rule, seq) = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
+        self.swap_rules(seq, |c| c.id != rule.id, None).await;
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -412,7 +427,7 @@ impl Engine {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
         let Ok(compiled) = candidate(&rule) else { return };
         match self.inner.store.add_rule(rule).await {
-            Ok(()) => self.swap_rules(|_| true, Some(compiled)),
+            Ok(seq) => self.swap_rules(seq, |_| true, Some(compiled)).await,
             // Another node of a team put it in force first.
             Err(e) => tracing::debug!(error = %e, "the built-in read-only rule was not added"),
         }
@@ -495,21 +510,22 @@ impl Engine {
         self.add_rule(actor, NewRule { effect: Effect::Allow, matches: m, everything: false, expires_in, note }).await
     }
 
-    /// The facts of a prepared payload and the rule that decides it now, if any.
+    /// The facts of a prepared payload, the rule that decides it now, if any, and the rule
+    /// log's position the rules that decided are at.
     pub(super) fn consult(
         &self,
         agent: &str,
         kind: &dyn crate::kinds::Kind,
         payload: &Value,
         now: Timestamp,
-    ) -> (Facts, Option<Candidate>) {
+    ) -> (Facts, Option<Candidate>, i64) {
         let facts = kind.facts(payload);
         let set = self.rule_set();
         if !set.may_decide(&facts) {
-            return (facts, None);
+            return (facts, None, set.seq());
         }
         let subject = Subject::new(agent, kind.name(), facts);
         let winner = set.decide(&subject, now).cloned();
-        (subject.facts, winner)
+        (subject.facts, winner, set.seq())
     }
 }

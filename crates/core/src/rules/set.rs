@@ -62,6 +62,8 @@ pub struct RuleSet {
     rest: Vec<usize>,
     /// Whether it holds a rule other than the built-in read-only one.
     decides_without_cwd: bool,
+    /// The position in the rule log it holds the rules of (see [`RuleSet::seq`]).
+    seq: i64,
 }
 
 impl RuleSet {
@@ -100,6 +102,18 @@ impl RuleSet {
         set.paths = built(paths)?;
         set.rules = rules;
         Ok(set)
+    }
+
+    /// The set, said to hold the rules of the rule log up to `seq`.
+    pub fn at_seq(mut self, seq: i64) -> RuleSet {
+        self.seq = seq;
+        self
+    }
+
+    /// The position in the rule log whose rules it holds: a decision it makes is written only
+    /// while the log is still there (the store checks, in the same transaction).
+    pub fn seq(&self) -> i64 {
+        self.seq
     }
 
     /// How many rules it holds.

@@ -163,11 +163,7 @@ impl Ingest {
     }
 
     fn is_plain(&self, rec: &NewRecord) -> bool {
-        rec.idempotency.is_none()
-            && rec.proposal.supersedes.is_none()
-            && rec.decided.is_none()
-            && rec.rule.is_none()
-            && self.pending_bound.under(&rec.proposal.agent, rec.max_pending)
+        rec.is_plain() && self.pending_bound.under(&rec.proposal.agent, rec.max_pending)
     }
 
     async fn savepoint(conn: &mut PgConnection, sql: &'static str) {
@@ -227,6 +223,7 @@ impl Ingest {
     /// An insert that reads first: its idempotency key, its agent's pending count, the
     /// proposal it supersedes, the rule that decided it.
     async fn insert_one(&mut self, conn: &mut PgConnection, rec: NewRecord) -> Result<Inserted, CoreError> {
+        super::write::check_rules_seq(conn, rec.rules_seq).await?;
         let p = &rec.proposal;
         if let Some(idem) = &rec.idempotency {
             let row: Option<(String, Option<String>)> = sqlx::query_as(

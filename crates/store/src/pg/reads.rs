@@ -267,8 +267,14 @@ impl Store for PgStore {
         Ok(row.map(|r| rows::rule(&r)).transpose()?)
     }
 
-    async fn add_rule(&self, rule: Rule) -> Result<(), CoreError> {
+    async fn add_rule(&self, rule: Rule) -> Result<i64, CoreError> {
         self.add_rule_row(&rule).await
+    }
+
+    async fn rule_seq(&self) -> Result<i64, CoreError> {
+        let (seq,): (i64,) =
+            sqlx::query_as("SELECT COALESCE(MAX(seq), 0) FROM rule_log").fetch_one(&self.pool).await.map_err(core)?;
+        Ok(seq)
     }
 
     async fn remove_rule(
@@ -277,7 +283,7 @@ impl Store for PgStore {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<Option<Rule>, CoreError> {
+    ) -> Result<Option<(Rule, i64)>, CoreError> {
         self.remove_rule_row(id, actor, channel, at).await
     }
 

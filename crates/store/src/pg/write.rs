@@ -247,9 +247,10 @@ impl PgStore {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<(), CoreError> {
-        sqlx::query(
-            "INSERT INTO rule_log (rule_id, node, event, actor, channel, at, rule) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    ) -> Result<i64, CoreError> {
+        let (seq,): (i64,) = sqlx::query_as(
+            "INSERT INTO rule_log (rule_id, node, event, actor, channel, at, rule) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+             RETURNING seq",
         )
         .bind(&rule.id)
         .bind(&self.node)
@@ -258,14 +259,15 @@ impl PgStore {
         .bind(channel.as_str())
         .bind(at.0)
         .bind(json_text(rule)?)
-        .execute(&mut *conn)
+        .fetch_one(&mut *conn)
         .await
         .map_err(core)?;
-        Ok(())
+        Ok(seq)
     }
 
-    pub(super) async fn add_rule_row(&self, rule: &Rule) -> Result<(), CoreError> {
+    pub(super) async fn add_rule_row(&self, rule: &Rule) -> Result<i64, CoreError> {
         let mut tx = self.pool.begin().await.map_err(core)?;
+        rules_lock(&mut tx, true).await?;
         sqlx::query(
             "INSERT INTO rules (id, node, effect, match, everything, note, created_by, created_channel, created_at, \
              expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -283,8 +285,10 @@ impl PgStore {
         .execute(&mut *tx)
         .await
         .map_err(core)?;
-        self.log_rule(&mut tx, rule, "added", &rule.created_by, rule.created_channel, rule.created_at).await?;
-        tx.commit().await.map_err(core)
+        let seq =
+            self.log_rule(&mut tx, rule, "added", &rule.created_by, rule.created_channel, rule.created_at).await?;
+        tx.commit().await.map_err(core)?;
+        Ok(seq)
     }
 
     pub(super) async fn remove_rule_row(
@@ -293,8 +297,9 @@ impl PgStore {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<Option<Rule>, CoreError> {
+    ) -> Result<Option<(Rule, i64)>, CoreError> {
         let mut tx = self.pool.begin().await.map_err(core)?;
+        rules_lock(&mut tx, true).await?;
         let row = sqlx::query(concat!("SELECT ", rule_cols!(), " FROM rules WHERE id = $1 FOR UPDATE"))
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -302,9 +307,9 @@ impl PgStore {
             .map_err(core)?;
         let Some(rule) = row.map(|r| rows::rule(&r)).transpose()? else { return Ok(None) };
         sqlx::query("DELETE FROM rules WHERE id = $1").bind(id).execute(&mut *tx).await.map_err(core)?;
-        self.log_rule(&mut tx, &rule, "removed", actor, channel, at).await?;
+        let seq = self.log_rule(&mut tx, &rule, "removed", actor, channel, at).await?;
         tx.commit().await.map_err(core)?;
-        Ok(Some(rule))
+        Ok(Some((rule, seq)))
     }
 
     pub(super) async fn prune_rows(&self, before: Timestamp, now: Timestamp, limit: u32) -> Result<u64, CoreError> {
@@ -342,4 +347,27 @@ impl PgStore {
         tx.commit().await.map_err(core)?;
         Ok(n)
     }
+}
+
+/// The advisory lock between a change of the rules and the decisions rules make, whichever
+/// node each runs on: a change takes it alone, a decision shared, each until its transaction
+/// ends. So a decision either commits before a change begins, or reads the rule log after the
+/// change committed (and is refused, see [`check_rules_seq`]): none is made by a rule after its
+/// removal answered, even by a node that missed the notification.
+pub(super) async fn rules_lock(conn: &mut PgConnection, alone: bool) -> Result<(), CoreError> {
+    let sql = if alone { "SELECT pg_advisory_xact_lock($1)" } else { "SELECT pg_advisory_xact_lock_shared($1)" };
+    sqlx::query(sql).bind(RULES_LOCK).execute(&mut *conn).await.map_err(core)?;
+    Ok(())
+}
+
+/// The advisory lock's key (`assent-r` in ASCII).
+const RULES_LOCK: i64 = 0x6173_7365_6e74_2d72;
+
+/// Refuses a rule's decision made by rules older than the rule log (`NewRecord::rules_seq`).
+pub(super) async fn check_rules_seq(conn: &mut PgConnection, seq: Option<i64>) -> Result<(), CoreError> {
+    let Some(seq) = seq else { return Ok(()) };
+    rules_lock(conn, false).await?;
+    let (now,): (i64,) =
+        sqlx::query_as("SELECT COALESCE(MAX(seq), 0) FROM rule_log").fetch_one(&mut *conn).await.map_err(core)?;
+    if now == seq { Ok(()) } else { Err(CoreError::RulesChanged) }
 }

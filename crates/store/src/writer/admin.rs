@@ -77,15 +77,15 @@ impl Writer {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<(), CoreError> {
+    ) -> Result<i64, CoreError> {
         self.exec(
             "INSERT INTO rule_log (rule_id, event, actor, channel, at, rule) VALUES (?, ?, ?, ?, ?, ?)",
             params![rule.id, event, actor, channel.as_str(), at.0, json(rule)?],
         )?;
-        Ok(())
+        Ok(self.conn.last_insert_rowid())
     }
 
-    pub(super) fn add_rule(&self, rule: &Rule) -> Result<(), CoreError> {
+    pub(super) fn add_rule(&self, rule: &Rule) -> Result<i64, CoreError> {
         self.exec(
             "INSERT INTO rules (id, effect, match, everything, note, created_by, created_channel, created_at, expires_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -110,11 +110,19 @@ impl Writer {
         actor: &str,
         channel: Channel,
         at: Timestamp,
-    ) -> Result<Option<Rule>, CoreError> {
+    ) -> Result<Option<(Rule, i64)>, CoreError> {
         let sql = concat!("SELECT ", rows::rule_cols!(), " FROM rules WHERE id = ?");
         let Some(rule) = self.row(sql, [id], |r| Ok(rows::rule(&Lite(r))))?.transpose()? else { return Ok(None) };
         self.exec("DELETE FROM rules WHERE id = ?", [id])?;
-        self.log_rule(&rule, "removed", actor, channel, at)?;
-        Ok(Some(rule))
+        let seq = self.log_rule(&rule, "removed", actor, channel, at)?;
+        Ok(Some((rule, seq)))
+    }
+
+    /// Refuses a rule's decision made by rules older than the log (see `NewRecord::rules_seq`):
+    /// this writer is the only one, so the log cannot move before the insert commits.
+    pub(super) fn check_rules_seq(&self, seq: Option<i64>) -> Result<(), CoreError> {
+        let Some(seq) = seq else { return Ok(()) };
+        let now: i64 = self.row("SELECT COALESCE(MAX(seq), 0) FROM rule_log", [], |r| r.get(0))?.unwrap_or(0);
+        if now == seq { Ok(()) } else { Err(CoreError::RulesChanged) }
     }
 }

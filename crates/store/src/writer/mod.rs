@@ -32,8 +32,8 @@ pub(crate) enum Op {
     AddCredential { meta: CredentialMeta, reply: Reply<()> },
     RemoveCredential { name: String, reply: Reply<bool> },
     Prune { before: Timestamp, now: Timestamp, limit: u32, reply: Reply<u64> },
-    AddRule { rule: Box<Rule>, reply: Reply<()> },
-    RemoveRule { id: String, actor: String, channel: Channel, at: Timestamp, reply: Reply<Option<Rule>> },
+    AddRule { rule: Box<Rule>, reply: Reply<i64> },
+    RemoveRule { id: String, actor: String, channel: Channel, at: Timestamp, reply: Reply<Option<(Rule, i64)>> },
 }
 
 impl Op {
@@ -54,7 +54,8 @@ enum Done {
     Unit(Reply<()>, Result<(), CoreError>),
     Bool(Reply<bool>, Result<bool, CoreError>),
     Count(Reply<u64>, Result<u64, CoreError>),
-    Rule(Reply<Option<Rule>>, Result<Option<Rule>, CoreError>),
+    Rule(Reply<Option<(Rule, i64)>>, Result<Option<(Rule, i64)>, CoreError>),
+    Seq(Reply<i64>, Result<i64, CoreError>),
 }
 
 impl Done {
@@ -66,6 +67,7 @@ impl Done {
             Done::Bool(_, r) => r.is_ok(),
             Done::Count(_, r) => r.is_ok(),
             Done::Rule(_, r) => r.is_ok(),
+            Done::Seq(_, r) => r.is_ok(),
         }
     }
 
@@ -79,6 +81,7 @@ impl Done {
             Done::Bool(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Count(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
             Done::Rule(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
+            Done::Seq(tx, r) => drop(tx.send(commit.as_ref().map_err(fail).and(r))),
         }
     }
 }
@@ -265,7 +268,7 @@ impl Writer {
             }
             Op::AddCredential { meta, reply } => Done::Unit(reply, self.add_credential(&meta)),
             Op::Prune { before, now, limit, reply } => Done::Count(reply, self.prune(before, now, limit)),
-            Op::AddRule { rule, reply } => Done::Unit(reply, self.add_rule(&rule)),
+            Op::AddRule { rule, reply } => Done::Seq(reply, self.add_rule(&rule)),
             Op::RemoveRule { id, actor, channel, at, reply } => {
                 Done::Rule(reply, self.remove_rule(&id, &actor, channel, at))
             }
@@ -308,6 +311,7 @@ impl Writer {
     }
 
     fn insert(&mut self, rec: NewRecord) -> Result<Inserted, CoreError> {
+        self.check_rules_seq(rec.rules_seq)?;
         let p = rec.proposal;
         if let Some(idem) = &rec.idempotency {
             let sql = "SELECT id, request_sha256 FROM proposals WHERE agent = ? AND idempotency_key = ?";

@@ -56,8 +56,7 @@ impl Writer {
         done: &mut Vec<Done>,
         deferred: &mut Vec<(usize, StoredJson)>,
     ) -> Option<Op> {
-        let plain = matches!(&op, Op::Insert(rec, _) if rec.idempotency.is_none() && rec.proposal.supersedes.is_none() && rec.origin.is_none()
-            && rec.decided.is_none() && rec.rule.is_none()
+        let plain = matches!(&op, Op::Insert(rec, _) if rec.is_plain() && rec.origin.is_none()
             && self.pending_bound.under(&rec.proposal.agent, rec.max_pending));
         if !plain {
             return Some(op);
