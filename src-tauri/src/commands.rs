@@ -96,10 +96,11 @@ pub async fn similar_rule(d: State<'_, Desktop>, id: String) -> Res<assent_core:
     Ok(d.engine.similar(&id).await?)
 }
 
-/// The rules, with how many recent proposals each would have matched.
+/// A page of the rules (`after`: the previous page's `next_after`), with how many recent
+/// proposals each would have matched and how many prompts each saved this week.
 #[tauri::command]
-pub async fn list_rules(d: State<'_, Desktop>) -> Res<assent_core::engine::rules::RuleList> {
-    Ok(d.engine.rules().await?)
+pub async fn list_rules(d: State<'_, Desktop>, after: Option<i64>) -> Res<assent_core::engine::rules::RuleList> {
+    Ok(d.engine.rules(after, None).await?)
 }
 
 /// The person adds a rule.

@@ -110,6 +110,8 @@ async fn an_allowed_call_is_filed_approved_and_a_denied_one_rejected_never_pendi
     assert_eq!(items[1]["matched"], 2, "the deny decided two");
     assert_eq!(items[0]["would_have_matched"], 1, "{list}");
     assert_eq!(list["recent"], 4);
+    // The prompts each saved this week: what it decided without asking.
+    assert_eq!((items[0]["saved_this_week"].as_u64(), items[1]["saved_this_week"].as_u64()), (Some(1), Some(2)));
 
     // Test without filing anything.
     let (st, t) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(bash("rm -rf /"))).await;
@@ -479,4 +481,49 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
         let p = propose(&s, body.clone()).await;
         assert_eq!(p["status"], want, "{body}: {p}");
     }
+}
+
+#[tokio::test]
+async fn the_rule_list_pages_through_thousands_of_rules_in_order() {
+    let s = Server::start().await;
+    let mut ids = vec![BUILTIN.to_string()];
+    for i in 0..450 {
+        let r = add_rule(&s, json!({"effect": "allow", "match": {"tool": format!("tool{i}")}})).await;
+        ids.push(r["id"].as_str().unwrap().to_string());
+    }
+    // The page after the first is asked for with its `next_after`; 200 rules a page unless
+    // asked otherwise; every rule once, in the order added.
+    let (mut seen, mut path, mut pages) = (Vec::new(), "/rules".to_string(), 0);
+    loop {
+        let (st, page) = s.req(Method::GET, &path, Some(&s.owner), None).await;
+        assert_eq!(st, StatusCode::OK, "{page}");
+        assert_eq!(page["total"], 451);
+        pages += 1;
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 200);
+        seen.extend(items.iter().map(|r| r["id"].as_str().unwrap().to_string()));
+        match page["next_after"].as_i64() {
+            Some(n) => path = format!("/rules?after={n}"),
+            None => break,
+        }
+    }
+    assert_eq!((pages, seen), (3, ids.clone()));
+    let (_, small) = s.req(Method::GET, "/rules?limit=7", Some(&s.owner), None).await;
+    assert_eq!(small["items"].as_array().unwrap().len(), 7);
+    // A rule removed between two pages moves nothing else.
+    let after = small["next_after"].as_i64().unwrap();
+    let (st, _) = s.req(Method::DELETE, &format!("/rules/{}", ids[7]), Some(&s.owner), None).await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let (_, next) = s.req(Method::GET, &format!("/rules?after={after}&limit=2"), Some(&s.owner), None).await;
+    let got: Vec<&str> = next["items"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(got, [ids[8].as_str(), ids[9].as_str()]);
+    // `assent rule list` reads every page.
+    let out = s.cli(&["rule", "list", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(all["items"].as_array().unwrap().len(), 450);
+    // A cursor that is not a number is a clear 400.
+    let (st, bad) = s.req(Method::GET, "/rules?after=abc", Some(&s.owner), None).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{bad}");
+    assert!(bad["error"]["code"].is_string(), "{bad}");
 }

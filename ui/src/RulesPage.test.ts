@@ -49,6 +49,40 @@ describe("the Rules page", () => {
     expect(within(d).getByTestId("rule-would").textContent).toBe(`would have matched 1 of the last ${total}`);
   });
 
+  it("says how many prompts a rule saved this week", async () => {
+    const m = empty();
+    const r = await m.addRule({ effect: "allow", match: { tool: "Bash", input: "npm test" }, everything: false });
+    const decided = (days: number) => {
+      const p = structuredClone(m.proposals[0]);
+      p.id = `p_saved_${days}`;
+      p.created_at = new Date(Date.now() - days * 24 * 3600 * 1000).toISOString();
+      p.decision = { ...(p.decision ?? {}), by: "rule", rule: { id: r.id, description: r.description } } as typeof p.decision;
+      m.proposals.push(p);
+    };
+    decided(1);
+    decided(3);
+    decided(9);
+    render(Rules, { backend: m });
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(within(row("npm test")).getByTestId("rule-saved").textContent).toBe("saved 2 prompts this week");
+  });
+
+  it("shows a page of rules, then the next on asking", async () => {
+    const m = empty();
+    m.rulePage = 3;
+    for (let i = 0; i < 7; i++) await m.addRule({ effect: "allow", match: { tool: `tool${i}` }, everything: false });
+    render(Rules, { backend: m });
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(screen.getByTestId("rules-shown").textContent).toBe("3 of 7 rules shown");
+    await fireEvent.click(screen.getByTestId("more-rules"));
+    await waitFor(() => expect(rows()).toHaveLength(6));
+    await fireEvent.click(screen.getByTestId("more-rules"));
+    await waitFor(() => expect(rows()).toHaveLength(7));
+    expect(screen.queryByTestId("more-rules")).toBeNull();
+    expect(rows().map((x) => x.textContent?.match(/tool\d/)?.[0])).toEqual(["tool0", "tool1", "tool2", "tool3", "tool4", "tool5", "tool6"]);
+    expect(calls(m, "rules").map((c) => c.args[0])).toEqual([null, 3, 6]);
+  });
+
   it("counts an expiring rule down, then shows it expired, dimmed and last", async () => {
     const m = empty();
     await m.addRule({ effect: "allow", match: { tool: "Read" }, everything: false, expires_in: 2 });

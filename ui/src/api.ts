@@ -82,8 +82,9 @@ export interface Backend {
   addCredential(name: string, scheme: string, hosts: string[], secret: string): Promise<CredentialMeta>;
   removeCredential(name: string): Promise<void>;
   info(): Promise<AppInfo>;
-  /** The rules, with how many recent proposals each would have matched. */
-  rules(): Promise<RuleList>;
+  /** A page of the rules (`after`: the previous page's `next_after`), with how many recent
+   * proposals each would have matched and how many prompts each saved this week. */
+  rules(after?: number | null): Promise<RuleList>;
   addRule(rule: NewRule): Promise<Rule>;
   removeRule(id: string): Promise<void>;
   /** The rule "approve and allow similar" would save for a pending proposal, not saved. */
@@ -137,7 +138,7 @@ export async function tauriBackend(): Promise<Backend> {
     addCredential: (name, scheme, hosts, secret) => invoke("add_credential", { name, scheme, hosts, secret }),
     removeCredential: (name) => invoke("remove_credential", { name }),
     info: () => invoke("app_info"),
-    rules: () => invoke("list_rules"),
+    rules: (after) => invoke("list_rules", { after: after ?? null }),
     addRule: (rule) => invoke("add_rule", { rule }),
     removeRule: (id) => invoke("remove_rule", { id }),
     similarRule: (id) => invoke("similar_rule", { id }),

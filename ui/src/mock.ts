@@ -456,14 +456,23 @@ export class MockBackend implements Backend {
   async removeCredential(name: string) {
     this.creds = this.creds.filter((c) => c.name !== name);
   }
-  async rules(): Promise<RuleList> {
-    this.calls.push({ name: "rules", args: [] });
+  /** Rules a page holds, as the server's default. */
+  rulePage = 200;
+  async rules(after?: number | null): Promise<RuleList> {
+    this.calls.push({ name: "rules", args: [after ?? null] });
     const recent = [...this.proposals].sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, 10_000);
     const seen = recent.map((p) => ({ p, f: facts(p) }));
-    const items = [...this.ruleList]
-      .sort((a, b) => a.created_at.localeCompare(b.created_at))
-      .map((r) => ({ ...structuredClone(r), would_have_matched: seen.filter(({ p, f }) => ruleMatches(r.effect, r.match, p.agent, p.kind, f)).length }));
-    return { items, recent: recent.length };
+    const weekAgo = iso(Date.now() - 7 * 24 * 3600 * 1000);
+    const all = [...this.ruleList].sort((a, b) => a.created_at.localeCompare(b.created_at));
+    const from = after ?? 0;
+    const page = all.slice(from, from + this.rulePage);
+    const items = page.map((r) => ({
+      ...structuredClone(r),
+      would_have_matched: seen.filter(({ p, f }) => ruleMatches(r.effect, r.match, p.agent, p.kind, f)).length,
+      saved_this_week: this.proposals.filter((p) => p.created_at >= weekAgo && p.decision?.by === "rule" && p.decision.rule?.id === r.id).length,
+    }));
+    const next_after = from + page.length < all.length ? from + page.length : null;
+    return { items, recent: recent.length, total: all.length, next_after };
   }
 
   async addRule(rule: NewRule): Promise<Rule> {

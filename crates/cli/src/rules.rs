@@ -192,31 +192,35 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
             }
         }
         RuleCmd::List { json } => {
-            let v = client.call(Method::GET, "/rules", None, &[]).await?;
+            let list = all_rules(&client).await?;
             if json {
-                println!("{v}");
+                println!("{}", serde_json::to_string(&list)?);
                 return Ok(());
             }
-            let list: RuleList = serde_json::from_value(v).context("the server's answer is not a rule list")?;
             if list.items.is_empty() {
                 println!("no rules: every proposal waits for you (add one with `assent rule add`)");
                 return Ok(());
             }
             let now = Timestamp::now();
-            println!("{:<15} {:<6} {:<15} {:>8} {:>10}  RULE", "ID", "EFFECT", "EXPIRES", "MATCHED", "RECENT");
+            println!(
+                "{:<20} {:<6} {:<15} {:>8} {:>6} {:>10}  RULE",
+                "ID", "EFFECT", "EXPIRES", "MATCHED", "SAVED", "RECENT"
+            );
             for r in &list.items {
                 println!(
-                    "{:<15} {:<6} {:<15} {:>8} {:>10}  {}",
+                    "{:<20} {:<6} {:<15} {:>8} {:>6} {:>10}  {}",
                     r.rule.id,
                     effect_word(r.rule.effect),
                     until(r.rule.expires_at, now),
                     r.rule.matched,
+                    r.saved_this_week,
                     format!("{}/{}", r.would_have_matched, list.recent),
                     clip(&safe(&r.rule.description), 100)
                 );
             }
             println!(
-                "\nMATCHED: proposals it decided (or sent to you); RECENT: of the latest {} proposals, how many it matches",
+                "\nMATCHED: proposals it decided (or sent to you); SAVED: prompts it answered for you this week; \
+                 RECENT: of the latest {} proposals, how many it matches",
                 list.recent
             );
         }
@@ -276,10 +280,31 @@ fn settings_files(file: Option<PathBuf>) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// Every rule, page after page, as one list.
+async fn all_rules(client: &Client) -> Result<RuleList> {
+    let mut path = "/rules?limit=1000".to_string();
+    let mut all: Option<RuleList> = None;
+    loop {
+        let page: RuleList = serde_json::from_value(client.call(Method::GET, &path, None, &[]).await?)
+            .context("the server's answer is not a rule list")?;
+        let next = page.next_after;
+        match all.as_mut() {
+            None => all = Some(page),
+            Some(a) => a.items.extend(page.items),
+        }
+        match next {
+            Some(n) => path = format!("/rules?limit=1000&after={n}"),
+            None => break,
+        }
+    }
+    let mut all = all.context("no answer")?;
+    all.next_after = None;
+    Ok(all)
+}
+
 async fn import(client: &Client, file: Option<PathBuf>, agent: Option<String>, yes: bool) -> Result<()> {
     let home = dirs::home_dir().unwrap_or_default();
-    let existing: RuleList = serde_json::from_value(client.call(Method::GET, "/rules", None, &[]).await?)
-        .context("the server's answer is not a rule list")?;
+    let existing = all_rules(client).await?;
     let mut have: Vec<(Effect, RuleMatch)> =
         existing.items.iter().map(|r| (r.rule.effect, r.rule.matches.clone())).collect();
     let (mut create, mut refused, mut already) = (Vec::new(), 0usize, 0usize);

@@ -234,6 +234,12 @@ pub trait Store: Send + Sync + 'static {
         channel: Channel,
         at: Timestamp,
     ) -> Result<Option<(Rule, i64)>, CoreError>;
+    /// At most `limit` rules after position `after` (0: from the first), oldest first, each
+    /// with its position (the cursor of the next page).
+    async fn rules_after(&self, after: i64, limit: u32) -> Result<Vec<(i64, Rule)>, CoreError>;
+    /// How many proposals filed at `since` or later each rule decided (allowed or refused
+    /// without asking), by rule id.
+    async fn rule_decisions_since(&self, since: Timestamp) -> Result<Vec<(String, u64)>, CoreError>;
     /// The position of the latest entry of the rule log (0 when it is empty): read before the
     /// rules, it says which rules a set compiled from them holds at least.
     async fn rule_seq(&self) -> Result<i64, CoreError>;

@@ -462,6 +462,23 @@ impl Store for SqliteStore {
         self.send(|reply| Op::RemoveRule { id, actor, channel, at, reply }).await
     }
 
+    async fn rules_after(&self, after: i64, limit: u32) -> Result<Vec<(i64, assent_core::rules::Rule)>, CoreError> {
+        let sql = concat!("SELECT seq, ", rows::rule_cols!(), " FROM rules WHERE seq > ? ORDER BY seq LIMIT ?");
+        let rows = sqlx::query(sql).bind(after).bind(i64::from(limit)).fetch_all(&self.read).await.map_err(db_err)?;
+        Ok(rows.iter().map(|r| Ok((rows::Cols::int(r, "seq")?, rows::rule(r)?))).collect::<Result<_, StoreError>>()?)
+    }
+
+    async fn rule_decisions_since(&self, since: Timestamp) -> Result<Vec<(String, u64)>, CoreError> {
+        let sql = "SELECT json_extract(decision, '$.rule.id') AS rule, COUNT(*) AS n FROM proposals \
+                   WHERE id >= ? AND json_extract(decision, '$.by') = 'rule' GROUP BY rule";
+        let rows: Vec<(Option<String>, i64)> = sqlx::query_as(sql)
+            .bind(assent_core::engine::proposal_id_floor(since))
+            .fetch_all(&self.read)
+            .await
+            .map_err(db_err)?;
+        Ok(rows.into_iter().filter_map(|(r, n)| Some((r?, n.max(0) as u64))).collect())
+    }
+
     async fn rule_seq(&self) -> Result<i64, CoreError> {
         let (seq,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(seq), 0) FROM rule_log").fetch_one(&self.read).await.map_err(db_err)?;

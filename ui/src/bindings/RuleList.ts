@@ -2,7 +2,7 @@
 import type { RuleView } from "./RuleView";
 
 /**
- * The rules, for the Rules page.
+ * A page of the rules, for the Rules page.
  */
 export type RuleList = { 
 /**
@@ -12,4 +12,12 @@ items: Array<RuleView>,
 /**
  * How many recent proposals `would_have_matched` looked at.
  */
-recent: number, };
+recent: number, 
+/**
+ * How many rules are in force, on every page.
+ */
+total: number, 
+/**
+ * The `after` to ask for the next page; none on the last.
+ */
+next_after: number | null, };

@@ -13,6 +13,10 @@ export type RuleView = {
  */
 would_have_matched: number, 
 /**
+ * How many proposals of the last seven days it decided without asking anyone.
+ */
+saved_this_week: number, 
+/**
  * Its id (`r_...`).
  */
 id: string, 

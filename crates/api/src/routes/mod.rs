@@ -24,6 +24,17 @@ impl LogQuery {
     }
 }
 
+/// Query of `GET /v1/rules`.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RulePageQuery {
+    /// Rules after this position: the `next_after` of the page before (none: from the first).
+    after: Option<i64>,
+    /// How many (200 when left out; 0 counts as 1, and more than 1,000 as 1,000).
+    #[param(schema_with = crate::extract::count_schema)]
+    limit: Option<crate::extract::Count>,
+}
+
 /// When a page of a log is full, the `next_after` to ask for next.
 pub fn next_after<T>(items: &[T], limit: u32, seq: impl Fn(&T) -> i64) -> Option<i64> {
     if items.len() as u32 == limit { items.last().map(seq) } else { None }

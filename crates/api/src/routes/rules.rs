@@ -10,13 +10,19 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::Value;
 
-/// Every rule, oldest first, with how many proposals it matched and how many of the latest
-/// 10,000 it would have matched.
+/// The rules, oldest first, a page at a time (`next_after` names the next), each with how many
+/// proposals it matched, how many of the latest 10,000 it would have matched, and how many
+/// prompts it saved this week.
 #[utoipa::path(get, path = "/v1/rules", tag = "rules", operation_id = "list_rules",
     security(("owner" = [])),
-    responses((status = 200, description = "The rules", body = RuleList)))]
-pub async fn list(State(s): State<AppState>, _: Owner) -> Result<axum::Json<RuleList>, ApiError> {
-    Ok(axum::Json(s.engine.rules().await?))
+    params(super::RulePageQuery),
+    responses((status = 200, description = "A page of the rules", body = RuleList)))]
+pub async fn list(
+    State(s): State<AppState>,
+    _: Owner,
+    Query(q): Query<super::RulePageQuery>,
+) -> Result<axum::Json<RuleList>, ApiError> {
+    Ok(axum::Json(s.engine.rules(q.after, q.limit.map(|c| c.0.min(u64::from(u32::MAX)) as u32)).await?))
 }
 
 /// Adds a rule; the answer has its `id` and `description` (it in plain words).

@@ -13,6 +13,7 @@ mod team;
 mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision};
+pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
 
 use crate::credentials::{CredentialMeta, SecretSource};

@@ -30,6 +30,14 @@ const RULE_TRIES: u32 = 3;
 /// a batch of new proposals dirties one or two index pages instead of one page per proposal,
 /// which is most of what a durable commit writes.
 pub fn new_proposal_id(at: Timestamp) -> String {
+    let mut id = proposal_id_floor(at);
+    id.push_str(&base32(&random_bytes::<16>()));
+    id
+}
+
+/// The least id a proposal created at `at` or later can have: `id >= floor` finds the
+/// proposals of a time window through the index on ids.
+pub fn proposal_id_floor(at: Timestamp) -> String {
     const DIGITS: &[u8; 32] = b"0123456789abcdefghijklmnopqrstuv";
     let ms = at.0.max(0) as u64;
     let mut id = String::with_capacity(2 + 9 + 26);
@@ -37,7 +45,6 @@ pub fn new_proposal_id(at: Timestamp) -> String {
     for i in (0..9).rev() {
         id.push(DIGITS[((ms >> (5 * i)) & 31) as usize] as char);
     }
-    id.push_str(&base32(&random_bytes::<16>()));
     id
 }
 
@@ -244,5 +251,8 @@ mod tests {
         assert!(much_later > later);
         // Nine digits of five bits hold milliseconds for about a thousand years.
         assert!(new_proposal_id(Timestamp((1 << 45) - 1)) > much_later);
+        // The floor of a time is below every id made then or later, above every id made before.
+        let floor = proposal_id_floor(t);
+        assert!(floor <= a && floor <= later && new_proposal_id(Timestamp(t.0 - 1)) < floor);
     }
 }

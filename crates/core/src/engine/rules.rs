@@ -21,6 +21,10 @@ pub const MAX_RULE_SECS: i64 = 366 * 24 * 3600;
 pub const MAX_RULES: usize = 10_000;
 /// How many recent proposals the Rules page looks back over.
 pub const HISTORY: u32 = 10_000;
+/// Rules on one page of the list, unless asked otherwise.
+pub const RULE_PAGE: u32 = 200;
+/// The most rules one page holds.
+pub const MAX_RULE_PAGE: u32 = 1_000;
 const NOTE_MAX: usize = 1_000;
 /// The id of the built-in read-only rule.
 pub const BUILTIN_READ_ONLY_ID: &str = "r_builtin_read_only";
@@ -60,9 +64,12 @@ pub struct RuleView {
     /// How many of the latest proposals (up to 10,000) it matches, whatever decided them.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub would_have_matched: u64,
+    /// How many proposals of the last seven days it decided without asking anyone.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub saved_this_week: u64,
 }
 
-/// The rules, for the Rules page.
+/// A page of the rules, for the Rules page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -72,6 +79,12 @@ pub struct RuleList {
     /// How many recent proposals `would_have_matched` looked at.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub recent: u64,
+    /// How many rules are in force, on every page.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub total: u64,
+    /// The `after` to ask for the next page; none on the last.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub next_after: Option<i64>,
 }
 
 /// What the rules say about a proposal.
@@ -204,22 +217,26 @@ impl Engine {
         Ok(())
     }
 
-    /// Puts this node's own change in force, logged at `seq`: the rules kept and the one
-    /// added, only the new rule compiled. When the log moved on from the set in force by more
-    /// than this change (another node changed the rules meanwhile), every rule is read again.
-    async fn swap_rules(&self, seq: i64, keep: impl Fn(&Candidate) -> bool, added: Option<Candidate>) {
+    /// Puts this node's own change in force, logged at `seq`: `change` makes the new set from
+    /// the one in force (a rule added is the only one compiled and filed). When the log moved
+    /// on from the set in force by more than this change (another node changed the rules
+    /// meanwhile), every rule is read again.
+    async fn swap_rules(&self, seq: i64, change: impl FnOnce(&RuleSet) -> Result<RuleSet, crate::rules::BadRule>) {
         let old = self.rule_set();
-        if seq != old.seq() + 1 {
-            if let Err(e) = self.reload_rules_locked().await {
-                // The set in force is older than the log: the store refuses its decisions, so
-                // none is made by a rule no longer in force; the next change reloads it.
-                tracing::warn!(error = %e, "could not read the rules again after changing one");
+        let changed = if seq == old.seq() + 1 { change(&old).map_err(|e| e.to_string()) } else { Err(String::new()) };
+        match changed {
+            Ok(set) => *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set.at_seq(seq)),
+            Err(e) => {
+                if !e.is_empty() {
+                    tracing::error!(error = %e, "the rules do not compile together; reading them again");
+                }
+                if let Err(e) = self.reload_rules_locked().await {
+                    // The set in force is older than the log: the store refuses its decisions,
+                    // so none is made by a rule no longer in force; the next change reloads it.
+                    tracing::warn!(error = %e, "could not read the rules again after changing one");
+                }
             }
-            return;
         }
-        let mut cands: Vec<Candidate> = old.rules().iter().filter(|c| keep(c)).cloned().collect();
-        cands.extend(added);
-        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set_of(cands).at_seq(seq));
     }
 
     /// Checks a match and puts it in its stored form (method upper case, host lower case, an
@@ -371,7 +388,7 @@ impl Engine {
         };
         let compiled = candidate(&rule).map_err(|e| invalid(e.code, e.message))?;
         let seq = self.inner.store.add_rule(rule.clone()).await?;
-        self.swap_rules(seq, |_| true, Some(compiled)).await;
+        self.swap_rules(seq, |s| s.with(compiled)).await;
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -381,7 +398,7 @@ impl Engine {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
         let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, Timestamp::now()).await?;
         let (rule, seq) = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
-        self.swap_rules(seq, |c| c.id != rule.id, None).await;
+        self.swap_rules(seq, |s| s.without(|c| c.id == rule.id)).await;
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
         Ok(rule)
     }
@@ -427,30 +444,46 @@ impl Engine {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
         let Ok(compiled) = candidate(&rule) else { return };
         match self.inner.store.add_rule(rule).await {
-            Ok(seq) => self.swap_rules(seq, |_| true, Some(compiled)).await,
+            Ok(seq) => self.swap_rules(seq, |s| s.with(compiled)).await,
             // Another node of a team put it in force first.
             Err(e) => tracing::debug!(error = %e, "the built-in read-only rule was not added"),
         }
     }
 
-    /// Every rule, with how many of the latest proposals each would have matched.
-    pub async fn rules(&self) -> Result<RuleList, CoreError> {
-        let rules = self.inner.store.rules().await?;
+    /// A page of the rules, oldest first, each with how many of the latest proposals it would
+    /// have matched and how many prompts it saved this week. `after` is the previous page's
+    /// `next_after` (none: the first page); `limit` is clamped to 1..=[`MAX_RULE_PAGE`].
+    pub async fn rules(&self, after: Option<i64>, limit: Option<u32>) -> Result<RuleList, CoreError> {
+        let limit = limit.unwrap_or(RULE_PAGE).clamp(1, MAX_RULE_PAGE);
+        let mut page = self.inner.store.rules_after(after.unwrap_or(0).max(0), limit + 1).await?;
+        let next_after = (page.len() > limit as usize).then(|| page[limit as usize - 1].0);
+        page.truncate(limit as usize);
         let recent = self.inner.store.recent_facts(HISTORY).await?;
-        // The set in force is these rules, compiled already.
+        let week_ago = Timestamp(Timestamp::now().0 - 7 * 24 * 3600 * 1000);
+        let saved: std::collections::HashMap<String, u64> =
+            self.inner.store.rule_decisions_since(week_ago).await?.into_iter().collect();
+        // Only this page's rules (compiled already, in the set in force) look at the proposals.
+        let ids: std::collections::HashSet<&str> = page.iter().map(|(_, r)| r.id.as_str()).collect();
         let set = self.rule_set();
+        let set = set.only(|c| ids.contains(c.id.as_str())).unwrap_or_default();
         let mut counts = std::collections::HashMap::<&str, u64>::new();
-        for (agent, kind, facts) in recent.iter() {
-            let s = Subject::new(agent.clone(), kind.clone(), facts.clone());
-            for i in set.matching(&s) {
-                *counts.entry(set.rules()[i].id.as_str()).or_default() += 1;
+        if !set.is_empty() {
+            for (agent, kind, facts) in recent.iter() {
+                let s = Subject::new(agent.clone(), kind.clone(), facts.clone());
+                for i in set.matching(&s) {
+                    *counts.entry(set.rules()[i].id.as_str()).or_default() += 1;
+                }
             }
         }
-        let items = rules
+        let items = page
             .iter()
-            .map(|r| RuleView { would_have_matched: counts.get(r.id.as_str()).copied().unwrap_or(0), rule: r.clone() })
+            .map(|(_, r)| RuleView {
+                would_have_matched: counts.get(r.id.as_str()).copied().unwrap_or(0),
+                saved_this_week: saved.get(&r.id).copied().unwrap_or(0),
+                rule: r.clone(),
+            })
             .collect();
-        Ok(RuleList { items, recent: recent.len() as u64 })
+        Ok(RuleList { items, recent: recent.len() as u64, total: self.rule_set().len() as u64, next_after })
     }
 
     /// The rule log after `after_seq` (for export).

@@ -25,6 +25,7 @@
 //! or matched by no rule, and allowed only when every part is allowed.
 
 mod compiled;
+mod globs;
 mod set;
 mod words;
 

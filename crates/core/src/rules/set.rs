@@ -3,11 +3,13 @@
 //! writes, its path) decided on its own, then the proposal.
 
 use super::compiled::{Compiled, parts};
+use super::globs::Globs;
 use super::{BadRule, Effect, Subject, bad};
 use crate::time::Timestamp;
 use assent_commands::PathArg;
-use globset::{GlobSet, GlobSetBuilder};
+use globset::Glob;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One rule, compiled, with what it needs to be chosen.
 #[derive(Debug, Clone)]
@@ -45,18 +47,18 @@ pub struct Ruling<'a> {
 /// most telling it names: its command prefix's program, else its path (a glob set over
 /// paths), else its agent, else its tool (a glob set over tool names: many rules name `Bash`),
 /// else its kind.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct RuleSet {
-    rules: Vec<Candidate>,
+    rules: Vec<Arc<Candidate>>,
     by_word: HashMap<String, Vec<usize>>,
     /// Rules whose prefix names a wrapper (`sudo`): every command's wrappers are looked up too.
     word_rules: Vec<usize>,
-    paths: GlobSet,
+    paths: Globs,
     path_rules: Vec<usize>,
     /// The deny and ask rules among `path_rules`: they also see paths not known.
     stop_path_rules: Vec<usize>,
     by_agent: HashMap<String, Vec<usize>>,
-    tools: GlobSet,
+    tools: Globs,
     tool_rules: Vec<usize>,
     by_kind: HashMap<String, Vec<usize>>,
     rest: Vec<usize>,
@@ -69,39 +71,76 @@ pub struct RuleSet {
 impl RuleSet {
     /// Compiles the set.
     pub fn new(rules: Vec<Candidate>) -> Result<RuleSet, BadRule> {
-        let (mut tools, mut paths) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        Self::of(rules.into_iter().map(Arc::new).collect())
+    }
+
+    fn of(rules: Vec<Arc<Candidate>>) -> Result<RuleSet, BadRule> {
         let mut set = RuleSet::default();
+        let (mut tools, mut paths) = (Vec::new(), Vec::new());
         for (i, r) in rules.iter().enumerate() {
-            let c = &r.compiled;
-            if let Some(w) = c.prefix.as_ref().and_then(|p| p.words.first()) {
-                set.by_word.entry(w.clone()).or_default().push(i);
-                set.word_rules.push(i);
-            } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative) {
-                paths.add(g.clone());
-                set.path_rules.push(i);
-                if c.effect != Effect::Allow {
-                    set.stop_path_rules.push(i);
-                }
-            } else if c.path.is_some() {
-                // Relative to the working folder: looked at for every proposal.
-                set.rest.push(i);
-            } else if let Some(a) = &c.m.agent {
-                set.by_agent.entry(a.clone()).or_default().push(i);
-            } else if let Some(g) = &c.tool {
-                tools.add(g.clone());
-                set.tool_rules.push(i);
-            } else if let Some(k) = &c.m.kind {
-                set.by_kind.entry(k.clone()).or_default().push(i);
-            } else {
-                set.rest.push(i);
-            }
+            set.index(i, r, &mut tools, &mut paths);
         }
-        let built = |b: GlobSetBuilder| b.build().map_err(|e| bad("invalid_glob", format!("the rules' globs: {e}")));
-        set.decides_without_cwd = rules.iter().any(|r| !r.compiled.read_only);
-        set.tools = built(tools)?;
-        set.paths = built(paths)?;
+        set.tools = Globs::build(tools).map_err(bad_globs)?;
+        set.paths = Globs::build(paths).map_err(bad_globs)?;
         set.rules = rules;
         Ok(set)
+    }
+
+    /// Files the rule at position `i` under the one field it is found by (its globs gathered
+    /// in `tools` and `paths`).
+    fn index(&mut self, i: usize, r: &Candidate, tools: &mut Vec<(Glob, usize)>, paths: &mut Vec<(Glob, usize)>) {
+        let c = &r.compiled;
+        self.decides_without_cwd |= !c.read_only;
+        if let Some(w) = c.prefix.as_ref().and_then(|p| p.words.first()) {
+            self.by_word.entry(w.clone()).or_default().push(i);
+            self.word_rules.push(i);
+        } else if let Some(g) = c.path.as_ref().filter(|_| !c.relative) {
+            paths.push((g.clone(), self.path_rules.len()));
+            self.path_rules.push(i);
+            if c.effect != Effect::Allow {
+                self.stop_path_rules.push(i);
+            }
+        } else if c.path.is_some() {
+            // Relative to the working folder: looked at for every proposal.
+            self.rest.push(i);
+        } else if let Some(a) = &c.m.agent {
+            self.by_agent.entry(a.clone()).or_default().push(i);
+        } else if let Some(g) = &c.tool {
+            tools.push((g.clone(), self.tool_rules.len()));
+            self.tool_rules.push(i);
+        } else if let Some(k) = &c.m.kind {
+            self.by_kind.entry(k.clone()).or_default().push(i);
+        } else {
+            self.rest.push(i);
+        }
+    }
+
+    /// The set with `c` added last: only `c` is compiled and filed, and of the glob sets only
+    /// the last chunk is built again, so adding a rule costs the same with ten rules or ten
+    /// thousand.
+    pub fn with(&self, c: Candidate) -> Result<RuleSet, BadRule> {
+        let mut set = self.clone();
+        let (mut tools, mut paths) = (Vec::new(), Vec::new());
+        set.index(set.rules.len(), &c, &mut tools, &mut paths);
+        for (g, at) in tools {
+            set.tools.push(g, at).map_err(bad_globs)?;
+        }
+        for (g, at) in paths {
+            set.paths.push(g, at).map_err(bad_globs)?;
+        }
+        set.rules.push(Arc::new(c));
+        Ok(set)
+    }
+
+    /// The set without the rules `gone` names, filed again from those kept (none compiled
+    /// again).
+    pub fn without(&self, gone: impl Fn(&Candidate) -> bool) -> Result<RuleSet, BadRule> {
+        Ok(Self::of(self.rules.iter().filter(|c| !gone(c)).cloned().collect())?.at_seq(self.seq))
+    }
+
+    /// The set of the rules `keep` names only (a page of them), in their order.
+    pub fn only(&self, keep: impl Fn(&Candidate) -> bool) -> Result<RuleSet, BadRule> {
+        Ok(Self::of(self.rules.iter().filter(|c| keep(c)).cloned().collect())?.at_seq(self.seq))
     }
 
     /// The set, said to hold the rules of the rule log up to `seq`.
@@ -134,7 +173,7 @@ impl RuleSet {
     }
 
     /// The rules, in the order given.
-    pub fn rules(&self) -> &[Candidate] {
+    pub fn rules(&self) -> &[Arc<Candidate>] {
         &self.rules
     }
 
@@ -215,7 +254,8 @@ impl RuleSet {
 
     /// The ruling for `s` at `now`.
     pub fn rule(&self, s: &Subject, now: Timestamp) -> Ruling<'_> {
-        let live: Vec<&Candidate> = self.maybe(s).into_iter().map(|i| &self.rules[i]).filter(|r| r.live(now)).collect();
+        let live: Vec<&Candidate> =
+            self.maybe(s).into_iter().map(|i| self.rules[i].as_ref()).filter(|r| r.live(now)).collect();
         let mut allowed_by: Option<&Candidate> = None;
         let mut asked: Option<Ruling<'_>> = None;
         for part in parts(s) {
@@ -289,4 +329,8 @@ impl RuleSet {
             None => Ruling { effect: Effect::Ask, rule: None },
         }
     }
+}
+
+fn bad_globs(e: globset::Error) -> BadRule {
+    bad("invalid_glob", format!("the rules' globs: {e}"))
 }

@@ -198,9 +198,10 @@ fn hosts_methods_and_credentials_match_exactly() {
 }
 
 #[test]
-fn the_set_finds_the_same_rules_as_checking_each() {
+fn the_set_finds_the_same_rules_as_checking_each_built_whole_or_grown_one_by_one() {
     let mut rules = Vec::new();
-    for i in 0..300 {
+    // More path globs than one chunk of the glob sets holds.
+    for i in 0..2_200 {
         let bash = || Some("Bash".to_string());
         let m = match i % 8 {
             0 => RuleMatch { tool: Some(format!("tool{i}")), ..Default::default() },
@@ -232,10 +233,20 @@ fn the_set_finds_the_same_rules_as_checking_each() {
         ),
         Subject::new("a", "http.request", Facts { method: Some("DELETE".into()), ..Default::default() }),
     ];
+    let mut grown = set(rules[..100].to_vec());
+    for r in &rules[100..] {
+        grown = grown.with(r.clone()).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let gone = |c: &Candidate| c.id.ends_with('3');
+    let fewer = all.without(gone).unwrap_or_else(|e| panic!("{e}"));
     for s in &subjects {
         let slow: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].compiled.matches(s)).collect();
         assert!(!slow.is_empty(), "{:?}", s.facts);
         assert_eq!(all.matching(s), slow);
+        assert_eq!(grown.matching(s), slow, "grown one by one: {:?}", s.facts);
+        let ids = |set: &RuleSet, at: Vec<usize>| at.into_iter().map(|i| set.rules()[i].id.clone()).collect::<Vec<_>>();
+        let kept: Vec<String> = ids(&all, slow).into_iter().filter(|id| !id.ends_with('3')).collect();
+        assert_eq!(ids(&fewer, fewer.matching(s)), kept, "without some: {:?}", s.facts);
     }
 }
 

@@ -271,6 +271,24 @@ impl Store for PgStore {
         self.add_rule_row(&rule).await
     }
 
+    async fn rules_after(&self, after: i64, limit: u32) -> Result<Vec<(i64, Rule)>, CoreError> {
+        let sql = concat!("SELECT seq, ", rule_cols!(), " FROM rules WHERE seq > $1 ORDER BY seq LIMIT $2");
+        let rows = sqlx::query(sql).bind(after).bind(i64::from(limit)).fetch_all(&self.pool).await.map_err(core)?;
+        Ok(rows.iter().map(|r| Ok((rows::Cols::int(r, "seq")?, rows::rule(r)?))).collect::<Result<_, StoreError>>()?)
+    }
+
+    async fn rule_decisions_since(&self, since: Timestamp) -> Result<Vec<(String, u64)>, CoreError> {
+        // The decision is JSON kept as text.
+        let sql = "SELECT (decision::jsonb)->'rule'->>'id' AS rule, COUNT(*) AS n FROM proposals \
+                   WHERE id >= $1 AND (decision::jsonb)->>'by' = 'rule' GROUP BY rule";
+        let rows: Vec<(Option<String>, i64)> = sqlx::query_as(sql)
+            .bind(assent_core::engine::proposal_id_floor(since))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(core)?;
+        Ok(rows.into_iter().filter_map(|(r, n)| Some((r?, n.max(0) as u64))).collect())
+    }
+
     async fn rule_seq(&self) -> Result<i64, CoreError> {
         let (seq,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(seq), 0) FROM rule_log").fetch_one(&self.pool).await.map_err(core)?;
