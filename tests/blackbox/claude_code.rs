@@ -17,7 +17,7 @@ const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.330";
 
 static INSTALL: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-fn claude() -> PathBuf {
+pub(crate) fn claude() -> PathBuf {
     let mut guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = guard.as_ref() {
         return p.clone();

@@ -26,5 +26,6 @@ mod notify;
 mod openapi;
 mod rules;
 mod security;
+mod session;
 mod team;
 mod wire;
