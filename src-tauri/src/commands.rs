@@ -125,12 +125,14 @@ pub async fn decide_batch(d: State<'_, Desktop>, items: Vec<BatchItem>) -> Res<B
     Ok(d.engine.decide_batch(&d.engine.person(Channel::App), items).await?)
 }
 
-/// The person decides every pending proposal of a group together, all or nothing.
+/// The person decides every pending proposal of a group together, all or nothing: one
+/// agent's on one node (`node`: the proposals' node, on a team store).
 #[tauri::command]
 pub async fn decide_group(
     d: State<'_, Desktop>,
     group_id: String,
     agent: Option<String>,
+    node: Option<String>,
     outcome: Outcome,
     reason: Option<String>,
     feedback: Option<String>,
@@ -138,7 +140,7 @@ pub async fn decide_group(
     Ok(d.engine
         .decide_group(
             &d.engine.person(Channel::App),
-            GroupDecision { group_id, agent, node: None, outcome, reason, feedback },
+            GroupDecision { group_id, agent, node, outcome, reason, feedback },
         )
         .await?)
 }

@@ -73,7 +73,8 @@ export interface Backend {
   get(id: string): Promise<Detail>;
   decide(id: string, outcome: Outcome, opts?: DecideOptions): Promise<Decided>;
   decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]): Promise<BatchResult>;
-  decideGroup(groupId: string, agent: string, outcome: Outcome, reason?: string): Promise<BatchResult>;
+  /** Decides a batch: one agent's on one node (`node` null on a single-user Assent). */
+  decideGroup(groupId: string, agent: string, node: string | null, outcome: Outcome, reason?: string): Promise<BatchResult>;
   retry(id: string): Promise<Proposal>;
   agents(): Promise<AgentInfo[]>;
   addAgent(name: string): Promise<string>;
@@ -129,7 +130,7 @@ export async function tauriBackend(): Promise<Backend> {
     get: (id) => invoke("get_proposal", { id }),
     decide: (id, outcome, o = {}) => invoke("decide", { id, outcome, ...o }),
     decideBatch: (items) => invoke("decide_batch", { items }),
-    decideGroup: (groupId, agent, outcome, reason) => invoke("decide_group", { groupId, agent, outcome, reason }),
+    decideGroup: (groupId, agent, node, outcome, reason) => invoke("decide_group", { groupId, agent, node, outcome, reason }),
     retry: (id) => invoke("retry", { id }),
     agents: () => invoke("list_agents"),
     addAgent: (name) => invoke("add_agent", { name }),

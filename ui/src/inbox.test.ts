@@ -38,6 +38,22 @@ describe("rows", () => {
       "b2",
     ]);
   });
+  it("keeps a batch of agents of the same name on two nodes of a team apart", () => {
+    const r = rows([
+      p("a1", "pending", "2026-01-04", { group_id: "g", agent: "default", node: "alpha" }),
+      p("b1", "pending", "2026-01-03", { group_id: "g", agent: "default", node: "beta" }),
+      p("a2", "pending", "2026-01-02", { group_id: "g", agent: "default", node: "alpha" }),
+      p("b2", "pending", "2026-01-01", { group_id: "g", agent: "default", node: "beta" }),
+    ]);
+    expect(r.map((x) => (x.type === "group" ? `[${x.agent}@${x.node}/${x.group}:${x.count}]` : x.proposal.id))).toEqual([
+      "[default@alpha/g:2]",
+      "a1",
+      "a2",
+      "[default@beta/g:2]",
+      "b1",
+      "b2",
+    ]);
+  });
   it("marks the revised proposal as superseded", () => {
     const r = rows([p("new", "pending", "2026-01-02", { supersedes: "old" }), p("old", "withdrawn", "2026-01-01")]);
     const old = r.find((x) => x.type === "item" && x.proposal.id === "old");

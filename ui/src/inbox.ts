@@ -14,18 +14,19 @@ export function order(items: Proposal[]): Proposal[] {
 }
 
 export type Row =
-  | { type: "group"; group: string; agent: string; count: number; pending: number }
+  | { type: "group"; group: string; agent: string; node: string | null; count: number; pending: number }
   | { type: "item"; proposal: Proposal; grouped: boolean; superseded: boolean };
 
 /**
  * The list's rows: proposals of a batch together under one header, in the place of the
  * batch's first member; a proposal that a later one revises is marked superseded. A batch
- * belongs to one agent: the same `group_id` used by two agents is two batches.
+ * belongs to one agent on one node: the same `group_id` used by two agents, or by agents of
+ * the same name on two nodes of a team, is two batches.
  */
 export function rows(items: Proposal[]): Row[] {
   const ordered = order(items);
   const revised = new Set(ordered.map((p) => p.supersedes).filter((s): s is string => !!s));
-  const key = (p: Proposal) => (p.group_id ? `${p.agent}\u0000${p.group_id}` : null);
+  const key = (p: Proposal) => (p.group_id ? `${p.agent}\u0000${p.node ?? ""}\u0000${p.group_id}` : null);
   const byGroup = new Map<string, Proposal[]>();
   for (const p of ordered) {
     const k = key(p);
@@ -43,6 +44,7 @@ export function rows(items: Proposal[]): Row[] {
         type: "group",
         group: p.group_id,
         agent: p.agent,
+        node: p.node ?? null,
         count: members.length,
         pending: members.filter((m) => m.status === "pending").length,
       });

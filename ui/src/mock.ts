@@ -411,9 +411,10 @@ export class MockBackend implements Backend {
     return { results, decided, skipped, failed: 0 };
   }
 
-  async decideGroup(groupId: string, agent: string, outcome: Outcome, reason?: string) {
+  async decideGroup(groupId: string, agent: string, node: string | null, outcome: Outcome, reason?: string) {
+    this.calls.push({ name: "decideGroup", args: [groupId, agent, node, outcome] });
     const ids = this.proposals
-      .filter((p) => p.group_id === groupId && p.agent === agent && p.status === "pending")
+      .filter((p) => p.group_id === groupId && p.agent === agent && (p.node ?? null) === node && p.status === "pending")
       .map((p) => ({ id: p.id, outcome, reason }));
     return this.decideBatch(ids);
   }
