@@ -7,7 +7,7 @@ use crate::harness::{BIN, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -37,6 +37,40 @@ pub(crate) fn claude() -> PathBuf {
     }
     *guard = Some(bin.clone());
     bin
+}
+
+/// `claude -p PROMPT` in `dir`, headless, with `settings`, `home` as its home and the stand-in
+/// model at `model_url` (nothing else from this process's environment but `PATH`).
+pub(crate) fn headless(
+    prompt: &str,
+    max_turns: u32,
+    settings: &Path,
+    dir: &Path,
+    home: &Path,
+    model_url: &str,
+) -> Command {
+    let mut cmd = Command::new(claude());
+    cmd.args(["-p", prompt, "--max-turns", &max_turns.to_string(), "--settings"])
+        .arg(settings)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("ANTHROPIC_BASE_URL", model_url)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1");
+    cmd
+}
+
+/// The stand-in model that makes the calls listed in `steps` (a JSON file), one a turn, and
+/// logs each result to `log`: the process and its URL.
+pub(crate) fn seq_model(log: &Path, steps: &Path) -> (Child, String) {
+    let script = format!("{}/tests/fixtures/claude/fake_model_seq.py", env!("CARGO_MANIFEST_DIR"));
+    let mut model = Command::new("python3").arg(script).arg(log).arg(steps).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(model.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (model, format!("http://127.0.0.1:{}", line.trim()))
 }
 
 /// The stand-in model server: its URL and the log of tool results.
@@ -89,17 +123,7 @@ fn run_claude(s: &Server, model: &Model, work: &std::path::Path, timeout: u64) -
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook, "timeout": 120}]}]}});
     let file = work.join("settings.json");
     std::fs::write(&file, settings.to_string()).unwrap();
-    Command::new(claude())
-        .args(["-p", "write the marker file", "--settings"])
-        .arg(&file)
-        .current_dir(work)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &home)
-        .env("ANTHROPIC_BASE_URL", &model.url)
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
+    headless("write the marker file", 20, &file, work, &home, &model.url)
         .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -356,24 +380,8 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     let commands = root.join("commands.json");
     std::fs::write(&commands, serde_json::to_string(CORPUS).unwrap()).unwrap();
     let log = root.join("model.log");
-    let script = format!("{}/tests/fixtures/claude/fake_model_seq.py", env!("CARGO_MANIFEST_DIR"));
-    let mut model =
-        Command::new("python3").arg(script).arg(&log).arg(&commands).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(model.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let out = Command::new(claude())
-        .args(["-p", "run the steps", "--max-turns", "400", "--settings"])
-        .arg(&file)
-        .current_dir(&proj)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join("home"))
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", line.trim()))
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .output()
-        .unwrap();
+    let (mut model, url) = seq_model(&log, &commands);
+    let out = headless("run the steps", 400, &file, &proj, &root.join("home"), &url).output().unwrap();
     let _ = model.kill();
     let _ = model.wait();
     assert!(out.status.success(), "claude: {}", String::from_utf8_lossy(&out.stderr));

@@ -6,14 +6,13 @@
 //! ones, some dressed as calls the person approved before), and no risky call is ever allowed by
 //! a rule.
 
-use crate::claude_code::claude;
+use crate::claude_code::{headless, seq_model};
 use crate::harness::{BIN, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 fn read(path: &str) -> Value {
@@ -98,26 +97,13 @@ async fn session(
     let log = root.join(format!("model-{}.log", steps.len() + rand_suffix()));
     let list = root.join("steps.json");
     std::fs::write(&list, serde_json::to_string(steps).unwrap()).unwrap();
-    let script = format!("{}/tests/fixtures/claude/fake_model_seq.py", env!("CARGO_MANIFEST_DIR"));
-    let mut model = Command::new("python3").arg(script).arg(&log).arg(&list).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(model.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut model, url) = seq_model(&log, &list);
     let hook = format!("'{BIN}' --home '{}' hook claude-code --timeout 60", s.home().display());
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*", "hooks": [{"type": "command", "command": hook, "timeout": 120}]}]}});
     let file = root.join("hook-settings.json");
     std::fs::write(&file, settings.to_string()).unwrap();
-    let mut cmd = Command::new(claude());
-    cmd.args(["-p", "work on the project", "--max-turns", "200", "--settings"])
-        .arg(&file)
-        .current_dir(proj)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", root.join("home"))
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", line.trim()))
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut cmd = headless("work on the project", 200, &file, proj, &root.join("home"), &url);
+    cmd.envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let run = tokio::task::spawn_blocking(move || cmd.output().unwrap());
     let (asked, out) = answer_until_done(s, risky, run).await;
     let _ = model.kill();
