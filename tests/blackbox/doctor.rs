@@ -10,6 +10,11 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs `assent doctor --json` for `home` with this bus and this user directory.
 fn doctor(home: &Path, bus: &str, user: &Path) -> (Output, Value) {
+    doctor_in(home, bus, user, user)
+}
+
+/// [`doctor`] in the folder `cwd` (a project's own Claude Code settings are read there).
+fn doctor_in(home: &Path, bus: &str, user: &Path, cwd: &Path) -> (Output, Value) {
     let out = Command::new(BIN)
         .arg("--home")
         .arg(home)
@@ -18,7 +23,7 @@ fn doctor(home: &Path, bus: &str, user: &Path) -> (Output, Value) {
         .env("HOME", user)
         .env_remove("CLAUDE_CONFIG_DIR")
         .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
-        .current_dir(user)
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -118,6 +123,39 @@ async fn each_broken_part_is_named_with_its_fix() {
     let c = check(&v, "claude code");
     assert_eq!(c["status"], "problem", "{c}");
     assert!(c["detail"].as_str().unwrap().contains("`assent-missing`, which is not on the PATH"), "{c}");
+    // A PermissionRequest hook in Claude Code's auto mode (its default: no `defaultMode`) is
+    // asked almost nothing: a note with the fix; in `default` mode, or as PreToolUse, fine.
+    let permission_request = |mode: Option<&str>| {
+        let mut v = serde_json::json!({"hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "assent hook claude-code --timeout 590", "timeout": 600}
+        ]}]}});
+        if let Some(m) = mode {
+            v["permissions"] = serde_json::json!({"defaultMode": m});
+        }
+        v.to_string()
+    };
+    for (mode, status, says) in [
+        (None, "note", "`auto`"),
+        (Some("acceptEdits"), "note", "no edits at all"),
+        (Some("bypassPermissions"), "note", "`bypassPermissions`"),
+        (Some("default"), "ok", "hook in ~/.claude/settings.json"),
+    ] {
+        std::fs::write(&settings, permission_request(mode)).unwrap();
+        let (_, v) = doctor(s.home(), &bus.address, user.path());
+        let c = check(&v, "claude code");
+        assert_eq!(c["status"], status, "{mode:?}: {c}");
+        assert!(c["detail"].as_str().unwrap().contains(says), "{mode:?}: {c}");
+        if status == "note" {
+            assert!(c["fix"].as_str().unwrap().contains("PreToolUse"), "{c}");
+        }
+    }
+    // A project's local settings win over the user's.
+    std::fs::write(&settings, permission_request(Some("default"))).unwrap();
+    let project = user.path().join("proj");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(project.join(".claude/settings.local.json"), r#"{"permissions": {"defaultMode": "auto"}}"#).unwrap();
+    let (_, v) = doctor_in(s.home(), &bus.address, user.path(), &project);
+    assert_eq!(check(&v, "claude code")["status"], "note", "{v:#}");
     // Installed but not wired: a note, not a problem.
     std::fs::write(&settings, "{}").unwrap();
     let (_, v) = doctor(s.home(), &bus.address, user.path());

@@ -282,10 +282,12 @@ fn claude_code() -> Check {
     let mcp_files = [user.join(".claude.json"), config_dir.join(".claude.json"), cwd.join(".mcp.json")];
     let mut found = Vec::new();
     let mut commands = Vec::new();
+    let mut events = Vec::new();
     for file in &settings {
-        for cmd in hook_commands(file) {
+        for (event, cmd) in hook_commands(file) {
             found.push(format!("hook in {}", tilde(file, &user)));
             commands.push(cmd);
+            events.push(event);
         }
     }
     for file in &mcp_files {
@@ -319,6 +321,31 @@ fn claude_code() -> Check {
             );
         }
     }
+    // A `PermissionRequest` hook is asked only where Claude Code would prompt: in any mode but
+    // `default`, that is little or nothing. The settings later in `settings` win.
+    let mode = settings
+        .iter()
+        .rev()
+        .find_map(|f| read_json(f).and_then(|v| v["permissions"]["defaultMode"].as_str().map(str::to_string)));
+    if !events.iter().any(|e| e == "PreToolUse") && events.iter().any(|e| e == "PermissionRequest") {
+        let mode = mode.as_deref().unwrap_or("auto");
+        if mode != "default" {
+            let asked = match mode {
+                "auto" => "almost nothing: its classifier answers most prompts",
+                "acceptEdits" => "no edits at all",
+                "bypassPermissions" => "nothing",
+                _ => "little or nothing",
+            };
+            return Check::note(
+                NAME,
+                format!(
+                    "{}: a PermissionRequest hook, and Claude Code's permission mode is `{mode}`, in which it asks the hook {asked}; those calls run without Assent",
+                    found.join(", ")
+                ),
+                "make the hook a PreToolUse hook, or set \"permissions\": {\"defaultMode\": \"default\"} in the same settings (README: \"Which hook sees what\")",
+            );
+        }
+    }
     Check::ok(NAME, found.join(", "))
 }
 
@@ -326,18 +353,19 @@ fn read_json(file: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
 }
 
-/// The hook commands in a Claude Code settings file that run `assent hook`.
-fn hook_commands(file: &Path) -> Vec<String> {
+/// The hook commands in a Claude Code settings file that run `assent hook`, each with its
+/// event (`PreToolUse`, `PermissionRequest`).
+fn hook_commands(file: &Path) -> Vec<(String, String)> {
     let Some(v) = read_json(file) else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(events) = v["hooks"].as_object() {
-        for groups in events.values().filter_map(Value::as_array) {
+        for (event, groups) in events.iter().filter_map(|(e, g)| Some((e, g.as_array()?))) {
             for hook in groups.iter().filter_map(|g| g["hooks"].as_array()).flatten() {
                 if let Some(cmd) = hook["command"].as_str()
                     && cmd.contains("assent")
                     && cmd.contains(" hook")
                 {
-                    out.push(cmd.to_string());
+                    out.push((event.clone(), cmd.to_string()));
                 }
             }
         }
