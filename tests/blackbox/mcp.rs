@@ -211,3 +211,35 @@ async fn without_assent_running_the_client_is_told_so() {
     assert!(relative["json"]["error"]["message"].as_str().unwrap().contains("assent serve"));
     c.finish();
 }
+
+#[tokio::test]
+async fn its_log_on_a_pipe_carries_no_escape_codes() {
+    // MCP clients pass a server's stderr on to their own terminal or log file: plain text there.
+    let s = Server::start().await;
+    let mut out = std::process::Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .arg("mcp")
+        .env("ASSENT_LOG", "debug")
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let hello = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    let mut stdin = out.stdin.take().unwrap();
+    for m in hello {
+        std::io::Write::write_all(&mut stdin, format!("{m}\n").as_bytes()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    drop(stdin);
+    let out = out.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(err.contains("initialized"), "a debug log says something: {err:?}");
+    assert!(!err.contains('\u{1b}'), "escape codes on a pipe: {err:?}");
+}

@@ -177,3 +177,30 @@ async fn a_client_that_hangs_up_ends_its_wait() {
     sock.write_all(get(&s, "/health", &agent).as_bytes()).await.unwrap();
     assert_eq!(response(&mut sock, &mut buf).await.0, 200);
 }
+
+#[tokio::test]
+async fn a_request_target_that_is_a_full_url_is_refused() {
+    let s = Server::start().await;
+    let agent = s.agent.clone();
+    let body =
+        json!({"kind": "tool.call", "payload": {"tool": "t", "input": {"pad": "x".repeat(100_000)}}}).to_string();
+    for target in ["http://evil.example/v1/health", "http://127.0.0.1/v1/proposals", "*"] {
+        let mut sock = connect(&s).await;
+        let mut buf = Vec::new();
+        // A small request (read by the server itself), then a large one (read by hyper).
+        let small = format!("GET {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {agent}\r\n\r\n", host(&s));
+        let large = format!(
+            "POST {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {agent}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            host(&s),
+            body.len()
+        );
+        for req in [small, large] {
+            sock.write_all(req.as_bytes()).await.unwrap();
+            let (st, _, v) = response(&mut sock, &mut buf).await;
+            assert_eq!(st, 400, "{target}: {v}");
+            assert_eq!(v["error"]["code"], "invalid_target", "{target}: {v}");
+        }
+    }
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(page["items"], json!([]), "nothing was filed");
+}

@@ -30,6 +30,17 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
         )
         .into_response();
     }
+    // Only origin-form targets (`/v1/...`): a full URL as the target (`GET http://evil/...`)
+    // names a host other than the Host header, which the check below would not see.
+    let uri = req.uri();
+    if uri.scheme().is_some() || uri.authority().is_some() || !uri.path().starts_with('/') {
+        return crate::error::ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "invalid_target",
+            "the request target is a path such as /v1/health, never a full URL",
+        )
+        .into_response();
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !host_allowed(host, state.port) {
         return ApiError::forbidden(

@@ -325,6 +325,9 @@ fn init_tracing(serve: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour only for a person at a terminal: an MCP client or a hook runner passes stderr
+        // on to a log or another terminal, where escape codes are noise.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         // A log that cannot be written (a full disk) is dropped, never a panic.
         .log_internal_errors(false)
         .with_target(false)
