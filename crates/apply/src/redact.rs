@@ -2,8 +2,13 @@
 //!
 //! A server that is allowed to receive the secret may echo it back, and not always as it was
 //! sent: JSON-escaped, percent-encoded, HTML-escaped, in base64 or hex, or cut in the middle
-//! where the stored body ends. Everything stored from a response goes through [`redact`], which
-//! finds the secret in any mix of those encodings, character by character, and replaces it.
+//! where the stored body ends, or inside a longer text encoded in base64 at once. Everything
+//! stored from a response goes through [`redact`], which finds the secret in any mix of those
+//! encodings, character by character, and replaces it.
+//!
+//! Where it stops: a server allowed to receive the secret can always return it transformed in
+//! a way no redactor foresees (reversed, split by markup, encrypted). Those are out of scope by
+//! design; the boundary is the credential's allowed origins (README, "Where redaction stops").
 
 use base64::Engine as _;
 
@@ -95,6 +100,19 @@ impl Needle {
             base64::engine::general_purpose::URL_SAFE_NO_PAD,
         ];
         let mut whole: Vec<String> = engines.iter().map(|e| e.encode(b)).collect();
+        // Inside a longer base64 text (a whole echoed request or JSON document encoded at
+        // once), the secret, or its JSON-escaped form, starts at any of three byte alignments:
+        // what only its bytes determine is the same wherever it stands.
+        let escaped: String = secret.chars().map(|c| json_escape(c).map_or(c.to_string(), str::to_string)).collect();
+        let serialized = serde_json::to_string(secret).unwrap_or_default();
+        let serialized = serialized.trim_matches('"');
+        for form in [b, escaped.as_bytes(), serialized.as_bytes()] {
+            for engine in [&engines[1], &engines[3]] {
+                for k in 0..3 {
+                    whole.extend(embedded_base64(engine, form, k));
+                }
+            }
+        }
         whole.push(hex::encode(b));
         whole.push(hex::encode_upper(b));
         whole.sort();
@@ -140,6 +158,19 @@ impl Needle {
         }
         ends.into_iter().max()
     }
+}
+
+/// The base64 characters that only `bytes` determine when they follow `k` other bytes (0-2)
+/// in a longer encoded text: none when that is too short to look for.
+fn embedded_base64(engine: &base64::engine::GeneralPurpose, bytes: &[u8], k: usize) -> Option<String> {
+    let mut padded = vec![0u8; k];
+    padded.extend_from_slice(bytes);
+    let enc = engine.encode(&padded);
+    // A character stands for 6 bits: skip those that hold a bit of the k bytes before, stop
+    // before any that holds a bit of what comes after.
+    let (skip, end) = ((8 * k).div_ceil(6), 8 * padded.len() / 6);
+    let middle = enc.get(skip..end)?;
+    (middle.len() >= 2 * MIN_SECRET).then(|| middle.to_string())
 }
 
 /// True when `rest` is the beginning of one of the forms (an escape cut in the middle).
@@ -322,6 +353,40 @@ mod tests {
                         rest.starts_with(MARK) && rest[MARK.len()..].chars().all(|c| c == '='),
                         "{secret:?} as {enc:?} cut at {keep}: {out}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_secret_inside_a_longer_base64_text_is_redacted_at_every_alignment() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        for secret in SECRETS {
+            let escaped = serde_json::to_string(secret).unwrap_or_default();
+            for (pad, engine) in
+                [(0, STANDARD), (1, URL_SAFE_NO_PAD), (2, STANDARD), (4, URL_SAFE_NO_PAD), (5, STANDARD)]
+            {
+                // An echo service answering with the whole request, JSON and all, in base64.
+                let doc = format!(
+                    "{}{{\"headers\":{{\"authorization\":\"Bearer \" , \"token\":{escaped}}},\"n\":1}}",
+                    "x".repeat(pad)
+                );
+                let text = engine.encode(doc.as_bytes());
+                let out = redact(&text, secret, false);
+                assert!(out.contains(MARK), "{secret} at {pad}: {out}");
+                // No run of 8 characters that only the secret's bytes determine is left, for
+                // the secret as it was sent or JSON-escaped, at any alignment.
+                for form in [secret.as_bytes(), escaped.trim_matches('"').as_bytes()] {
+                    for k in 0..3 {
+                        let mut p = b"abc"[..k].to_vec();
+                        p.extend_from_slice(form);
+                        let enc = engine.encode(&p);
+                        let region = &enc[(8 * k).div_ceil(6)..8 * p.len() / 6];
+                        for w in region.as_bytes().windows(8) {
+                            let w = std::str::from_utf8(w).unwrap_or_default();
+                            assert!(!out.contains(w), "{secret} at {pad}, alignment {k}: `{w}` left in {out}");
+                        }
+                    }
                 }
             }
         }
