@@ -30,7 +30,8 @@ if [ "$status" -eq 0 ]; then
   # of its own per server on a real PostgreSQL (tests/blackbox/pg.rs). Left out: what is about
   # the local disk (a full disk under the home's SQLite database).
   echo "== the shared black-box suite on PostgreSQL"
-  ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features assent/crash-points -- \
+  # The same features as the run above, so nothing is compiled again.
+  ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features assent/crash-points,assent-core/ts -- \
     lifecycle:: errors:: events:: rules:: crash:: files:: http:: cli:: boundary:: durability:: security:: \
     --skip boundary::a_full_disk_is_a_clear_507_and_loses_nothing 2>&1 | tee -a "$log"
   status=${PIPESTATUS[0]}
