@@ -19,7 +19,7 @@ use utoipa::openapi::{ContentBuilder, Ref, RefOr};
 
 /// Every error an API request can answer: its status and the stable codes it carries.
 pub const ERROR_CODES: &[(u16, &[&str])] = &[
-    (400, &["invalid_host", "invalid_query", "malformed_json"]),
+    (400, &["invalid_host", "invalid_query", "invalid_target", "malformed_json"]),
     (401, &["unauthorized"]),
     (403, &["forbidden"]),
     (404, &["not_found"]),
