@@ -171,8 +171,10 @@ async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected(
     // Approved in the inbox: the call runs.
     let mut claude_run = run_claude(&s, &model, work.path(), 60);
     let p = pending(&s, &mut claude_run).await;
-    assert_eq!(p["title"], format!("Bash: echo approved > {}", marker.display()));
-    assert!(p["summary"].as_str().unwrap().contains(&work.path().display().to_string()), "the working folder");
+    assert_eq!(p["payload"]["input"]["command"], format!("echo approved > {}", marker.display()));
+    assert_eq!(p["title"], Value::Null, "no words of the agent");
+    assert_eq!(p["preview"]["cwd"], work.path().display().to_string(), "the working folder");
+    assert_eq!(p["payload"]["client"], "claude-code");
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
     finish(claude_run);
     assert_eq!(std::fs::read_to_string(&marker).unwrap().trim(), "approved");

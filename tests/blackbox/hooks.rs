@@ -62,11 +62,16 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["kind"], "tool.call");
     assert_eq!(
         p["payload"],
-        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop"})
+        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop", "client": "claude-code", "permission_mode": "default"})
     );
-    assert_eq!(p["title"], "Bash: rm -rf dist && npm run build");
     assert_eq!(p["session_id"], "8a1c6f7e-3b52-4d0a-9c1e-2f5d7b9e0a41");
-    assert!(p["summary"].as_str().unwrap().contains("/home/dev/shop"));
+    // A hook has no words of the agent: no title, no summary. What it reports is typed, and
+    // shown as the client's report.
+    assert_eq!((&p["title"], &p["summary"]), (&Value::Null, &Value::Null), "{p}");
+    assert_eq!(p["preview"]["cwd"], "/home/dev/shop");
+    assert_eq!(p["preview"]["client"], "Claude Code's hook");
+    assert_eq!(p["preview"]["permission_mode"], "default");
+    assert_eq!(p["preview"]["notes"], json!([]));
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
     let (_, out) = finish(hook);
     assert_eq!(
@@ -126,8 +131,11 @@ async fn permission_request_deny_allow_and_codex() {
     let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
     let p = pending(&s).await;
     assert_eq!(p["payload"]["tool"], "shell");
-    assert_eq!(p["title"], "shell: git push --force origin main");
-    assert!(p["summary"].as_str().unwrap().contains("Codex cannot run an edited call"), "said before the edit");
+    assert_eq!((&p["title"], &p["summary"]), (&Value::Null, &Value::Null), "{p}");
+    assert_eq!(p["payload"]["client"], "codex");
+    // Said before the edit, as Assent's own note, never as the agent's words.
+    let notes = p["preview"]["notes"].as_array().unwrap();
+    assert!(notes.len() == 1 && notes[0].as_str().unwrap().contains("Codex cannot run an edited call"), "{p}");
     let edits = json!({"input": {"command": ["bash", "-lc", "git push origin main"]}});
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
     let (_, out) = finish(hook);

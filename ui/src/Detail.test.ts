@@ -31,6 +31,23 @@ describe("the detail view", () => {
     expect(container.querySelector(".awsummary b")).toBeNull();
   });
 
+  it("shows what the client reported and Assent's notes apart from the agent's words", async () => {
+    const m = new MockBackend();
+    const p = m.proposals.find((x) => x.kind === "tool.call");
+    if (!p || p.preview.type !== "tool.call") throw new Error("fixture");
+    p.title = null;
+    p.summary = null;
+    Object.assign(p.preview, { cwd: "/home/me/project", client: "Codex's permission hook", permission_mode: "default", notes: ["Codex cannot run an edited call."] });
+    render(Detail, { backend: m, id: p.id });
+    const note = await screen.findByTestId("assent-note");
+    expect(note.textContent).toBe("Assent: Codex cannot run an edited call.");
+    const ctx = screen.getByTestId("tool-context").textContent ?? "";
+    expect(ctx).toContain("/home/me/project");
+    expect(ctx).toContain("Codex's permission hook");
+    // No agent's words: nothing is shown as the agent's.
+    expect(screen.queryByLabelText("The agent's own words")).toBeNull();
+  });
+
   it("rejects with the reason the person typed", async () => {
     const m = new MockBackend();
     const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";

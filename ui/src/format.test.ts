@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countdown, onNode, quitText, versionText } from "./format";
+import { countdown, onNode, quitText, versionText, what } from "./format";
 
 describe("countdown", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -37,5 +37,17 @@ describe("onNode", () => {
     expect(onNode(undefined)).toBe("");
     expect(onNode(null)).toBe("");
     expect(onNode("")).toBe("");
+  });
+});
+
+describe("what", () => {
+  it("says what a call does from its payload, never from the agent's title", () => {
+    expect(what({ kind: "tool.call", payload: { tool: "Bash", input: { command: "rm -rf build\necho done" } } })).toBe("Bash: rm -rf build");
+    expect(what({ kind: "tool.call", payload: { tool: "shell", input: { command: ["bash", "-lc", "git push"] } } })).toBe("shell: git push");
+    expect(what({ kind: "tool.call", payload: { tool: "shell", input: { command: ["ls", "-la"] } } })).toBe("shell: ls -la");
+    expect(what({ kind: "tool.call", payload: { tool: "Write", input: { file_path: "/tmp/x" } } })).toBe("Write: /tmp/x");
+    expect(what({ kind: "tool.call", payload: { tool: "mcp__x__y", input: { n: 1 } } })).toBe("mcp__x__y");
+    expect(what({ kind: "file.delete", payload: { path: "/a/b" } })).toBe("Delete /a/b");
+    expect(what({ kind: "http.request", payload: { method: "POST", url: "https://h/x" } })).toBe("POST https://h/x");
   });
 });

@@ -45,3 +45,32 @@ export function quitText({ waiting, pending }: QuitRequest): string {
   if (pending > 0) return `${proposals} ${pending === 1 ? "is" : "are"} pending. If you quit, ${pending === 1 ? "it stays" : "they stay"} pending until Assent runs again.`;
   return "No agent is waiting for a decision.";
 }
+
+/** What a proposal does, in Assent's words (computed from its payload, never the agent's
+ * title): for a tool call, the tool and the first line of what it acts on. */
+export function what(p: { kind: string; payload: unknown }): string {
+  const pl = (p.payload ?? {}) as Record<string, unknown>;
+  if (p.kind === "tool.call") {
+    const tool = typeof pl.tool === "string" ? pl.tool : "tool";
+    const input = (pl.input ?? {}) as Record<string, unknown>;
+    const cmd = input.command;
+    const shell = (a: unknown[]) =>
+      a.length === 3 && ["bash", "sh", "zsh", "dash"].includes(String(a[0]).split("/").pop() ?? "") && ["-c", "-lc", "-ic"].includes(String(a[1]));
+    let detail = typeof cmd === "string" ? cmd : Array.isArray(cmd) ? (shell(cmd) ? String(cmd[2]) : cmd.map(String).join(" ")) : "";
+    if (!detail) {
+      for (const k of ["file_path", "path", "url", "pattern", "notebook_path"]) {
+        if (typeof input[k] === "string") {
+          detail = input[k] as string;
+          break;
+        }
+      }
+    }
+    const line = detail.split("\n")[0].slice(0, 120);
+    return line ? `${tool}: ${line}` : tool;
+  }
+  if (p.kind === "file.write" || p.kind === "file.delete") {
+    return `${p.kind === "file.write" ? "Write" : "Delete"} ${typeof pl.path === "string" ? pl.path : ""}`.trim();
+  }
+  if (p.kind === "http.request") return `${pl.method ?? ""} ${pl.url ?? ""}`.trim();
+  return p.kind;
+}

@@ -275,7 +275,7 @@ export class MockBackend implements Backend {
       const p = structuredClone(tc) as unknown as Proposal;
       Object.assign(p, { id, title, summary: null, created_at: iso(at), updated_at: iso(at), expires_at: iso(at + 86_400_000) });
       p.payload = { tool: "Bash", input: { command } };
-      p.preview = { type: "tool.call", tool: "Bash", input: { command }, input_text: JSON.stringify({ command }, null, 2), invisible_characters: [] };
+      p.preview = { type: "tool.call", tool: "Bash", input: { command }, input_text: JSON.stringify({ command }, null, 2), invisible_characters: [], notes: [] };
       this.file(p);
     };
     bash("p_ruleallowednpmtest000000000", "Run the unit tests", "npm test -- --watch=false", now - 2 * H);

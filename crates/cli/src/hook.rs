@@ -55,9 +55,6 @@ enum Agent {
 }
 
 /// What the person is told about a Codex call before deciding.
-const CODEX_NOTE: &str = "Codex cannot run an edited call: if you edit it, Codex is told your edit as a denial \
-and the model may run the edited call, which comes back here to approve.";
-
 /// Flags of a hook.
 #[derive(Debug, clap::Args)]
 pub struct HookArgs {
@@ -152,16 +149,6 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         Ok(c) => c,
         Err(_) => return Ok(Verdict::Ask(not_running(home))),
     };
-    let mut summary = Vec::new();
-    if let Some(cwd) = ev["cwd"].as_str() {
-        summary.push(format!("Working folder: {cwd}"));
-    }
-    if let Some(m) = ev["permission_mode"].as_str() {
-        summary.push(format!("Permission mode: {m}"));
-    }
-    if client_kind == Agent::Codex {
-        summary.push(CODEX_NOTE.into());
-    }
     // What identifies the tool call (its session and its id), never the hook's own flags.
     let session = ev["session_id"].as_str().unwrap_or("-");
     let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
@@ -170,7 +157,13 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         tool: tool.to_string(),
         input,
         cwd: ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(str::to_string),
-        summary: (!summary.is_empty()).then(|| summary.join("\n")),
+        client: Some(if client_kind == Agent::Codex { "codex" } else { "claude-code" }.into()),
+        permission_mode: ev["permission_mode"]
+            .as_str()
+            .filter(|m| {
+                (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            })
+            .map(str::to_string),
         session_id: ev["session_id"].as_str().map(str::to_string),
         idempotency_key: key,
         expires_in: HOOK_EXPIRY_SECS,

@@ -158,9 +158,18 @@ pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
         Preview::FileDelete(f) => o.push_str(&file_preview(f, true)),
         Preview::HttpRequest(h) => o.push_str(&http_preview(h)),
         Preview::ToolCall(t) => {
-            o.push_str(&format!("  tool   {}\n  input\n", safe(&t.tool)));
+            o.push_str(&format!("  tool   {}\n", safe(&t.tool)));
+            for (label, v) in [("folder", &t.cwd), ("via", &t.client), ("mode", &t.permission_mode)] {
+                if let Some(v) = v {
+                    o.push_str(&format!("  {label:<6} {} (as the client reports)\n", safe(v)));
+                }
+            }
+            o.push_str("  input\n");
             for l in t.input_text.lines() {
                 o.push_str(&format!("    {}\n", safe(l)));
+            }
+            for n in &t.notes {
+                o.push_str(&format!("  note   {} (Assent's note)\n", safe(n)));
             }
         }
         Preview::Unreadable { raw } => {

@@ -4,7 +4,7 @@
 //! stopped waiting) is withdrawn, so the inbox never keeps a question nobody is waiting for.
 
 use crate::{Client, Error, Waited};
-use assent_core::verdict::{Verdict, tool_call_title, verdict_of};
+use assent_core::verdict::{Verdict, verdict_of};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -18,8 +18,11 @@ pub struct Gate {
     pub input: Value,
     /// The session's working folder (absolute), as the client gave it.
     pub cwd: Option<String>,
-    /// Context for the person (working folder, mode, ...): the client's words.
-    pub summary: Option<String>,
+    /// The client the call comes through (`claude-code`, `codex`, `mcp-permission-prompt`):
+    /// Assent's own notes on the call follow from it, apart from any words of the agent.
+    pub client: Option<String>,
+    /// The client's permission mode, as it reports it.
+    pub permission_mode: Option<String>,
     /// The agent's session.
     pub session_id: Option<String>,
     /// What identifies the call, so a retried call files once.
@@ -66,18 +69,15 @@ pub enum Gated {
 impl Gate {
     /// The proposal's body.
     fn body(&self) -> Value {
-        let mut body = json!({
-            "kind": "tool.call",
-            "payload": match &self.cwd {
-                Some(cwd) => json!({"tool": self.tool, "input": self.input, "cwd": cwd}),
-                None => json!({"tool": self.tool, "input": self.input}),
-            },
-            "title": tool_call_title(&self.tool, &self.input),
-            "expires_in": self.expires_in,
-        });
-        if let Some(s) = &self.summary {
-            body["summary"] = json!(s);
+        // No title or summary: a gated call carries no words of the agent, and what Assent
+        // says of it (its description, its notes) comes from the payload, on the server.
+        let mut payload = json!({"tool": self.tool, "input": self.input});
+        for (k, v) in [("cwd", &self.cwd), ("client", &self.client), ("permission_mode", &self.permission_mode)] {
+            if let Some(v) = v {
+                payload[k] = json!(v);
+            }
         }
+        let mut body = json!({"kind": "tool.call", "payload": payload, "expires_in": self.expires_in});
         if let Some(s) = &self.session_id {
             body["session_id"] = json!(s);
         }

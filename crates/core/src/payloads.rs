@@ -23,6 +23,16 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub cwd: Option<String>,
+    /// The client the call came through, when it says: `claude-code` or `codex` (their hooks),
+    /// `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on
+    /// the call follow from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client: Option<String>,
+    /// The client's permission mode at the call, as it reports it (`default`, `auto`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub permission_mode: Option<String>,
 }
 
 /// `file.write`: a file's whole new content.

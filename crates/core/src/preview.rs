@@ -66,7 +66,7 @@ impl<'de> Deserialize<'de> for Preview {
 }
 
 /// A `tool.call` preview: the tool and its input, pretty-printed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolPreview {
@@ -84,6 +84,22 @@ pub struct ToolPreview {
     #[serde(default, skip_serializing_if = "is_false")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub content_pruned: bool,
+    /// The working folder, as the client reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub cwd: Option<String>,
+    /// The client it came through, in words, as the client reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client: Option<String>,
+    /// The client's permission mode, as it reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub permission_mode: Option<String>,
+    /// Assent's own notes on the call (never the agent's words), such as what the client does
+    /// with an edited call.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// A file preview (`file.write`, `file.delete`): the target's figures and a line diff.
@@ -432,8 +448,7 @@ mod tests {
             tool: "Bash".into(),
             input: json!({"command": "ls"}),
             input_text: "{}".into(),
-            invisible_characters: vec![],
-            content_pruned: false,
+            ..Default::default()
         });
         assert_eq!(tool.clone().for_agent(), tool, "an agent's own request passes whole");
     }

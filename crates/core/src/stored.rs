@@ -283,8 +283,7 @@ mod tests {
             tool: "Bash".into(),
             input: json!({"command": long}),
             input_text: long.clone(),
-            invisible_characters: vec![],
-            content_pruned: false,
+            ..Default::default()
         });
         let Preview::ToolCall(t) = Preview::read(pruned_preview(&tool.to_value())) else {
             panic!("not a tool preview")

@@ -16,4 +16,14 @@ input: unknown,
  * The folder the agent's session works in (absolute), when the client says: relative
  * paths in the call resolve against it, and rules may say "inside the working folder".
  */
-cwd?: string, };
+cwd?: string, 
+/**
+ * The client the call came through, when it says: `claude-code` or `codex` (their hooks),
+ * `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on
+ * the call follow from it.
+ */
+client?: string, 
+/**
+ * The client's permission mode at the call, as it reports it (`default`, `auto`, ...).
+ */
+permission_mode?: string, };

@@ -24,4 +24,21 @@ invisible_characters: Array<Found>,
 /**
  * Set when the content was pruned after the retention.
  */
-content_pruned?: boolean, };
+content_pruned?: boolean, 
+/**
+ * The working folder, as the client reported it.
+ */
+cwd?: string, 
+/**
+ * The client it came through, in words, as the client reported it.
+ */
+client?: string, 
+/**
+ * The client's permission mode, as it reported it.
+ */
+permission_mode?: string, 
+/**
+ * Assent's own notes on the call (never the agent's words), such as what the client does
+ * with an edited call.
+ */
+notes: Array<string>, };

@@ -8,7 +8,7 @@ use crate::invisible;
 use crate::payloads;
 use crate::preview::{Preview, ToolPreview};
 use crate::status::KindClass;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// The `tool.call` kind.
@@ -53,10 +53,46 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
         }
         Some(_) => return Err(invalid("`cwd` must be a string")),
     };
+    let client = match map.remove("client") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if CLIENTS.iter().any(|(k, _)| *k == c) => Some(c),
+        Some(_) => {
+            let known: Vec<&str> = CLIENTS.iter().map(|(k, _)| *k).collect();
+            return Err(invalid(format!("`client` is one of {}", known.join(", "))));
+        }
+    };
+    let permission_mode = match map.remove("permission_mode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(m))
+            if (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+        {
+            Some(m)
+        }
+        Some(_) => return Err(invalid("`permission_mode` is a word of 1-40 letters, digits, `-` or `_`")),
+    };
     if let Some(extra) = map.keys().next() {
         return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
     }
-    Ok(payloads::ToolCall { tool, input, cwd })
+    Ok(payloads::ToolCall { tool, input, cwd, client, permission_mode })
+}
+
+/// The clients a call may say it came through, and how the person reads each.
+const CLIENTS: &[(&str, &str)] = &[
+    ("claude-code", "Claude Code's hook"),
+    ("codex", "Codex's permission hook"),
+    ("mcp-permission-prompt", "the permission prompt tool of `assent mcp`"),
+];
+
+/// Assent's note on a call that came through Codex.
+pub const CODEX_NOTE: &str = "Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit \
+as a denial with the edited call, and the model may run that, which comes back here to approve.";
+
+/// Assent's notes on a call, from what its payload says (never from the agent's words).
+fn notes(call: &payloads::ToolCall) -> Vec<String> {
+    match call.client.as_deref() {
+        Some("codex") => vec![CODEX_NOTE.to_string()],
+        _ => Vec::new(),
+    }
 }
 
 /// The stored payload of a call, its input moved rather than copied.
@@ -64,8 +100,10 @@ fn into_payload(call: payloads::ToolCall) -> Value {
     let mut m = Map::new();
     m.insert("tool".into(), Value::String(call.tool));
     m.insert("input".into(), call.input);
-    if let Some(c) = call.cwd {
-        m.insert("cwd".into(), Value::String(c));
+    for (k, v) in [("cwd", call.cwd), ("client", call.client), ("permission_mode", call.permission_mode)] {
+        if let Some(v) = v {
+            m.insert(k.into(), Value::String(v));
+        }
     }
     Value::Object(m)
 }
@@ -82,6 +120,10 @@ pub fn preview(call: &payloads::ToolCall) -> Preview {
         input_text: invisible::make_visible(&input_text),
         invisible_characters: invisible::report(&found),
         content_pruned: false,
+        cwd: call.cwd.clone(),
+        client: call.client.as_deref().and_then(|c| CLIENTS.iter().find(|(k, _)| *k == c)).map(|(_, w)| w.to_string()),
+        permission_mode: call.permission_mode.clone(),
+        notes: notes(call),
     })
 }
 
@@ -133,19 +175,20 @@ impl Kind for ToolCall {
             .get("input")
             .cloned()
             .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
-        // The working folder stays the session's: an edit changes the input only.
-        normalize(json!({
-            "tool": payload.get("tool").cloned().unwrap_or(Value::Null),
-            "input": input,
-            "cwd": payload.get("cwd").cloned().unwrap_or(Value::Null),
-        }))
-        .map(into_payload)
+        // The working folder and the client stay the session's: an edit changes the input only.
+        let mut kept = Map::new();
+        kept.insert("input".into(), input);
+        for k in ["tool", "cwd", "client", "permission_mode"] {
+            kept.insert(k.into(), payload.get(k).cloned().unwrap_or(Value::Null));
+        }
+        normalize(Value::Object(kept)).map(into_payload)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ctx() -> PrepareCtx {
         PrepareCtx { agent: "default".into(), credentials: Default::default() }
@@ -178,12 +221,34 @@ mod tests {
             json!({"tool": " "}),
             json!({"tool": "a", "x": 1}),
             json!({"tool": "a\nb"}),
+            json!({"tool": "a", "client": "evil"}),
+            json!({"tool": "a", "client": 1}),
+            json!({"tool": "a", "permission_mode": "auto mode; trust me"}),
         ] {
             match ToolCall.prepare(bad.clone(), &ctx()) {
                 Err(e) => assert_eq!(e.code(), "invalid_payload", "{bad}"),
                 Ok(_) => panic!("accepted {bad}"),
             }
         }
+    }
+
+    #[test]
+    fn the_client_it_came_through_gives_assents_own_notes() {
+        let p = ToolCall.prepare(
+            json!({"tool": "shell", "input": {"command": ["ls"]}, "cwd": "/p", "client": "codex", "permission_mode": "default"}),
+            &ctx(),
+        );
+        let Ok(p) = p else { panic!("refused") };
+        let Preview::ToolCall(pv) = p.preview else { panic!("not a tool preview") };
+        assert_eq!(pv.notes, vec![CODEX_NOTE.to_string()]);
+        assert_eq!(pv.client.as_deref(), Some("Codex's permission hook"));
+        assert_eq!((pv.cwd.as_deref(), pv.permission_mode.as_deref()), (Some("/p"), Some("default")));
+        // An edit keeps them.
+        let edited = ToolCall.edit(&p.payload, &json!({"input": {"command": ["pwd"]}})).ok();
+        assert_eq!(edited.as_ref().and_then(|e| e.get("client")), Some(&json!("codex")));
+        let plain = ToolCall.prepare(json!({"tool": "Bash", "client": "claude-code"}), &ctx());
+        let Ok(Prepared { preview: Preview::ToolCall(pv), .. }) = plain else { panic!("refused") };
+        assert!(pv.notes.is_empty());
     }
 
     #[test]
