@@ -37,6 +37,24 @@ try {
   await page.click('[data-testid="row"][data-id="p_rulerefusedrmbuild00000000"]');
   await page.waitForSelector('[data-testid="decided-by-rule"]');
   await shot("decided-by-rule");
+  // A call through Codex's hook: what the client reports, and Assent's own note, apart from
+  // the agent's words (it sent none).
+  await page.evaluate(() => {
+    const m = window.assentMock;
+    const p = structuredClone(m.proposals.find((x) => x.kind === "tool.call"));
+    const command = ["bash", "-lc", "git push origin main"];
+    Object.assign(p, { id: "p_codexexample0000000000000", title: null, summary: null, status: "pending", settled: false, decision: null, created_at: new Date().toISOString() });
+    p.payload = { tool: "shell", input: { command }, cwd: "/home/me/project", client: "codex", permission_mode: "default" };
+    p.preview = {
+      type: "tool.call", tool: "shell", input: { command }, input_text: JSON.stringify({ command }, null, 2), invisible_characters: [],
+      cwd: "/home/me/project", client: "Codex's permission hook", permission_mode: "default",
+      notes: ["Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit as a denial with the edited call, and the model may run that, which comes back here to approve."],
+    };
+    m.propose(p);
+  });
+  await page.click('[data-testid="row"][data-id="p_codexexample0000000000000"]');
+  await page.waitForSelector('[data-testid="assent-note"]');
+  await shot("assent-note");
   await page.click('[data-testid="nav-rules"]');
   await page.waitForSelector('[data-testid="rule-row"]');
   await shot("rules");
