@@ -301,8 +301,10 @@ pub struct NewProposal {
     /// The refined (or pending) proposal this one revises.
     #[serde(default)]
     pub supersedes: Option<String>,
-    /// Seconds until it expires (default from config).
+    /// Seconds until it expires undecided: 1 to the server's `max_expires_in` (30 days,
+    /// 2,592,000, unless configured otherwise); left out, the server's default.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2592000))]
     pub expires_in: Option<u64>,
 }
 

@@ -98,7 +98,8 @@ pub struct ListParams {
     /// How many (50 when left out; 0 counts as 1, and more than 500 as 500).
     #[param(schema_with = crate::extract::count_schema)]
     limit: Option<crate::extract::Count>,
-    /// The `next_cursor` of the page before.
+    /// The `next_cursor` of the page before (a position: digits; empty: the first page).
+    #[param(pattern = "^([1-9][0-9]{0,17})?$")]
     cursor: Option<String>,
     /// Words to find in the title, summary, agent, kind or payload.
     q: Option<String>,
