@@ -160,9 +160,7 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         client: Some(if client_kind == Agent::Codex { "codex" } else { "claude-code" }.into()),
         permission_mode: ev["permission_mode"]
             .as_str()
-            .filter(|m| {
-                (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            })
+            .filter(|m| assent_core::kinds::is_permission_mode(m))
             .map(str::to_string),
         session_id: ev["session_id"].as_str().map(str::to_string),
         idempotency_key: key,

@@ -223,19 +223,19 @@ impl Engine {
     /// meanwhile), every rule is read again.
     async fn swap_rules(&self, seq: i64, change: impl FnOnce(&RuleSet) -> Result<RuleSet, crate::rules::BadRule>) {
         let old = self.rule_set();
-        let changed = if seq == old.seq() + 1 { change(&old).map_err(|e| e.to_string()) } else { Err(String::new()) };
-        match changed {
-            Ok(set) => *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set.at_seq(seq)),
-            Err(e) => {
-                if !e.is_empty() {
-                    tracing::error!(error = %e, "the rules do not compile together; reading them again");
+        if seq == old.seq() + 1 {
+            match change(&old) {
+                Ok(set) => {
+                    *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set.at_seq(seq));
+                    return;
                 }
-                if let Err(e) = self.reload_rules_locked().await {
-                    // The set in force is older than the log: the store refuses its decisions,
-                    // so none is made by a rule no longer in force; the next change reloads it.
-                    tracing::warn!(error = %e, "could not read the rules again after changing one");
-                }
+                Err(e) => tracing::error!(error = %e, "the rules do not compile together; reading them again"),
             }
+        }
+        if let Err(e) = self.reload_rules_locked().await {
+            // The set in force is older than the log: the store refuses its decisions, so none
+            // is made by a rule no longer in force; the next change reloads it.
+            tracing::warn!(error = %e, "could not read the rules again after changing one");
         }
     }
 
@@ -464,8 +464,8 @@ impl Engine {
             self.inner.store.rule_decisions_since(week_ago).await?.into_iter().collect();
         // Only this page's rules (compiled already, in the set in force) look at the proposals.
         let ids: std::collections::HashSet<&str> = page.iter().map(|(_, r)| r.id.as_str()).collect();
-        let set = self.rule_set();
-        let set = set.only(|c| ids.contains(c.id.as_str())).unwrap_or_default();
+        let in_force = self.rule_set();
+        let set = in_force.only(|c| ids.contains(c.id.as_str())).unwrap_or_default();
         let mut counts = std::collections::HashMap::<&str, u64>::new();
         if !set.is_empty() {
             for (agent, kind, facts) in recent.iter() {
@@ -483,7 +483,7 @@ impl Engine {
                 rule: r.clone(),
             })
             .collect();
-        Ok(RuleList { items, recent: recent.len() as u64, total: self.rule_set().len() as u64, next_after })
+        Ok(RuleList { items, recent: recent.len() as u64, total: in_force.len() as u64, next_after })
     }
 
     /// The rule log after `after_seq` (for export).

@@ -4,7 +4,7 @@
 
 mod tool_call;
 
-pub use tool_call::ToolCall;
+pub use tool_call::{ToolCall, is_permission_mode};
 
 use crate::credentials::CredentialMeta;
 use crate::error::CoreError;

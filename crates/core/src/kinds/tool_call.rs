@@ -63,17 +63,19 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     };
     let permission_mode = match map.remove("permission_mode") {
         None | Some(Value::Null) => None,
-        Some(Value::String(m))
-            if (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
-        {
-            Some(m)
-        }
+        Some(Value::String(m)) if is_permission_mode(&m) => Some(m),
         Some(_) => return Err(invalid("`permission_mode` is a word of 1-40 letters, digits, `-` or `_`")),
     };
     if let Some(extra) = map.keys().next() {
         return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
     }
     Ok(payloads::ToolCall { tool, input, cwd, client, permission_mode })
+}
+
+/// Whether `m` can be a client's permission mode: a word of 1-40 letters, digits, `-` or `_`
+/// (a client sending anything else gets its call filed without it, never refused for it).
+pub fn is_permission_mode(m: &str) -> bool {
+    (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// The clients a call may say it came through, and how the person reads each.
