@@ -20,6 +20,7 @@ mod files;
 mod hooks;
 mod http;
 mod keychain;
+mod leases;
 mod lifecycle;
 mod mcp;
 mod notify;

@@ -13,7 +13,7 @@ use std::time::Duration;
 const MCP_PACKAGE: &str = "mcp==2.3.0";
 
 /// A Python interpreter that can `import mcp`, set up once.
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     if let Ok(p) = std::env::var("ASSENT_TEST_PYTHON") {
         return PathBuf::from(p);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countdown, onNode, quitText, versionText, what } from "./format";
+import { auditNote, countdown, onNode, quitText, versionText, what } from "./format";
 
 describe("countdown", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -49,5 +49,17 @@ describe("what", () => {
     expect(what({ kind: "tool.call", payload: { tool: "mcp__x__y", input: { n: 1 } } })).toBe("mcp__x__y");
     expect(what({ kind: "file.delete", payload: { path: "/a/b" } })).toBe("Delete /a/b");
     expect(what({ kind: "http.request", payload: { method: "POST", url: "https://h/x" } })).toBe("POST https://h/x");
+  });
+});
+
+describe("auditNote", () => {
+  it("shows what Assent wrote in words on an audit row, and nothing else", () => {
+    const lapsed = { reason: "lease_lapsed", message: "nobody waited for the answer for 15 seconds (the agent's lease lapsed)" };
+    expect(auditNote(lapsed)).toBe(lapsed.message);
+    expect(auditNote({ reason: "lease_lapsed" })).toBeNull();
+    expect(auditNote({ message: 5 })).toBeNull();
+    expect(auditNote(["message"])).toBeNull();
+    expect(auditNote(null)).toBeNull();
+    expect(auditNote("message")).toBeNull();
   });
 });

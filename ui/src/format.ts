@@ -74,3 +74,12 @@ export function what(p: { kind: string; payload: unknown }): string {
   if (p.kind === "http.request") return `${pl.method ?? ""} ${pl.url ?? ""}`.trim();
   return p.kind;
 }
+
+/** What Assent wrote on an audit row in words (why a lease lapsed, ...), if anything. */
+export function auditNote(detail: unknown): string | null {
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) {
+    const m = (detail as Record<string, unknown>).message;
+    return typeof m === "string" ? m : null;
+  }
+  return null;
+}

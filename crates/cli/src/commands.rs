@@ -51,9 +51,14 @@ pub struct ProposeArgs {
     /// Makes retries safe: the same key and body return the same proposal.
     #[arg(long)]
     pub idempotency_key: Option<String>,
-    /// Wait for the decision (optionally at most SECS seconds).
+    /// Wait for the decision (optionally at most SECS seconds). The proposal is withdrawn if
+    /// this command dies while it waits.
     #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "0")]
     pub wait: Option<u64>,
+    /// Withdraw the proposal once nothing has waited for it or read it for SECS seconds (5 to
+    /// 3600; with --wait, 15 unless given).
+    #[arg(long, value_name = "SECS")]
+    pub lease: Option<u64>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -108,6 +113,9 @@ pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
     }
     if let Some(e) = a.expires_in {
         body["expires_in"] = json!(e);
+    }
+    if let Some(l) = a.lease.or(a.wait.map(|_| assent_client::LEASE_SECS)) {
+        body["lease_secs"] = json!(l);
     }
     let client = Client::agent(home, &a.auth)?;
     let p = client.api.propose(&body, a.idempotency_key.as_deref()).await.map_err(|e| client.failed(e))?;

@@ -196,6 +196,9 @@ pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
                 s(&e["actor"]),
                 s(&e["channel"])
             ));
+            if let Some(m) = e["detail"]["message"].as_str() {
+                o.push_str(&format!("      {}\n", safe(m)));
+            }
         }
     }
     o

@@ -33,6 +33,11 @@ pub struct Gate {
     pub wait: Duration,
 }
 
+/// The lease a waiting client holds on its proposal, in seconds: should it die without
+/// withdrawing it (SIGKILL, a crash, a lost machine), Assent withdraws the proposal this long
+/// after its last wait ended.
+pub const LEASE_SECS: u64 = 15;
+
 /// How gating ended.
 #[derive(Debug)]
 pub enum Gated {
@@ -77,7 +82,12 @@ impl Gate {
                 payload[k] = json!(v);
             }
         }
-        let mut body = json!({"kind": "tool.call", "payload": payload, "expires_in": self.expires_in});
+        let mut body = json!({
+            "kind": "tool.call",
+            "payload": payload,
+            "expires_in": self.expires_in,
+            "lease_secs": LEASE_SECS,
+        });
         if let Some(s) = &self.session_id {
             body["session_id"] = json!(s);
         }

@@ -12,7 +12,7 @@
 
 mod gate;
 
-pub use gate::{Gate, Gated, gate};
+pub use gate::{Gate, Gated, LEASE_SECS, gate};
 
 use assent_core::proposal::Proposal;
 use reqwest::{Method, StatusCode};

@@ -220,6 +220,7 @@ mod tests {
             created_at: Timestamp(0),
             updated_at: Timestamp(0),
             expires_at: Timestamp(1),
+            lease_secs: None,
             decision: None,
             approved_payload: None,
             result: None,

@@ -154,6 +154,11 @@ pub struct Proposal {
     pub updated_at: Timestamp,
     /// When it expires if nobody decides.
     pub expires_at: Timestamp,
+    /// Its lease, in seconds: while pending, it is withdrawn once its agent has neither waited
+    /// for the answer nor read it for this long (none: it waits until it expires).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub lease_secs: Option<u32>,
     /// The person's decision, once made.
     pub decision: Option<Decision>,
     /// The payload that was approved (the edited one when the person edited it): what runs.
@@ -193,6 +198,7 @@ impl Proposal {
             created_at: at,
             updated_at: at,
             expires_at: at,
+            lease_secs: None,
             decision: None,
             approved_payload: None,
             result: None,
@@ -306,6 +312,13 @@ pub struct NewProposal {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2592000))]
     pub expires_in: Option<u64>,
+    /// Seconds the proposal may go without its agent waiting for the answer (an open wait) or
+    /// reading it, 5 to 3,600: once they pass, Assent withdraws it, so a question nobody waits
+    /// for leaves the inbox (the agent was killed, or gave up). Left out: it waits until it
+    /// expires.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
+    pub lease_secs: Option<u64>,
 }
 
 /// What a person sends to decide.

@@ -15,20 +15,34 @@ use std::fmt;
 
 /// Reads `T` from a JSON value, structs from objects only.
 pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
-    T::deserialize(Strict(value))
+    named(serde_path_to_error::deserialize(Strict(value)))
 }
 
 /// Reads `T` from a borrowed JSON value, structs from objects only.
 pub fn from_ref<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
-    T::deserialize(Strict(value))
+    named(serde_path_to_error::deserialize(Strict(value)))
 }
 
 /// Reads `T` from JSON text, structs from objects only; anything after the value is an error.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
     let mut d = serde_json::Deserializer::from_slice(bytes);
-    let v = T::deserialize(Strict(&mut d))?;
+    let v = named(serde_path_to_error::deserialize(Strict(&mut d)))?;
     d.end()?;
     Ok(v)
+}
+
+/// The error with the place it was found (`lease_secs: invalid value ...`), so a person reading
+/// it knows which field to mend; an error of the whole value is left as it is.
+fn named<T>(r: Result<T, serde_path_to_error::Error<serde_json::Error>>) -> serde_json::Result<T> {
+    r.map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() || inner.is_syntax() || inner.is_eof() {
+            inner
+        } else {
+            <serde_json::Error as de::Error>::custom(format!("{path}: {inner}"))
+        }
+    })
 }
 
 /// A deserializer that reads structs from maps only, and passes itself down to every nested

@@ -91,7 +91,7 @@ impl Cols for PgRow {
 macro_rules! proposal_cols {
     () => {
         "seq, id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
-         supersedes, status, created_at, updated_at, expires_at, decision, result, error, pruned_at"
+         supersedes, status, created_at, updated_at, expires_at, lease_secs, decision, result, error, pruned_at"
     };
 }
 pub(crate) use proposal_cols;
@@ -148,6 +148,7 @@ pub(crate) fn proposal(row: &impl Cols) -> Result<Proposal, StoreError> {
         created_at: Timestamp(gi("created_at")?),
         updated_at: Timestamp(gi("updated_at")?),
         expires_at: Timestamp(gi("expires_at")?),
+        lease_secs: row.int_opt("lease_secs")?.and_then(|s| u32::try_from(s).ok()),
         decision: json(row, "decision")?,
         approved_payload: None,
         result: json(row, "result")?,

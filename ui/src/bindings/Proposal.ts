@@ -79,6 +79,11 @@ updated_at: Timestamp,
  */
 expires_at: Timestamp, 
 /**
+ * Its lease, in seconds: while pending, it is withdrawn once its agent has neither waited
+ * for the answer nor read it for this long (none: it waits until it expires).
+ */
+lease_secs?: number, 
+/**
  * The person's decision, once made.
  */
 decision: Decision | null, 

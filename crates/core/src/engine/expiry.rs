@@ -1,5 +1,6 @@
 //! Expiry: a background task settles pending proposals whose `expires_at` has passed. It sleeps
 //! until the earliest expiry (or a minute), and a new proposal that expires earlier wakes it.
+//! While proposals hold a lease it looks every second for leases that lapsed.
 
 use super::Engine;
 use crate::proposal::Channel;
@@ -12,6 +13,8 @@ use std::time::Duration;
 
 const MAX_SLEEP_MS: i64 = 60_000;
 const BATCH: u32 = 500;
+/// How often leases are looked at while there are any.
+const LEASE_TICK_MS: i64 = 1000;
 
 impl Engine {
     /// Expires every pending proposal that is due now. Returns how many it expired.
@@ -90,6 +93,7 @@ impl Engine {
         let mut next_prune = 0;
         loop {
             self.expire_due().await;
+            self.withdraw_lapsed().await;
             if Timestamp::now().0 >= next_prune {
                 self.prune_due().await;
                 next_prune = Timestamp::now().0 + prune_every;
@@ -103,7 +107,10 @@ impl Engine {
                     now + 1000
                 }
             };
-            let next = next.min(next_prune);
+            let mut next = next.min(next_prune);
+            if self.inner.leases.len() > 0 {
+                next = next.min(now + LEASE_TICK_MS);
+            }
             self.inner.next_sweep.store(next, Ordering::Release);
             let wait = Duration::from_millis((next - now).max(0) as u64);
             tokio::select! {

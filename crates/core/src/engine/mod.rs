@@ -6,6 +6,7 @@ mod apply;
 pub mod credentials;
 mod decide;
 mod expiry;
+pub mod lease;
 mod propose;
 mod quota;
 pub mod rules;
@@ -124,6 +125,8 @@ pub(crate) struct Inner {
     pub(crate) config: EngineConfig,
     pub(crate) bus: EventBus,
     pub(crate) waiters: Waiters,
+    /// The leases of pending proposals this node received.
+    pub(crate) leases: lease::Leases,
     owner_hash: [u8; 32],
     /// Each active agent's name by the SHA-256 of its token.
     agents: RwLock<HashMap<[u8; 32], String>>,
@@ -184,6 +187,7 @@ impl Engine {
                 config,
                 bus: EventBus::new(4096),
                 waiters: Waiters::default(),
+                leases: lease::Leases::default(),
                 owner_hash,
                 agents: RwLock::new(by_hash(agents)),
                 next_sweep: AtomicI64::new(i64::MAX),
@@ -200,6 +204,7 @@ impl Engine {
             Self::follow(Arc::downgrade(&engine.inner), rx);
         }
         engine.seed_builtin_rules().await;
+        engine.resume_leases().await?;
         Ok(engine)
     }
 
@@ -269,7 +274,13 @@ impl Engine {
         let p = self.inner.store.get(id).await?;
         match p {
             // An agent sees only its own, and its name is only good on the node it belongs to.
-            Some(p) if who.agent().is_none_or(|a| a == p.agent && self.applies_here(&p)) => Ok(who.view(p)),
+            Some(p) if who.agent().is_none_or(|a| a == p.agent && self.applies_here(&p)) => {
+                if who.agent().is_some() {
+                    // Its agent reading it is still there for the answer.
+                    self.inner.leases.renew(&p.id);
+                }
+                Ok(who.view(p))
+            }
             _ => Err(CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80)))),
         }
     }
@@ -360,6 +371,9 @@ impl Engine {
         for (from, t) in from.iter().zip(done) {
             if let Transitioned::Done(p) = t {
                 self.inner.waiters.notify(p);
+                if p.status != crate::status::Status::Pending {
+                    self.inner.leases.forget(&p.id);
+                }
                 self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
                 if p.status == crate::status::Status::Approved
                     && p.class == crate::status::KindClass::Applied

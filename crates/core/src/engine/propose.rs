@@ -130,6 +130,7 @@ impl Engine {
                 format!("`expires_in` must be between 1 and {} seconds", cfg.max_expires_in),
             ));
         }
+        let lease_secs = super::lease::requested(req.lease_secs)?;
         let title = text("title", req.title, TITLE_MAX, true)?;
         let summary = text("summary", req.summary, SUMMARY_MAX, false)?;
         let session_id = text("session_id", req.session_id, REF_MAX, true)?;
@@ -158,6 +159,7 @@ impl Engine {
             created_at: now,
             updated_at: now,
             expires_at: now.plus_secs(expires_in),
+            lease_secs,
             decision: None,
             approved_payload: None,
             result: None,
@@ -211,8 +213,12 @@ impl Engine {
             }
         };
         match inserted? {
-            Inserted::Existing(p) => Ok(Proposed { proposal: p.for_agent(), created: false }),
+            Inserted::Existing(p) => {
+                self.lease(&p);
+                Ok(Proposed { proposal: p.for_agent(), created: false })
+            }
             Inserted::Created { proposal, superseded } => {
+                self.lease(&proposal);
                 if let Some(old) = superseded {
                     self.inner.waiters.notify(&old);
                     self.inner.bus.publish(Event::Updated { proposal: old.summary_view(), from: Status::Pending });

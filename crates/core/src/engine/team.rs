@@ -32,6 +32,9 @@ impl Engine {
                     }
                 };
                 self.inner.waiters.notify(&p);
+                if p.status != Status::Pending {
+                    self.inner.leases.forget(&p.id);
+                }
                 let summary = p.summary_view();
                 self.inner.bus.publish(match from {
                     None => Event::Created { proposal: summary },

@@ -19,6 +19,9 @@ impl Engine {
         // parked wait holds is what the server's memory is made of: so it holds no proposal
         // while parked, and the store read's future is boxed.
         let mut p = Box::pin(self.get(who, id)).await?;
+        // While the wait is open the proposal's lease does not run down; its end (an answer,
+        // the timeout, or the connection dropped) renews it.
+        let _hold = self.inner.leases.hold(id);
         loop {
             if p.settled {
                 return Ok(p);

@@ -70,6 +70,7 @@ const TABLES: &[Table] = &[
             ("created_by", Ty::Text),
             ("created_channel", Ty::Text),
             ("facts", Ty::Text),
+            ("lease_secs", Ty::Int),
         ],
         order: "seq",
     },

@@ -30,14 +30,14 @@ pub(super) type Job = (Box<NewRecord>, Reply);
 
 /// Most inserts one transaction takes: bounds the wait of the first in the batch.
 const MAX_BATCH: usize = 512;
-/// Most rows one statement carries (22 parameters each; PostgreSQL allows 65,535).
+/// Most rows one statement carries (23 parameters each; PostgreSQL allows 65,535).
 const ROWS_PER_STATEMENT: usize = 64;
 
 /// The insert of the columns [`bind`] binds, in its order.
 const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
                        status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, \
-                       request_sha256, created_by, created_channel)";
-const COLUMN_COUNT: usize = 22;
+                       request_sha256, created_by, created_channel, lease_secs)";
+const COLUMN_COUNT: usize = 23;
 
 type Query<'q> = sqlx::query::Query<'q, Postgres, PgArguments>;
 
@@ -343,4 +343,5 @@ fn bind<'q>(q: Query<'q>, node: &'q str, rec: &'q NewRecord) -> Query<'q> {
         .bind(hash)
         .bind(rec.origin.as_ref().map(|o| o.0.as_str()))
         .bind(rec.origin.as_ref().map(|o| o.1.as_str()))
+        .bind(p.lease_secs.map(i64::from))
 }

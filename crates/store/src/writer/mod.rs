@@ -296,7 +296,7 @@ impl Writer {
             "INSERT INTO proposals (",
             plain::ROW_COLUMNS!(),
             ", supersedes, idempotency_key, request_sha256, created_by, created_channel) ",
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         );
         let mut st = self.conn.prepare_cached(sql).map_err(lite_err)?;
         let n = plain::ROW_COLUMN_COUNT;

@@ -14,14 +14,14 @@ use serde_json::Value;
 macro_rules! ROW_COLUMNS {
     () => {
         "id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, status, \
-         created_at, updated_at, expires_at, facts"
+         created_at, updated_at, expires_at, facts, lease_secs"
     };
 }
 pub(super) use ROW_COLUMNS;
 
 /// How many columns [`bind_row`] binds, and most rows one insert statement carries (SQLite
 /// allows 32,766 parameters; one statement per row count stays in the prepared-statement cache).
-pub(super) const ROW_COLUMN_COUNT: usize = 16;
+pub(super) const ROW_COLUMN_COUNT: usize = 17;
 const ROWS_PER_STATEMENT: usize = 64;
 
 /// Binds a new proposal's [`ROW_COLUMNS`], its payload and preview as the engine serialized them,
@@ -43,7 +43,8 @@ pub(super) fn bind_row(st: &mut Statement<'_>, at: usize, p: &Proposal, stored: 
     st.raw_bind_parameter(at + 13, p.created_at.0)?;
     st.raw_bind_parameter(at + 14, p.updated_at.0)?;
     st.raw_bind_parameter(at + 15, p.expires_at.0)?;
-    st.raw_bind_parameter(at + 16, stored.facts.as_deref())
+    st.raw_bind_parameter(at + 16, stored.facts.as_deref())?;
+    st.raw_bind_parameter(at + 17, p.lease_secs)
 }
 
 impl Writer {

@@ -1,0 +1,195 @@
+//! Leases: a question nobody waits for leaves the inbox. Each waiting client (`assent mcp`
+//! under a real MCP client, the hook, `propose --wait`) is killed with SIGKILL, so nothing of
+//! it runs to withdraw its proposal; Assent must withdraw it within 30 seconds, and say why in
+//! the audit trail. A proposal whose agent still waits, or reads it, or that asked for no
+//! lease, stays.
+
+use crate::harness::{BIN, Server, stderr};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest a killed client's proposal may stay pending.
+const WITHIN: Duration = Duration::from_secs(30);
+
+async fn first_pending(s: &Server) -> String {
+    for _ in 0..800 {
+        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
+        if let Some(id) = page["items"][0]["id"].as_str() {
+            return id.to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no proposal was filed");
+}
+
+async fn status(s: &Server, id: &str) -> String {
+    let (code, p) = s.get(id, &s.owner).await;
+    assert_eq!(code, StatusCode::OK, "{p}");
+    p["status"].as_str().unwrap().to_string()
+}
+
+/// Waits until `id` leaves `pending` (at most [`WITHIN`] after `since`) and checks it was
+/// withdrawn by Assent because its lease lapsed.
+async fn withdrawn_for_lapse(s: &Server, id: &str, since: Instant, what: &str) {
+    while status(s, id).await == "pending" {
+        assert!(since.elapsed() < WITHIN, "{what}: still pending {:?} after its client was killed", since.elapsed());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(status(s, id).await, "withdrawn", "{what}");
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    let last = audit["items"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
+    assert_eq!((&last["to"], &last["actor"], &last["channel"]), (&json!("withdrawn"), &json!("assent"), &json!("system")));
+    assert_eq!(last["detail"]["reason"], "lease_lapsed", "{what}: {last}");
+    let o = s.cli(&["show", id]);
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && shown.contains("(the agent's lease lapsed)"), "{what}: {shown}");
+}
+
+/// The processes whose parent is `parent`.
+fn children(parent: u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // The command name is in parentheses and may hold spaces: the fields after it are fixed.
+        let after = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or_default();
+        let ppid: u32 = after.split(' ').nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        if ppid == parent {
+            let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            out.push((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")));
+        }
+    }
+    out
+}
+
+fn kill9(pid: u32) {
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+}
+
+#[tokio::test]
+async fn a_killed_mcp_server_leaves_no_pending_proposal() {
+    let s = Server::start().await;
+    let script = format!("{}/tests/fixtures/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
+    let mut client = Command::new(crate::mcp::python())
+        .arg(script)
+        .args(["permission", BIN])
+        .arg(s.home())
+        .args([r#"{"command": "rm -rf build"}"#, "toolu_lease"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let id = first_pending(&s).await;
+    let (_, p) = s.get(&id, &s.owner).await;
+    assert_eq!(p["lease_secs"], 15, "a waiting client holds a lease: {p}");
+    let server = children(client.id()).into_iter().find(|(_, cmd)| cmd.contains(" mcp"));
+    let (pid, _) = server.expect("the MCP client runs `assent mcp`");
+    kill9(pid);
+    let killed = Instant::now();
+    withdrawn_for_lapse(&s, &id, killed, "assent mcp").await;
+    let _ = client.kill();
+    let _ = client.wait();
+}
+
+#[tokio::test]
+async fn a_killed_hook_leaves_no_pending_proposal() {
+    let s = Server::start().await;
+    let event = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/hooks/claude_pretooluse_bash.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut hook = crate::hooks::spawn_for("claude-code", s.home(), &s.env, &event, &[]);
+    let id = first_pending(&s).await;
+    hook.kill().unwrap();
+    let killed = Instant::now();
+    let _ = hook.wait();
+    withdrawn_for_lapse(&s, &id, killed, "the hook").await;
+}
+
+fn spawn_cli(s: &Server, args: &[&str]) -> Child {
+    Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(args)
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_killed_propose_wait_leaves_no_pending_proposal_and_others_stay() {
+    let s = Server::start().await;
+    // Filed without waiting, and so without a lease: it waits for the person until it expires.
+    let o = s.cli(&["propose", "--tool", "Bash", "--input", r#"{"command": "make deploy"}"#]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let unleased = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let mut waiting =
+        spawn_cli(&s, &["propose", "--tool", "Bash", "--input", r#"{"command": "make release"}"#, "--wait"]);
+    let mut id = first_pending(&s).await;
+    while id == unleased {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        id = first_pending(&s).await;
+    }
+    // Its own wait holds the lease past its 15 seconds.
+    tokio::time::sleep(Duration::from_secs(17)).await;
+    assert_eq!(status(&s, &id).await, "pending", "a client still waiting keeps its proposal");
+    waiting.kill().unwrap();
+    let killed = Instant::now();
+    let _ = waiting.wait();
+    withdrawn_for_lapse(&s, &id, killed, "propose --wait").await;
+    assert_eq!(status(&s, &unleased).await, "pending", "a proposal with no lease is not withdrawn");
+}
+
+#[tokio::test]
+async fn reading_renews_the_lease_and_a_restart_grants_it_afresh() {
+    let mut s = Server::start().await;
+    let body = |cmd: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}}, "lease_secs": 5});
+    let read = s.propose(body("make a")).await["id"].as_str().unwrap().to_string();
+    let left = s.propose(body("make b")).await["id"].as_str().unwrap().to_string();
+    let agent = s.agent.clone();
+    // The agent reads one every two seconds; the other it leaves alone.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(9) {
+        let (code, _) = s.get(&read, &agent).await;
+        assert_eq!(code, StatusCode::OK);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    assert_eq!(status(&s, &read).await, "pending", "its agent reads it");
+    assert_eq!(status(&s, &left).await, "withdrawn", "nobody read it for 9 s on a 5 s lease");
+    // The person reading it renews nothing: only its agent speaks for the agent.
+    let owner_reads = Instant::now();
+    while status(&s, &read).await == "pending" {
+        assert!(owner_reads.elapsed() < Duration::from_secs(12), "the person's reads held the agent's lease");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    // After a restart (here a hard one) every pending leased proposal gets a whole lease again.
+    let kept = s.propose(body("make c")).await["id"].as_str().unwrap().to_string();
+    s.kill9();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    s.spawn();
+    assert_eq!(status(&s, &kept).await, "pending", "a restart does not withdraw at once");
+    let back = Instant::now();
+    withdrawn_for_lapse(&s, &kept, back, "after a restart").await;
+    assert!(back.elapsed() >= Duration::from_secs(4), "a whole lease after the restart: {:?}", back.elapsed());
+}
+
+#[tokio::test]
+async fn a_lease_out_of_bounds_is_a_clear_error_and_files_nothing() {
+    let s = Server::start().await;
+    for lease in [json!(0), json!(4), json!(3601), json!(-5), json!("15"), json!(1.5)] {
+        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}, "lease_secs": lease});
+        let (code, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+        assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{lease}: {v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains("lease_secs"), "{lease}: {v}");
+    }
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(page["items"], json!([]), "nothing was filed");
+    let o = s.cli(&["propose", "--tool", "Bash", "--input", "{}", "--lease", "2"]);
+    assert!(!o.status.success() && stderr(&o).contains("lease_secs"), "{}", stderr(&o));
+}
