@@ -40,7 +40,10 @@ async fn withdrawn_for_lapse(s: &Server, id: &str, since: Instant, what: &str) {
     assert_eq!(status(s, id).await, "withdrawn", "{what}");
     let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
     let last = audit["items"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
-    assert_eq!((&last["to"], &last["actor"], &last["channel"]), (&json!("withdrawn"), &json!("assent"), &json!("system")));
+    assert_eq!(
+        (&last["to"], &last["actor"], &last["channel"]),
+        (&json!("withdrawn"), &json!("assent"), &json!("system"))
+    );
     assert_eq!(last["detail"]["reason"], "lease_lapsed", "{what}: {last}");
     let o = s.cli(&["show", id]);
     let shown = String::from_utf8_lossy(&o.stdout);
@@ -183,7 +186,8 @@ async fn reading_renews_the_lease_and_a_restart_grants_it_afresh() {
 async fn a_lease_out_of_bounds_is_a_clear_error_and_files_nothing() {
     let s = Server::start().await;
     for lease in [json!(0), json!(4), json!(3601), json!(-5), json!("15"), json!(1.5)] {
-        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}, "lease_secs": lease});
+        let body =
+            json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}, "lease_secs": lease});
         let (code, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
         assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{lease}: {v}");
         assert!(v["error"]["message"].as_str().unwrap().contains("lease_secs"), "{lease}: {v}");
