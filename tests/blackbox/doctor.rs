@@ -123,8 +123,9 @@ async fn each_broken_part_is_named_with_its_fix() {
     let c = check(&v, "claude code");
     assert_eq!(c["status"], "problem", "{c}");
     assert!(c["detail"].as_str().unwrap().contains("`assent-missing`, which is not on the PATH"), "{c}");
-    // A PermissionRequest hook in Claude Code's auto mode (its default: no `defaultMode`) is
-    // asked almost nothing: a note with the fix; in `default` mode, or as PreToolUse, fine.
+    // A PermissionRequest hook in Claude Code's auto mode (or with no `defaultMode`, where it
+    // may start in auto) is asked nothing: a note with the fix; in `default` mode (`manual`, its
+    // other name), or as PreToolUse, fine. In `dontAsk` the calls are refused, not run.
     let permission_request = |mode: Option<&str>| {
         let mut v = serde_json::json!({"hooks": {"PermissionRequest": [{"matcher": "*", "hooks": [
             {"type": "command", "command": "assent hook claude-code --timeout 590", "timeout": 600}
@@ -135,10 +136,13 @@ async fn each_broken_part_is_named_with_its_fix() {
         v.to_string()
     };
     for (mode, status, says) in [
-        (None, "note", "`auto`"),
+        (None, "note", "not set, so Claude Code chooses it"),
+        (Some("auto"), "note", "its classifier answers the prompts; those calls run without Assent"),
         (Some("acceptEdits"), "note", "no edits at all"),
+        (Some("dontAsk"), "note", "those calls are refused without you"),
         (Some("bypassPermissions"), "note", "`bypassPermissions`"),
         (Some("default"), "ok", "hook in ~/.claude/settings.json"),
+        (Some("manual"), "ok", "hook in ~/.claude/settings.json"),
     ] {
         std::fs::write(&settings, permission_request(mode)).unwrap();
         let (_, v) = doctor(s.home(), &bus.address, user.path());

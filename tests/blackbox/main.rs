@@ -8,6 +8,7 @@ mod pg;
 
 mod boundary;
 mod claude_code;
+mod claude_modes;
 mod cli;
 mod clients;
 #[cfg(feature = "crash-points")]

@@ -328,18 +328,35 @@ fn claude_code() -> Check {
         .rev()
         .find_map(|f| read_json(f).and_then(|v| v["permissions"]["defaultMode"].as_str().map(str::to_string)));
     if !events.iter().any(|e| e == "PreToolUse") && events.iter().any(|e| e == "PermissionRequest") {
-        let mode = mode.as_deref().unwrap_or("auto");
-        if mode != "default" {
-            let asked = match mode {
-                "auto" => "almost nothing: its classifier answers most prompts",
-                "acceptEdits" => "no edits at all",
-                "bypassPermissions" => "nothing",
-                _ => "little or nothing",
+        // `manual` is Claude Code's other name for `default`.
+        let set = mode.as_deref().map(|m| if m == "manual" { "default" } else { m });
+        if set != Some("default") {
+            let (mode, asked, outcome) = match set {
+                None => (
+                    "not set, so Claude Code chooses it (interactive sessions may start in `auto`)".to_string(),
+                    "nothing in `auto`",
+                    "those calls run without Assent",
+                ),
+                Some(m) => (
+                    format!("`{m}`"),
+                    match m {
+                        "auto" => "nothing: its classifier answers the prompts",
+                        "acceptEdits" => "no edits at all, nor commands that only touch files in its folder",
+                        "dontAsk" => "nothing: what it would prompt for is refused",
+                        "bypassPermissions" => "nothing",
+                        _ => "little or nothing",
+                    },
+                    if m == "dontAsk" {
+                        "those calls are refused without you"
+                    } else {
+                        "those calls run without Assent"
+                    },
+                ),
             };
             return Check::note(
                 NAME,
                 format!(
-                    "{}: a PermissionRequest hook, and Claude Code's permission mode is `{mode}`, in which it asks the hook {asked}; those calls run without Assent",
+                    "{}: a PermissionRequest hook, and Claude Code's permission mode is {mode}, in which it asks the hook {asked}; {outcome}",
                     found.join(", ")
                 ),
                 "make the hook a PreToolUse hook, or set \"permissions\": {\"defaultMode\": \"default\"} in the same settings (README: \"Which hook sees what\")",
