@@ -224,7 +224,7 @@ async fn delete_is_destructive_previewed_and_stale_checked() {
     assert_eq!(settle(&s, id).await["status"], "applied");
     assert!(!target.exists());
     let (st, e) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body(&target))).await;
-    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("target_not_found")));
+    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("target_not_found")));
     // Binary content is summarized, not diffed.
     let bin = dir.path().join("blob.bin");
     std::fs::write(&bin, [0u8, 159, 146, 150, 0, 1]).unwrap();

@@ -69,7 +69,7 @@ async fn the_secret_reaches_the_allowed_host_only_and_is_never_stored() {
     let (st, e) = propose(&s, json!({"method": "GET", "url": format!("{}/x", rec.url)})).await;
     assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("insecure_url")));
     let (st, e) = propose(&s, json!({"method": "GET", "url": format!("{}/x", rec.url), "credential": "nope"})).await;
-    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_credential")));
+    assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("unknown_credential")));
 
     // The secret is nowhere: responses, the audit export, the database, the log.
     let (_, creds) = s.req(Method::GET, "/credentials", Some(&s.owner), None).await;

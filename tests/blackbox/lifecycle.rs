@@ -107,7 +107,7 @@ async fn reject_refine_and_a_revision_that_supersedes() {
             Some(json!({"kind": "tool.call", "payload": {"tool": "x"}, "supersedes": "p_nope"})),
         )
         .await;
-    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(st, StatusCode::NOT_FOUND);
     assert_eq!(e["error"]["code"], "unknown_supersedes");
 }
 

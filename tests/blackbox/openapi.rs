@@ -13,13 +13,14 @@ use std::process::{Command, Stdio};
 /// The versions the tests pin.
 const PACKAGES: &[&str] = &["schemathesis==4.32.5", "openapi-spec-validator==0.9.0"];
 
-/// What schemathesis checks: everything about conformance and robustness. Left out:
-/// `positive_data_acceptance` (a valid-looking body for a proposal that does not exist is
-/// rightly a 404), the resource-lifecycle checks that assume CRUD semantics (a withdrawn or
-/// decided proposal stays readable, on purpose), and `ignored_auth`/`missing_required_header`,
-/// which the boundary tests cover route by route.
-const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
-response_headers_conformance,response_schema_conformance,negative_data_rejection";
+/// What schemathesis checks is in `tests/fixtures/schemathesis/schemathesis.toml`: everything
+/// about conformance and robustness, and that a request the document allows is accepted
+/// (`positive_data_acceptance`; the formats the document names are drawn by `assent_formats.py`
+/// there), except what that file turns off, each with its reason.
+/// The folder of the schemathesis fixtures (hooks and configuration).
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schemathesis")
+}
 
 /// A venv with the tools, made on first use (`.ci/venv-api`): its `bin` folder.
 fn tools() -> PathBuf {
@@ -78,12 +79,18 @@ async fn schemathesis(who: &str) {
     let work = tempfile::tempdir().unwrap();
     let url = s.url.clone();
     let out = tokio::task::spawn_blocking(move || {
+        let files = work.path().join("files");
+        std::fs::create_dir_all(&files).unwrap();
         Command::new(bin.join("schemathesis"))
             .current_dir(work.path())
             .env("NO_COLOR", "1")
+            .env("PYTHONPATH", fixtures())
+            .env("SCHEMATHESIS_HOOKS", "assent_formats")
+            .env("ASSENT_SCHEMATHESIS_DIR", &files)
+            .arg("--config-file")
+            .arg(fixtures().join("schemathesis.toml"))
             .args(["run", &format!("{url}/v1/openapi.json")])
             .args(["--header", &format!("Authorization: Bearer {token}")])
-            .args(["--checks", CHECKS])
             .args(["--max-time", &secs])
             .args(&seed)
             // A long-poll may rightly take the server's longest wait (120 s).

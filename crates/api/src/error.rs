@@ -38,6 +38,10 @@ impl ApiError {
     }
 }
 
+/// Codes of a body that is well formed but names something that does not exist (a credential,
+/// the proposal it revises, the file to delete): answered 404, like any other missing thing.
+pub const NAMES_NOTHING: [&str; 3] = ["target_not_found", "unknown_credential", "unknown_supersedes"];
+
 impl From<CoreError> for ApiError {
     fn from(e: CoreError) -> Self {
         let status = match &e {
@@ -46,6 +50,8 @@ impl From<CoreError> for ApiError {
             | CoreError::IdempotencyConflict
             | CoreError::Conflict(_)
             | CoreError::RulesChanged => StatusCode::CONFLICT,
+            // A well-formed body naming something that does not exist: the thing is not found.
+            e @ CoreError::Invalid { .. } if NAMES_NOTHING.contains(&e.code()) => StatusCode::NOT_FOUND,
             CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
             CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,

@@ -22,7 +22,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
     (400, &["invalid_host", "invalid_query", "invalid_target", "malformed_json"]),
     (401, &["unauthorized"]),
     (403, &["forbidden"]),
-    (404, &["not_found"]),
+    (404, &["not_found", "target_not_found", "unknown_credential", "unknown_supersedes"]),
     (405, &["method_not_allowed"]),
     (409, &["conflict", "idempotency_conflict", "invalid_state"]),
     (413, &["payload_too_large"]),
@@ -61,12 +61,9 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "path_is_symlink",
             "path_not_absolute",
             "protected_path",
-            "target_not_found",
             "target_too_large",
             "too_broad",
-            "unknown_credential",
             "unknown_kind",
-            "unknown_supersedes",
             "unreadable_target",
         ],
     ),
@@ -180,6 +177,23 @@ impl utoipa::Modify for Described {
         // A body that flattens a struct refusing unknown fields is one object with both's fields
         // (an `allOf` would refuse the outer struct's own fields).
         flatten_into(components, "BatchItem", "DecisionRequest", "id", true, "The proposal's id.");
+        // "Allow similar" goes with the approval of one proposal: in a batch it is that item's
+        // error, whatever it holds.
+        if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(item))) = components.schemas.get_mut("BatchItem") {
+            let any = ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::SchemaType::from_iter([Type::Object, Type::Null]))
+                .description(Some(
+                    "Refused in a batch (that item's error): \"allow similar\" goes with the approval of one proposal.",
+                ));
+            item.properties
+                .insert("allow_similar".into(), RefOr::T(utoipa::openapi::schema::Schema::Object(any.build())));
+            // Nor are a reason's or feedback's bounds the batch's: an item past them fails alone.
+            for f in ["reason", "feedback"] {
+                if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(o))) = item.properties.get_mut(f) {
+                    o.max_length = None;
+                }
+            }
+        }
         flatten_into(
             components,
             "RuleTest",
@@ -188,6 +202,12 @@ impl utoipa::Modify for Described {
             false,
             "The agent that would send it (`default` when left out).",
         );
+        json_or_body(components);
+        // A batch item's faults are that item's result (each stands alone), so its shape stays
+        // the loose one the server reads.
+        one_shape_per_outcome(components, "DecisionRequest");
+        one_shape_per_kind(components, "NewProposal");
+        one_shape_per_kind(components, "RuleTest");
         for (status, codes) in ERROR_CODES {
             components.responses.insert(format!("Error{status}"), error_response(*status, codes).into());
         }
@@ -316,6 +336,90 @@ pub fn document() -> &'static str {
         text.push('\n');
         text
     })
+}
+
+/// An HTTP request carries `json` or `body`, never both: two shapes, either of which a
+/// request may have (one with neither has both).
+fn json_or_body(components: &mut utoipa::openapi::Components) {
+    use utoipa::openapi::{RefOr, Schema};
+    let Some(RefOr::T(Schema::Object(base))) = components.schemas.get("HttpRequest").cloned() else { return };
+    let mut any_of = utoipa::openapi::schema::AnyOfBuilder::new().description(base.description.clone());
+    for (drop, title) in [("body", "with a JSON body (or none)"), ("json", "with a text body (or none)")] {
+        let mut v = base.clone();
+        v.description = None;
+        v.title = Some(format!("An HTTP request {title}"));
+        v.properties.shift_remove(drop);
+        any_of = any_of.item(RefOr::T(Schema::Object(v)));
+    }
+    components.schemas.insert("HttpRequest".to_string(), RefOr::T(Schema::AnyOf(any_of.build())));
+}
+
+/// A decision's fields depend on its outcome: edits and "allow similar" go with an approval,
+/// and a refinement needs feedback. One shape per outcome says so.
+fn one_shape_per_outcome(components: &mut utoipa::openapi::Components, name: &str) {
+    use utoipa::openapi::{RefOr, Schema};
+    let Some(RefOr::T(Schema::Object(base))) = components.schemas.get(name).cloned() else { return };
+    let mut one_of = utoipa::openapi::schema::OneOfBuilder::new().description(base.description.clone());
+    for (outcome, drop, needs) in [
+        ("approve", &[][..], None),
+        ("reject", &["edits", "allow_similar"][..], None),
+        ("refine", &["edits", "allow_similar"][..], Some("feedback")),
+    ] {
+        let mut v = base.clone();
+        v.description = None;
+        v.title = Some(format!("{name}: {outcome}"));
+        for d in drop {
+            v.properties.shift_remove(*d);
+        }
+        let o = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some([outcome]))
+            .description(Some("The outcome."));
+        v.properties.insert("outcome".into(), RefOr::T(Schema::Object(o.build())));
+        if let Some(field) = needs {
+            let f = ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(r"\S"))
+                .max_length(Some(assent_core::engine::REASON_MAX))
+                .description(Some("What the agent should change (not blank)."));
+            v.properties.insert(field.into(), RefOr::T(Schema::Object(f.build())));
+            v.required.push(field.to_string());
+        }
+        one_of = one_of.item(RefOr::T(Schema::Object(v)));
+    }
+    components.schemas.insert(name.to_string(), RefOr::T(Schema::OneOf(one_of.build())));
+}
+
+/// The kinds and the schema of each one's payload.
+const KINDS: [(&str, &str); 4] = [
+    ("tool.call", "ToolCall"),
+    ("file.write", "FileWrite"),
+    ("file.delete", "FileDelete"),
+    ("http.request", "HttpRequest"),
+];
+
+/// A proposal body names its kind and gives that kind's payload: described as one shape per
+/// kind (`kind` that one value, `payload` that kind's schema), so that a body the document
+/// allows has a payload its kind accepts.
+fn one_shape_per_kind(components: &mut utoipa::openapi::Components, name: &str) {
+    use utoipa::openapi::{RefOr, Schema};
+    let Some(RefOr::T(Schema::Object(base))) = components.schemas.get(name).cloned() else { return };
+    let mut one_of = utoipa::openapi::schema::OneOfBuilder::new().description(base.description.clone());
+    for (kind, payload) in KINDS {
+        let mut v = base.clone();
+        v.description = None;
+        v.title = Some(format!("{name} of a {kind}"));
+        let k = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some([kind]))
+            .description(Some("The kind of write."));
+        v.properties.insert("kind".into(), RefOr::T(Schema::Object(k.build())));
+        let mut p = utoipa::openapi::Ref::from_schema_name(payload);
+        p.description = format!("The {kind} payload.");
+        v.properties.insert("payload".into(), RefOr::Ref(p));
+        one_of = one_of.item(RefOr::T(Schema::Object(v)));
+    }
+    components.schemas.insert(name.to_string(), RefOr::T(Schema::OneOf(one_of.build())));
 }
 
 /// This document.

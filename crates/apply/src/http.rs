@@ -10,6 +10,7 @@
 //! id, redirects are never followed (the redirect is the result), and anything in the response
 //! that echoes the secret, in any common encoding, is redacted before it is stored.
 
+use assent_core::credentials::ASSENT_SETS as FORBIDDEN;
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
@@ -24,18 +25,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-/// Headers Assent sets itself, or that would carry a secret the agent should not hold.
-const FORBIDDEN: [&str; 9] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "host",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "idempotency-key",
-    "upgrade",
-];
 /// Request headers that change what a request means to many servers and proxies (its method,
 /// its target, who it claims to come from): the preview flags them for the person.
 const MEANING_CHANGING: [&str; 12] = [
@@ -138,6 +127,7 @@ fn normalize(payload: Value, creds: Option<&BTreeMap<String, CredentialMeta>>) -
         (Some(_), Some(_)) => return Err(invalid("invalid_payload", "give `json` or `body`, not both")),
         (Some(j), None) => json!({ "json": j }),
         (None, Some(Value::String(b))) => json!({ "body": b }),
+        (None, Some(Value::Null)) => json!({}),
         (None, Some(_)) => return Err(invalid("invalid_payload", "`body` is a string (use `json` for JSON)")),
         (None, None) => json!({}),
     };
@@ -166,7 +156,7 @@ fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, Core
             ));
         }
         let v = v.as_str().ok_or_else(|| invalid("invalid_header", format!("header `{name}` must be a string")))?;
-        if v.len() > 8192 || v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+        if v.chars().count() > 8192 || v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
             return Err(invalid("invalid_header", format!("header `{name}` has a line break or is too long")));
         }
         out.insert(name, v.to_string());

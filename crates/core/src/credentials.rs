@@ -43,7 +43,21 @@ impl Scheme {
     }
 }
 
-/// A valid HTTP header name (RFC 9110 token).
+/// Request headers Assent sets itself, never an agent (stored names are lower case): the
+/// credential's, the connection's, the idempotency key.
+pub const ASSENT_SETS: [&str; 9] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "idempotency-key",
+    "upgrade",
+];
+
+/// A valid HTTP header name (RFC 9110 token, at most 128 characters).
 pub fn valid_header_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 128

@@ -39,6 +39,52 @@ pub fn is_flagged(c: char) -> bool {
         || is_tag(c)
 }
 
+/// A regular-expression class body (without brackets) of every control character (Unicode
+/// `Cc`) and every character [`is_flagged`] (which ASCII never is), but `keep`: what a text
+/// field refusing them may not contain, for the API's description. Built from the same data
+/// the check reads, so the two never differ. Characters of the Basic Multilingual Plane are
+/// written `\uXXXX`; those above it literally, as one code point each.
+pub fn refused_class(keep: &[char]) -> String {
+    let mut ranges: Vec<(u32, u32)> = vec![(0x00, 0x1F), (0x7F, 0x9F), (0xE0000, 0xE007F)];
+    for set in [
+        CodePointSetData::new::<DefaultIgnorableCodePoint>(),
+        CodePointSetData::new::<BidiControl>(),
+        CodePointSetData::new::<VariationSelector>(),
+    ] {
+        ranges.extend(set.iter_ranges().map(|r| (*r.start(), *r.end())));
+    }
+    // Take out what is kept, then merge what touches.
+    for k in keep.iter().map(|&c| c as u32) {
+        let mut out = Vec::with_capacity(ranges.len() + 1);
+        for (a, b) in ranges {
+            if k < a || k > b {
+                out.push((a, b));
+                continue;
+            }
+            if k > a {
+                out.push((a, k - 1));
+            }
+            if k < b {
+                out.push((k + 1, b));
+            }
+        }
+        ranges = out;
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (a, b) in ranges {
+        match merged.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let one = |c: u32| match char::from_u32(c) {
+        Some(ch) if c > 0xFFFF => ch.to_string(),
+        _ => format!("\\u{c:04X}"),
+    };
+    merged.iter().map(|&(a, b)| if a == b { one(a) } else { format!("{}-{}", one(a), one(b)) }).collect()
+}
+
 fn is_pictograph(c: char) -> bool {
     CodePointSetData::new::<Emoji>().contains(c) || CodePointSetData::new::<ExtendedPictographic>().contains(c)
 }

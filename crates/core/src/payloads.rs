@@ -13,25 +13,30 @@ use std::collections::BTreeMap;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolCall {
-    /// The tool's name.
+    /// The tool's name: printable ASCII, 1 to 200 characters (spaces around it are dropped).
+    #[cfg_attr(feature = "openapi", schema(pattern = "^ *[!-~](?:[ -~]{0,198}[!-~])? *$"))]
     pub tool: String,
-    /// Its input, as the agent gave it.
+    /// Its input, as the agent gave it (an empty object when left out).
+    #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub input: Value,
     /// The folder the agent's session works in (absolute), when the client says: relative
     /// paths in the call resolve against it, and rules may say "inside the working folder".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = cwd_schema))]
     pub cwd: Option<String>,
     /// The client the call came through, when it says: `claude-code` or `codex` (their hooks),
     /// `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on
     /// the call follow from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = client_schema))]
     pub client: Option<String>,
     /// The client's permission mode at the call, as it reports it (`default`, `auto`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_-]{1,40}$"))]
     pub permission_mode: Option<String>,
 }
 
@@ -42,6 +47,7 @@ pub struct ToolCall {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileWrite {
     /// The real, absolute path.
+    #[cfg_attr(feature = "openapi", schema(schema_with = write_path_schema))]
     pub path: String,
     /// The new content.
     pub content: String,
@@ -54,6 +60,7 @@ pub struct FileWrite {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileDelete {
     /// The real, absolute path.
+    #[cfg_attr(feature = "openapi", schema(schema_with = delete_path_schema))]
     pub path: String,
 }
 
@@ -63,12 +70,20 @@ pub struct FileDelete {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HttpRequest {
-    /// GET, HEAD, POST, PUT, PATCH or DELETE.
+    /// GET, HEAD, POST, PUT, PATCH or DELETE (in any case).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = "^(?:[Gg][Ee][Tt]|[Hh][Ee][Aa][Dd]|[Pp][Oo][Ss][Tt]|[Pp][Uu][Tt]|[Pp][Aa][Tt][Cc][Hh]|[Dd][Ee][Ll][Ee][Tt][Ee])$"
+        )
+    )]
     pub method: String,
     /// The full URL.
+    #[cfg_attr(feature = "openapi", schema(schema_with = url_schema))]
     pub url: String,
     /// Headers (lower-case names), never a credential.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = headers_schema))]
     pub headers: BTreeMap<String, String>,
     /// A JSON body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,6 +94,7 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// The credential to inject.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = credential_ref_schema))]
     pub credential: Option<String>,
 }
 
@@ -95,6 +111,124 @@ pub fn kind_schema() -> utoipa::openapi::Object {
         .schema_type(utoipa::openapi::schema::Type::String)
         .enum_values(Some(["tool.call", "file.write", "file.delete", "http.request"]))
         .description(Some("The kind of write; `payload` has that kind's shape."))
+        .build()
+}
+
+/// `cwd` of a tool call, for the API's description: absolute, at most 4,096 characters, no
+/// control or invisible characters.
+#[cfg(feature = "openapi")]
+fn cwd_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .pattern(Some(format!("^/[^{}]*$", crate::invisible::refused_class(&[]))))
+        .max_length(Some(crate::kinds::tool_call::MAX_CWD))
+        .description(Some(
+            "The folder the agent's session works in (absolute, with no control or invisible characters), when the client says: relative paths in the call resolve against it, and rules may say \"inside the working folder\".",
+        ))
+        .build()
+}
+
+/// A string of a format Assent defines (what the format means is in the description).
+#[cfg(feature = "openapi")]
+fn formatted(format: &str, nullable: bool, description: &str) -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{SchemaFormat, SchemaType, Type};
+    let ty = if nullable { SchemaType::from_iter([Type::String, Type::Null]) } else { SchemaType::new(Type::String) };
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(ty)
+        .format(Some(SchemaFormat::Custom(format.to_string())))
+        .description(Some(description))
+        .build()
+}
+
+#[cfg(feature = "openapi")]
+fn write_path_schema() -> utoipa::openapi::Object {
+    formatted(
+        "file-path",
+        false,
+        "The real, absolute path of the file to write: its folder exists, it is not a folder, a link or a special file, and it is outside Assent's home, ~/.ssh, ~/.gnupg, keychain files, /proc, /sys, /dev and the configured protected paths (and inside the allowed roots, when configured).",
+    )
+}
+
+#[cfg(feature = "openapi")]
+fn delete_path_schema() -> utoipa::openapi::Object {
+    formatted(
+        "existing-file-path",
+        false,
+        "The real, absolute path of an existing regular file to delete, where a file.write may write.",
+    )
+}
+
+#[cfg(feature = "openapi")]
+fn url_schema() -> utoipa::openapi::Object {
+    formatted(
+        "https-url",
+        false,
+        "The full URL: https, with a host and no user name or password in it (plain http only to a loopback origin the named credential allows).",
+    )
+}
+
+#[cfg(feature = "openapi")]
+fn credential_ref_schema() -> utoipa::openapi::Object {
+    formatted(
+        "credential-name",
+        true,
+        "The name of a credential Assent holds (404 `unknown_credential` if none has it), allowed for the URL's origin; Assent injects its secret.",
+    )
+}
+
+/// Header names Assent sets itself, spelled in any case, as a pattern.
+#[cfg(feature = "openapi")]
+pub fn any_case(words: &[&str]) -> String {
+    let one =
+        |w: &str| {
+            w.chars()
+                .map(|c| {
+                    if c.is_ascii_alphabetic() { format!("[{}{}]", c.to_ascii_uppercase(), c) } else { regex_escape(c) }
+                })
+                .collect::<String>()
+        };
+    format!("^(?:{})$", words.iter().map(|w| one(w)).collect::<Vec<_>>().join("|"))
+}
+
+#[cfg(feature = "openapi")]
+fn regex_escape(c: char) -> String {
+    if "\\.^$|?*+()[]{}-".contains(c) { format!("\\{c}") } else { c.to_string() }
+}
+
+#[cfg(feature = "openapi")]
+fn headers_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::Type;
+    let forbidden = any_case(&crate::credentials::ASSENT_SETS);
+    let forbidden = &forbidden[1..forbidden.len() - 1];
+    let name = utoipa::openapi::ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!("^(?!{forbidden}$)[!#$%&'*+.^_`|~0-9A-Za-z-]{{1,128}}$")))
+        .description(Some("A header name, not one Assent sets itself"))
+        .build();
+    let value = utoipa::openapi::ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(8192))
+        .pattern(Some("^[^\\r\\n\\u0000]*$"))
+        .build();
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property_names(Some(name))
+        .additional_properties(Some(utoipa::openapi::schema::Schema::Object(value)))
+        .description(Some("Headers (names in any case, stored lower case; values of at most 8,192 characters without line breaks), never a credential: names Assent sets itself are refused."))
+        .build()
+}
+
+/// `client` of a tool call, for the API's description.
+#[cfg(feature = "openapi")]
+fn client_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(crate::kinds::tool_call::client_names().into_iter().map(Some).chain([None])))
+        .description(Some(
+            "The client the call came through, when it says: `claude-code` or `codex` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on the call follow from it.",
+        ))
         .build()
 }
 

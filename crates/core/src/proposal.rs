@@ -294,18 +294,26 @@ pub struct NewProposal {
     pub payload: Value,
     /// A short title in the agent's words.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub title: Option<String>,
     /// A longer summary in the agent's words.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 10000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")
+    )]
     pub summary: Option<String>,
     /// The agent's session.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub session_id: Option<String>,
     /// The batch it belongs to.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub group_id: Option<String>,
     /// The refined (or pending) proposal this one revises.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub supersedes: Option<String>,
     /// Seconds until it expires undecided: 1 to the server's `max_expires_in` (30 days,
     /// 2,592,000, unless configured otherwise); left out, the server's default.
@@ -331,9 +339,11 @@ pub struct DecisionRequest {
     pub outcome: Outcome,
     /// Why.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 10000))]
     pub reason: Option<String>,
     /// What to change (refine).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 10000))]
     pub feedback: Option<String>,
     /// Changes to the payload (approve only), in the kind's edit form.
     #[serde(default)]
@@ -350,9 +360,10 @@ pub struct DecisionRequest {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AllowSimilar {
-    /// Seconds until the rule expires (none: until removed).
+    /// Seconds until the rule expires, 1 to 31,622,400 (none: until removed).
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "number | null", optional))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 31622400))]
     pub expires_in: Option<i64>,
 }
 

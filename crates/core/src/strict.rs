@@ -45,6 +45,57 @@ fn named<T>(r: Result<T, serde_path_to_error::Error<serde_json::Error>>) -> serd
     })
 }
 
+/// Integers as JSON Schema reads them: a number with no fractional part, however it is
+/// written (`5` or `5.0`), so that a request the API's description allows is read.
+macro_rules! integral {
+    ($($method:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+            self.0.$method(Integral(Wrap(v)))
+        }
+    )*};
+}
+
+/// A visitor that takes a whole number written with a fraction (`5.0`) as that integer.
+struct Integral<V>(V);
+
+/// The largest magnitude a float holds every integer up to.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Integral<V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
+        if x.fract() == 0.0 && x.abs() <= EXACT {
+            if x >= 0.0 { self.0.visit_u64(x as u64) } else { self.0.visit_i64(x as i64) }
+        } else {
+            self.0.visit_f64(x)
+        }
+    }
+    fn visit_i64<E: de::Error>(self, x: i64) -> Result<Self::Value, E> {
+        self.0.visit_i64(x)
+    }
+    fn visit_u64<E: de::Error>(self, x: u64) -> Result<Self::Value, E> {
+        self.0.visit_u64(x)
+    }
+    fn visit_bool<E: de::Error>(self, x: bool) -> Result<Self::Value, E> {
+        self.0.visit_bool(x)
+    }
+    fn visit_str<E: de::Error>(self, x: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(x)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.visit_unit()
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_seq(seq)
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map)
+    }
+}
+
 /// A deserializer that reads structs from maps only, and passes itself down to every nested
 /// value.
 pub struct Strict<D>(pub D);
@@ -72,15 +123,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
     forward!(
         deserialize_any,
         deserialize_bool,
-        deserialize_i8,
-        deserialize_i16,
-        deserialize_i32,
-        deserialize_i64,
         deserialize_i128,
-        deserialize_u8,
-        deserialize_u16,
-        deserialize_u32,
-        deserialize_u64,
         deserialize_u128,
         deserialize_f32,
         deserialize_f64,
@@ -95,6 +138,17 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
         deserialize_map,
         deserialize_identifier,
         deserialize_ignored_any,
+    );
+
+    integral!(
+        deserialize_i8,
+        deserialize_i16,
+        deserialize_i32,
+        deserialize_i64,
+        deserialize_u8,
+        deserialize_u16,
+        deserialize_u32,
+        deserialize_u64,
     );
 
     fn deserialize_unit_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
@@ -248,6 +302,23 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
+
+    #[test]
+    fn a_whole_number_is_an_integer_however_written_and_errors_name_the_field() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct N {
+            n: u64,
+            m: Option<i32>,
+        }
+        let n: N = from_value(json!({"n": 5.0, "m": -3.0})).expect("5.0 is 5");
+        assert_eq!(n, N { n: 5, m: Some(-3) });
+        let n: N = from_slice(br#"{"n": 7, "m": null}"#).expect("7 is 7");
+        assert_eq!(n, N { n: 7, m: None });
+        for bad in [json!({"n": 5.5}), json!({"n": -1.0}), json!({"n": 1e300}), json!({"n": 1, "m": 3e9})] {
+            let e = from_value::<N>(bad.clone()).expect_err("refused").to_string();
+            assert!(e.starts_with("n:") || e.starts_with("m:"), "{bad}: {e}");
+        }
+    }
 
     #[derive(Debug, Deserialize, PartialEq)]
     #[serde(deny_unknown_fields)]

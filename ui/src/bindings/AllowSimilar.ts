@@ -5,6 +5,6 @@
  */
 export type AllowSimilar = { 
 /**
- * Seconds until the rule expires (none: until removed).
+ * Seconds until the rule expires, 1 to 31,622,400 (none: until removed).
  */
 expires_in?: number | null, };

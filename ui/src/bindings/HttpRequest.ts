@@ -5,7 +5,7 @@
  */
 export type HttpRequest = { 
 /**
- * GET, HEAD, POST, PUT, PATCH or DELETE.
+ * GET, HEAD, POST, PUT, PATCH or DELETE (in any case).
  */
 method: string, 
 /**

@@ -19,7 +19,7 @@ match: RuleMatch,
  */
 everything: boolean, 
 /**
- * Seconds until it stops matching (none: until removed).
+ * Seconds until it stops matching, 1 to 31,622,400 (none: until removed).
  */
 expires_in?: number | null, 
 /**

@@ -5,11 +5,11 @@
  */
 export type ToolCall = { 
 /**
- * The tool's name.
+ * The tool's name: printable ASCII, 1 to 200 characters (spaces around it are dropped).
  */
 tool: string, 
 /**
- * Its input, as the agent gave it.
+ * Its input, as the agent gave it (an empty object when left out).
  */
 input: unknown, 
 /**

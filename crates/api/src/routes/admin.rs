@@ -122,13 +122,28 @@ pub struct NewCredential {
     name: String,
     /// `bearer` (the default), `basic`, or `header:NAME`.
     #[serde(default = "bearer")]
-    #[schema(default = "bearer")]
+    #[schema(default = "bearer", pattern = "^(?:bearer|basic|header:[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128})$")]
     scheme: String,
-    /// The hosts or origins it may be sent to.
+    /// The hosts or origins it may be sent to: each a host name or address (HTTPS on 443), or
+    /// an origin `https://host:port` (`http://` only for a loopback host), with no path.
+    #[schema(schema_with = hosts_schema)]
     hosts: Vec<String>,
-    /// The secret: it goes to the system keychain and is never returned.
-    #[schema(format = Password)]
+    /// The secret: it goes to the system keychain and is never returned. 1 to 16,384
+    /// characters on one line.
+    #[schema(format = Password, max_length = 16384, pattern = "^[^\\r\\n\\u0000]+$")]
     secret: String,
+}
+
+fn hosts_schema() -> utoipa::openapi::Array {
+    use utoipa::openapi::schema::{SchemaFormat, Type};
+    let host = utoipa::openapi::ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::Custom("credential-host".into())));
+    utoipa::openapi::ArrayBuilder::new()
+        .items(host)
+        .min_items(Some(1))
+        .description(Some("The hosts or origins it may be sent to: each a host name or address (HTTPS on 443), or an origin `https://host:port` (`http://` only for a loopback host), with no path."))
+        .build()
 }
 
 fn bearer() -> String {

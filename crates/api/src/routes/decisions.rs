@@ -34,6 +34,7 @@ pub enum Batch {
     /// Each item stands alone.
     Items {
         /// The decisions.
+        #[schema(min_items = 1, max_items = 1000)]
         items: Vec<BatchItem>,
     },
     /// Every pending proposal of the group, all or nothing.

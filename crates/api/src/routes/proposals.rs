@@ -16,7 +16,8 @@ use std::time::Duration;
 /// return the same proposal (200); another body under the same key is 409.
 #[utoipa::path(post, path = "/v1/proposals", tag = "proposals", operation_id = "propose",
     security(("agent" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Visible ASCII; the same key and body return the same proposal")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$",
+        description = "1 to 200 visible ASCII characters; the same key and body return the same proposal")),
     request_body = assent_core::NewProposal,
     responses(
         (status = 201, description = "Filed (pending, or decided at once by a rule)", body = Proposal,

@@ -76,7 +76,7 @@ pub async fn test(
     Json(mut body): Json<Value>,
 ) -> Result<axum::Json<Verdict>, ApiError> {
     let agent = match body.as_object_mut().and_then(|m| m.remove("agent")) {
-        None => "default".to_string(),
+        None | Some(Value::Null) => "default".to_string(),
         Some(Value::String(a)) => a,
         Some(_) => {
             return Err(ApiError::new(

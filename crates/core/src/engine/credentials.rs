@@ -46,8 +46,8 @@ impl Engine {
         let mut origins = hosts.iter().map(|h| normalize_origin(h)).collect::<Result<Vec<_>, _>>()?;
         origins.sort();
         origins.dedup();
-        if secret.is_empty() || secret.len() > 16 * 1024 || secret.contains(['\r', '\n', '\0']) {
-            return Err(CoreError::invalid("invalid_secret", "a secret is 1 to 16384 bytes on one line"));
+        if secret.is_empty() || secret.chars().count() > 16 * 1024 || secret.contains(['\r', '\n', '\0']) {
+            return Err(CoreError::invalid("invalid_secret", "a secret is 1 to 16384 characters on one line"));
         }
         if self.credential_map().contains_key(name) {
             return Err(CoreError::Conflict(format!("a credential named `{name}` already exists; remove it first")));

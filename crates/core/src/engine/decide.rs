@@ -12,7 +12,8 @@ use crate::store::{Transition, Transitioned};
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
-const REASON_MAX: usize = 10_000;
+/// The longest reason or feedback, in characters.
+pub const REASON_MAX: usize = 10_000;
 
 /// A decision on one proposal, and the rule it saved ("allow similar").
 #[derive(Debug, Clone, Serialize)]

@@ -13,7 +13,7 @@ pub mod rules;
 mod team;
 mod wait;
 
-pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision};
+pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision, REASON_MAX};
 pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
 

@@ -62,6 +62,38 @@ fn text(field: &str, v: Option<String>, max: usize, single_line: bool) -> Result
     Ok(if v.trim().is_empty() { None } else { Some(v) })
 }
 
+/// A proposal's envelope (all but its kind and payload), checked.
+pub(super) struct Envelope {
+    expires_in: u64,
+    lease_secs: Option<u32>,
+    title: Option<String>,
+    summary: Option<String>,
+    session_id: Option<String>,
+    group_id: Option<String>,
+    supersedes: Option<String>,
+}
+
+/// Checks the envelope of `req`, taking its fields: what `propose` files, and what testing
+/// the rules with a proposal body refuses the same way.
+pub(super) fn envelope(req: &mut NewProposal, cfg: &super::EngineConfig) -> Result<Envelope, CoreError> {
+    let expires_in = req.expires_in.unwrap_or(cfg.default_expires_in);
+    if expires_in == 0 || expires_in > cfg.max_expires_in {
+        return Err(CoreError::invalid(
+            "invalid_field",
+            format!("`expires_in` must be between 1 and {} seconds", cfg.max_expires_in),
+        ));
+    }
+    Ok(Envelope {
+        expires_in,
+        lease_secs: super::lease::requested(req.lease_secs)?,
+        title: text("title", req.title.take(), TITLE_MAX, true)?,
+        summary: text("summary", req.summary.take(), SUMMARY_MAX, false)?,
+        session_id: text("session_id", req.session_id.take(), REF_MAX, true)?,
+        group_id: text("group_id", req.group_id.take(), REF_MAX, true)?,
+        supersedes: text("supersedes", req.supersedes.take(), REF_MAX, true)?,
+    })
+}
+
 /// What a `propose` call did.
 #[derive(Debug, Clone)]
 pub struct Proposed {
@@ -120,22 +152,11 @@ impl Engine {
             }
             Some(k) => Some(Idempotency { key: k.to_string(), request_sha256: canonical_sha256(&body) }),
         };
-        let req: NewProposal = crate::strict::from_value(body)
+        let mut req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let cfg = &self.inner.config;
-        let expires_in = req.expires_in.unwrap_or(cfg.default_expires_in);
-        if expires_in == 0 || expires_in > cfg.max_expires_in {
-            return Err(CoreError::invalid(
-                "invalid_field",
-                format!("`expires_in` must be between 1 and {} seconds", cfg.max_expires_in),
-            ));
-        }
-        let lease_secs = super::lease::requested(req.lease_secs)?;
-        let title = text("title", req.title, TITLE_MAX, true)?;
-        let summary = text("summary", req.summary, SUMMARY_MAX, false)?;
-        let session_id = text("session_id", req.session_id, REF_MAX, true)?;
-        let group_id = text("group_id", req.group_id, REF_MAX, true)?;
-        let supersedes = text("supersedes", req.supersedes, REF_MAX, true)?;
+        let Envelope { expires_in, lease_secs, title, summary, session_id, group_id, supersedes } =
+            envelope(&mut req, cfg)?;
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let Prepared { payload, base, preview } = self.prepare(&kind, agent, req.payload).await?;

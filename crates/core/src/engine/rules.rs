@@ -43,9 +43,10 @@ pub struct NewRule {
     /// Set to make an empty match mean every proposal.
     #[serde(default)]
     pub everything: bool,
-    /// Seconds until it stops matching (none: until removed).
+    /// Seconds until it stops matching, 1 to 31,622,400 (none: until removed).
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "number | null", optional))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 31622400))]
     pub expires_in: Option<i64>,
     /// A note (a denied proposal's reason).
     #[serde(default)]
@@ -499,8 +500,9 @@ impl Engine {
     /// posted). Nothing is stored; the kind validates the payload as it would on posting.
     pub async fn test_rules(&self, agent: &str, body: Value) -> Result<Verdict, CoreError> {
         crate::names::validate_agent_name(agent)?;
-        let req: NewProposal = crate::strict::from_value(body)
+        let mut req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
+        super::propose::envelope(&mut req, &self.inner.config)?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;
         let subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));

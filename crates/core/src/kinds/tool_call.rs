@@ -20,17 +20,25 @@ fn invalid(message: impl Into<String>) -> CoreError {
     CoreError::invalid("invalid_payload", message)
 }
 
+/// A tool's name, as the API's description states it: 1 to 200 printable ASCII characters
+/// (spaces around it are dropped). ASCII only, so that no look-alike letter can make a tool
+/// read as another one a rule names.
+pub const TOOL_PATTERN: &str = "^ *[!-~](?:[ -~]{0,198}[!-~])? *$";
+
+/// The longest `cwd`, in characters.
+pub const MAX_CWD: usize = 4096;
+
 fn check_tool_name(tool: &Value) -> Result<String, CoreError> {
     let name = tool.as_str().ok_or_else(|| invalid("`tool` must be a string"))?;
-    let trimmed = name.trim();
+    let trimmed = name.trim_matches(' ');
     if trimmed.is_empty() {
         return Err(invalid("`tool` must not be empty"));
     }
-    if trimmed.chars().count() > MAX_TOOL_NAME {
+    if trimmed.len() > MAX_TOOL_NAME {
         return Err(invalid(format!("`tool` is longer than {MAX_TOOL_NAME} characters")));
     }
-    if trimmed.chars().any(|c| c.is_control() || invisible::is_flagged(c)) {
-        return Err(invalid("`tool` contains control or invisible characters"));
+    if !trimmed.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return Err(invalid("`tool` is printable ASCII: letters, digits, punctuation and inner spaces"));
     }
     Ok(trimmed.to_string())
 }
@@ -45,7 +53,9 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     let cwd = match map.remove("cwd") {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => {
-            if !c.starts_with('/') || c.len() > 4096 || c.chars().any(|ch| ch.is_control() || invisible::is_flagged(ch))
+            if !c.starts_with('/')
+                || c.chars().count() > MAX_CWD
+                || c.chars().any(|ch| ch.is_control() || invisible::is_flagged(ch))
             {
                 return Err(invalid("`cwd` is an absolute path without control or invisible characters"));
             }
@@ -76,6 +86,11 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
 /// (a client sending anything else gets its call filed without it, never refused for it).
 pub fn is_permission_mode(m: &str) -> bool {
     (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The names of the clients a call may say it came through.
+pub fn client_names() -> Vec<&'static str> {
+    CLIENTS.iter().map(|(k, _)| *k).collect()
 }
 
 /// The clients a call may say it came through, and how the person reads each.
