@@ -7,6 +7,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The longest `cwd` of a tool call, in characters.
+pub const MAX_CWD: usize = 4096;
+
+/// The clients a tool call may say it came through.
+pub const CLIENTS: [&str; 3] = ["claude-code", "codex", "mcp-permission-prompt"];
+
 /// `tool.call`: a tool the agent runs itself once approved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -122,7 +128,7 @@ fn cwd_schema() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
         .pattern(Some(format!("^/[^{}]*$", crate::invisible::refused_class(&[]))))
-        .max_length(Some(crate::kinds::tool_call::MAX_CWD))
+        .max_length(Some(MAX_CWD))
         .description(Some(
             "The folder the agent's session works in (absolute, with no control or invisible characters), when the client says: relative paths in the call resolve against it, and rules may say \"inside the working folder\".",
         ))
@@ -225,7 +231,7 @@ fn client_schema() -> utoipa::openapi::Object {
     use utoipa::openapi::schema::{SchemaType, Type};
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
-        .enum_values(Some(crate::kinds::tool_call::client_names().into_iter().map(Some).chain([None])))
+        .enum_values(Some(CLIENTS.into_iter().map(Some).chain([None])))
         .description(Some(
             "The client the call came through, when it says: `claude-code` or `codex` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on the call follow from it.",
         ))

@@ -20,14 +20,10 @@ fn invalid(message: impl Into<String>) -> CoreError {
     CoreError::invalid("invalid_payload", message)
 }
 
-/// A tool's name, as the API's description states it: 1 to 200 printable ASCII characters
-/// (spaces around it are dropped). ASCII only, so that no look-alike letter can make a tool
-/// read as another one a rule names.
-pub const TOOL_PATTERN: &str = "^ *[!-~](?:[ -~]{0,198}[!-~])? *$";
 
-/// The longest `cwd`, in characters.
-pub const MAX_CWD: usize = 4096;
-
+/// A tool's name, as the API's description states it (`ToolCall.tool`'s pattern): 1 to 200
+/// printable ASCII characters, spaces around it dropped. ASCII only, so that no look-alike
+/// letter can make a tool read as another one a rule names.
 fn check_tool_name(tool: &Value) -> Result<String, CoreError> {
     let name = tool.as_str().ok_or_else(|| invalid("`tool` must be a string"))?;
     let trimmed = name.trim_matches(' ');
@@ -54,7 +50,7 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => {
             if !c.starts_with('/')
-                || c.chars().count() > MAX_CWD
+                || c.chars().count() > payloads::MAX_CWD
                 || c.chars().any(|ch| ch.is_control() || invisible::is_flagged(ch))
             {
                 return Err(invalid("`cwd` is an absolute path without control or invisible characters"));
@@ -88,12 +84,8 @@ pub fn is_permission_mode(m: &str) -> bool {
     (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The names of the clients a call may say it came through.
-pub fn client_names() -> Vec<&'static str> {
-    CLIENTS.iter().map(|(k, _)| *k).collect()
-}
-
-/// The clients a call may say it came through, and how the person reads each.
+/// The clients a call may say it came through ([`payloads::CLIENTS`]), and how the person
+/// reads each.
 const CLIENTS: &[(&str, &str)] = &[
     ("claude-code", "Claude Code's hook"),
     ("codex", "Codex's permission hook"),
@@ -247,6 +239,12 @@ mod tests {
                 Ok(_) => panic!("accepted {bad}"),
             }
         }
+    }
+
+    #[test]
+    fn the_clients_described_are_the_clients_read() {
+        let read: Vec<&str> = CLIENTS.iter().map(|(k, _)| *k).collect();
+        assert_eq!(read, payloads::CLIENTS);
     }
 
     #[test]
