@@ -20,7 +20,6 @@ fn invalid(message: impl Into<String>) -> CoreError {
     CoreError::invalid("invalid_payload", message)
 }
 
-
 /// A tool's name, as the API's description states it (`ToolCall.tool`'s pattern): 1 to 200
 /// printable ASCII characters, spaces around it dropped. ASCII only, so that no look-alike
 /// letter can make a tool read as another one a rule names.
