@@ -30,4 +30,5 @@ mod rules;
 mod security;
 mod session;
 mod team;
+mod upgrade;
 mod wire;
