@@ -46,15 +46,17 @@ pub struct NewRecord {
 }
 
 impl NewRecord {
-    /// Whether it is a plain insert, one row that needs nothing read first: no idempotency key,
-    /// no proposal it supersedes, no rule that matched it (the store may then write it with
-    /// others in one statement, the pending limit permitting).
+    /// Whether it is a plain insert, one row that needs nothing read first and nothing more
+    /// written: no idempotency key, no proposal it supersedes, no rule that matched it, filed by
+    /// its agent (the store may then write it with others in one statement, the pending limit
+    /// permitting). The one definition both stores use.
     pub fn is_plain(&self) -> bool {
         self.idempotency.is_none()
             && self.proposal.supersedes.is_none()
             && self.decided.is_none()
             && self.rule.is_none()
             && self.rules_seq.is_none()
+            && self.origin.is_none()
     }
 }
 
@@ -113,6 +115,33 @@ impl Transition {
             detail: None,
         }
     }
+}
+
+impl Transition {
+    /// The withdrawal of the pending proposal `prev` that its agent's revision `by` replaces, as
+    /// the status machine makes it (`Withdraw`), with the revision's id in the audit row.
+    pub fn superseded(prev: &str, by: &Proposal) -> Result<Self, CoreError> {
+        let to = crate::status::next(Status::Pending, crate::status::Action::Withdraw, by.class)
+            .map_err(|e| CoreError::InvalidState { message: e.to_string() })?;
+        Ok(Transition {
+            detail: Some(serde_json::json!({ "superseded_by": by.id })),
+            ..Transition::status_change(prev.to_string(), Status::Pending, to, by.created_at, &by.agent, Channel::Agent)
+        })
+    }
+}
+
+/// Why an all-or-nothing set of changes `ts` changed nothing, given what each did (`out`): the
+/// first that found its proposal in another status. The one wording both stores answer with.
+pub fn conflict_error(ts: &[Transition], out: &[Transitioned]) -> CoreError {
+    for (t, o) in ts.iter().zip(out) {
+        if let Transitioned::Conflict(now) = o {
+            let now = now.map(|s| s.to_string()).unwrap_or_else(|| "gone".into());
+            return CoreError::InvalidState {
+                message: format!("proposal `{}` is {now}, no longer {}; nothing was changed", t.id, t.from),
+            };
+        }
+    }
+    CoreError::InvalidState { message: "a proposal changed meanwhile; nothing was changed".into() }
 }
 
 /// What one transition did.

@@ -16,6 +16,7 @@
 //!   is read on the calling thread instead ([`direct`]), without the pool's thread switches.
 
 mod direct;
+mod errors;
 mod multi;
 mod pending;
 pub mod pg;
@@ -36,29 +37,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use writer::Op;
 
-pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
-    // SQLITE_FULL (13), and a write that ran out of space underneath SQLite.
-    let full = match &e {
-        sqlx::Error::Database(d) => {
-            d.code().is_some_and(|c| c == "13" || c.parse::<i64>().is_ok_and(|n| n & 0xff == 13))
-        }
-        sqlx::Error::Io(io) => io.raw_os_error() == Some(28) || io.kind() == std::io::ErrorKind::StorageFull,
-        _ => false,
-    };
-    sqlite_err(full, e.to_string())
-}
-
-/// A rusqlite error as the store reports it (as [`db_err`]).
-pub(crate) fn lite_err(e: rusqlite::Error) -> StoreError {
-    let full = matches!(&e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code & 0xff == 13);
-    sqlite_err(full, e.to_string())
-}
-
-/// An SQLite error by either driver: a full disk (its code said so, or its message) as
-/// [`StoreError::Full`], anything else as what it said.
-fn sqlite_err(full: bool, message: String) -> StoreError {
-    if full || message.contains("database or disk is full") { StoreError::Full } else { StoreError::Database(message) }
-}
+pub(crate) use errors::{db_err, lite_err};
 
 /// What adding an agent does, given the state of its name (`None`: unknown; `Some(None)`:
 /// active; `Some(Some(at))`: revoked at `at`): the same rule on either store.

@@ -71,19 +71,19 @@ impl Cols for Lite<'_, '_> {
 
 impl Cols for PgRow {
     fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
-        self.try_get(col).map_err(crate::pg::db_err)
+        self.try_get(col).map_err(crate::errors::pg_err)
     }
     fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
-        self.try_get(col).map_err(crate::pg::db_err)
+        self.try_get(col).map_err(crate::errors::pg_err)
     }
     fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.try_get(col).map_err(crate::pg::db_err)
+        self.try_get(col).map_err(crate::errors::pg_err)
     }
     fn flag(&self, col: &str) -> Result<bool, StoreError> {
-        self.try_get(col).map_err(crate::pg::db_err)
+        self.try_get(col).map_err(crate::errors::pg_err)
     }
     fn node(&self) -> Result<Option<String>, StoreError> {
-        self.try_get("node").map(Some).map_err(crate::pg::db_err)
+        self.try_get("node").map(Some).map_err(crate::errors::pg_err)
     }
 }
 

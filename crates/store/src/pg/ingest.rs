@@ -15,8 +15,7 @@ use super::{core, db_err};
 use crate::multi::MultiInsert;
 use crate::pending::PendingBound;
 use assent_core::error::{CoreError, StoreError};
-use assent_core::proposal::{Channel, Proposal};
-use assent_core::status::Status;
+use assent_core::proposal::Proposal;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use serde_json::Value;
 use sqlx::postgres::{PgArguments, PgConnection, PgPool};
@@ -259,17 +258,7 @@ impl Ingest {
                 return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
             };
             if st == "pending" {
-                let t = Transition {
-                    detail: Some(serde_json::json!({ "superseded_by": p.id })),
-                    ..Transition::status_change(
-                        prev.clone(),
-                        Status::Pending,
-                        Status::Withdrawn,
-                        p.created_at,
-                        &p.agent,
-                        Channel::Agent,
-                    )
-                };
+                let t = Transition::superseded(prev, p)?;
                 if let Transitioned::Done(old) = transition_in(conn, &self.node, &t).await? {
                     superseded = Some(old);
                 }

@@ -23,7 +23,7 @@ mod write;
 
 pub use copy::{CopyReport, copy_from_sqlite};
 
-use assent_core::error::{CoreError, StoreError};
+use assent_core::error::StoreError;
 use assent_core::store::RemoteChange;
 use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -34,22 +34,7 @@ use tokio::sync::mpsc;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
 
-/// A driver error, as the engine sees it: out of reach (`store_unavailable`) or not.
-pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
-    let unreachable = matches!(
-        e,
-        sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_)
-            | sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::WorkerCrashed
-            | sqlx::Error::Protocol(_)
-    ) || matches!(&e, sqlx::Error::Database(d) if d.code().is_some_and(|c| {
-        // Connection exceptions, the server shutting down, too many connections.
-        c.starts_with("08") || c == "57P01" || c == "57P02" || c == "57P03" || c == "53300"
-    }));
-    if unreachable { StoreError::Unavailable(e.to_string()) } else { StoreError::Database(e.to_string()) }
-}
+pub(crate) use crate::errors::{pg_core as core, pg_err as db_err};
 
 /// Where the team database is, and who this server is in the team.
 #[derive(Debug, Clone)]
@@ -256,15 +241,4 @@ impl PgStore {
     fn take(&self) -> Option<mpsc::Receiver<RemoteChange>> {
         self.changes.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
-}
-
-/// An error for the engine. Text PostgreSQL cannot hold (a NUL character) is the caller's
-/// mistake, not the store's.
-pub(crate) fn core(e: sqlx::Error) -> CoreError {
-    if let sqlx::Error::Database(d) = &e
-        && d.code().is_some_and(|c| c == "22021" || c == "22P05")
-    {
-        return CoreError::invalid("invalid_field", "text with a NUL character cannot be stored");
-    }
-    CoreError::Store(db_err(e))
 }

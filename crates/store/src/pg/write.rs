@@ -86,15 +86,9 @@ impl PgStore {
         for t in &ts {
             out.push(transition_in(&mut tx, &self.node, t).await?);
         }
-        if let Some((t, now)) = ts.iter().zip(&out).find_map(|(t, o)| match o {
-            Transitioned::Conflict(now) => Some((t, now)),
-            Transitioned::Done(_) => None,
-        }) {
+        if out.iter().any(|o| matches!(o, Transitioned::Conflict(_))) {
             // All or nothing: dropping the transaction rolls it back.
-            let now = now.map(|s| s.to_string()).unwrap_or_else(|| "gone".into());
-            return Err(CoreError::InvalidState {
-                message: format!("proposal `{}` is {now}, no longer {}; nothing was changed", t.id, t.from),
-            });
+            return Err(assent_core::store::conflict_error(&ts, &out));
         }
         tx.commit().await.map_err(core)?;
         Ok(out)

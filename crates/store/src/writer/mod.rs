@@ -13,7 +13,6 @@ use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::rules::Rule;
-use assent_core::status::Status;
 use assent_core::store::{Inserted, NewRecord, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use rusqlite::{Connection, OptionalExtension, Params, params};
@@ -339,18 +338,7 @@ impl Writer {
                 return Err(CoreError::invalid("unknown_supersedes", "`supersedes` names no proposal of this agent"));
             };
             if st == "pending" {
-                let t = Transition {
-                    id: prev.clone(),
-                    from: Status::Pending,
-                    to: Status::Withdrawn,
-                    decision: None,
-                    result: None,
-                    error: None,
-                    at: p.created_at,
-                    actor: p.agent.clone(),
-                    channel: Channel::Agent,
-                    detail: Some(serde_json::json!({ "superseded_by": p.id })),
-                };
+                let t = Transition::superseded(prev, &p)?;
                 if let Transitioned::Done(old) = self.transition(&t)? {
                     superseded = Some(old);
                 }
@@ -460,17 +448,7 @@ impl Writer {
 /// transition changed nothing).
 fn refuse_conflict(ts: &[Transition], out: Vec<Transitioned>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
     if atomic && out.iter().any(|t| matches!(t, Transitioned::Conflict(_))) {
-        return Err(CoreError::InvalidState { message: conflict_message(ts, &out) });
+        return Err(assent_core::store::conflict_error(ts, &out));
     }
     Ok(out)
-}
-
-fn conflict_message(ts: &[Transition], out: &[Transitioned]) -> String {
-    for (t, o) in ts.iter().zip(out) {
-        if let Transitioned::Conflict(now) = o {
-            let now = now.map(|s| s.to_string()).unwrap_or_else(|| "gone".into());
-            return format!("proposal `{}` is {now}, no longer {}; nothing was changed", t.id, t.from);
-        }
-    }
-    "a proposal changed meanwhile; nothing was changed".into()
 }

@@ -57,7 +57,7 @@ impl Writer {
         done: &mut Vec<Done>,
         deferred: &mut Vec<(usize, StoredJson)>,
     ) -> Option<Op> {
-        let plain = matches!(&op, Op::Insert(rec, _) if rec.is_plain() && rec.origin.is_none()
+        let plain = matches!(&op, Op::Insert(rec, _) if rec.is_plain()
             && self.pending_bound.under(&rec.proposal.agent, rec.max_pending));
         if !plain {
             return Some(op);
