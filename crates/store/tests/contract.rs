@@ -16,41 +16,12 @@ use assent_core::time::Timestamp;
 use assent_store::SqliteStore;
 use assent_store::pg::{PgStore, TeamOptions};
 use serde_json::json;
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+mod common;
+use common::pg_database;
 
 const AGENT: [u8; 32] = [7; 32];
-
-/// This run's PostgreSQL server: its admin URL (the password is the script's, `assent-test`).
-fn postgres() -> &'static str {
-    static URL: OnceLock<String> = OnceLock::new();
-    URL.get_or_init(|| {
-        let dir = tempfile::Builder::new().prefix("assent-store-pg-").tempdir().unwrap().keep();
-        std::fs::remove_dir(&dir).unwrap();
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh");
-        let out = Command::new(script)
-            .arg("start")
-            .arg(&dir)
-            .args(["--until-pid", &std::process::id().to_string()])
-            .output()
-            .expect("scripts/postgres.sh");
-        assert!(out.status.success(), "PostgreSQL did not start: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    })
-}
-
-/// A fresh database on this run's server; its URL.
-async fn pg_database() -> String {
-    use sqlx::Connection;
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let admin = postgres();
-    let name = format!("c_{}_{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    let opts = admin.parse::<sqlx::postgres::PgConnectOptions>().unwrap().password("assent-test");
-    let mut conn = sqlx::PgConnection::connect_with(&opts).await.unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.unwrap();
-    admin.replace("/postgres", &format!("/{name}"))
-}
 
 /// Both stores, each fresh, with agent `a` added.
 async fn stores() -> Vec<(&'static str, Arc<dyn Store>, Option<tempfile::TempDir>)> {
@@ -60,7 +31,7 @@ async fn stores() -> Vec<(&'static str, Arc<dyn Store>, Option<tempfile::TempDir
         url: pg_database().await,
         node: "n1".into(),
         person: "owner".into(),
-        password: Some("assent-test".into()),
+        password: Some(common::PASSWORD.into()),
     };
     let pg: Arc<dyn Store> = Arc::new(PgStore::open(&opts).await.unwrap_or_else(|e| panic!("{e}")));
     let all = vec![("sqlite", lite, Some(dir)), ("postgres", pg, None)];

@@ -1,0 +1,41 @@
+//! What the store's tests share: this run's PostgreSQL server (Debian's, started by
+//! `scripts/postgres.sh`, stopped when the test process ends) and a fresh database on it.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The password `scripts/postgres.sh` gives its user.
+pub const PASSWORD: &str = "assent-test";
+
+/// This run's PostgreSQL server: its admin URL (the password is the script's, `assent-test`).
+pub fn postgres() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        let dir = tempfile::Builder::new().prefix("assent-store-pg-").tempdir().unwrap().keep();
+        std::fs::remove_dir(&dir).unwrap();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh");
+        let out = Command::new(script)
+            .arg("start")
+            .arg(&dir)
+            .args(["--until-pid", &std::process::id().to_string()])
+            .output()
+            .expect("scripts/postgres.sh");
+        assert!(out.status.success(), "PostgreSQL did not start: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    })
+}
+
+/// A fresh database on this run's server; its URL.
+pub async fn pg_database() -> String {
+    use sqlx::Connection;
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let admin = postgres();
+    let name = format!("c_{}_{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let opts = admin.parse::<sqlx::postgres::PgConnectOptions>().unwrap().password(PASSWORD);
+    let mut conn = sqlx::PgConnection::connect_with(&opts).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.unwrap();
+    admin.replace("/postgres", &format!("/{name}"))
+}
