@@ -10,7 +10,7 @@ use assent_core::error::CoreError;
 use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, Decision, Outcome, Proposal, RuleRef};
 use assent_core::rules::{Effect, Rule, RuleMatch};
-use assent_core::status::{KindClass, Status};
+use assent_core::status::Status;
 use assent_core::store::{Idempotency, Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use assent_store::SqliteStore;
@@ -19,7 +19,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 mod common;
-use common::pg_database;
+use common::{pg_database, proposal, record};
 
 const AGENT: [u8; 32] = [7; 32];
 
@@ -39,32 +39,6 @@ async fn stores() -> Vec<(&'static str, Arc<dyn Store>, Option<tempfile::TempDir
         s.add_agent("a", AGENT, Timestamp(1), false).await.unwrap();
     }
     all
-}
-
-fn proposal(id: &str, n: i64) -> Proposal {
-    let mut p = Proposal::applying(id, "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
-    p.status = Status::Pending;
-    p.class = KindClass::DecisionOnly;
-    p.preview = Preview::read(json!({"type": "tool.call", "tool": "t", "input": {"n": n}, "input_text": "{}"}));
-    p.created_at = Timestamp(1_000 + n);
-    p.updated_at = p.created_at;
-    p.expires_at = Timestamp(1_000_000 + n);
-    p.refresh_derived();
-    p
-}
-
-fn record(p: Proposal) -> NewRecord {
-    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
-    NewRecord {
-        proposal: p,
-        idempotency: None,
-        max_pending: 1000,
-        origin: None,
-        stored,
-        decided: None,
-        rule: None,
-        rules_seq: None,
-    }
 }
 
 async fn created(s: &Arc<dyn Store>, rec: NewRecord) -> Proposal {

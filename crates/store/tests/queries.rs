@@ -4,9 +4,8 @@
 
 #![allow(missing_docs)]
 
-use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, Proposal};
-use assent_core::status::{KindClass, Status};
+use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use assent_store::SqliteStore;
@@ -18,32 +17,14 @@ async fn store(dir: &std::path::Path) -> SqliteStore {
     s
 }
 
-fn pending(n: i64) -> Proposal {
-    let mut p =
-        Proposal::applying(&format!("p_{n:04}"), "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
-    p.status = Status::Pending;
-    p.class = KindClass::DecisionOnly;
-    p.preview = Preview::read(json!({"type": "tool.call", "tool": "t", "input": {"n": n}, "input_text": "{}"}));
-    p.created_at = Timestamp(1_000 + n);
-    p.updated_at = p.created_at;
-    p.expires_at = Timestamp(i64::MAX / 2);
-    p.refresh_derived();
-    p
-}
+mod common;
+use common::record;
 
-/// A plain new record of `p`.
-fn record(p: Proposal) -> NewRecord {
-    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
-    NewRecord {
-        proposal: p,
-        idempotency: None,
-        max_pending: 1000,
-        origin: None,
-        stored,
-        decided: None,
-        rule: None,
-        rules_seq: None,
-    }
+/// Proposal `p_000n`, pending, never expiring.
+fn pending(n: i64) -> Proposal {
+    let mut p = common::proposal(&format!("p_{n:04}"), n);
+    p.expires_at = Timestamp(i64::MAX / 2);
+    p
 }
 
 async fn insert(s: &SqliteStore, n: i64) {

@@ -1,8 +1,15 @@
 //! What the store's tests share: this run's PostgreSQL server (Debian's, started by
-//! `scripts/postgres.sh`, stopped when the test process ends) and a fresh database on it.
+//! `scripts/postgres.sh`, stopped when the test process ends), a fresh database on it, and
+//! the proposals they store.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use assent_core::preview::Preview;
+use assent_core::proposal::Proposal;
+use assent_core::status::{KindClass, Status};
+use assent_core::store::NewRecord;
+use assent_core::time::Timestamp;
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -38,4 +45,33 @@ pub async fn pg_database() -> String {
     let mut conn = sqlx::PgConnection::connect_with(&opts).await.unwrap();
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.unwrap();
     admin.replace("/postgres", &format!("/{name}"))
+}
+
+/// A pending `tool.call` of agent `a`, number `n` (made at 1,000 + n ms, expiring at
+/// 1,000,000 + n).
+pub fn proposal(id: &str, n: i64) -> Proposal {
+    let mut p = Proposal::applying(id, "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
+    p.status = Status::Pending;
+    p.class = KindClass::DecisionOnly;
+    p.preview = Preview::read(json!({"type": "tool.call", "tool": "t", "input": {"n": n}, "input_text": "{}"}));
+    p.created_at = Timestamp(1_000 + n);
+    p.updated_at = p.created_at;
+    p.expires_at = Timestamp(1_000_000 + n);
+    p.refresh_derived();
+    p
+}
+
+/// A plain new record of `p`.
+pub fn record(p: Proposal) -> NewRecord {
+    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
+    NewRecord {
+        proposal: p,
+        idempotency: None,
+        max_pending: 1000,
+        origin: None,
+        stored,
+        decided: None,
+        rule: None,
+        rules_seq: None,
+    }
 }
