@@ -119,20 +119,11 @@ fn json_content_type(headers: &axum::http::HeaderMap) -> bool {
 /// JSON text as `T`: malformed is 400 `malformed_json`, well-formed but of the wrong shape is
 /// 422 `invalid_request`, with where in the body it went wrong.
 pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let mut d = serde_json::Deserializer::from_slice(bytes);
-    let (path, error) = match serde_path_to_error::deserialize(assent_core::strict::Strict(&mut d)) {
-        Ok(v) => match d.end() {
-            Ok(()) => return Ok(v),
-            Err(e) => (String::new(), e),
-        },
-        Err(e) => (e.path().to_string(), e.into_inner()),
-    };
-    let message = if path.is_empty() || path == "." { error.to_string() } else { format!("{path}: {error}") };
-    Err(match error.classify() {
+    assent_core::strict::from_slice(bytes).map_err(|error| match error.classify() {
         serde_json::error::Category::Data => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", error.to_string())
         }
-        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {message}")),
+        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {error}")),
     })
 }
 

@@ -54,7 +54,6 @@ enum Agent {
     Codex,
 }
 
-/// What the person is told about a Codex call before deciding.
 /// Flags of a hook.
 #[derive(Debug, clap::Args)]
 pub struct HookArgs {

@@ -183,9 +183,9 @@ fn credential_ref_schema() -> utoipa::openapi::Object {
     )
 }
 
-/// Header names Assent sets itself, spelled in any case, as a pattern.
+/// A pattern group matching any of `words`, spelled in any case.
 #[cfg(feature = "openapi")]
-pub fn any_case(words: &[&str]) -> String {
+fn any_case(words: &[&str]) -> String {
     let one =
         |w: &str| {
             w.chars()
@@ -194,7 +194,7 @@ pub fn any_case(words: &[&str]) -> String {
                 })
                 .collect::<String>()
         };
-    format!("^(?:{})$", words.iter().map(|w| one(w)).collect::<Vec<_>>().join("|"))
+    format!("(?:{})", words.iter().map(|w| one(w)).collect::<Vec<_>>().join("|"))
 }
 
 #[cfg(feature = "openapi")]
@@ -206,7 +206,6 @@ fn regex_escape(c: char) -> String {
 fn headers_schema() -> utoipa::openapi::Object {
     use utoipa::openapi::schema::Type;
     let forbidden = any_case(&crate::credentials::ASSENT_SETS);
-    let forbidden = &forbidden[1..forbidden.len() - 1];
     let name = utoipa::openapi::ObjectBuilder::new()
         .schema_type(Type::String)
         .pattern(Some(format!("^(?!{forbidden}$)[!#$%&'*+.^_`|~0-9A-Za-z-]{{1,128}}$")))

@@ -18,17 +18,26 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
     named(serde_path_to_error::deserialize(Strict(value)))
 }
 
-/// Reads `T` from a borrowed JSON value, structs from objects only.
+/// Reads `T` from a borrowed JSON value, structs from objects only. The field an error is at
+/// is found by reading again, only when it fails.
 pub fn from_ref<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
-    named(serde_path_to_error::deserialize(Strict(value)))
+    T::deserialize(Strict(value)).or_else(|_| named(serde_path_to_error::deserialize(Strict(value))))
 }
 
 /// Reads `T` from JSON text, structs from objects only; anything after the value is an error.
+/// The field an error is at is found by reading again, only when it fails.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    let mut d = serde_json::Deserializer::from_slice(bytes);
-    let v = named(serde_path_to_error::deserialize(Strict(&mut d)))?;
-    d.end()?;
-    Ok(v)
+    let read = |track: bool| {
+        let mut d = serde_json::Deserializer::from_slice(bytes);
+        let v = if track {
+            named(serde_path_to_error::deserialize(Strict(&mut d)))?
+        } else {
+            T::deserialize(Strict(&mut d))?
+        };
+        d.end()?;
+        Ok(v)
+    };
+    read(false).or_else(|_| read(true))
 }
 
 /// The error with the place it was found (`lease_secs: invalid value ...`), so a person reading

@@ -28,6 +28,8 @@ struct Lease {
     holders: u32,
     /// When it lapses with nobody holding it.
     lapses_at: Instant,
+    /// The proposal is no longer pending: the last hold's end takes the lease out.
+    settled: bool,
 }
 
 /// The leases of the pending proposals this node received.
@@ -48,7 +50,7 @@ impl Leases {
         match map.get_mut(id) {
             Some(l) => l.lapses_at = l.lapses_at.max(lapses_at),
             None => {
-                map.insert(id.to_string(), Lease { secs, holders: 0, lapses_at });
+                map.insert(id.to_string(), Lease { secs, holders: 0, lapses_at, settled: false });
             }
         }
         map.len() == 1
@@ -78,11 +80,16 @@ impl Leases {
         ids.into_iter().filter_map(|id| map.remove(&id).map(|l| (id, l.secs))).collect()
     }
 
-    /// Forgets the lease of a proposal that is no longer pending.
+    /// Forgets the lease of a proposal that is no longer pending: now, or when the last wait
+    /// holding it ends (the wait a decision answers is still open when the decision is known).
     pub(crate) fn forget(&self, id: &str) {
         let mut map = self.map();
-        if map.get(id).is_some_and(|l| l.holders == 0) {
-            map.remove(id);
+        match map.get_mut(id) {
+            Some(l) if l.holders > 0 => l.settled = true,
+            Some(_) => {
+                map.remove(id);
+            }
+            None => {}
         }
     }
 
@@ -104,6 +111,9 @@ impl Drop for Hold<'_> {
         if let Some(l) = map.get_mut(&self.id) {
             l.holders = l.holders.saturating_sub(1);
             l.lapses_at = l.lapses_at.max(Instant::now() + Duration::from_secs(l.secs.into()));
+            if l.holders == 0 && l.settled {
+                map.remove(&self.id);
+            }
         }
     }
 }
@@ -159,19 +169,20 @@ impl Engine {
         if lapsed.is_empty() {
             return 0;
         }
+        // Withdrawing is the same change whatever the kind's class.
+        let Ok(to) = next(Status::Pending, Action::Withdraw, crate::status::KindClass::DecisionOnly) else { return 0 };
         let now = Timestamp::now();
-        let (from, ts): (Vec<Status>, Vec<Transition>) = lapsed
+        let from = vec![Status::Pending; lapsed.len()];
+        let ts: Vec<Transition> = lapsed
             .into_iter()
-            .filter_map(|(id, secs)| {
-                let to = next(Status::Pending, Action::Withdraw, crate::status::KindClass::DecisionOnly).ok()?;
-                let mut t = Transition::status_change(id, Status::Pending, to, now, "assent", Channel::System);
-                t.detail = Some(serde_json::json!({
+            .map(|(id, secs)| Transition {
+                detail: Some(serde_json::json!({
                     "reason": LAPSED,
                     "message": format!("nobody waited for the answer for {secs} seconds (the agent's lease lapsed)"),
-                }));
-                Some((Status::Pending, t))
+                })),
+                ..Transition::status_change(id, Status::Pending, to, now, "assent", Channel::System)
             })
-            .unzip();
+            .collect();
         match self.inner.store.transition(ts, false).await {
             Ok(done) => {
                 let n = done.iter().filter(|t| matches!(t, Transitioned::Done(_))).count();
@@ -186,11 +197,6 @@ impl Engine {
                 0
             }
         }
-    }
-
-    /// How many pending proposals hold a lease on this node.
-    pub fn leases_held(&self) -> usize {
-        self.inner.leases.len()
     }
 }
 
@@ -221,9 +227,11 @@ mod tests {
         assert!(l.lapsed(Instant::now() + Duration::from_secs(30)).is_empty());
         let h = l.hold("p");
         l.forget("p");
-        assert_eq!(l.len(), 1);
+        assert_eq!(l.len(), 1, "the wait holding it still runs");
         drop(h);
-        l.forget("p");
+        assert_eq!(l.len(), 0, "its end takes out the lease of a settled proposal");
+        l.grant("q", 5);
+        l.forget("q");
         assert_eq!(l.len(), 0);
         assert!(requested(Some(4)).is_err() && requested(Some(3601)).is_err());
         assert_eq!(requested(Some(15)).ok(), Some(Some(15)));

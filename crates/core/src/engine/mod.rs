@@ -365,15 +365,21 @@ impl Engine {
         self.reload_agents().await
     }
 
+    /// A proposal changed (here or on another node): its waiters hear of it, and a proposal
+    /// no longer pending needs no lease.
+    pub(crate) fn changed(&self, p: &Proposal) {
+        self.inner.waiters.notify(p);
+        if p.status != crate::status::Status::Pending {
+            self.inner.leases.forget(&p.id);
+        }
+    }
+
     /// Publishes the outcome of transitions, wakes their waiters, and starts carrying out
     /// the writes that were just approved.
     pub(crate) fn announce(&self, from: &[crate::status::Status], done: &[Transitioned]) {
         for (from, t) in from.iter().zip(done) {
             if let Transitioned::Done(p) = t {
-                self.inner.waiters.notify(p);
-                if p.status != crate::status::Status::Pending {
-                    self.inner.leases.forget(&p.id);
-                }
+                self.changed(p);
                 self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
                 if p.status == crate::status::Status::Approved
                     && p.class == crate::status::KindClass::Applied

@@ -31,10 +31,7 @@ impl Engine {
                         return;
                     }
                 };
-                self.inner.waiters.notify(&p);
-                if p.status != Status::Pending {
-                    self.inner.leases.forget(&p.id);
-                }
+                self.changed(&p);
                 let summary = p.summary_view();
                 self.inner.bus.publish(match from {
                     None => Event::Created { proposal: summary },

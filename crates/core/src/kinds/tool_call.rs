@@ -60,11 +60,8 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     };
     let client = match map.remove("client") {
         None | Some(Value::Null) => None,
-        Some(Value::String(c)) if CLIENTS.iter().any(|(k, _)| *k == c) => Some(c),
-        Some(_) => {
-            let known: Vec<&str> = CLIENTS.iter().map(|(k, _)| *k).collect();
-            return Err(invalid(format!("`client` is one of {}", known.join(", "))));
-        }
+        Some(Value::String(c)) if payloads::CLIENTS.contains(&c.as_str()) => Some(c),
+        Some(_) => return Err(invalid(format!("`client` is one of {}", payloads::CLIENTS.join(", ")))),
     };
     let permission_mode = match map.remove("permission_mode") {
         None | Some(Value::Null) => None,
@@ -78,18 +75,20 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
 }
 
 /// Whether `m` can be a client's permission mode: a word of 1-40 letters, digits, `-` or `_`
-/// (a client sending anything else gets its call filed without it, never refused for it).
+/// (the hooks leave out anything else, so a call is never refused for what its client said).
 pub fn is_permission_mode(m: &str) -> bool {
     (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The clients a call may say it came through ([`payloads::CLIENTS`]), and how the person
-/// reads each.
-const CLIENTS: &[(&str, &str)] = &[
-    ("claude-code", "Claude Code's hook"),
-    ("codex", "Codex's permission hook"),
-    ("mcp-permission-prompt", "the permission prompt tool of `assent mcp`"),
-];
+/// How the person reads a client a call came through (one of [`payloads::CLIENTS`]).
+fn client_in_words(client: &str) -> Option<&'static str> {
+    match client {
+        "claude-code" => Some("Claude Code's hook"),
+        "codex" => Some("Codex's permission hook"),
+        "mcp-permission-prompt" => Some("the permission prompt tool of `assent mcp`"),
+        _ => None,
+    }
+}
 
 /// Assent's note on a call that came through Codex.
 pub const CODEX_NOTE: &str = "Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit \
@@ -129,7 +128,7 @@ pub fn preview(call: &payloads::ToolCall) -> Preview {
         invisible_characters: invisible::report(&found),
         content_pruned: false,
         cwd: call.cwd.clone(),
-        client: call.client.as_deref().and_then(|c| CLIENTS.iter().find(|(k, _)| *k == c)).map(|(_, w)| w.to_string()),
+        client: call.client.as_deref().and_then(client_in_words).map(str::to_string),
         permission_mode: call.permission_mode.clone(),
         notes: notes(call),
     })
@@ -241,9 +240,8 @@ mod tests {
     }
 
     #[test]
-    fn the_clients_described_are_the_clients_read() {
-        let read: Vec<&str> = CLIENTS.iter().map(|(k, _)| *k).collect();
-        assert_eq!(read, payloads::CLIENTS);
+    fn every_client_read_has_words_for_the_person() {
+        assert!(payloads::CLIENTS.iter().all(|c| client_in_words(c).is_some()));
     }
 
     #[test]
