@@ -80,14 +80,7 @@ impl Drop for Mcp {
 }
 
 async fn first_pending(s: &Server) -> String {
-    for _ in 0..400 {
-        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(id) = page["items"][0]["id"].as_str() {
-            return id.to_string();
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("nothing was proposed");
+    s.first_pending().await["id"].as_str().unwrap().to_string()
 }
 
 /// How long until the proposal is withdrawn (at most `limit`).

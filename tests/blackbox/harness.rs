@@ -164,6 +164,19 @@ impl Server {
         (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
     }
 
+    /// The newest pending proposal, as the owner sees it, once there is one (waiting up to 20 s
+    /// for a client to file it).
+    pub async fn first_pending(&self) -> Value {
+        for _ in 0..800 {
+            let (_, page) = self.req(Method::GET, "/proposals?status=pending", Some(&self.owner.clone()), None).await;
+            if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
+                return p.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("no proposal was filed");
+    }
+
     /// Proposes a tool.call as the default agent; returns the proposal.
     pub async fn propose(&self, body: Value) -> Value {
         let (s, v) = self.req(Method::POST, "/proposals", Some(&self.agent.clone()), Some(body)).await;

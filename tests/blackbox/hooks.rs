@@ -6,7 +6,6 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/fixtures/hooks/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -39,17 +38,6 @@ fn finish(child: Child) -> (Option<i32>, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-async fn pending(s: &Server) -> Value {
-    for _ in 0..200 {
-        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
-            return p.clone();
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the hook filed no proposal");
-}
-
 fn parse(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not one JSON line: {out:?}: {e}"))
 }
@@ -58,7 +46,7 @@ fn parse(out: &str) -> Value {
 async fn pretooluse_allow_keeps_session_and_folder() {
     let s = Server::start().await;
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     assert_eq!(p["kind"], "tool.call");
     assert_eq!(
         p["payload"],
@@ -90,7 +78,7 @@ async fn pretooluse_allow_keeps_session_and_folder() {
 async fn pretooluse_edited_input_and_deny_with_reason() {
     let s = Server::start().await;
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--tools", "Bash,Edit"]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     let edits = json!({"input": {"command": "npm run build", "description": "Rebuild without deleting"}});
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
     let (_, out) = finish(hook);
@@ -103,7 +91,7 @@ async fn pretooluse_edited_input_and_deny_with_reason() {
 
     let event = fixture("claude_pretooluse_bash.json").replace("toolu_01HpQ7zR8vW3nK2mX5cY9dTb", "toolu_other");
     let hook = spawn_hook(s.home(), &s.env, &event, &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "never delete dist on CI boxes"})).await;
     let (_, out) = finish(hook);
     assert_eq!(
@@ -117,7 +105,7 @@ async fn pretooluse_edited_input_and_deny_with_reason() {
 async fn permission_request_deny_allow_and_codex() {
     let s = Server::start().await;
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     assert_eq!(p["payload"]["tool"], "Write");
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not the production env file"})).await;
     let (_, out) = finish(hook);
@@ -129,7 +117,7 @@ async fn permission_request_deny_allow_and_codex() {
 
     // Codex: no tool_use_id, an argument-list command, and no way to take an edited call.
     let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     assert_eq!(p["payload"]["tool"], "shell");
     assert_eq!((&p["title"], &p["summary"]), (&Value::Null, &Value::Null), "{p}");
     assert_eq!(p["payload"]["client"], "codex");
@@ -146,7 +134,7 @@ async fn permission_request_deny_allow_and_codex() {
     );
     // Approved as it was: a plain allow, with no updatedInput for Codex to refuse.
     let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
     let (_, out) = finish(hook);
     assert_eq!(
@@ -155,7 +143,7 @@ async fn permission_request_deny_allow_and_codex() {
     );
     // Claude Code's PermissionRequest does take the edited input.
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     let edits = json!({"input": {"file_path": "/home/dev/shop/.env.staging", "content": "X=1\n"}});
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
     let (_, out) = finish(hook);
@@ -165,7 +153,7 @@ async fn permission_request_deny_allow_and_codex() {
     );
 
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
-    let p = pending(&s).await;
+    let p = s.first_pending().await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "refine", "feedback": "write .env.staging instead"})).await;
     let (_, out) = finish(hook);
     assert_eq!(

@@ -14,14 +14,7 @@ use std::time::{Duration, Instant};
 const WITHIN: Duration = Duration::from_secs(30);
 
 async fn first_pending(s: &Server) -> String {
-    for _ in 0..800 {
-        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(id) = page["items"][0]["id"].as_str() {
-            return id.to_string();
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("no proposal was filed");
+    s.first_pending().await["id"].as_str().unwrap().to_string()
 }
 
 async fn status(s: &Server, id: &str) -> String {

@@ -131,24 +131,13 @@ async fn a_real_mcp_client_proposes_a_file_and_learns_it_was_applied() {
     c.finish();
 }
 
-async fn pending_tool_call(s: &Server) -> Value {
-    for _ in 0..400 {
-        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
-            return p.clone();
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the permission prompt filed no proposal");
-}
-
 #[tokio::test]
 async fn the_permission_prompt_denies_with_the_persons_reason() {
     let s = Server::start().await;
     let mut c = Client::start(&s, "permission", &[r#"{"command": "rm -rf build"}"#, "toolu_01"]);
     c.next("initialized");
     c.next("tools");
-    let p = pending_tool_call(&s).await;
+    let p = s.first_pending().await;
     assert_eq!(
         p["payload"],
         json!({"tool": "Bash", "input": {"command": "rm -rf build"}, "client": "mcp-permission-prompt"})
@@ -168,7 +157,7 @@ async fn the_permission_prompt_allows_with_the_persons_edit() {
     let mut c = Client::start(&s, "permission", &[r#"{"command": "git push --force"}"#, "toolu_02"]);
     c.next("initialized");
     c.next("tools");
-    let p = pending_tool_call(&s).await;
+    let p = s.first_pending().await;
     let id = p["id"].as_str().unwrap();
     let o = s.cli(&["approve", id, "--edits", r#"{"input": {"command": "git push --force-with-lease"}}"#]);
     assert!(o.status.success(), "{} {}", stdout(&o), stderr(&o));
