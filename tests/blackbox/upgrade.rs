@@ -48,7 +48,7 @@ async fn items(s: &Server, path: &str) -> Value {
 /// The upgraded server answers as the old one did, but for what time did since: a proposal
 /// pending in the fixture may have expired (and the audit then has that row more).
 async fn answers_as_before(s: &Server, expected: &Value) {
-    let now = chrono_now_ms();
+    let now = now_ms();
     let mut proposals = items(s, "/proposals?limit=100").await;
     let old = expected["proposals"].as_array().unwrap();
     assert_eq!(proposals.as_array().unwrap().len(), old.len(), "every proposal is there");
@@ -79,7 +79,7 @@ fn time_ms(v: &Value) -> i64 {
     serde_json::from_value::<assent_core::time::Timestamp>(v.clone()).unwrap_or_else(|e| panic!("{v}: {e}")).0
 }
 
-fn chrono_now_ms() -> i64 {
+fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
