@@ -1,31 +1,14 @@
 //! Driver errors as the store reports them, for both databases: the bottom of the crate,
-//! depending on nothing in it (the row decoding and both stores use it).
+//! depending on nothing in it.
 
 use assent_core::StoreError;
 use assent_core::error::CoreError;
 
-/// An sqlx error on SQLite as the store reports it: a full disk as [`StoreError::Full`].
-pub(crate) fn db_err(e: sqlx::Error) -> StoreError {
-    // SQLITE_FULL (13), and a write that ran out of space underneath SQLite.
-    let full = match &e {
-        sqlx::Error::Database(d) => {
-            d.code().is_some_and(|c| c == "13" || c.parse::<i64>().is_ok_and(|n| n & 0xff == 13))
-        }
-        sqlx::Error::Io(io) => io.raw_os_error() == Some(28) || io.kind() == std::io::ErrorKind::StorageFull,
-        _ => false,
-    };
-    sqlite_err(full, e.to_string())
-}
-
-/// A rusqlite error as the store reports it (as [`db_err`]).
+/// A rusqlite error as the store reports it: a full disk (its code said so, or its message) as
+/// [`StoreError::Full`], anything else as what it said.
 pub(crate) fn lite_err(e: rusqlite::Error) -> StoreError {
     let full = matches!(&e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code & 0xff == 13);
-    sqlite_err(full, e.to_string())
-}
-
-/// An SQLite error by either driver: a full disk (its code said so, or its message) as
-/// [`StoreError::Full`], anything else as what it said.
-fn sqlite_err(full: bool, message: String) -> StoreError {
+    let message = e.to_string();
     if full || message.contains("database or disk is full") { StoreError::Full } else { StoreError::Database(message) }
 }
 

@@ -1,113 +1,15 @@
-//! Decoding rows into domain types.
+//! Decoding rows into domain types, the same for both databases (through [`Cols`]).
 
-use crate::db_err;
+use crate::conn::Cols;
 use assent_core::error::StoreError;
 use assent_core::preview::Preview;
-use assent_core::proposal::{AuditEntry, Channel, Proposal};
+use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::time::Timestamp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use sqlx::Row;
-use sqlx::postgres::PgRow;
-use sqlx::sqlite::SqliteRow;
 
-/// What decoding reads of a row, on either database.
-pub(crate) trait Cols {
-    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError>;
-    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError>;
-    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError>;
-    /// A yes/no column (an integer 0/1 on SQLite, a boolean on PostgreSQL).
-    fn flag(&self, col: &str) -> Result<bool, StoreError>;
-    /// The node a row belongs to (a team store's rows have one; SQLite's never do).
-    fn node(&self) -> Result<Option<String>, StoreError>;
-
-    fn text(&self, col: &str) -> Result<String, StoreError> {
-        self.text_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
-    }
-    fn int(&self, col: &str) -> Result<i64, StoreError> {
-        self.int_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
-    }
-}
-
-impl Cols for SqliteRow {
-    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
-        self.try_get(col).map_err(db_err)
-    }
-    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
-        self.try_get(col).map_err(db_err)
-    }
-    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.try_get(col).map_err(db_err)
-    }
-    fn flag(&self, col: &str) -> Result<bool, StoreError> {
-        Ok(self.try_get::<i64, _>(col).map_err(db_err)? != 0)
-    }
-    fn node(&self) -> Result<Option<String>, StoreError> {
-        Ok(None)
-    }
-}
-
-/// A row read through rusqlite (the writer's and the point reads' connections).
-pub(crate) struct Lite<'a, 'b>(pub &'a rusqlite::Row<'b>);
-
-impl Cols for Lite<'_, '_> {
-    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
-        self.0.get(col).map_err(crate::lite_err)
-    }
-    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
-        self.0.get(col).map_err(crate::lite_err)
-    }
-    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.0.get(col).map_err(crate::lite_err)
-    }
-    fn flag(&self, col: &str) -> Result<bool, StoreError> {
-        Ok(self.0.get::<_, i64>(col).map_err(crate::lite_err)? != 0)
-    }
-    fn node(&self) -> Result<Option<String>, StoreError> {
-        Ok(None)
-    }
-}
-
-impl Cols for PgRow {
-    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
-        self.try_get(col).map_err(crate::errors::pg_err)
-    }
-    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
-        self.try_get(col).map_err(crate::errors::pg_err)
-    }
-    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.try_get(col).map_err(crate::errors::pg_err)
-    }
-    fn flag(&self, col: &str) -> Result<bool, StoreError> {
-        self.try_get(col).map_err(crate::errors::pg_err)
-    }
-    fn node(&self) -> Result<Option<String>, StoreError> {
-        self.try_get("node").map(Some).map_err(crate::errors::pg_err)
-    }
-}
-
-/// The columns [`proposal`] reads, for `concat!` into queries.
-macro_rules! proposal_cols {
-    () => {
-        "seq, id, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
-         supersedes, status, created_at, updated_at, expires_at, lease_secs, decision, result, error, pruned_at"
-    };
-}
-pub(crate) use proposal_cols;
-
-/// One proposal by its id, decoded by [`proposal`].
-pub(crate) const PROPOSAL_BY_ID: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = ?");
-
-/// The columns [`audit`] reads.
-macro_rules! audit_cols {
-    () => {
-        "seq, proposal_id, actor, channel, from_status, to_status, at, detail"
-    };
-}
-pub(crate) use audit_cols;
-
-fn json<T: DeserializeOwned>(row: &impl Cols, col: &str) -> Result<Option<T>, StoreError> {
+fn json<T: DeserializeOwned>(row: &dyn Cols, col: &str) -> Result<Option<T>, StoreError> {
     row.text_opt(col)?
         .map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Corrupt(format!("{col}: {e}"))))
         .transpose()
@@ -122,7 +24,7 @@ pub(crate) fn channel(s: &str) -> Result<Channel, StoreError> {
         .map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
 }
 
-pub(crate) fn proposal(row: &impl Cols) -> Result<Proposal, StoreError> {
+pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
     let g = |c: &str| row.text(c);
     let go = |c: &str| row.text_opt(c);
     let gi = |c: &str| row.int(c);
@@ -164,7 +66,7 @@ pub(crate) fn proposal(row: &impl Cols) -> Result<Proposal, StoreError> {
     Ok(p)
 }
 
-pub(crate) fn audit(row: &impl Cols) -> Result<AuditEntry, StoreError> {
+pub(crate) fn audit(row: &dyn Cols) -> Result<AuditEntry, StoreError> {
     let from = row.text_opt("from_status")?;
     Ok(AuditEntry {
         seq: row.int("seq")?,
@@ -186,7 +88,7 @@ pub(crate) fn class_str(c: KindClass) -> &'static str {
     }
 }
 
-pub(crate) fn credential(row: &impl Cols) -> Result<assent_core::credentials::CredentialMeta, StoreError> {
+pub(crate) fn credential(row: &dyn Cols) -> Result<assent_core::credentials::CredentialMeta, StoreError> {
     Ok(assent_core::credentials::CredentialMeta {
         name: row.text("name")?,
         scheme: json(row, "scheme")?.ok_or_else(|| StoreError::Corrupt("credential scheme".into()))?,
@@ -195,15 +97,7 @@ pub(crate) fn credential(row: &impl Cols) -> Result<assent_core::credentials::Cr
     })
 }
 
-/// The columns [`rule`] reads.
-macro_rules! rule_cols {
-    () => {
-        "id, effect, match, everything, note, created_by, created_channel, created_at, expires_at, matched"
-    };
-}
-pub(crate) use rule_cols;
-
-pub(crate) fn rule(row: &impl Cols) -> Result<assent_core::rules::Rule, StoreError> {
+pub(crate) fn rule(row: &dyn Cols) -> Result<assent_core::rules::Rule, StoreError> {
     use assent_core::rules::{Effect, RuleMatch, describe};
     let effect = row.text("effect")?;
     let effect: Effect = effect.parse().map_err(|()| StoreError::Corrupt(format!("rule effect `{effect}`")))?;
@@ -225,7 +119,7 @@ pub(crate) fn rule(row: &impl Cols) -> Result<assent_core::rules::Rule, StoreErr
 }
 
 /// One entry of the rule log (`seq, rule_id, event, actor, channel, at, rule`).
-pub(crate) fn rule_log(row: &impl Cols) -> Result<assent_core::rules::RuleLogEntry, StoreError> {
+pub(crate) fn rule_log(row: &dyn Cols) -> Result<assent_core::rules::RuleLogEntry, StoreError> {
     Ok(assent_core::rules::RuleLogEntry {
         seq: row.int("seq")?,
         rule_id: row.text("rule_id")?,
@@ -247,7 +141,7 @@ pub(crate) struct Pruned {
     pub decision: Option<String>,
 }
 
-pub(crate) fn pruned(row: &impl Cols) -> Result<Pruned, StoreError> {
+pub(crate) fn pruned(row: &dyn Cols) -> Result<Pruned, StoreError> {
     use assent_core::stored::{prune, pruned_preview};
     let parse = |c: &str| -> Result<Option<Value>, StoreError> {
         Ok(row.text_opt(c)?.and_then(|s| serde_json::from_str(&s).ok()))
@@ -267,22 +161,45 @@ pub(crate) fn pruned(row: &impl Cols) -> Result<Pruned, StoreError> {
     })
 }
 
-/// Binds what an audit row says of a transition, in this order: actor, channel, from, to, at,
-/// detail. Both stores' transitions write it.
-pub(crate) fn bind_audit<'q, DB>(
-    q: sqlx::query::Query<'q, DB, DB::Arguments>,
-    t: &'q assent_core::store::Transition,
-) -> sqlx::query::Query<'q, DB, DB::Arguments>
-where
-    DB: sqlx::Database,
-    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-{
-    q.bind(t.actor.as_str())
-        .bind(t.channel.as_str())
-        .bind(t.from.as_str())
-        .bind(t.to.as_str())
-        .bind(t.at.0)
-        .bind(t.detail.as_ref().map(Value::to_string))
+/// A proposal and its place in the inbox (`seq`).
+pub(crate) fn listed(row: &dyn Cols) -> Result<(i64, Proposal), StoreError> {
+    Ok((row.int("seq")?, proposal(row)?))
+}
+
+/// A rule and its place in the rules' order (`seq`).
+pub(crate) fn numbered_rule(row: &dyn Cols) -> Result<(i64, assent_core::rules::Rule), StoreError> {
+    Ok((row.int("seq")?, rule(row)?))
+}
+
+pub(crate) fn agent(row: &dyn Cols) -> Result<AgentInfo, StoreError> {
+    Ok(AgentInfo {
+        name: row.text("name")?,
+        created_at: Timestamp(row.int("created_at")?),
+        revoked_at: row.int_opt("revoked_at")?.map(Timestamp),
+    })
+}
+
+pub(crate) fn token(row: &dyn Cols) -> Result<(String, [u8; 32]), StoreError> {
+    let name = row.text("name")?;
+    let hash = row.bytes_opt("token_hash")?.unwrap_or_default();
+    let hash = hash.try_into().map_err(|_| StoreError::Corrupt(format!("token hash of agent {name}")))?;
+    Ok((name, hash))
+}
+
+/// What an agent stored at a time (`agent, at, bytes`).
+pub(crate) fn stored(row: &dyn Cols) -> Result<(String, Timestamp, u64), StoreError> {
+    Ok((row.text("agent")?, Timestamp(row.int("at")?), row.int("bytes")?.max(0) as u64))
+}
+
+/// How many proposals a rule decided (`rule, n`); `None` for a decision naming no rule.
+pub(crate) fn rule_count(row: &dyn Cols) -> Result<Option<(String, u64)>, StoreError> {
+    let Some(rule) = row.text_opt("rule")? else { return Ok(None) };
+    Ok(Some((rule, row.int("n")?.max(0) as u64)))
+}
+
+/// An agent's facts (`agent, kind, facts`); `None` for facts this version cannot read (left
+/// out of a count, not an error).
+pub(crate) fn facts(row: &dyn Cols) -> Result<Option<(String, String, assent_core::rules::Facts)>, StoreError> {
+    let Ok(facts) = serde_json::from_str(&row.text("facts")?) else { return Ok(None) };
+    Ok(Some((row.text("agent")?, row.text("kind")?, facts)))
 }

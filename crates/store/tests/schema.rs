@@ -27,16 +27,8 @@ const SQLITE_ONLY: &[(&str, &str)] = &[
 const POSTGRES_ONLY: &[(&str, &str)] = &[
     // The servers of a team.
     ("nodes", "*"),
-    // Which server received a proposal (the only one that applies it), made each change, each
-    // rule, and whose agent a proposal is.
-    ("proposals", "node"),
-    ("audit", "node"),
-    ("rules", "node"),
-    ("rule_log", "node"),
-    ("agent_log", "node"),
-    // Each server keeps its own agents' tokens and its own keychain's credentials.
-    ("agents", "node"),
-    ("credentials", "node"),
+    // (Every other table's `node` is on both: a store of one's own keeps '' there, so that both
+    // answer the same statements.)
 ];
 
 /// Yes-or-no columns: SQLite has no boolean type and keeps them as 0 or 1.

@@ -7,12 +7,10 @@
 //! the ones it wants; the report names how many were left out.
 
 use super::{TeamOptions, core, migrate};
-use crate::rows::Cols;
+use crate::conn::{Arg, Cols, Conn, args, now};
 use assent_core::error::{CoreError, StoreError};
 use sha2::Digest;
-use sqlx::postgres::PgArguments;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{Arguments, ConnectOptions, Connection};
+use sqlx::Connection;
 use std::path::Path;
 
 /// How a column is carried over.
@@ -123,8 +121,18 @@ impl Val {
     }
 }
 
+impl Val {
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            Val::Text(s) => Arg::from(s),
+            Val::Int(n) => Arg::Int(*n),
+            Val::Bytes(b) => b.as_deref().map_or(Arg::Text(None), Arg::from),
+        }
+    }
+}
+
 /// A row's values, from either side.
-fn read(row: &impl Cols, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
+fn read(row: &dyn Cols, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
     cols.iter()
         .map(|(c, t)| {
             Ok(match t {
@@ -150,22 +158,15 @@ pub struct CopyReport {
 
 /// Copies the SQLite database at `sqlite` into the team store as node `opts.node`.
 pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyReport, CoreError> {
-    let mut src = SqliteConnectOptions::new()
-        .filename(sqlite)
-        .read_only(true)
-        .disable_statement_logging()
-        .connect()
-        .await
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut src = rusqlite::Connection::open_with_flags(sqlite, flags)
         .map_err(|e| StoreError::Database(format!("cannot open {}: {e}", sqlite.display())))?;
     migrate(opts).await?;
     let mut dst = sqlx::PgConnection::connect_with(&super::connect_options(opts)?).await.map_err(core)?;
     let mut tx = dst.begin().await.map_err(core)?;
     for t in ["proposals", "agents", "agent_log"] {
-        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {t} WHERE node = $1")))
-            .bind(&opts.node)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(core)?;
+        let sql = format!("SELECT count(*) AS n FROM {t} WHERE node = $1");
+        let n = tx.one(&sql, &args![&opts.node], |r| r.int("n")).await?.unwrap_or(0);
         if n > 0 {
             return Err(CoreError::Conflict(format!(
                 "node `{}` already has {t} in the team store: copy into a node name not used yet, before that \
@@ -174,38 +175,30 @@ pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyR
             )));
         }
     }
-    sqlx::query("SET LOCAL assent.copying = 'on'").execute(&mut *tx).await.map_err(core)?;
+    tx.exec("SET LOCAL assent.copying = 'on'", &[]).await?;
     let mut report = CopyReport { node: opts.node.clone(), tables: Vec::new(), rules_left_out: 0 };
     for t in TABLES {
         let names: Vec<&str> = t.cols.iter().map(|(c, _)| *c).collect();
         let select = format!("SELECT {} FROM {} ORDER BY {}", names.join(", "), t.name, t.order);
-        let rows = sqlx::query(sqlx::AssertSqlSafe(select.clone())).fetch_all(&mut src).await.map_err(crate::db_err)?;
+        let rows = now(src.all(&select, &[], |r| read(r, t.cols)))?;
         let placeholders: Vec<String> = (2..=names.len() + 1).map(|i| format!("${i}")).collect();
         let insert =
             format!("INSERT INTO {} (node, {}) VALUES ($1, {})", t.name, names.join(", "), placeholders.join(", "));
         let mut want = sha2::Sha256::new();
-        for row in &rows {
-            let vals = read(row, t.cols)?;
-            let mut args = PgArguments::default();
-            let bad = |e| CoreError::Store(StoreError::Database(format!("cannot bind a value: {e}")));
-            args.add(&opts.node).map_err(bad)?;
-            for v in &vals {
+        for vals in &rows {
+            let mut row = vec![Arg::from(&opts.node)];
+            for v in vals {
                 v.feed(&mut want);
-                match v {
-                    Val::Text(s) => args.add(s.clone()),
-                    Val::Int(n) => args.add(*n),
-                    Val::Bytes(b) => args.add(b.clone()),
-                }
-                .map_err(bad)?;
+                row.push(v.arg());
             }
-            sqlx::query_with(sqlx::AssertSqlSafe(insert.clone()), args).execute(&mut *tx).await.map_err(core)?;
+            tx.exec(&insert, &row).await?;
         }
         // Read back what this node now has, in the same order, and compare.
         let back = format!("SELECT {} FROM {} WHERE node = $1 ORDER BY {}", names.join(", "), t.name, t.order);
-        let copied = sqlx::query(sqlx::AssertSqlSafe(back)).bind(&opts.node).fetch_all(&mut *tx).await.map_err(core)?;
+        let copied = tx.all(&back, &args![&opts.node], |r| read(r, t.cols)).await?;
         let mut got = sha2::Sha256::new();
         for row in &copied {
-            for v in read(row, t.cols)? {
+            for v in row {
                 v.feed(&mut got);
             }
         }
@@ -221,8 +214,7 @@ pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyR
         }
         report.tables.push((t.name.to_string(), rows.len() as u64, want));
     }
-    let rules: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM rules").fetch_one(&mut src).await.map_err(crate::db_err)?;
+    let rules = now(src.one("SELECT count(*) AS n FROM rules", &[], |r| r.int("n")))?.unwrap_or(0);
     report.rules_left_out = rules.max(0) as u64;
     tx.commit().await.map_err(core)?;
     Ok(report)

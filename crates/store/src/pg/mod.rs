@@ -17,18 +17,19 @@
 
 mod copy;
 mod follow;
-mod ingest;
-mod reads;
-mod write;
 
 pub use copy::{CopyReport, copy_from_sqlite};
 
-use assent_core::error::StoreError;
+use crate::batch::{Batcher, Job, MAX_BATCH, Work};
+use crate::conn::{Arg, Cols, Conn};
+use crate::store::{Backend, SqlStore};
+use assent_core::error::{CoreError, StoreError};
 use assent_core::store::RemoteChange;
 use sqlx::ConnectOptions;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use std::borrow::Cow;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -93,13 +94,77 @@ fn connect_options(opts: &TeamOptions) -> Result<PgConnectOptions, StoreError> {
 }
 
 /// The team store. Cheap to clone.
-#[derive(Clone)]
-pub struct PgStore {
+pub type PgStore = SqlStore<Pg>;
+
+/// How the team store reaches its database.
+pub struct Pg {
     pool: PgPool,
     node: String,
-    ingest: mpsc::Sender<ingest::Job>,
-    changes: std::sync::Arc<Mutex<Option<mpsc::Receiver<RemoteChange>>>>,
-    _node_lock: std::sync::Arc<follow::NodeLock>,
+    ingest: mpsc::Sender<Job<PgConnection>>,
+    changes: Mutex<Option<mpsc::Receiver<RemoteChange>>>,
+    _node_lock: follow::NodeLock,
+}
+
+impl Backend for Pg {
+    type Conn = PgConnection;
+
+    fn node(&self) -> &str {
+        &self.node
+    }
+
+    fn jobs(&self) -> &mpsc::Sender<Job<PgConnection>> {
+        &self.ingest
+    }
+
+    async fn all<T: Send + 'static>(
+        &self,
+        sql: Cow<'static, str>,
+        args: Vec<Arg<'static>>,
+        read: fn(&dyn Cols) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, CoreError> {
+        let mut conn = self.pool.acquire().await.map_err(core)?;
+        conn.all(&sql, &args, read).await
+    }
+
+    /// A transaction of its own: PostgreSQL takes concurrent writers itself, and a status change
+    /// is a compare-and-set, so any node may decide while another applies.
+    async fn write<T: Send + 'static>(&self, w: Work<PgConnection, T>) -> Result<T, CoreError> {
+        let mut tx = self.pool.begin().await.map_err(core)?;
+        let out = w(&mut tx, &self.node).await?;
+        tx.commit().await.map_err(core)?;
+        Ok(out)
+    }
+
+    fn take_changes(&self) -> Option<mpsc::Receiver<RemoteChange>> {
+        self.changes.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// New proposals, written by one task per node in batches ([`crate::batch`]). Why a task, when
+/// PostgreSQL takes concurrent writers itself: a commit that carries NOTIFY (the audit
+/// trigger's) holds a database-wide lock until it is durable, so a transaction per proposal
+/// commits one at a time and never shares a flush to disk; a batch is one commit. And only this
+/// node files its agents' proposals (the node lock sees to that), so each agent's pending count
+/// is bounded here, as on SQLite, instead of a lock and a COUNT for every insert.
+fn ingest(pool: PgPool, node: String) -> mpsc::Sender<Job<PgConnection>> {
+    let (tx, mut rx) = mpsc::channel(MAX_BATCH * 4);
+    tokio::spawn(async move {
+        let mut batcher = Batcher::new(node);
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            match pool.acquire().await {
+                Ok(mut conn) => {
+                    if !batcher.commit(&mut *conn, &mut batch).await {
+                        // Possibly inside a transaction still: not for another caller.
+                        conn.close_on_drop();
+                    }
+                }
+                Err(e) => batcher.refuse(&mut batch, &db_err(e)),
+            }
+        }
+        tracing::debug!("team store ingest stopped");
+    });
+    tx
 }
 
 /// What `assent store migrate` did.
@@ -188,7 +253,7 @@ fn newer_schema(v: i64) -> StoreError {
     ))
 }
 
-impl PgStore {
+impl SqlStore<Pg> {
     /// Connects, brings the schema up to date, takes this node's name (refusing if another
     /// running server has it) and starts following the other nodes' changes.
     pub async fn open(opts: &TeamOptions) -> Result<Self, StoreError> {
@@ -214,31 +279,27 @@ impl PgStore {
         .await
         .map_err(db_err)?;
         let rx = follow::start(pool.clone(), opts.node.clone()).await?;
-        Ok(Self {
-            ingest: ingest::start(pool.clone(), opts.node.clone()),
+        Ok(SqlStore(Arc::new(Pg {
+            ingest: ingest(pool.clone(), opts.node.clone()),
             pool,
             node: opts.node.clone(),
-            changes: std::sync::Arc::new(Mutex::new(Some(rx))),
-            _node_lock: std::sync::Arc::new(lock),
-        })
+            changes: Mutex::new(Some(rx)),
+            _node_lock: lock,
+        })))
     }
 
     /// This server's node name.
     pub fn node(&self) -> &str {
-        &self.node
+        &self.0.node
     }
 
     /// The connection pool (for `assent store copy` and the benchmarks).
     pub fn pool(&self) -> &PgPool {
-        &self.pool
+        &self.0.pool
     }
 
     /// Closes the pool.
     pub async fn close(&self) {
-        self.pool.close().await;
-    }
-
-    fn take(&self) -> Option<mpsc::Receiver<RemoteChange>> {
-        self.changes.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.0.pool.close().await;
     }
 }

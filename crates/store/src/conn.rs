@@ -1,0 +1,267 @@
+//! One way to run a statement on either database: [`Conn`], over rusqlite's connection (SQLite)
+//! and sqlx's (PostgreSQL), its arguments as [`Arg`]s, each row read through [`Cols`]. The
+//! statements themselves are in [`crate::sql`], written once with `$n` placeholders: PostgreSQL
+//! numbers its parameters so, and SQLite takes `$n` as a named parameter, bound here by its name.
+
+use crate::errors::{lite_err, pg_core, pg_err};
+use assent_core::error::{CoreError, StoreError};
+use sqlx::Row;
+use std::borrow::Cow;
+use std::future::Future;
+
+/// A statement's argument, for either database.
+#[derive(Debug, Clone)]
+pub(crate) enum Arg<'a> {
+    Text(Option<Cow<'a, str>>),
+    Int(Option<i64>),
+    Bytes(Cow<'a, [u8]>),
+    /// A yes/no (a boolean on PostgreSQL, 0 or 1 on SQLite).
+    Flag(bool),
+}
+
+impl Arg<'_> {
+    /// The same argument, owning what it borrowed (for a read on another thread).
+    pub(crate) fn owned(self) -> Arg<'static> {
+        match self {
+            Arg::Text(s) => Arg::Text(s.map(|s| Cow::Owned(s.into_owned()))),
+            Arg::Int(n) => Arg::Int(n),
+            Arg::Bytes(b) => Arg::Bytes(Cow::Owned(b.into_owned())),
+            Arg::Flag(b) => Arg::Flag(b),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(s: &'a str) -> Self {
+        Arg::Text(Some(Cow::Borrowed(s)))
+    }
+}
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(s: &'a String) -> Self {
+        Arg::from(s.as_str())
+    }
+}
+impl<'a> From<Option<&'a str>> for Arg<'a> {
+    fn from(s: Option<&'a str>) -> Self {
+        Arg::Text(s.map(Cow::Borrowed))
+    }
+}
+impl<'a> From<&'a Option<String>> for Arg<'a> {
+    fn from(s: &'a Option<String>) -> Self {
+        Arg::from(s.as_deref())
+    }
+}
+impl From<Option<String>> for Arg<'_> {
+    fn from(s: Option<String>) -> Self {
+        Arg::Text(s.map(Cow::Owned))
+    }
+}
+impl From<String> for Arg<'_> {
+    fn from(s: String) -> Self {
+        Arg::Text(Some(Cow::Owned(s)))
+    }
+}
+impl From<i64> for Arg<'_> {
+    fn from(n: i64) -> Self {
+        Arg::Int(Some(n))
+    }
+}
+impl From<Option<i64>> for Arg<'_> {
+    fn from(n: Option<i64>) -> Self {
+        Arg::Int(n)
+    }
+}
+impl From<bool> for Arg<'_> {
+    fn from(b: bool) -> Self {
+        Arg::Flag(b)
+    }
+}
+impl<'a> From<&'a [u8]> for Arg<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        Arg::Bytes(Cow::Borrowed(b))
+    }
+}
+
+/// `[Arg, ...]` from values.
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { [$($crate::conn::Arg::from($a)),*] };
+}
+pub(crate) use args;
+
+/// What decoding reads of a row, on either database (see `rows`).
+pub(crate) trait Cols {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError>;
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError>;
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// A yes/no column (an integer 0/1 on SQLite, a boolean on PostgreSQL).
+    fn flag(&self, col: &str) -> Result<bool, StoreError>;
+
+    fn text(&self, col: &str) -> Result<String, StoreError> {
+        self.text_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
+    }
+    fn int(&self, col: &str) -> Result<i64, StoreError> {
+        self.int_opt(col)?.ok_or_else(|| StoreError::Corrupt(format!("{col} is null")))
+    }
+    /// The node a row belongs to: a team store's rows have one; a store of one's own keeps ''.
+    fn node(&self) -> Result<Option<String>, StoreError> {
+        Ok(self.text_opt("node")?.filter(|n| !n.is_empty()))
+    }
+}
+
+/// A row read through rusqlite.
+pub(crate) struct Lite<'a, 'b>(pub &'a rusqlite::Row<'b>);
+
+impl Cols for Lite<'_, '_> {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.0.get(col).map_err(lite_err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.0.get(col).map_err(lite_err)
+    }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.get(col).map_err(lite_err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        Ok(self.0.get::<_, i64>(col).map_err(lite_err)? != 0)
+    }
+}
+
+impl Cols for sqlx::postgres::PgRow {
+    fn text_opt(&self, col: &str) -> Result<Option<String>, StoreError> {
+        self.try_get(col).map_err(pg_err)
+    }
+    fn int_opt(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        self.try_get(col).map_err(pg_err)
+    }
+    fn bytes_opt(&self, col: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.try_get(col).map_err(pg_err)
+    }
+    fn flag(&self, col: &str) -> Result<bool, StoreError> {
+        self.try_get(col).map_err(pg_err)
+    }
+}
+
+/// A connection either store runs the statements of [`crate::sql`] on (inside whatever
+/// transaction its caller began).
+pub(crate) trait Conn: Send {
+    /// PostgreSQL (where the dialects differ, [`crate::sql::Twin`] picks by this).
+    const PG: bool;
+
+    /// Runs a statement; the rows it changed.
+    fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> impl Future<Output = Result<u64, CoreError>> + Send;
+
+    /// Every row a query returns, as `read` makes each.
+    fn all<T: Send>(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+    ) -> impl Future<Output = Result<Vec<T>, CoreError>> + Send;
+
+    /// The first row a query returns, if any.
+    fn one<T: Send>(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+    ) -> impl Future<Output = Result<Option<T>, CoreError>> + Send {
+        async move { Ok(self.all(sql, args, read).await?.into_iter().next()) }
+    }
+}
+
+impl rusqlite::ToSql for Arg<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::ValueRef;
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(match self {
+            Arg::Text(Some(s)) => ValueRef::Text(s.as_bytes()),
+            Arg::Int(Some(n)) => ValueRef::Integer(*n),
+            Arg::Flag(b) => ValueRef::Integer(i64::from(*b)),
+            Arg::Bytes(b) => ValueRef::Blob(b),
+            Arg::Text(None) | Arg::Int(None) => ValueRef::Null,
+        }))
+    }
+}
+
+/// Binds `$n` to the nth argument. Arguments a statement does not name are left out: the
+/// team store's node, which some SQLite statements need not name.
+fn bind(st: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) -> Result<(), StoreError> {
+    for i in 1..=st.parameter_count() {
+        let n = st.parameter_name(i).and_then(|p| p.strip_prefix('$')?.parse::<usize>().ok()).unwrap_or(i);
+        let arg = n.checked_sub(1).and_then(|n| args.get(n));
+        let arg = arg.ok_or_else(|| StoreError::Database(format!("no argument ${n} ({} given)", args.len())))?;
+        st.raw_bind_parameter(i, arg).map_err(lite_err)?;
+    }
+    Ok(())
+}
+
+/// SQLite: every statement runs to its end where it is called (the futures never wait).
+impl Conn for rusqlite::Connection {
+    const PG: bool = false;
+
+    async fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<u64, CoreError> {
+        let mut st = self.prepare_cached(sql).map_err(lite_err)?;
+        bind(&mut st, args)?;
+        Ok(st.raw_execute().map_err(lite_err)? as u64)
+    }
+
+    async fn all<T: Send>(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        mut read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+    ) -> Result<Vec<T>, CoreError> {
+        let mut st = self.prepare_cached(sql).map_err(lite_err)?;
+        bind(&mut st, args)?;
+        let mut rows = st.raw_query();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(lite_err)? {
+            out.push(read(&Lite(row))?);
+        }
+        Ok(out)
+    }
+}
+
+fn pg_query<'q>(
+    sql: &'q str,
+    args: &'q [Arg<'_>],
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    args.iter().fold(sqlx::query(sqlx::AssertSqlSafe(sql)), |q, a| match a {
+        Arg::Text(s) => q.bind(s.as_deref()),
+        Arg::Int(n) => q.bind(*n),
+        Arg::Bytes(b) => q.bind(&**b),
+        Arg::Flag(b) => q.bind(*b),
+    })
+}
+
+impl Conn for sqlx::PgConnection {
+    const PG: bool = true;
+
+    async fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<u64, CoreError> {
+        Ok(pg_query(sql, args).execute(&mut *self).await.map_err(pg_core)?.rows_affected())
+    }
+
+    async fn all<T: Send>(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        mut read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+    ) -> Result<Vec<T>, CoreError> {
+        let rows = pg_query(sql, args).fetch_all(&mut *self).await.map_err(pg_core)?;
+        Ok(rows.iter().map(|r| read(r)).collect::<Result<_, _>>()?)
+    }
+}
+
+/// Runs a future that never waits (statements on SQLite) to its end on this thread.
+pub(crate) fn now<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// A future on the heap, for work handed to another task or thread.
+pub(crate) type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
