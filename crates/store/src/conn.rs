@@ -31,55 +31,22 @@ impl Arg<'_> {
     }
 }
 
-impl<'a> From<&'a str> for Arg<'a> {
-    fn from(s: &'a str) -> Self {
-        Arg::Text(Some(Cow::Borrowed(s)))
-    }
+/// `From` each kind of value an argument is made of.
+macro_rules! arg_from {
+    ($($t:ty => |$v:ident| $e:expr;)*) => { $(impl<'a> From<$t> for Arg<'a> { fn from($v: $t) -> Self { $e } })* };
 }
-impl<'a> From<&'a String> for Arg<'a> {
-    fn from(s: &'a String) -> Self {
-        Arg::from(s.as_str())
-    }
-}
-impl<'a> From<Option<&'a str>> for Arg<'a> {
-    fn from(s: Option<&'a str>) -> Self {
-        Arg::Text(s.map(Cow::Borrowed))
-    }
-}
-impl<'a> From<&'a Option<String>> for Arg<'a> {
-    fn from(s: &'a Option<String>) -> Self {
-        Arg::from(s.as_deref())
-    }
-}
-impl From<Option<String>> for Arg<'_> {
-    fn from(s: Option<String>) -> Self {
-        Arg::Text(s.map(Cow::Owned))
-    }
-}
-impl From<String> for Arg<'_> {
-    fn from(s: String) -> Self {
-        Arg::Text(Some(Cow::Owned(s)))
-    }
-}
-impl From<i64> for Arg<'_> {
-    fn from(n: i64) -> Self {
-        Arg::Int(Some(n))
-    }
-}
-impl From<Option<i64>> for Arg<'_> {
-    fn from(n: Option<i64>) -> Self {
-        Arg::Int(n)
-    }
-}
-impl From<bool> for Arg<'_> {
-    fn from(b: bool) -> Self {
-        Arg::Flag(b)
-    }
-}
-impl<'a> From<&'a [u8]> for Arg<'a> {
-    fn from(b: &'a [u8]) -> Self {
-        Arg::Bytes(Cow::Borrowed(b))
-    }
+arg_from! {
+    &'a str => |s| Arg::Text(Some(Cow::Borrowed(s)));
+    &'a String => |s| Arg::from(s.as_str());
+    Option<&'a str> => |s| Arg::Text(s.map(Cow::Borrowed));
+    &'a Option<String> => |s| Arg::from(s.as_deref());
+    Option<String> => |s| Arg::Text(s.map(Cow::Owned));
+    String => |s| Arg::Text(Some(Cow::Owned(s)));
+    i64 => |n| Arg::Int(Some(n));
+    Option<i64> => |n| Arg::Int(n);
+    bool => |b| Arg::Flag(b);
+    &'a [u8] => |b| Arg::Bytes(Cow::Borrowed(b));
+    Vec<u8> => |b| Arg::Bytes(Cow::Owned(b));
 }
 
 /// `[Arg, ...]` from values.
@@ -140,6 +107,12 @@ impl Cols for sqlx::postgres::PgRow {
         self.try_get(col).map_err(pg_err)
     }
 }
+
+/// A read's arguments, owned (it may run on another thread).
+pub(crate) type Args = Vec<Arg<'static>>;
+
+/// Makes a `T` of a row.
+pub(crate) type Read<T> = fn(&dyn Cols) -> Result<T, StoreError>;
 
 /// A connection either store runs the statements of [`crate::sql`] on (inside whatever
 /// transaction its caller began).

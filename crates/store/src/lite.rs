@@ -8,7 +8,7 @@
 //!   read), anything else on tokio's blocking threads.
 
 use crate::batch::{Batcher, Job, MAX_BATCH};
-use crate::conn::{Arg, Cols, Conn, now};
+use crate::conn::{Arg, Args, Conn, Read, now};
 use crate::errors::lite_err;
 use crate::store::{Backend, SqlStore};
 use crate::{rows, sql};
@@ -97,8 +97,8 @@ impl Backend for Lite {
     async fn all<T: Send + 'static>(
         &self,
         sql: Cow<'static, str>,
-        args: Vec<Arg<'static>>,
-        read: fn(&dyn Cols) -> Result<T, StoreError>,
+        args: Args,
+        read: Read<T>,
     ) -> Result<Vec<T>, CoreError> {
         let readers = self.readers.clone();
         let run = move || readers.with(BUSY_TIMEOUT, |c| now(c.all(&sql, &args, read)));
@@ -113,7 +113,7 @@ impl Backend for Lite {
             Ok(p) => Ok(p),
             Err(e) => {
                 tracing::debug!(error = %e, "a point read goes through a blocking thread");
-                Ok(self.all(sql::PROPOSAL.into(), vec![Arg::from(id.to_string())], rows::proposal).await?.pop())
+                self.one(sql::PROPOSAL, vec![Arg::from(id.to_string())], rows::proposal).await
             }
         }
     }

@@ -3,7 +3,7 @@
 //! connections, or PostgreSQL's pool and ingest task).
 
 use crate::batch::{Job, Work, work};
-use crate::conn::{Arg, Cols, Conn};
+use crate::conn::{Arg, Args, Conn, Read};
 use crate::{ops, rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
@@ -33,8 +33,8 @@ pub(crate) trait Backend: Send + Sync + 'static {
     fn all<T: Send + 'static>(
         &self,
         sql: Cow<'static, str>,
-        args: Vec<Arg<'static>>,
-        read: fn(&dyn Cols) -> Result<T, StoreError>,
+        args: Args,
+        read: Read<T>,
     ) -> impl Future<Output = Result<Vec<T>, CoreError>> + Send;
 
     /// A write other than a new proposal: through the batch, unless the database takes
@@ -51,8 +51,8 @@ pub(crate) trait Backend: Send + Sync + 'static {
     fn one<T: Send + 'static>(
         &self,
         sql: &'static str,
-        args: Vec<Arg<'static>>,
-        read: fn(&dyn Cols) -> Result<T, StoreError>,
+        args: Args,
+        read: Read<T>,
     ) -> impl Future<Output = Result<Option<T>, CoreError>> + Send {
         let rows = self.all(sql.into(), args, read);
         async move { Ok(rows.await?.into_iter().next()) }
@@ -65,8 +65,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
 
     /// One proposal by its id.
     fn get(&self, id: &str) -> impl Future<Output = Result<Option<Proposal>, CoreError>> + Send {
-        let read = self.all(sql::PROPOSAL.into(), vec![Arg::from(id.to_string())], rows::proposal);
-        async move { Ok(read.await?.into_iter().next()) }
+        self.one(sql::PROPOSAL, vec![Arg::from(id.to_string())], rows::proposal)
     }
 
     /// What other nodes change, once.

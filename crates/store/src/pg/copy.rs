@@ -13,135 +13,46 @@ use sha2::Digest;
 use sqlx::Connection;
 use std::path::Path;
 
-/// How a column is carried over.
-#[derive(Clone, Copy)]
-enum Ty {
-    Text,
-    Int,
-    Bytes,
-}
-
-/// A table copied: its columns (the node is added to each row), and the order rows keep.
-struct Table {
-    name: &'static str,
-    cols: &'static [(&'static str, Ty)],
-    order: &'static str,
-}
-
-const TABLES: &[Table] = &[
-    Table {
-        name: "agents",
-        cols: &[("name", Ty::Text), ("token_hash", Ty::Bytes), ("created_at", Ty::Int), ("revoked_at", Ty::Int)],
-        order: "name",
-    },
-    Table { name: "agent_log", cols: &[("name", Ty::Text), ("event", Ty::Text), ("at", Ty::Int)], order: "seq" },
-    Table {
-        name: "credentials",
-        cols: &[("name", Ty::Text), ("scheme", Ty::Text), ("origins", Ty::Text), ("created_at", Ty::Int)],
-        order: "name",
-    },
-    Table {
-        name: "proposals",
-        cols: &[
-            ("id", Ty::Text),
-            ("kind", Ty::Text),
-            ("class", Ty::Text),
-            ("agent", Ty::Text),
-            ("title", Ty::Text),
-            ("summary", Ty::Text),
-            ("payload", Ty::Text),
-            ("preview", Ty::Text),
-            ("base", Ty::Text),
-            ("session_id", Ty::Text),
-            ("group_id", Ty::Text),
-            ("supersedes", Ty::Text),
-            ("status", Ty::Text),
-            ("created_at", Ty::Int),
-            ("updated_at", Ty::Int),
-            ("expires_at", Ty::Int),
-            ("decision", Ty::Text),
-            ("result", Ty::Text),
-            ("error", Ty::Text),
-            ("idempotency_key", Ty::Text),
-            ("request_sha256", Ty::Text),
-            ("pruned_at", Ty::Int),
-            ("created_by", Ty::Text),
-            ("created_channel", Ty::Text),
-            ("facts", Ty::Text),
-            ("lease_secs", Ty::Int),
-        ],
-        order: "seq",
-    },
-    Table {
-        name: "audit",
-        cols: &[
-            ("proposal_id", Ty::Text),
-            ("actor", Ty::Text),
-            ("channel", Ty::Text),
-            ("from_status", Ty::Text),
-            ("to_status", Ty::Text),
-            ("at", Ty::Int),
-            ("detail", Ty::Text),
-        ],
-        order: "seq",
-    },
-    Table {
-        name: "rule_log",
-        cols: &[
-            ("rule_id", Ty::Text),
-            ("event", Ty::Text),
-            ("actor", Ty::Text),
-            ("channel", Ty::Text),
-            ("at", Ty::Int),
-            ("rule", Ty::Text),
-        ],
-        order: "seq",
-    },
+/// The tables copied, in order: each one's columns (text unless `:int` or `:bytes`; the node is
+/// added to each row), and the order its rows keep.
+const TABLES: [(&str, &str, &str); 6] = [
+    ("agents", "name token_hash:bytes created_at:int revoked_at:int", "name"),
+    ("agent_log", "name event at:int", "seq"),
+    ("credentials", "name scheme origins created_at:int", "name"),
+    (
+        "proposals",
+        "id kind class agent title summary payload preview base session_id group_id supersedes status \
+         created_at:int updated_at:int expires_at:int decision result error idempotency_key request_sha256 \
+         pruned_at:int created_by created_channel facts lease_secs:int",
+        "seq",
+    ),
+    ("audit", "proposal_id actor channel from_status to_status at:int detail", "seq"),
+    ("rule_log", "rule_id event actor channel at:int rule", "seq"),
 ];
 
-/// One value, as read from either side.
-#[derive(Debug, Clone, PartialEq)]
-enum Val {
-    Text(Option<String>),
-    Int(Option<i64>),
-    Bytes(Option<Vec<u8>>),
-}
-
-impl Val {
-    fn feed(&self, h: &mut sha2::Sha256) {
-        let bytes: Vec<u8> = match self {
-            Val::Text(v) => v.as_ref().map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
-            Val::Int(v) => v.map(|n| n.to_string().into_bytes()).unwrap_or_default(),
-            Val::Bytes(v) => v.clone().unwrap_or_default(),
-        };
-        let null = matches!(self, Val::Text(None) | Val::Int(None) | Val::Bytes(None));
-        h.update([u8::from(null)]);
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(&bytes);
-    }
-}
-
-impl Val {
-    fn arg(&self) -> Arg<'_> {
-        match self {
-            Val::Text(s) => Arg::from(s),
-            Val::Int(n) => Arg::Int(*n),
-            Val::Bytes(b) => b.as_deref().map_or(Arg::Text(None), Arg::from),
-        }
-    }
+/// Feeds one value to a table's hash: whether it is null, its length, its bytes.
+fn feed(h: &mut sha2::Sha256, v: &Arg<'_>) {
+    let bytes: Vec<u8> = match v {
+        Arg::Text(s) => s.as_deref().unwrap_or_default().as_bytes().to_vec(),
+        Arg::Int(n) => n.map(|n| n.to_string().into_bytes()).unwrap_or_default(),
+        Arg::Bytes(b) => b.to_vec(),
+        Arg::Flag(b) => vec![u8::from(*b)],
+    };
+    h.update([u8::from(matches!(v, Arg::Text(None) | Arg::Int(None)))]);
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(&bytes);
 }
 
 /// A row's values, from either side.
-fn read(row: &dyn Cols, cols: &[(&str, Ty)]) -> Result<Vec<Val>, StoreError> {
-    cols.iter()
-        .map(|(c, t)| {
-            Ok(match t {
-                Ty::Text => Val::Text(row.text_opt(c)?),
-                Ty::Int => Val::Int(row.int_opt(c)?),
-                Ty::Bytes => Val::Bytes(row.bytes_opt(c)?),
-            })
-        })
-        .collect()
+fn read(row: &dyn Cols, cols: &str) -> Result<Vec<Arg<'static>>, StoreError> {
+    let value = |col: &str| -> Result<Arg<'static>, StoreError> {
+        match col.split_once(':') {
+            Some((c, "int")) => Ok(Arg::Int(row.int_opt(c)?)),
+            Some((c, _)) => Ok(Arg::from(row.bytes_opt(c)?.unwrap_or_default()).owned()),
+            None => Ok(Arg::from(row.text_opt(col)?)),
+        }
+    };
+    cols.split_whitespace().map(value).collect()
 }
 
 /// What was copied: per table, rows and the SHA-256 of their content in order (the same on
@@ -177,42 +88,37 @@ pub async fn copy_from_sqlite(sqlite: &Path, opts: &TeamOptions) -> Result<CopyR
     }
     tx.exec("SET LOCAL assent.copying = 'on'", &[]).await?;
     let mut report = CopyReport { node: opts.node.clone(), tables: Vec::new(), rules_left_out: 0 };
-    for t in TABLES {
-        let names: Vec<&str> = t.cols.iter().map(|(c, _)| *c).collect();
-        let select = format!("SELECT {} FROM {} ORDER BY {}", names.join(", "), t.name, t.order);
-        let rows = now(src.all(&select, &[], |r| read(r, t.cols)))?;
+    for (table, cols, order) in TABLES {
+        let names: Vec<&str> = cols.split_whitespace().map(|c| c.split(':').next().unwrap_or(c)).collect();
+        let select = format!("SELECT {} FROM {} ORDER BY {}", names.join(", "), table, order);
+        let rows = now(src.all(&select, &[], |r| read(r, cols)))?;
         let placeholders: Vec<String> = (2..=names.len() + 1).map(|i| format!("${i}")).collect();
         let insert =
-            format!("INSERT INTO {} (node, {}) VALUES ($1, {})", t.name, names.join(", "), placeholders.join(", "));
+            format!("INSERT INTO {} (node, {}) VALUES ($1, {})", table, names.join(", "), placeholders.join(", "));
         let mut want = sha2::Sha256::new();
         for vals in &rows {
-            let mut row = vec![Arg::from(&opts.node)];
-            for v in vals {
-                v.feed(&mut want);
-                row.push(v.arg());
-            }
+            vals.iter().for_each(|v| feed(&mut want, v));
+            let row: Vec<Arg<'_>> = std::iter::once(Arg::from(&opts.node)).chain(vals.iter().cloned()).collect();
             tx.exec(&insert, &row).await?;
         }
         // Read back what this node now has, in the same order, and compare.
-        let back = format!("SELECT {} FROM {} WHERE node = $1 ORDER BY {}", names.join(", "), t.name, t.order);
-        let copied = tx.all(&back, &args![&opts.node], |r| read(r, t.cols)).await?;
+        let back = format!("SELECT {} FROM {} WHERE node = $1 ORDER BY {}", names.join(", "), table, order);
+        let copied = tx.all(&back, &args![&opts.node], |r| read(r, cols)).await?;
         let mut got = sha2::Sha256::new();
         for row in &copied {
-            for v in row {
-                v.feed(&mut got);
-            }
+            row.iter().for_each(|v| feed(&mut got, v));
         }
         let (want, got) = (hex::encode(want.finalize()), hex::encode(got.finalize()));
         if copied.len() != rows.len() || want != got {
             return Err(StoreError::Database(format!(
                 "the copy of {} does not match ({} rows read, {} written; sha256 {want} vs {got}); nothing was committed",
-                t.name,
+                table,
                 rows.len(),
                 copied.len()
             ))
             .into());
         }
-        report.tables.push((t.name.to_string(), rows.len() as u64, want));
+        report.tables.push((table.to_string(), rows.len() as u64, want));
     }
     let rules = now(src.one("SELECT count(*) AS n FROM rules", &[], |r| r.int("n")))?.unwrap_or(0);
     report.rules_left_out = rules.max(0) as u64;

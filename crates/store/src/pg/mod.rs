@@ -21,7 +21,7 @@ mod follow;
 pub use copy::{CopyReport, copy_from_sqlite};
 
 use crate::batch::{Batcher, Job, MAX_BATCH, Work};
-use crate::conn::{Arg, Cols, Conn};
+use crate::conn::{Args, Conn, Read};
 use crate::store::{Backend, SqlStore};
 use assent_core::error::{CoreError, StoreError};
 use assent_core::store::RemoteChange;
@@ -119,8 +119,8 @@ impl Backend for Pg {
     async fn all<T: Send + 'static>(
         &self,
         sql: Cow<'static, str>,
-        args: Vec<Arg<'static>>,
-        read: fn(&dyn Cols) -> Result<T, StoreError>,
+        args: Args,
+        read: Read<T>,
     ) -> Result<Vec<T>, CoreError> {
         let mut conn = self.pool.acquire().await.map_err(core)?;
         conn.all(&sql, &args, read).await
