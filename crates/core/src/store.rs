@@ -144,6 +144,28 @@ pub fn conflict_error(ts: &[Transition], out: &[Transitioned]) -> CoreError {
     CoreError::InvalidState { message: "a proposal changed meanwhile; nothing was changed".into() }
 }
 
+/// What adding an agent does, given the state of its name.
+pub enum AgentAdd {
+    /// A new row.
+    Insert,
+    /// The revoked name gets the new token (the agent log says `reused`).
+    Reuse,
+}
+
+/// What adding the agent `name` does given its state (`None`: unknown; `Some(None)`: active;
+/// `Some(Some(at))`: revoked at `at`), or why it is refused. The one rule both stores follow.
+pub fn agent_add(name: &str, state: Option<Option<i64>>, reuse: bool) -> Result<AgentAdd, CoreError> {
+    match state {
+        None => Ok(AgentAdd::Insert),
+        Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
+        Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
+            "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
+             (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
+        ))),
+        Some(Some(_)) => Ok(AgentAdd::Reuse),
+    }
+}
+
 /// What one transition did.
 #[derive(Debug, Clone)]
 pub enum Transitioned {

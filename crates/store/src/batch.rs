@@ -7,8 +7,7 @@
 //!
 //! Plain inserts (no idempotency key, no `supersedes`, no rule's decision, their agent known to
 //! be under its pending limit) are answered from the batch and written together, up to
-//! [`ROWS`] rows per statement. A batch of nothing else that fits one statement is that
-//! statement alone, without a transaction around it.
+//! [`ROWS`] rows per statement.
 
 use crate::conn::{Arg, BoxFuture, Conn};
 use crate::pending::PendingBound;
@@ -142,20 +141,9 @@ impl Batcher {
     /// Commits `jobs` (drained) on `c` and answers them; false when the connection may be left
     /// inside a transaction (a commit or rollback failed).
     pub(crate) async fn commit<C: Conn>(&mut self, c: &mut C, jobs: &mut Vec<Job<C>>) -> bool {
-        if jobs.len() <= ROWS && self.all_plain(jobs) {
-            let mut plain: Vec<Plain> = jobs
-                .drain(..)
-                .filter_map(|j| match j {
-                    Job::Insert(rec, reply) => Some((rec, reply)),
-                    Job::Task(_) => None,
-                })
-                .collect();
-            let mut answers = Vec::new();
-            self.flush(c, &mut plain, &mut answers, false).await;
-            answers.into_iter().for_each(|a| (a.send)(None));
-            return true;
-        }
-        if let Err(e) = c.exec(sql::BEGIN.pick(C::PG), &[]).await {
+        // Plain inserts that fit one statement are that statement, without a transaction around it.
+        let in_tx = !(jobs.len() <= ROWS && self.all_plain(jobs));
+        if in_tx && let Err(e) = c.exec(sql::BEGIN.pick(C::PG), &[]).await {
             tracing::error!(error = %e, "could not begin a write transaction");
             self.refuse(jobs, &store_error(e));
             return true;
@@ -164,8 +152,10 @@ impl Batcher {
         let (mut answers, mut plain) = (Vec::with_capacity(jobs.len()), Vec::new());
         for job in jobs.drain(..) {
             let job = match job {
-                Job::Insert(rec, reply) if self.plain(&rec) => {
-                    self.bound.raise(&rec.proposal.agent);
+                Job::Insert(rec, reply) if !in_tx || self.plain(&rec) => {
+                    if in_tx {
+                        self.bound.raise(&rec.proposal.agent);
+                    }
                     plain.push((rec, reply));
                     continue;
                 }
@@ -190,10 +180,11 @@ impl Batcher {
             end_savepoint(c, "op", answer.ok).await;
             answers.push(answer);
         }
-        self.flush(c, &mut plain, &mut answers, true).await;
-        if lone && !answers.iter().all(|a| a.ok) {
-            // The lone write failed: undo whatever of it was written; its reply carries its error.
-            let undone = c.exec("ROLLBACK", &[]).await;
+        self.flush(c, &mut plain, &mut answers, in_tx).await;
+        if !in_tx || (lone && !answers.iter().all(|a| a.ok)) {
+            // Nothing to commit, or the lone write failed: undo whatever of it was written; its
+            // reply carries its error.
+            let undone = if in_tx { c.exec("ROLLBACK", &[]).await } else { Ok(0) };
             if let Err(e) = &undone {
                 tracing::error!(error = %e, "rollback failed");
             }

@@ -28,7 +28,7 @@
 //! | the schema | `migrations/*.sql` and `migrations/postgres/*.sql` |
 //!
 //! The domain's rules are not here but in `assent-core`: what counts as a plain insert
-//! (`NewRecord::is_plain`), the withdrawal a revision makes (`Transition::superseded`,
+//! (`NewRecord::is_plain`), what adding an agent does given its name's state (`store::agent_add`), the withdrawal a revision makes (`Transition::superseded`,
 //! through the status machine), and how an all-or-nothing refusal is worded
 //! (`store::conflict_error`).
 //!
@@ -52,26 +52,3 @@ mod store;
 
 pub use lite::{Health, Lite, SqliteStore, inspect};
 pub use store::SqlStore;
-
-use assent_core::error::CoreError;
-
-/// What adding an agent does, given the state of its name (`None`: unknown; `Some(None)`:
-/// active; `Some(Some(at))`: revoked at `at`): the same rule on either store.
-pub(crate) enum AgentAdd {
-    /// A new row.
-    Insert,
-    /// The revoked name gets the new token (the agent log says `reused`).
-    Reuse,
-}
-
-pub(crate) fn agent_add(name: &str, state: Option<Option<i64>>, reuse: bool) -> Result<AgentAdd, CoreError> {
-    match state {
-        None => Ok(AgentAdd::Insert),
-        Some(None) => Err(CoreError::Conflict(format!("an agent named `{name}` already exists; revoke it first"))),
-        Some(Some(_)) if !reuse => Err(CoreError::Conflict(format!(
-            "agent `{name}` was revoked, and its proposals stay under that name: pick another name, or reuse it \
-             (`assent agent add {name} --reuse`, or \"reuse\": true) to give it a new token"
-        ))),
-        Some(Some(_)) => Ok(AgentAdd::Reuse),
-    }
-}

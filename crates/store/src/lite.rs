@@ -58,7 +58,10 @@ struct Readers {
 impl Readers {
     fn open(&self) -> Result<Connection, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        Connection::open_with_flags(&self.path, flags).map_err(lite_err)
+        let conn = Connection::open_with_flags(&self.path, flags).map_err(lite_err)?;
+        // Reads touch a few pages each; the writer keeps the larger cache.
+        conn.pragma_update(None, "cache_size", -512).map_err(lite_err)?;
+        Ok(conn)
     }
 
     /// Runs `read` on an idle connection (or a new one), waiting up to `busy` for a lock.

@@ -11,7 +11,7 @@ use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::rules::Rule;
-use assent_core::store::{Inserted, NewRecord, Transition, Transitioned, conflict_error};
+use assent_core::store::{AgentAdd, Inserted, NewRecord, Transition, Transitioned, agent_add, conflict_error};
 use assent_core::time::Timestamp;
 use serde_json::Value;
 
@@ -188,12 +188,12 @@ pub(crate) async fn add_agent<C: Conn>(
     at: Timestamp,
     reuse: bool,
 ) -> Result<(), CoreError> {
-    match crate::agent_add(name, agent_state(c, node, name).await?, reuse)? {
-        crate::AgentAdd::Reuse => {
+    match agent_add(name, agent_state(c, node, name).await?, reuse)? {
+        AgentAdd::Reuse => {
             c.exec(sql::AGENT_REUSE, &args![name, &hash[..], at.0, node]).await?;
             log_agent(c, node, name, "reused", at).await
         }
-        crate::AgentAdd::Insert => {
+        AgentAdd::Insert => {
             c.exec(sql::AGENT_INSERT, &args![name, &hash[..], at.0, node]).await?;
             log_agent(c, node, name, "added", at).await
         }

@@ -236,21 +236,23 @@ pub async fn inspect(opts: &TeamOptions) -> Result<TeamHealth, StoreError> {
 /// Brings the schema up to date (`assent store migrate`).
 pub async fn migrate(opts: &TeamOptions) -> Result<Migrated, StoreError> {
     let pool = pool(opts, 1).await?;
-    let (from, _) = schema_version(&pool).await?;
-    if from > latest_schema() {
-        return Err(newer_schema(from));
-    }
-    MIGRATOR.run(&pool).await.map_err(|e| StoreError::Database(format!("migration failed: {e}")))?;
-    let (to, _) = schema_version(&pool).await?;
+    let migrated = upgrade(&pool).await;
     pool.close().await;
-    Ok(Migrated { from, to })
+    migrated
 }
 
-fn newer_schema(v: i64) -> StoreError {
-    StoreError::Database(format!(
-        "the team database has schema version {v}, newer than this Assent knows ({}): update Assent on this machine",
-        latest_schema()
-    ))
+/// Applies the migrations the database lacks, refusing one newer than this build.
+async fn upgrade(pool: &PgPool) -> Result<Migrated, StoreError> {
+    let (from, _) = schema_version(pool).await?;
+    if from > latest_schema() {
+        return Err(StoreError::Database(format!(
+            "the team database has schema version {from}, newer than this Assent knows ({}): update Assent on \
+             this machine",
+            latest_schema()
+        )));
+    }
+    MIGRATOR.run(pool).await.map_err(|e| StoreError::Database(format!("migration failed: {e}")))?;
+    Ok(Migrated { from, to: schema_version(pool).await?.0 })
 }
 
 impl SqlStore<Pg> {
@@ -261,11 +263,7 @@ impl SqlStore<Pg> {
             StoreError::Database(format!("`{}` is not a usable node name (letters, digits, . _ -)", opts.node))
         })?;
         let pool = pool(opts, 16).await?;
-        let (version, _) = schema_version(&pool).await?;
-        if version > latest_schema() {
-            return Err(newer_schema(version));
-        }
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Database(format!("migration failed: {e}")))?;
+        upgrade(&pool).await?;
         let lock = follow::NodeLock::take(connect_options(opts)?, &opts.node).await?;
         let now = assent_core::time::Timestamp::now().0;
         sqlx::query(
