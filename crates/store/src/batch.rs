@@ -92,16 +92,6 @@ impl Answer {
     }
 }
 
-/// `VALUES (...), ...` for `n` rows of [`sql::INSERT`]'s columns.
-pub(crate) fn values(n: usize) -> String {
-    let row = |r: usize| {
-        let params: Vec<String> =
-            (1..=sql::INSERT_COLUMNS).map(|c| format!("${}", r * sql::INSERT_COLUMNS + c)).collect();
-        format!("({})", params.join(", "))
-    };
-    (0..n).map(row).collect::<Vec<_>>().join(", ")
-}
-
 /// One store's batches: its node, each agent's pending bound (only this task files them), the
 /// insert statements by row count.
 pub(crate) struct Batcher {
@@ -121,7 +111,7 @@ impl Batcher {
         if self.inserts.len() < n {
             self.inserts.resize(n, None);
         }
-        self.inserts[n - 1].get_or_insert_with(|| format!("{} VALUES {}", sql::INSERT, values(n)).into()).clone()
+        self.inserts[n - 1].get_or_insert_with(|| sql::insert(n).into()).clone()
     }
 
     fn plain(&self, rec: &NewRecord) -> bool {

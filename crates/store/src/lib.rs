@@ -35,7 +35,9 @@
 //! Proven in-process on both databases: `tests/contract.rs` (every method of the contract, the
 //! same assertions on a SQLite file and a real PostgreSQL) and `tests/schema.rs` (the two
 //! migration sets define the same tables and columns, but for the differences listed there);
-//! `tests/queries.rs` for SQLite's own concerns (paging, append-only audit, half-done writes).
+//! `tests/queries.rs` for SQLite's own concerns (paging, append-only audit, half-done writes);
+//! `tests/layers.rs` that the modules, in the order of the table above read bottom-up
+//! (errors, sql, pending, conn, rows, ops, batch, store, lite, pg), depend downward only.
 //! Through the binary, `tests/blackbox/upgrade.rs` opens a home and a team database made by the
 //! last release and holds them to what that release answered.
 

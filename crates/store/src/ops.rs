@@ -100,7 +100,7 @@ pub(crate) async fn insert<C: Conn>(
             superseded = Some(old);
         }
     }
-    c.exec(&format!("{} VALUES {}", sql::INSERT, crate::batch::values(1)), &row(&rec, node)).await?;
+    c.exec(&sql::insert(1), &row(&rec, node)).await?;
     if let Some(rule) = &rec.rule {
         c.exec(sql::RULE_MATCHED, &args![rule]).await?;
     }

@@ -92,11 +92,20 @@ pub(crate) const RECENT_FACTS: &str =
 pub(crate) const BEGIN: Twin = Twin { lite: "BEGIN IMMEDIATE", pg: "BEGIN" };
 
 // New proposals.
-/// The columns `ops::row` binds, in its order; `batch` adds the `VALUES` for each row count.
+/// The columns `ops::row` binds, in its order.
 pub(crate) const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, \
      base, session_id, group_id, status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, \
      request_sha256, created_by, created_channel, lease_secs)";
 pub(crate) const INSERT_COLUMNS: usize = 23;
+
+/// [`INSERT`] of `n` rows.
+pub(crate) fn insert(n: usize) -> String {
+    let row = |r: usize| {
+        let params: Vec<String> = (1..=INSERT_COLUMNS).map(|c| format!("${}", r * INSERT_COLUMNS + c)).collect();
+        format!("({})", params.join(", "))
+    };
+    format!("{INSERT} VALUES {}", (0..n).map(row).collect::<Vec<_>>().join(", "))
+}
 pub(crate) const IDEMPOTENT: &str =
     "SELECT id, request_sha256 FROM proposals WHERE agent = $1 AND idempotency_key = $2 AND node = $3";
 pub(crate) const SUPERSEDED: &str = "SELECT agent, node, status FROM proposals WHERE id = $1";
