@@ -7,9 +7,12 @@
 //! PostgreSQL. SQLite is a file this process reads and writes itself, and rusqlite runs each
 //! statement on the calling thread: a write through sqlx's SQLite connection cost two thread
 //! switches per statement (its worker thread and back), most of what a point read took, which
-//! is why the writer and the point reads had moved to rusqlite already; the migrations and the
-//! list reads followed, so one driver opens the file. PostgreSQL is a server reached over the
-//! network, where sqlx's async pool is what the team store needs.
+//! is why the writer and the point reads had moved to rusqlite already; the migrations (a
+//! runner in `lite.rs` that keeps sqlx's `_sqlx_migrations` table as it was) and the other
+//! reads followed, so one driver opens the file. Measured against the build with both drivers
+//! (`./scripts/bench.sh ingest wake waits team`, alternated, three rounds each): ingest, wake
+//! and the team figures within noise. PostgreSQL is a server reached over the network, where
+//! sqlx's async pool is what the team store needs.
 //!
 //! ## Where each statement lives, and what proves it
 //!
