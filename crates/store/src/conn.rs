@@ -108,6 +108,13 @@ impl Cols for sqlx::postgres::PgRow {
     }
 }
 
+/// What reads each row of a query.
+pub(crate) trait Reader<T>: FnMut(&dyn Cols) -> Result<T, StoreError> + Send {}
+impl<T, F: FnMut(&dyn Cols) -> Result<T, StoreError> + Send> Reader<T> for F {}
+
+/// A statement's text that may be built at run time (the inbox's filters).
+pub(crate) type Text = Cow<'static, str>;
+
 /// A read's arguments, owned (it may run on another thread).
 pub(crate) type Args = Vec<Arg<'static>>;
 
@@ -128,7 +135,7 @@ pub(crate) trait Conn: Send {
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
-        read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+        read: impl Reader<T>,
     ) -> impl Future<Output = Result<Vec<T>, CoreError>> + Send;
 
     /// The first row a query returns, if any.
@@ -136,7 +143,7 @@ pub(crate) trait Conn: Send {
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
-        read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
+        read: impl Reader<T>,
     ) -> impl Future<Output = Result<Option<T>, CoreError>> + Send {
         async move { Ok(self.all(sql, args, read).await?.into_iter().next()) }
     }
@@ -194,17 +201,12 @@ impl Conn for rusqlite::Connection {
         Ok(prepare(self, sql, args)?.raw_execute().map_err(lite_err)? as u64)
     }
 
-    async fn all<T: Send>(
-        &mut self,
-        sql: &str,
-        args: &[Arg<'_>],
-        mut read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
-    ) -> Result<Vec<T>, CoreError> {
+    async fn all<T: Send>(&mut self, sql: &str, args: &[Arg<'_>], mut f: impl Reader<T>) -> Result<Vec<T>, CoreError> {
         let mut st = prepare(self, sql, args)?;
         let mut rows = st.raw_query();
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(lite_err)? {
-            out.push(read(&Lite(row))?);
+            out.push(f(&Lite(row))?);
         }
         Ok(out)
     }
@@ -229,14 +231,9 @@ impl Conn for sqlx::PgConnection {
         Ok(pg_query(sql, args).execute(&mut *self).await.map_err(pg_core)?.rows_affected())
     }
 
-    async fn all<T: Send>(
-        &mut self,
-        sql: &str,
-        args: &[Arg<'_>],
-        mut read: impl FnMut(&dyn Cols) -> Result<T, StoreError> + Send,
-    ) -> Result<Vec<T>, CoreError> {
+    async fn all<T: Send>(&mut self, sql: &str, args: &[Arg<'_>], mut f: impl Reader<T>) -> Result<Vec<T>, CoreError> {
         let rows = pg_query(sql, args).fetch_all(&mut *self).await.map_err(pg_core)?;
-        Ok(rows.iter().map(|r| read(r)).collect::<Result<_, _>>()?)
+        Ok(rows.iter().map(|r| f(r)).collect::<Result<_, _>>()?)
     }
 }
 

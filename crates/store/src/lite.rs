@@ -8,14 +8,13 @@
 //!   read), anything else on tokio's blocking threads.
 
 use crate::batch::{Batcher, Job, MAX_BATCH};
-use crate::conn::{Arg, Args, Conn, Read, now};
+use crate::conn::{Arg, Args, Conn, Read, Text, now};
 use crate::errors::lite_err;
 use crate::store::{Backend, SqlStore};
 use crate::{rows, sql};
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::Proposal;
 use rusqlite::{Connection, OpenFlags};
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -97,12 +96,7 @@ impl Backend for Lite {
         &self.jobs
     }
 
-    async fn all<T: Send + 'static>(
-        &self,
-        sql: Cow<'static, str>,
-        args: Args,
-        read: Read<T>,
-    ) -> Result<Vec<T>, CoreError> {
+    async fn all<T: Send + 'static>(&self, sql: Text, args: Args, read: Read<T>) -> Result<Vec<T>, CoreError> {
         let readers = self.readers.clone();
         let run = move || readers.with(BUSY_TIMEOUT, |c| now(c.all(&sql, &args, read)));
         tokio::task::spawn_blocking(run).await.map_err(|e| StoreError::Database(format!("a read failed: {e}")))?

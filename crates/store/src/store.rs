@@ -3,7 +3,7 @@
 //! connections, or PostgreSQL's pool and ingest task).
 
 use crate::batch::{Job, Work, work};
-use crate::conn::{Arg, Args, Conn, Read};
+use crate::conn::{Arg, Args, Conn, Read, Text};
 use crate::{ops, rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
@@ -13,7 +13,6 @@ use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, RemoteChange, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use async_trait::async_trait;
-use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -32,7 +31,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// Every row of a query, on a read connection.
     fn all<T: Send + 'static>(
         &self,
-        sql: Cow<'static, str>,
+        sql: Text,
         args: Args,
         read: Read<T>,
     ) -> impl Future<Output = Result<Vec<T>, CoreError>> + Send;

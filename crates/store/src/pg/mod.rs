@@ -21,13 +21,12 @@ mod follow;
 pub use copy::{CopyReport, copy_from_sqlite};
 
 use crate::batch::{Batcher, Job, MAX_BATCH, Work};
-use crate::conn::{Args, Conn, Read};
+use crate::conn::{Args, Conn, Read, Text};
 use crate::store::{Backend, SqlStore};
 use assent_core::error::{CoreError, StoreError};
 use assent_core::store::RemoteChange;
 use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
-use std::borrow::Cow;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -116,12 +115,7 @@ impl Backend for Pg {
         &self.ingest
     }
 
-    async fn all<T: Send + 'static>(
-        &self,
-        sql: Cow<'static, str>,
-        args: Args,
-        read: Read<T>,
-    ) -> Result<Vec<T>, CoreError> {
+    async fn all<T: Send + 'static>(&self, sql: Text, args: Args, read: Read<T>) -> Result<Vec<T>, CoreError> {
         let mut conn = self.pool.acquire().await.map_err(core)?;
         conn.all(&sql, &args, read).await
     }
