@@ -39,6 +39,7 @@ pub mod names;
 pub mod payloads;
 pub mod preview;
 pub mod proposal;
+pub mod remote;
 pub mod rules;
 pub mod secret;
 pub mod status;

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 16] = [
+const VALUES: [&str; 17] = [
     "canonical",
     "crash",
     "credentials",
@@ -19,6 +19,7 @@ const VALUES: [&str; 16] = [
     "payloads",
     "preview",
     "proposal",
+    "remote",
     "rules",
     "secret",
     "status",
