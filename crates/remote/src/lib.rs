@@ -1,0 +1,118 @@
+//! # assent-remote
+//!
+//! Answering from a phone: the passkeys that pair a phone and sign each of its decisions.
+//! WebAuthn itself is webauthn-rs's (every check of an assertion is the library's: its type,
+//! origin, relying party, user presence and verification, signature, and counter); what is
+//! Assent's is the challenge. A decision's challenge is not random but derived from what it
+//! decides ([`assent_core::remote::challenge`]), put into the library's request and into its
+//! saved state, and derived again from the stored proposals when the assertion comes back: an
+//! assertion made for anything else fails the library's own comparison.
+//!
+//! webauthn-rs does not take a caller's challenge through its API (its maintainers declined to
+//! add it), so [`Passkeys::decision`] and [`Passkeys::verify`] write it into the state the
+//! library serializes with its `danger-allow-state-serialisation` feature. The version is
+//! pinned and `tests/passkeys.rs` holds that layout to account. See `docs/design/remote.md`.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+use webauthn_rs::prelude::{
+    AuthenticationResult, CreationChallengeResponse, Passkey, PasskeyAuthentication, PasskeyRegistration,
+    PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse, Url, Uuid, WebauthnError,
+};
+use webauthn_rs::{Webauthn, WebauthnBuilder};
+
+/// Why a passkey ceremony failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// The origin is not `https://HOST[:PORT]` (or `http://localhost` for tests).
+    #[error("the remote origin must be https://HOST[:PORT] with no path: {0}")]
+    Origin(String),
+    /// What webauthn-rs refused, in its words.
+    #[error("passkey: {0}")]
+    Passkey(#[from] WebauthnError),
+    /// The library's saved state no longer has the shape this build writes the challenge into.
+    #[error("the passkey library's saved state changed shape: {0}")]
+    State(String),
+}
+
+/// The relying party for one remote origin (its host is the passkeys' RP id).
+pub struct Passkeys {
+    rp: Webauthn,
+}
+
+impl Passkeys {
+    /// The relying party of `origin`, `https://HOST[:PORT]`.
+    pub fn new(origin: &str) -> Result<Self, RemoteError> {
+        let bad = || RemoteError::Origin(origin.to_string());
+        let url = Url::parse(origin).map_err(|_| bad())?;
+        let local = url.scheme() == "http" && url.host_str() == Some("localhost");
+        if (url.scheme() != "https" && !local)
+            || url.path() != "/"
+            || url.query().is_some()
+            || !url.username().is_empty()
+        {
+            return Err(bad());
+        }
+        let host = url.host_str().ok_or_else(bad)?.to_string();
+        let rp = WebauthnBuilder::new(&host, &url)?.rp_name("Assent").build()?;
+        Ok(Self { rp })
+    }
+
+    /// Pairing a device: the options for the phone to create a passkey for `device`, asking
+    /// for a discoverable one (so it can log in without a name), and the state to finish with.
+    pub fn pairing(&self, device: &str) -> Result<(CreationChallengeResponse, PasskeyRegistration), RemoteError> {
+        let (options, state) = self.rp.start_passkey_registration(Uuid::new_v4(), device, device, None)?;
+        let layout = |e: String| RemoteError::State(e);
+        let mut v = serde_json::to_value(&options).map_err(|e| layout(e.to_string()))?;
+        let sel = v.pointer_mut("/publicKey/authenticatorSelection").and_then(Value::as_object_mut);
+        let sel = sel.ok_or_else(|| layout("no publicKey.authenticatorSelection".into()))?;
+        sel.insert("residentKey".into(), "required".into());
+        sel.insert("requireResidentKey".into(), true.into());
+        Ok((serde_json::from_value(v).map_err(|e| layout(e.to_string()))?, state))
+    }
+
+    /// The passkey the phone created, verified.
+    pub fn paired(
+        &self,
+        created: &RegisterPublicKeyCredential,
+        state: &PasskeyRegistration,
+    ) -> Result<Passkey, RemoteError> {
+        Ok(self.rp.finish_passkey_registration(created, state)?)
+    }
+
+    /// A decision to sign: the options for the phone (whose challenge is `challenge`) and the
+    /// state to verify with.
+    pub fn decision(
+        &self,
+        keys: &[Passkey],
+        challenge: &[u8; 32],
+    ) -> Result<(RequestChallengeResponse, PasskeyAuthentication), RemoteError> {
+        let (mut options, state) = self.rp.start_passkey_authentication(keys)?;
+        options.public_key.challenge = challenge.to_vec();
+        Ok((options, with_challenge(&state, challenge)?))
+    }
+
+    /// Verifies a decision's assertion against `challenge`, derived again from what is stored
+    /// (never the one the state holds): anything else is `MismatchedChallenge`.
+    pub fn verify(
+        &self,
+        signed: &PublicKeyCredential,
+        state: &PasskeyAuthentication,
+        challenge: &[u8; 32],
+    ) -> Result<AuthenticationResult, RemoteError> {
+        Ok(self.rp.finish_passkey_authentication(signed, &with_challenge(state, challenge)?)?)
+    }
+}
+
+/// `state` with `challenge` in place of the one the library drew.
+fn with_challenge(state: &PasskeyAuthentication, challenge: &[u8; 32]) -> Result<PasskeyAuthentication, RemoteError> {
+    let layout = |e: String| RemoteError::State(e);
+    let mut v = serde_json::to_value(state).map_err(|e| layout(e.to_string()))?;
+    let slot = v.pointer_mut("/ast/challenge").ok_or_else(|| layout("no ast.challenge".into()))?;
+    if !slot.is_string() {
+        return Err(layout(format!("ast.challenge is {slot}")));
+    }
+    *slot = Value::String(URL_SAFE_NO_PAD.encode(challenge));
+    serde_json::from_value(v).map_err(|e| layout(e.to_string()))
+}

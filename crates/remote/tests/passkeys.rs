@@ -1,0 +1,104 @@
+//! Pairing and deciding with a real passkey: a software authenticator (passkey-rs) stands in
+//! for the phone, and webauthn-rs verifies what it signs. What is held to account: a decision's
+//! assertion verifies only against the challenge derived from exactly that decision, and the
+//! library's saved state still has the shape the challenge is written into.
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use assent_core::remote::{Shown, challenge};
+use assent_remote::{Passkeys, RemoteError};
+use passkey_authenticator::{Authenticator, MemoryStore, UiHint, UserCheck, UserValidationMethod};
+use passkey_client::{Client, DefaultClientData};
+use passkey_types::ctap2::{Aaguid, Ctap2Error};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use webauthn_rs::prelude::{PublicKeyCredential, RegisterPublicKeyCredential, Url, WebauthnError};
+
+const ORIGIN: &str = "https://phone.example.com";
+
+/// The person, present and verified (the phone's biometric check passed).
+struct Verified;
+
+#[async_trait::async_trait]
+impl UserValidationMethod for Verified {
+    type PasskeyItem = passkey_types::Passkey;
+    async fn check_user<'a>(
+        &self,
+        _: UiHint<'a, Self::PasskeyItem>,
+        _: bool,
+        _: bool,
+    ) -> Result<UserCheck, Ctap2Error> {
+        Ok(UserCheck { presence: true, verification: true })
+    }
+    fn is_presence_enabled(&self) -> bool {
+        true
+    }
+    fn is_verification_enabled(&self) -> Option<bool> {
+        Some(true)
+    }
+}
+
+/// One library's JSON read as the other's (both follow the WebAuthn JSON forms).
+fn json<A: Serialize, B: DeserializeOwned>(a: &A) -> B {
+    serde_json::from_value(serde_json::to_value(a).unwrap()).unwrap()
+}
+
+fn decision(id: &str, outcome: &str, detail: Option<serde_json::Value>, nonce: u8) -> [u8; 32] {
+    challenge(&[Shown { id, payload_sha256: "ab12" }], outcome, detail.as_ref(), &[nonce; 32]).unwrap()
+}
+
+#[tokio::test]
+async fn a_decision_verifies_only_against_what_it_decided() {
+    let rp = Passkeys::new(ORIGIN).unwrap();
+    let mut auth =
+        Authenticator::new(Aaguid::new_empty(), MemoryStore::new(), Verified, passkey_crypto::AvailableBackend);
+    auth.set_make_credentials_with_signature_counter(true);
+    let mut phone = Client::new(auth);
+    let origin = Url::parse(ORIGIN).unwrap();
+
+    // Pairing: a discoverable passkey, user verification required.
+    let (options, state) = rp.pairing("pixel").unwrap();
+    let asked = serde_json::to_value(&options).unwrap();
+    assert_eq!(asked["publicKey"]["authenticatorSelection"]["residentKey"], json!("required"));
+    assert_eq!(asked["publicKey"]["authenticatorSelection"]["userVerification"], json!("required"));
+    let created = phone.register(&origin, json(&options), DefaultClientData).await.unwrap();
+    let created: RegisterPublicKeyCredential = json(&created);
+    let key = rp.paired(&created, &state).unwrap();
+
+    // A decision: the challenge the phone signs is the derived one, not the library's.
+    let approve = decision("p_1", "approve", None, 1);
+    let (request, state) = rp.decision(std::slice::from_ref(&key), &approve).unwrap();
+    assert_eq!(request.public_key.challenge, approve.to_vec());
+    let signed = phone.authenticate(&origin, json(&request), DefaultClientData).await.unwrap();
+    let signed: PublicKeyCredential = json(&signed);
+    let result = rp.verify(&signed, &state, &approve).unwrap();
+    assert!(result.user_verified());
+
+    // The same assertion spent on anything else fails the library's own comparison.
+    let others = [
+        decision("p_2", "approve", None, 1),
+        decision("p_1", "reject", None, 1),
+        decision("p_1", "approve", Some(json!({"content": "edited"})), 1),
+        decision("p_1", "approve", None, 2),
+    ];
+    for other in others {
+        let refused = rp.verify(&signed, &state, &other);
+        assert!(matches!(refused, Err(RemoteError::Passkey(WebauthnError::MismatchedChallenge))), "{refused:?}");
+    }
+
+    // Nor does a request's state made for another challenge verify this one's assertion
+    // unless the challenge derived again is this one: what the state held is never trusted.
+    let (_, other_state) = rp.decision(std::slice::from_ref(&key), &decision("p_9", "approve", None, 9)).unwrap();
+    assert!(rp.verify(&signed, &other_state, &approve).is_ok(), "the derived challenge, not the stored one, decides");
+    assert!(rp.verify(&signed, &other_state, &decision("p_9", "approve", None, 9)).is_err());
+}
+
+#[test]
+fn only_an_https_origin_without_a_path_is_a_relying_party() {
+    for bad in ["http://phone.example.com", "https://phone.example.com/inbox", "https://u@phone.example.com", "phone"] {
+        assert!(matches!(Passkeys::new(bad), Err(RemoteError::Origin(_))), "{bad}");
+    }
+    assert!(Passkeys::new("https://phone.example.com:8443").is_ok());
+    assert!(Passkeys::new("http://localhost:8080").is_ok(), "loopback, for the tests");
+}
