@@ -21,6 +21,7 @@
 //! A batch decision is one derivation over every proposal in it.
 
 use crate::canonical::to_canonical_string;
+use crate::time::Timestamp;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -34,6 +35,23 @@ pub struct Shown<'a> {
     pub id: &'a str,
     /// The hex SHA-256 of its canonical payload.
     pub payload_sha256: &'a str,
+}
+
+/// A device paired to answer from: a phone's passkey, by the name the person gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    /// The name the person typed when pairing it.
+    pub name: String,
+    /// The passkey's credential id (base64url), by which an assertion names its device.
+    pub credential_id: String,
+    /// The WebAuthn library's record of the passkey (its public key and counter), as JSON.
+    pub passkey: String,
+    /// When it was paired.
+    pub added_at: Timestamp,
+    /// When it last logged in or decided.
+    pub last_used_at: Option<Timestamp>,
+    /// When it was revoked (it can no longer log in or decide).
+    pub revoked_at: Option<Timestamp>,
 }
 
 /// Why a set of proposals cannot be bound.

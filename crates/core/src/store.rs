@@ -300,6 +300,20 @@ pub trait Store: Send + Sync + 'static {
     /// proposals whose content was pruned are left out.
     async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError>;
 
+    /// This node's paired devices, revoked ones too, by name.
+    async fn devices(&self) -> Result<Vec<crate::remote::Device>, CoreError>;
+
+    /// Pairs a device: a new name, or a revoked one paired again (its new passkey replaces the
+    /// old). `Conflict` while a device by that name is paired.
+    async fn add_device(&self, device: crate::remote::Device) -> Result<(), CoreError>;
+
+    /// Records a use of a paired device: the passkey as the library updated it (its counter)
+    /// and when. False for a revoked or unknown device.
+    async fn device_used(&self, name: &str, passkey: &str, at: Timestamp) -> Result<bool, CoreError>;
+
+    /// Revokes a paired device; false if none by that name is paired.
+    async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
+
     /// The changes other servers make, for a store several share; taken once, by the engine
     /// (none for a store one server owns).
     fn take_changes(&self) -> Option<tokio::sync::mpsc::Receiver<RemoteChange>> {

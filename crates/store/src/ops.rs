@@ -10,6 +10,7 @@ use crate::{rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
+use assent_core::remote::Device;
 use assent_core::rules::Rule;
 use assent_core::store::{AgentAdd, Inserted, NewRecord, Transition, Transitioned, agent_add, conflict_error};
 use assent_core::time::Timestamp;
@@ -274,6 +275,34 @@ pub(crate) async fn remove_rule<C: Conn>(
     c.exec(sql::RULE_DELETE, &args![id]).await?;
     let seq = log_rule(c, node, &rule, "removed", by).await?;
     Ok(Some((rule, seq)))
+}
+
+/// Pairs a device: a new name, or a revoked one paired again.
+pub(crate) async fn add_device<C: Conn>(c: &mut C, node: &str, d: &Device) -> Result<(), CoreError> {
+    let state = c.one(sql::DEVICE_STATE.pick(C::PG), &args![&d.name, node], |r| r.int_opt("revoked_at")).await?;
+    let row = args![&d.name, &d.credential_id, &d.passkey, d.added_at.0, node];
+    match state {
+        None => c.exec(sql::DEVICE_INSERT, &row).await.map(drop),
+        Some(Some(_)) => c.exec(sql::DEVICE_PAIRED_AGAIN, &row).await.map(drop),
+        Some(None) => Err(CoreError::Conflict(format!(
+            "a device named `{}` is already paired; revoke it first or pick another name",
+            d.name
+        ))),
+    }
+}
+
+pub(crate) async fn device_used(
+    c: &mut impl Conn,
+    node: &str,
+    name: &str,
+    passkey: &str,
+    at: Timestamp,
+) -> Result<bool, CoreError> {
+    Ok(c.exec(sql::DEVICE_USED, &args![name, passkey, at.0, node]).await? == 1)
+}
+
+pub(crate) async fn revoke_device(c: &mut impl Conn, node: &str, name: &str, at: Timestamp) -> Result<bool, CoreError> {
+    Ok(c.exec(sql::DEVICE_REVOKE, &args![name, at.0, node]).await? == 1)
 }
 
 /// Retention: a settled proposal's bulky content is replaced by its figures once it is old

@@ -203,3 +203,14 @@ pub(crate) fn facts(row: &dyn Cols) -> Result<Option<(String, String, assent_cor
     let Ok(facts) = serde_json::from_str(&row.text("facts")?) else { return Ok(None) };
     Ok(Some((row.text("agent")?, row.text("kind")?, facts)))
 }
+
+pub(crate) fn device(row: &dyn Cols) -> Result<assent_core::remote::Device, StoreError> {
+    Ok(assent_core::remote::Device {
+        name: row.text("name")?,
+        credential_id: row.text("credential_id")?,
+        passkey: row.text("passkey")?,
+        added_at: Timestamp(row.int("added_at")?),
+        last_used_at: row.int_opt("last_used_at")?.map(Timestamp),
+        revoked_at: row.int_opt("revoked_at")?.map(Timestamp),
+    })
+}

@@ -8,6 +8,7 @@ use crate::{ops, rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
+use assent_core::remote::Device;
 use assent_core::rules::{Facts, Rule, RuleLogEntry};
 use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, RemoteChange, Store, Transition, Transitioned};
@@ -265,6 +266,24 @@ impl<B: Backend> Store for SqlStore<B> {
             .into_iter()
             .flatten()
             .collect())
+    }
+
+    async fn devices(&self) -> Result<Vec<Device>, CoreError> {
+        self.0.all(sql::DEVICES.into(), owned![self.0.node()], rows::device).await
+    }
+
+    async fn add_device(&self, device: Device) -> Result<(), CoreError> {
+        write_op!(self, |c, node| ops::add_device(c, node, &device))
+    }
+
+    async fn device_used(&self, name: &str, passkey: &str, at: Timestamp) -> Result<bool, CoreError> {
+        let (name, passkey) = (name.to_string(), passkey.to_string());
+        write_op!(self, |c, node| ops::device_used(c, node, &name, &passkey, at))
+    }
+
+    async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
+        let name = name.to_string();
+        write_op!(self, |c, node| ops::revoke_device(c, node, &name, at))
     }
 
     fn take_changes(&self) -> Option<mpsc::Receiver<RemoteChange>> {

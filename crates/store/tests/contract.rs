@@ -9,6 +9,7 @@ use assent_core::credentials::{CredentialMeta, Scheme};
 use assent_core::error::CoreError;
 use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, Decision, Outcome, Proposal, RuleRef};
+use assent_core::remote::Device;
 use assent_core::rules::{Effect, Rule, RuleMatch};
 use assent_core::status::Status;
 use assent_core::store::{Idempotency, Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
@@ -234,6 +235,40 @@ async fn agents_and_credentials_are_added_replaced_and_revoked() {
         assert_eq!(s.credentials().await.unwrap(), [meta], "{db}");
         assert!(s.remove_credential("gh").await.unwrap() && !s.remove_credential("gh").await.unwrap(), "{db}");
         assert!(s.credentials().await.unwrap().is_empty(), "{db}");
+    }
+}
+
+#[tokio::test]
+async fn devices_are_paired_used_revoked_and_paired_again() {
+    for (db, s, _dir) in stores().await {
+        let pixel = |cred: &str, at: i64| Device {
+            name: "pixel".into(),
+            credential_id: cred.into(),
+            passkey: format!("{{\"cred\":\"{cred}\"}}"),
+            added_at: Timestamp(at),
+            last_used_at: None,
+            revoked_at: None,
+        };
+        assert!(s.devices().await.unwrap().is_empty(), "{db}");
+        s.add_device(pixel("c1", 1)).await.unwrap();
+        assert!(
+            matches!(s.add_device(pixel("c2", 2)).await, Err(CoreError::Conflict(_))),
+            "{db}: one name, one device"
+        );
+        // Another name may not take a credential already paired.
+        let twin = Device { name: "tablet".into(), ..pixel("c1", 2) };
+        assert!(s.add_device(twin).await.is_err(), "{db}: a credential pairs one device");
+        assert!(s.device_used("pixel", "{\"counter\":5}", Timestamp(3)).await.unwrap(), "{db}");
+        let used = s.devices().await.unwrap();
+        assert_eq!((used[0].passkey.as_str(), used[0].last_used_at), ("{\"counter\":5}", Some(Timestamp(3))), "{db}");
+        assert!(s.revoke_device("pixel", Timestamp(4)).await.unwrap(), "{db}");
+        assert!(!s.revoke_device("pixel", Timestamp(5)).await.unwrap(), "{db}: once");
+        assert!(!s.device_used("pixel", "{}", Timestamp(5)).await.unwrap(), "{db}: a revoked device is not used");
+        assert!(!s.device_used("ghost", "{}", Timestamp(5)).await.unwrap(), "{db}");
+        assert_eq!(s.devices().await.unwrap()[0].revoked_at, Some(Timestamp(4)), "{db}: a revoked device stays listed");
+        // Paired again under its name: the new passkey, nothing of the old.
+        s.add_device(pixel("c3", 6)).await.unwrap();
+        assert_eq!(s.devices().await.unwrap(), [pixel("c3", 6)], "{db}");
     }
 }
 
