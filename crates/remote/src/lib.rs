@@ -13,6 +13,8 @@
 //! library serializes with its `danger-allow-state-serialisation` feature. The version is
 //! pinned and `tests/passkeys.rs` holds that layout to account. See `docs/design/remote.md`.
 
+pub mod access;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
