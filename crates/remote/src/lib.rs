@@ -14,6 +14,7 @@
 //! pinned and `tests/passkeys.rs` holds that layout to account. See `docs/design/remote.md`.
 
 pub mod access;
+pub mod front;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

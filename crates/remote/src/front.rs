@@ -1,0 +1,102 @@
+//! The remote listener's front door, before any route: it answers only its configured origin.
+//!
+//! - The `Host` must be the origin's host and port (a request another name points at this port,
+//!   as in DNS rebinding, is 421 `wrong_host`).
+//! - Anything but a read must carry that exact `Origin` (403 `origin_required` or
+//!   `wrong_origin`), so a page on another site cannot post here with the phone's cookie.
+//! - An `Authorization` header is 401 `remote_takes_no_tokens`: neither an agent's token nor
+//!   the owner's opens anything here; only a paired phone's passkey does.
+//! - A body over [`MAX_BODY`] is 413, and any path the page does not serve is 404 `not_found`,
+//!   each as `{"error": {"code", "message"}}`.
+
+use crate::RemoteError;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use std::sync::Arc;
+use webauthn_rs::prelude::Url;
+
+/// The largest request body the page sends (an assertion, edits of a file's content).
+pub const MAX_BODY: usize = 2 * 1024 * 1024;
+
+/// The configured origin, as requests must name it.
+#[derive(Debug, Clone)]
+pub struct Front {
+    /// `scheme://host[:port]`, as a browser sends it in `Origin`.
+    origin: String,
+    host: String,
+    port: u16,
+}
+
+impl Front {
+    /// The front door of `origin` (`https://HOST[:PORT]`, or `http://localhost:PORT`).
+    pub fn new(origin: &str) -> Result<Self, RemoteError> {
+        crate::Passkeys::new(origin)?;
+        let bad = || RemoteError::Origin(origin.to_string());
+        let url = Url::parse(origin).map_err(|_| bad())?;
+        let host = url.host_str().ok_or_else(bad)?.to_ascii_lowercase();
+        let port = url.port_or_known_default().ok_or_else(bad)?;
+        Ok(Self { origin: url.origin().ascii_serialization(), host, port })
+    }
+
+    /// Whether `value` (a `Host` header) names this origin: its host, and its port or none for
+    /// the scheme's own.
+    fn is_host(&self, value: &str) -> bool {
+        let value = value.to_ascii_lowercase();
+        let (name, port) = match value.rsplit_once(':') {
+            Some((n, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (n, p.parse::<u16>().ok()),
+            _ => (value.as_str(), Some(if self.origin.starts_with("https:") { 443 } else { 80 })),
+        };
+        name == self.host && port == Some(self.port)
+    }
+
+    /// `router`, behind this door.
+    pub fn guard(self, router: Router) -> Router {
+        router
+            .fallback(|| async { refuse(StatusCode::NOT_FOUND, "not_found", "nothing here") })
+            .layer(middleware::from_fn_with_state(Arc::new(self), door))
+            .layer(DefaultBodyLimit::max(MAX_BODY))
+    }
+}
+
+fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, axum::Json(json!({ "error": { "code": code, "message": message } }))).into_response()
+}
+
+fn one(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    let mut all = headers.get_all(name).iter();
+    match (all.next(), all.next()) {
+        (Some(v), None) => v.to_str().ok(),
+        _ => None,
+    }
+}
+
+async fn door(State(front): State<Arc<Front>>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    if !one(headers, header::HOST).is_some_and(|h| front.is_host(h)) {
+        let message = format!("this listener answers {} only", front.origin);
+        return refuse(StatusCode::MISDIRECTED_REQUEST, "wrong_host", &message);
+    }
+    if headers.contains_key(header::AUTHORIZATION) {
+        let message = "the remote listener takes no agent or owner token: only a paired device's passkey";
+        return refuse(StatusCode::UNAUTHORIZED, "remote_takes_no_tokens", message);
+    }
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        match one(headers, header::ORIGIN) {
+            None => return refuse(StatusCode::FORBIDDEN, "origin_required", "a change must say its Origin"),
+            Some(o) if o != front.origin => {
+                let message = format!("a change must come from {}", front.origin);
+                return refuse(StatusCode::FORBIDDEN, "wrong_origin", &message);
+            }
+            Some(_) => {}
+        }
+    }
+    let response = next.run(req).await;
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return refuse(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is larger than the page ever sends");
+    }
+    response
+}
