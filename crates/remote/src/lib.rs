@@ -20,8 +20,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 use webauthn_rs::prelude::{
-    AuthenticationResult, CreationChallengeResponse, Passkey, PasskeyAuthentication, PasskeyRegistration,
-    PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse, Url, Uuid, WebauthnError,
+    AuthenticationResult, CreationChallengeResponse, DiscoverableAuthentication, DiscoverableKey, Passkey,
+    PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential,
+    RequestChallengeResponse, Url, Uuid, WebauthnError,
 };
 use webauthn_rs::{Webauthn, WebauthnBuilder};
 
@@ -82,6 +83,28 @@ impl Passkeys {
         state: &PasskeyRegistration,
     ) -> Result<Passkey, RemoteError> {
         Ok(self.rp.finish_passkey_registration(created, state)?)
+    }
+
+    /// Logging in: options for any passkey of this origin the phone holds (discoverable, user
+    /// verification required), and the state to finish with.
+    pub fn login(&self) -> Result<(RequestChallengeResponse, DiscoverableAuthentication), RemoteError> {
+        Ok(self.rp.start_discoverable_authentication()?)
+    }
+
+    /// Verifies a login: the passkey that signed is found by its credential id (`paired` gives
+    /// the device's, if one is paired and not revoked), and the library checks the assertion
+    /// against it. The device's passkey as updated by this use (its counter), or why not.
+    pub fn logged_in(
+        &self,
+        signed: &PublicKeyCredential,
+        state: DiscoverableAuthentication,
+        paired: impl FnOnce(&[u8]) -> Option<Passkey>,
+    ) -> Result<Passkey, RemoteError> {
+        let (_, id) = self.rp.identify_discoverable_authentication(signed)?;
+        let mut key = paired(id).ok_or(RemoteError::Passkey(WebauthnError::CredentialNotFound))?;
+        let result = self.rp.finish_discoverable_authentication(signed, state, &[DiscoverableKey::from(&key)])?;
+        key.update_credential(&result);
+        Ok(key)
     }
 
     /// A decision to sign: the options for the phone (whose challenge is `challenge`) and the

@@ -7,7 +7,7 @@
 
 use assent_core::remote::{Shown, challenge};
 use assent_remote::{Passkeys, RemoteError};
-use passkey_authenticator::{Authenticator, MemoryStore, UiHint, UserCheck, UserValidationMethod};
+use passkey_authenticator::{Authenticator, UiHint, UserCheck, UserValidationMethod};
 use passkey_client::{Client, DefaultClientData};
 use passkey_types::ctap2::{Aaguid, Ctap2Error};
 use serde::Serialize;
@@ -51,8 +51,9 @@ fn decision(id: &str, outcome: &str, detail: Option<serde_json::Value>, nonce: u
 #[tokio::test]
 async fn a_decision_verifies_only_against_what_it_decided() {
     let rp = Passkeys::new(ORIGIN).unwrap();
-    let mut auth =
-        Authenticator::new(Aaguid::new_empty(), MemoryStore::new(), Verified, passkey_crypto::AvailableBackend);
+    // One passkey, found with or without its id (as a phone finds a discoverable one).
+    let store: Option<passkey_types::Passkey> = None;
+    let mut auth = Authenticator::new(Aaguid::new_empty(), store, Verified, passkey_crypto::AvailableBackend);
     auth.set_make_credentials_with_signature_counter(true);
     let mut phone = Client::new(auth);
     let origin = Url::parse(ORIGIN).unwrap();
@@ -65,6 +66,26 @@ async fn a_decision_verifies_only_against_what_it_decided() {
     let created = phone.register(&origin, json(&options), DefaultClientData).await.unwrap();
     let created: RegisterPublicKeyCredential = json(&created);
     let key = rp.paired(&created, &state).unwrap();
+
+    // Logging in with the passkey the phone holds, named by nothing but itself.
+    let (request, login) = rp.login().unwrap();
+    assert!(
+        serde_json::to_value(&request).unwrap()["publicKey"]["allowCredentials"].as_array().is_none_or(Vec::is_empty)
+    );
+    let signed = phone.authenticate(&origin, json(&request), DefaultClientData).await.unwrap();
+    let signed: PublicKeyCredential = json(&signed);
+    let lookup = |id: &[u8]| (id == key.cred_id().as_slice()).then(|| key.clone());
+    let (_, again) = rp.login().unwrap();
+    let (_, other) = rp.login().unwrap();
+    let used = rp.logged_in(&signed, login, lookup).unwrap();
+    assert_eq!(used.cred_id(), key.cred_id());
+    // A login's assertion opens no other login, and a passkey no one paired (or revoked) none.
+    assert!(matches!(rp.logged_in(&signed, again, lookup), Err(RemoteError::Passkey(_))));
+    assert!(matches!(
+        rp.logged_in(&signed, other, |_| None),
+        Err(RemoteError::Passkey(WebauthnError::CredentialNotFound))
+    ));
+    let key = used;
 
     // A decision: the challenge the phone signs is the derived one, not the library's.
     let approve = decision("p_1", "approve", None, 1);
