@@ -20,9 +20,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 use webauthn_rs::prelude::{
-    AuthenticationResult, CreationChallengeResponse, DiscoverableAuthentication, DiscoverableKey, Passkey,
-    PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential,
-    RequestChallengeResponse, Url, Uuid, WebauthnError,
+    AuthenticationResult, CreationChallengeResponse, DiscoverableAuthentication, Passkey, PasskeyAuthentication,
+    PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential, RequestChallengeResponse, Url, Uuid,
+    WebauthnError,
 };
 use webauthn_rs::{Webauthn, WebauthnBuilder};
 
@@ -102,7 +102,7 @@ impl Passkeys {
     ) -> Result<Passkey, RemoteError> {
         let (_, id) = self.rp.identify_discoverable_authentication(signed)?;
         let mut key = paired(id).ok_or(RemoteError::Passkey(WebauthnError::CredentialNotFound))?;
-        let result = self.rp.finish_discoverable_authentication(signed, state, &[DiscoverableKey::from(&key)])?;
+        let result = self.rp.finish_discoverable_authentication_v2(signed, state, &key)?;
         key.update_credential(&result);
         Ok(key)
     }
