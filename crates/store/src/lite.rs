@@ -43,10 +43,15 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Idle read connections kept; more are opened while more readers run at once, then closed.
 const KEEP: usize = 4;
 
+/// Most reads on blocking threads at once (others wait their turn, as on a pool of this size),
+/// so that a burst of requests opens neither hundreds of threads nor of connections.
+const READS: usize = 4;
+
 /// How the SQLite store reaches its file.
 pub struct Lite {
     jobs: mpsc::Sender<Job<Connection>>,
     readers: Arc<Readers>,
+    turns: tokio::sync::Semaphore,
 }
 
 struct Readers {
@@ -97,6 +102,7 @@ impl Backend for Lite {
     }
 
     async fn all<T: Send + 'static>(&self, sql: Text, args: Args, read: Read<T>) -> Result<Vec<T>, CoreError> {
+        let _turn = self.turns.acquire().await.map_err(|_| StoreError::Closed)?;
         let readers = self.readers.clone();
         let run = move || readers.with(BUSY_TIMEOUT, |c| now(c.all(&sql, &args, read)));
         tokio::task::spawn_blocking(run).await.map_err(|e| StoreError::Database(format!("a read failed: {e}")))?
@@ -216,7 +222,7 @@ impl SqlStore<Lite> {
                 tracing::debug!("store writer stopped");
             })
             .map_err(|e| StoreError::Database(format!("cannot start the writer: {e}")))?;
-        Ok(SqlStore(Arc::new(Lite { jobs, readers: Arc::new(readers) })))
+        Ok(SqlStore(Arc::new(Lite { jobs, readers: Arc::new(readers), turns: tokio::sync::Semaphore::new(READS) })))
     }
 
     /// Closes the idle read connections (a read after this opens one again); the writer stops
