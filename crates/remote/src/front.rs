@@ -17,7 +17,6 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use std::sync::Arc;
-use webauthn_rs::prelude::Url;
 
 /// The largest request body the page sends (an assertion, edits of a file's content).
 pub const MAX_BODY: usize = 2 * 1024 * 1024;
@@ -34,9 +33,8 @@ pub struct Front {
 impl Front {
     /// The front door of `origin` (`https://HOST[:PORT]`, or `http://localhost:PORT`).
     pub fn new(origin: &str) -> Result<Self, RemoteError> {
-        crate::Passkeys::new(origin)?;
+        let url = crate::checked_origin(origin)?;
         let bad = || RemoteError::Origin(origin.to_string());
-        let url = Url::parse(origin).map_err(|_| bad())?;
         let host = url.host_str().ok_or_else(bad)?.to_ascii_lowercase();
         let port = url.port_or_known_default().ok_or_else(bad)?;
         Ok(Self { origin: url.origin().ascii_serialization(), host, port })

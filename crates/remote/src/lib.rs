@@ -48,17 +48,8 @@ pub struct Passkeys {
 impl Passkeys {
     /// The relying party of `origin`, `https://HOST[:PORT]`.
     pub fn new(origin: &str) -> Result<Self, RemoteError> {
-        let bad = || RemoteError::Origin(origin.to_string());
-        let url = Url::parse(origin).map_err(|_| bad())?;
-        let local = url.scheme() == "http" && url.host_str() == Some("localhost");
-        if (url.scheme() != "https" && !local)
-            || url.path() != "/"
-            || url.query().is_some()
-            || !url.username().is_empty()
-        {
-            return Err(bad());
-        }
-        let host = url.host_str().ok_or_else(bad)?.to_string();
+        let url = checked_origin(origin)?;
+        let host = url.host_str().ok_or_else(|| RemoteError::Origin(origin.to_string()))?.to_string();
         let rp = WebauthnBuilder::new(&host, &url)?.rp_name("Assent").build()?;
         Ok(Self { rp })
     }
@@ -129,6 +120,19 @@ impl Passkeys {
     ) -> Result<AuthenticationResult, RemoteError> {
         Ok(self.rp.finish_passkey_authentication(signed, &with_challenge(state, challenge)?)?)
     }
+}
+
+/// `origin` read as a relying party's: `https://HOST[:PORT]` (or `http://localhost[:PORT]` for
+/// the tests), no path, query or user.
+pub(crate) fn checked_origin(origin: &str) -> Result<Url, RemoteError> {
+    let bad = || RemoteError::Origin(origin.to_string());
+    let url = Url::parse(origin).map_err(|_| bad())?;
+    let local = url.scheme() == "http" && url.host_str() == Some("localhost");
+    let https = url.scheme() == "https" && url.host_str().is_some();
+    if !(https || local) || url.path() != "/" || url.query().is_some() || !url.username().is_empty() {
+        return Err(bad());
+    }
+    Ok(url)
 }
 
 /// `state` with `challenge` in place of the one the library drew.
