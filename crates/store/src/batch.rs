@@ -107,11 +107,11 @@ impl Batcher {
         Self { node, bound: PendingBound::default(), inserts: Vec::new() }
     }
 
-    fn insert_sql(&mut self, n: usize) -> Arc<str> {
+    fn insert_sql(&mut self, n: usize, pg: bool) -> Arc<str> {
         if self.inserts.len() < n {
             self.inserts.resize(n, None);
         }
-        self.inserts[n - 1].get_or_insert_with(|| sql::insert(n).into()).clone()
+        self.inserts[n - 1].get_or_insert_with(|| sql::insert(n, pg).into()).clone()
     }
 
     fn plain(&self, rec: &NewRecord) -> bool {
@@ -226,12 +226,12 @@ impl Batcher {
         let guard = in_tx && C::PG;
         let mut failed: Vec<Option<CoreError>> = (0..plain.len()).map(|_| None).collect();
         for (n, chunk) in plain.chunks(ROWS).enumerate() {
-            let sql = self.insert_sql(chunk.len());
+            let sql = self.insert_sql(chunk.len(), C::PG);
             let args: Vec<Arg<'_>> = chunk.iter().flat_map(|(rec, _)| ops::row(rec, &self.node)).collect();
             if attempt(c, &sql, &args, guard.then_some("rows")).await.is_ok() {
                 continue;
             }
-            let one = self.insert_sql(1);
+            let one = self.insert_sql(1, C::PG);
             for (i, (rec, _)) in chunk.iter().enumerate() {
                 if let Err(e) = attempt(c, &one, &ops::row(rec, &self.node), guard.then_some("row")).await {
                     failed[n * ROWS + i] = Some(e);

@@ -101,7 +101,7 @@ pub(crate) async fn insert<C: Conn>(
             superseded = Some(old);
         }
     }
-    c.exec(&sql::insert(1), &row(&rec, node)).await?;
+    c.exec(&sql::INSERT_ONE[usize::from(C::PG)], &row(&rec, node)).await?;
     if let Some(rule) = &rec.rule {
         c.exec(sql::RULE_MATCHED, &args![rule]).await?;
     }

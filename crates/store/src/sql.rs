@@ -98,10 +98,16 @@ pub(crate) const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, a
      request_sha256, created_by, created_channel, lease_secs)";
 pub(crate) const INSERT_COLUMNS: usize = 23;
 
-/// [`INSERT`] of `n` rows.
-pub(crate) fn insert(n: usize) -> String {
+/// [`INSERT`] of one row, SQLite's and PostgreSQL's (see [`insert`]).
+pub(crate) static INSERT_ONE: std::sync::LazyLock<[String; 2]> =
+    std::sync::LazyLock::new(|| [insert(1, false), insert(1, true)]);
+
+/// [`INSERT`] of `n` rows. Made at run time, it is numbered in each dialect's own form (`?n` on
+/// SQLite) rather than translated from `$n` at every run, the multi-row one being 8 KB.
+pub(crate) fn insert(n: usize, pg: bool) -> String {
+    let mark = if pg { '$' } else { '?' };
     let row = |r: usize| {
-        let params: Vec<String> = (1..=INSERT_COLUMNS).map(|c| format!("${}", r * INSERT_COLUMNS + c)).collect();
+        let params: Vec<String> = (1..=INSERT_COLUMNS).map(|c| format!("{mark}{}", r * INSERT_COLUMNS + c)).collect();
         format!("({})", params.join(", "))
     };
     format!("{INSERT} VALUES {}", (0..n).map(row).collect::<Vec<_>>().join(", "))
