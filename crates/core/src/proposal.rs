@@ -26,6 +26,8 @@ pub enum Channel {
     System,
     /// The agent (withdrawal).
     Agent,
+    /// A paired phone, each decision signed by its passkey (the remote page).
+    Remote,
 }
 
 impl Channel {
@@ -39,6 +41,7 @@ impl Channel {
             Channel::Rule => "rule",
             Channel::System => "system",
             Channel::Agent => "agent",
+            Channel::Remote => "remote",
         }
     }
 }
@@ -87,6 +90,10 @@ pub struct Decision {
     pub rule: Option<RuleRef>,
     /// Through which channel.
     pub channel: Channel,
+    /// The paired device whose passkey signed it (channel `remote`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub device: Option<String>,
     /// When.
     pub at: Timestamp,
 }

@@ -54,6 +54,29 @@ pub struct Device {
     pub revoked_at: Option<Timestamp>,
 }
 
+/// One row of the remote listener's append-only log: a device paired or revoked, or an
+/// attempt refused (with the refusal's code in `detail`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LogEntry {
+    /// Position in the log.
+    pub seq: i64,
+    /// The device, when one is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub device: Option<String>,
+    /// What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,
+    /// `login_refused`, `decision_refused`.
+    pub event: String,
+    /// When.
+    pub at: Timestamp,
+    /// More about it (a refusal's `code`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "unknown"))]
+    pub detail: Option<Value>,
+}
+
 /// Why a set of proposals cannot be bound.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BindError {

@@ -314,6 +314,18 @@ pub trait Store: Send + Sync + 'static {
     /// Revokes a paired device; false if none by that name is paired.
     async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
 
+    /// Appends to this node's remote log (`device` '' when none is known).
+    async fn remote_log(
+        &self,
+        device: &str,
+        event: &str,
+        at: Timestamp,
+        detail: Option<serde_json::Value>,
+    ) -> Result<(), CoreError>;
+
+    /// This node's remote log after position `after_seq`, oldest first, at most `limit` rows.
+    async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<crate::remote::LogEntry>, CoreError>;
+
     /// The changes other servers make, for a store several share; taken once, by the engine
     /// (none for a store one server owns).
     fn take_changes(&self) -> Option<tokio::sync::mpsc::Receiver<RemoteChange>> {

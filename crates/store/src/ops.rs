@@ -305,6 +305,17 @@ pub(crate) async fn revoke_device(c: &mut impl Conn, node: &str, name: &str, at:
     Ok(c.exec(sql::DEVICE_REVOKE, &args![name, at.0, node]).await? == 1)
 }
 
+pub(crate) async fn remote_log(
+    c: &mut impl Conn,
+    node: &str,
+    device: &str,
+    event: &str,
+    at: Timestamp,
+    detail: Option<&str>,
+) -> Result<(), CoreError> {
+    c.exec(sql::REMOTE_LOG, &args![device, event, at.0, detail, node]).await.map(drop)
+}
+
 /// Retention: a settled proposal's bulky content is replaced by its figures once it is old
 /// enough (the one change to a payload the databases allow).
 pub(crate) async fn prune<C: Conn>(c: &mut C, before: Timestamp, now: Timestamp, limit: u32) -> Result<u64, CoreError> {

@@ -214,3 +214,13 @@ pub(crate) fn device(row: &dyn Cols) -> Result<assent_core::remote::Device, Stor
         revoked_at: row.int_opt("revoked_at")?.map(Timestamp),
     })
 }
+
+pub(crate) fn remote_log(row: &dyn Cols) -> Result<assent_core::remote::LogEntry, StoreError> {
+    Ok(assent_core::remote::LogEntry {
+        seq: row.int("seq")?,
+        device: Some(row.text("device")?).filter(|d| !d.is_empty()),
+        event: row.text("event")?,
+        at: Timestamp(row.int("at")?),
+        detail: json(row, "detail")?,
+    })
+}

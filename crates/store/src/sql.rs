@@ -178,6 +178,11 @@ pub(crate) const DEVICE_USED: &str =
 pub(crate) const DEVICE_REVOKE: &str =
     "UPDATE devices SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL AND node = $3";
 
+pub(crate) const REMOTE_LOG: &str =
+    "INSERT INTO remote_log (device, event, at, detail, node) VALUES ($1, $2, $3, $4, $5)";
+pub(crate) const REMOTE_LOG_AFTER: &str =
+    "SELECT seq, device, event, at, detail FROM remote_log WHERE node = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+
 // Retention. PostgreSQL's nodes prune at once, each taking rows no other holds.
 macro_rules! prune_due {
     () => {

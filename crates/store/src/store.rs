@@ -8,12 +8,13 @@ use crate::{ops, rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
-use assent_core::remote::Device;
+use assent_core::remote::{Device, LogEntry};
 use assent_core::rules::{Facts, Rule, RuleLogEntry};
 use assent_core::status::Status;
 use assent_core::store::{Inserted, ListQuery, NewRecord, RemoteChange, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use async_trait::async_trait;
+use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -284,6 +285,23 @@ impl<B: Backend> Store for SqlStore<B> {
     async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
         let name = name.to_string();
         write_op!(self, |c, node| ops::revoke_device(c, node, &name, at))
+    }
+
+    async fn remote_log(
+        &self,
+        device: &str,
+        event: &str,
+        at: Timestamp,
+        detail: Option<Value>,
+    ) -> Result<(), CoreError> {
+        let (device, event, detail) = (device.to_string(), event.to_string(), detail.map(|d| d.to_string()));
+        write_op!(self, |c, node| ops::remote_log(c, node, &device, &event, at, detail.as_deref()))
+    }
+
+    async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<LogEntry>, CoreError> {
+        self.0
+            .all(sql::REMOTE_LOG_AFTER.into(), owned![self.0.node(), after_seq, i64::from(limit)], rows::remote_log)
+            .await
     }
 
     fn take_changes(&self) -> Option<mpsc::Receiver<RemoteChange>> {

@@ -160,6 +160,7 @@ async fn a_status_change_is_a_compare_and_set_and_atomic_batches_are_all_or_noth
             node: None,
             rule: None,
             channel: Channel::Cli,
+            device: None,
             at: Timestamp(2_003),
         });
         t.detail = Some(json!({"reason": "why"}));
@@ -273,6 +274,25 @@ async fn devices_are_paired_used_revoked_and_paired_again() {
 }
 
 #[tokio::test]
+async fn the_remote_log_keeps_what_happened_in_order() {
+    for (db, s, _dir) in stores().await {
+        assert!(s.remote_log_after(0, 10).await.unwrap().is_empty(), "{db}");
+        s.remote_log("", "pairing_refused", Timestamp(1), Some(serde_json::json!({"code": "pairing_code_invalid"})))
+            .await
+            .unwrap();
+        s.remote_log("pixel", "paired", Timestamp(2), None).await.unwrap();
+        let log = s.remote_log_after(0, 10).await.unwrap();
+        let got: Vec<_> = log.iter().map(|e| (e.device.as_deref(), e.event.as_str(), e.at)).collect();
+        assert_eq!(got, [(None, "pairing_refused", Timestamp(1)), (Some("pixel"), "paired", Timestamp(2))], "{db}");
+        assert_eq!(log[0].detail, Some(serde_json::json!({"code": "pairing_code_invalid"})), "{db}");
+        assert!(log[0].seq < log[1].seq, "{db}");
+        let rest = s.remote_log_after(log[0].seq, 10).await.unwrap();
+        assert_eq!(rest.len(), 1, "{db}");
+        assert_eq!(s.remote_log_after(0, 1).await.unwrap().len(), 1, "{db}: limit");
+    }
+}
+
+#[tokio::test]
 async fn rules_their_log_and_what_they_decided() {
     for (db, s, _dir) in stores().await {
         assert_eq!(s.rule_seq().await.unwrap(), 0, "{db}");
@@ -302,6 +322,7 @@ async fn rules_their_log_and_what_they_decided() {
             node: None,
             rule: Some(RuleRef { id: "r_1".into(), description: "allow Bash".into() }),
             channel: Channel::System,
+            device: None,
             at: Timestamp(1_001),
         });
         let mut rec = record(p.clone());

@@ -26,7 +26,7 @@ async fn engine(dir: &std::path::Path) -> Engine {
 }
 
 fn owner() -> Actor {
-    Actor { by: "owner".into(), channel: Channel::Cli }
+    Actor { by: "owner".into(), channel: Channel::Cli, device: None }
 }
 
 fn approve() -> DecisionRequest {

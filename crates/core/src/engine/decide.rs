@@ -224,12 +224,15 @@ impl Engine {
         };
         let approved_sha256 =
             (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
-        let detail = serde_json::json!({
+        let mut detail = serde_json::json!({
             "outcome": req.outcome,
             "reason": reason,
             "feedback": feedback,
             "edited": edited_payload.is_some(),
         });
+        if let Some(d) = &actor.device {
+            detail["device"] = serde_json::Value::String(d.clone());
+        }
         Ok(Transition {
             id: p.id.clone(),
             from: p.status,
@@ -244,6 +247,7 @@ impl Engine {
                 node: self.inner.config.node.clone(),
                 rule: None,
                 channel: actor.channel,
+                device: actor.device.clone(),
                 at: now,
             }),
             result: None,

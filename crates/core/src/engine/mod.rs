@@ -106,6 +106,8 @@ pub struct Actor {
     pub by: String,
     /// The channel.
     pub channel: crate::proposal::Channel,
+    /// The paired device that signed (channel `remote`).
+    pub device: Option<String>,
 }
 
 /// A page of proposals.
@@ -210,7 +212,7 @@ impl Engine {
 
     /// The person deciding here, through `channel`.
     pub fn person(&self, channel: crate::proposal::Channel) -> Actor {
-        Actor { by: self.inner.config.person.clone(), channel }
+        Actor { by: self.inner.config.person.clone(), channel, device: None }
     }
 
     /// Whether this server carries out `p`: the node that received it does (every proposal

@@ -154,6 +154,7 @@ pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Opti
             node: p.node.clone(),
             rule: Some(RuleRef { id: c.id.clone(), description }),
             channel: crate::proposal::Channel::Rule,
+            device: None,
             at: now,
         }),
         result: None,
