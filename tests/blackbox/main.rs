@@ -26,6 +26,7 @@ mod lifecycle;
 mod mcp;
 mod notify;
 mod openapi;
+mod remote;
 mod rules;
 mod security;
 mod session;

@@ -37,6 +37,8 @@ pub struct AppState {
     /// The key this server proves it holds (`GET /v1/hello`), written to the home's
     /// `server.json`.
     pub proof_key: Option<std::sync::Arc<[u8]>>,
+    /// The remote listener's controller (none: the `/v1/remote` routes answer 404).
+    pub remote: Option<assent_remote::Remote>,
 }
 
 /// API options.
@@ -53,6 +55,8 @@ pub struct ApiConfig {
     pub header_read_timeout: std::time::Duration,
     /// The key for `GET /v1/hello`'s proof (none: the route answers 404).
     pub proof_key: Option<Vec<u8>>,
+    /// The remote listener's controller, for its administration routes.
+    pub remote: Option<assent_remote::Remote>,
 }
 
 impl Default for ApiConfig {
@@ -62,6 +66,7 @@ impl Default for ApiConfig {
             max_connections: 16_384,
             header_read_timeout: std::time::Duration::from_secs(15),
             proof_key: None,
+            remote: None,
         }
     }
 }
@@ -136,7 +141,7 @@ async fn not_found() -> ApiError {
 /// The router, for hosts that serve it themselves and for tests.
 pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
     let proof_key = cfg.proof_key.as_deref().map(std::sync::Arc::from);
-    let state = AppState { engine, port, proof_key };
+    let state = AppState { engine, port, proof_key, remote: cfg.remote.clone() };
     let v1 = Router::new()
         .route("/health", get(health))
         .route("/hello", get(hello))
@@ -157,7 +162,12 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/rules/test", post(routes::rules::test))
         .route("/rules/log", get(routes::rules::log))
         .route("/rules/{id}", axum::routing::delete(routes::rules::remove))
-        .route("/proposals/{id}/similar", get(routes::rules::similar));
+        .route("/proposals/{id}/similar", get(routes::rules::similar))
+        .route("/remote", get(routes::remote::status).put(routes::remote::enable).delete(routes::remote::disable))
+        .route("/remote/pairings", post(routes::remote::pair))
+        .route("/remote/devices", get(routes::remote::devices))
+        .route("/remote/devices/{name}", axum::routing::delete(routes::remote::revoke))
+        .route("/remote/log", get(routes::remote::log));
     Router::new()
         .nest("/v1", v1)
         .fallback(not_found)

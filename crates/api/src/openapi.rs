@@ -22,9 +22,9 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
     (400, &["invalid_host", "invalid_query", "invalid_target", "malformed_json"]),
     (401, &["unauthorized"]),
     (403, &["forbidden"]),
-    (404, &["not_found", "target_not_found", "unknown_credential", "unknown_supersedes"]),
+    (404, &["not_found", "remote_unavailable", "target_not_found", "unknown_credential", "unknown_supersedes"]),
     (405, &["method_not_allowed"]),
-    (409, &["conflict", "idempotency_conflict", "invalid_state"]),
+    (409, &["conflict", "idempotency_conflict", "invalid_state", "remote_disabled", "remote_port_busy"]),
     (413, &["payload_too_large"]),
     (415, &["unsupported_media_type"]),
     (
@@ -40,6 +40,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_allow_similar",
             "invalid_credential_name",
             "invalid_cursor",
+            "invalid_device_name",
             "invalid_edits",
             "invalid_expiry",
             "invalid_field",
@@ -49,6 +50,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_idempotency_key",
             "invalid_input",
             "invalid_match",
+            "invalid_origin",
             "invalid_path",
             "invalid_payload",
             "invalid_request",
@@ -69,7 +71,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
     ),
     (429, &["storage_quota", "too_many_pending", "too_many_rules", "too_many_waits"]),
     (500, &["internal"]),
-    (503, &["keychain_unavailable", "store_unavailable", "too_many_connections"]),
+    (503, &["keychain_unavailable", "remote_busy", "store_unavailable", "too_many_connections"]),
     (507, &["storage_full"]),
 ];
 
@@ -130,6 +132,13 @@ with a stable `code`.";
         crate::routes::admin::add_credential,
         crate::routes::admin::remove_credential,
         crate::routes::admin::audit,
+        crate::routes::remote::status,
+        crate::routes::remote::enable,
+        crate::routes::remote::disable,
+        crate::routes::remote::pair,
+        crate::routes::remote::devices,
+        crate::routes::remote::revoke,
+        crate::routes::remote::log,
     ),
     components(schemas(
         assent_core::payloads::ToolCall,
@@ -145,6 +154,7 @@ with a stable `code`.";
         (name = "agents", description = "Agents and their tokens (owner credential)"),
         (name = "credentials", description = "Credentials Assent injects into approved HTTP calls; secrets live in the system keychain (owner credential)"),
         (name = "audit", description = "The append-only audit log (owner credential)"),
+        (name = "remote", description = "Answering from a phone: the remote listener, pairing and paired devices (owner credential)"),
         (name = "server", description = "Anyone on loopback"),
     ),
 )]
@@ -215,6 +225,7 @@ impl utoipa::Modify for Described {
             for (method, op) in [
                 (HttpMethod::Get, item.get.as_mut()),
                 (HttpMethod::Post, item.post.as_mut()),
+                (HttpMethod::Put, item.put.as_mut()),
                 (HttpMethod::Delete, item.delete.as_mut()),
             ] {
                 if let Some(op) = op {
@@ -267,7 +278,8 @@ fn add_errors(path: &str, method: &HttpMethod, op: &mut Operation) {
     if secured {
         statuses.push(401);
     }
-    if has_id || path == "/v1/hello" {
+    // A server without a remote listener to manage answers its routes `remote_unavailable`.
+    if has_id || path == "/v1/hello" || path.starts_with("/v1/remote") {
         statuses.push(404);
     }
     if has_query {
@@ -276,6 +288,7 @@ fn add_errors(path: &str, method: &HttpMethod, op: &mut Operation) {
     match method {
         HttpMethod::Get if path == "/v1/proposals/{id}" => statuses.push(429),
         HttpMethod::Post => statuses.extend([404, 409, 413, 415, 422, 429, 507]),
+        HttpMethod::Put => statuses.extend([409, 413, 415, 422, 507]),
         HttpMethod::Delete => statuses.extend([409, 507]),
         _ => {}
     }

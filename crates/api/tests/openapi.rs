@@ -49,6 +49,11 @@ fn the_document_is_openapi_3_1_with_every_route() {
         "/v1/rules/test",
         "/v1/rules/log",
         "/v1/rules/{id}",
+        "/v1/remote",
+        "/v1/remote/pairings",
+        "/v1/remote/devices",
+        "/v1/remote/devices/{name}",
+        "/v1/remote/log",
     ] {
         assert!(paths.contains_key(p), "{p} is not described");
     }

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod doctor;
 pub mod hook;
 pub mod output;
+pub mod remote;
 pub mod rules;
 pub mod serve;
 pub mod store;
@@ -229,6 +230,9 @@ pub enum Command {
     /// Manage rules: what runs without asking, what is always refused.
     #[command(subcommand)]
     Rule(rules::RuleCmd),
+    /// Answer from your phone: the remote listener, pairing, paired devices.
+    #[command(subcommand)]
+    Remote(remote::RemoteCmd),
     /// The team store (PostgreSQL): migrate its schema, keep its password, copy this history in.
     #[command(subcommand)]
     Store(store::StoreCmd),
@@ -405,6 +409,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Credential(cmd) => commands::credential(&home, cmd).await,
         Command::Rule(cmd) => rules::run(&home, cmd).await,
         Command::Store(cmd) => store::run(&home, cmd).await,
+        Command::Remote(cmd) => remote::run(&home, cmd).await,
     }
 }
 

@@ -54,6 +54,31 @@ pub struct Device {
     pub revoked_at: Option<Timestamp>,
 }
 
+/// A paired device as the person sees it (never its passkey).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeviceInfo {
+    /// The name the person gave it.
+    pub name: String,
+    /// When it was paired.
+    pub added_at: Timestamp,
+    /// When it last logged in or decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub last_used_at: Option<Timestamp>,
+    /// When it was revoked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub revoked_at: Option<Timestamp>,
+}
+
+impl From<&Device> for DeviceInfo {
+    fn from(d: &Device) -> Self {
+        Self { name: d.name.clone(), added_at: d.added_at, last_used_at: d.last_used_at, revoked_at: d.revoked_at }
+    }
+}
+
 /// One row of the remote listener's append-only log: a device paired or revoked, or an
 /// attempt refused (with the refusal's code in `detail`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

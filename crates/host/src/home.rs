@@ -73,6 +73,10 @@ impl Home {
     pub fn server_json(&self) -> PathBuf {
         self.dir.join("server.json")
     }
+    /// The remote listener's settings (written by `assent remote enable` and `disable`).
+    pub fn remote_json(&self) -> PathBuf {
+        self.dir.join("remote.json")
+    }
     /// The config file.
     pub fn config(&self) -> PathBuf {
         self.dir.join("config.toml")

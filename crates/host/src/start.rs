@@ -131,6 +131,8 @@ pub async fn stop_signal() {
 pub struct Running {
     /// The engine.
     pub engine: Engine,
+    /// The remote listener (answering from a phone), on or off.
+    pub remote: assent_remote::Remote,
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     /// Where the owner credential is.
@@ -180,14 +182,16 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
     }
     let proof_key = assent_core::secret::random_bytes::<32>().to_vec();
-    let api_cfg = assent_api::ApiConfig {
-        max_body_bytes: config.max_body_bytes,
-        max_connections: config.max_connections.max(1),
-        header_read_timeout: std::time::Duration::from_secs(config.header_read_timeout.max(1)),
-        proof_key: Some(proof_key.clone()),
-    };
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;
+    let remote = assent_remote::Remote::start(opened.engine.clone(), Some(home.remote_json()), page_dir()).await;
+    let api_cfg = assent_api::ApiConfig {
+        max_body_bytes: opened.config.max_body_bytes,
+        max_connections: opened.config.max_connections.max(1),
+        header_read_timeout: std::time::Duration::from_secs(opened.config.header_read_timeout.max(1)),
+        proof_key: Some(proof_key.clone()),
+        remote: Some(remote.clone()),
+    };
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let url = format!("http://{}", listener.local_addr()?);
     let pid = std::process::id();
@@ -215,6 +219,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     }));
     Ok(Running {
         engine: opened.engine,
+        remote,
         url,
         owner_location: opened.owner_location,
         config: opened.config,
@@ -228,11 +233,25 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     })
 }
 
+/// Where the remote page's files are: `ASSENT_REMOTE_PAGE`, else `remote-page` beside the
+/// executable, else `../share/assent/remote-page` from it (as packages install it).
+pub fn page_dir() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("ASSENT_REMOTE_PAGE") {
+        return Some(p.into());
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [dir.join("remote-page"), dir.join("../share/assent/remote-page")]
+        .into_iter()
+        .find(|p| p.join("index.html").is_file())
+}
+
 impl Running {
     /// Stops serving (open requests get a moment; long-polls and event streams are cut after
     /// that) and removes `server.json`.
     pub async fn stop(self) {
         let _ = self.stop.send(true);
+        self.remote.shutdown().await;
         let mut api = self.api;
         if !self.api_done && tokio::time::timeout(std::time::Duration::from_secs(2), &mut api).await.is_err() {
             api.abort();

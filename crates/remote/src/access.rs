@@ -161,6 +161,12 @@ impl Access {
         }
     }
 
+    /// Whether `token` is still a live session of `device`, without counting this as a use (an
+    /// open event stream checks it).
+    pub fn alive(&self, token: &str, device: &str, now: Timestamp) -> bool {
+        self.sessions.get(&hash(token)).is_some_and(|s| s.device == device && live(s, now))
+    }
+
     /// Ends a session (logging out).
     pub fn logout(&mut self, token: &str) {
         self.sessions.remove(&hash(token));

@@ -55,6 +55,9 @@ impl Front {
     pub fn guard(self, router: Router) -> Router {
         router
             .fallback(|| async { refuse(StatusCode::NOT_FOUND, "not_found", "nothing here") })
+            .method_not_allowed_fallback(|| async {
+                refuse(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this path does not take that method")
+            })
             .layer(middleware::from_fn_with_state(Arc::new(self), door))
             .layer(DefaultBodyLimit::max(MAX_BODY))
     }

@@ -10,11 +10,17 @@
 //!
 //! webauthn-rs does not take a caller's challenge through its API (its maintainers declined to
 //! add it), so [`Passkeys::decision`] and [`Passkeys::verify`] write it into the state the
-//! library serializes with its `danger-allow-state-serialisation` feature. The version is
+//! library serializes with its `danger-allow-state-serialisation` feature, a state made at the
+//! moment of verifying from the passkeys as stored then. The version is
 //! pinned and `tests/passkeys.rs` holds that layout to account. See `docs/design/remote.md`.
 
 pub mod access;
 pub mod front;
+pub mod listener;
+mod page;
+pub mod service;
+
+pub use service::{ControlError, Pairing, Remote, Settings, Status};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -98,27 +104,26 @@ impl Passkeys {
         Ok(key)
     }
 
-    /// A decision to sign: the options for the phone (whose challenge is `challenge`) and the
-    /// state to verify with.
-    pub fn decision(
-        &self,
-        keys: &[Passkey],
-        challenge: &[u8; 32],
-    ) -> Result<(RequestChallengeResponse, PasskeyAuthentication), RemoteError> {
-        let (mut options, state) = self.rp.start_passkey_authentication(keys)?;
+    /// A decision to sign: the options for the phone, whose challenge is `challenge`. No state
+    /// is kept: [`Passkeys::verify`] builds its own from what is stored when the answer comes.
+    pub fn decision(&self, keys: &[Passkey], challenge: &[u8; 32]) -> Result<RequestChallengeResponse, RemoteError> {
+        let (mut options, _) = self.rp.start_passkey_authentication(keys)?;
         options.public_key.challenge = challenge.to_vec();
-        Ok((options, with_challenge(&state, challenge)?))
+        Ok(options)
     }
 
-    /// Verifies a decision's assertion against `challenge`, derived again from what is stored
-    /// (never the one the state holds): anything else is `MismatchedChallenge`.
+    /// Verifies a decision's assertion against `challenge`, derived again from what is stored,
+    /// and against the device's passkeys as they are stored now (so a signature counter that
+    /// did not go up since their last use is refused): anything else is refused by the
+    /// library, `MismatchedChallenge` for another challenge.
     pub fn verify(
         &self,
         signed: &PublicKeyCredential,
-        state: &PasskeyAuthentication,
+        keys: &[Passkey],
         challenge: &[u8; 32],
     ) -> Result<AuthenticationResult, RemoteError> {
-        Ok(self.rp.finish_passkey_authentication(signed, &with_challenge(state, challenge)?)?)
+        let (_, state) = self.rp.start_passkey_authentication(keys)?;
+        Ok(self.rp.finish_passkey_authentication(signed, &with_challenge(&state, challenge)?)?)
     }
 }
 

@@ -3,4 +3,4 @@
 /**
  * Who or what made a decision.
  */
-export type Channel = "app" | "notification" | "cli" | "api" | "rule" | "system" | "agent";
+export type Channel = "app" | "notification" | "cli" | "api" | "rule" | "system" | "agent" | "remote";

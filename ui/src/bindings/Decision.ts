@@ -46,6 +46,10 @@ rule?: RuleRef | null,
  */
 channel: Channel, 
 /**
+ * The paired device whose passkey signed it (channel `remote`).
+ */
+device?: string, 
+/**
  * When.
  */
 at: Timestamp, };

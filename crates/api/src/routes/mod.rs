@@ -4,6 +4,7 @@ pub mod admin;
 pub mod decisions;
 pub mod events;
 pub mod proposals;
+pub mod remote;
 pub mod rules;
 
 /// Query of the append-only logs (`GET /v1/audit`, `GET /v1/rules/log`).

@@ -5,6 +5,7 @@
 mod apply;
 pub mod credentials;
 mod decide;
+pub mod devices;
 mod expiry;
 pub mod lease;
 mod propose;

@@ -1,0 +1,720 @@
+//! The remote listener's routes, behind [`crate::front::Front`]: pairing, passkey login, the
+//! inbox as the person sees it, its live events, and decisions, each decision its own passkey
+//! assertion over a challenge derived from what it decides.
+//!
+//! | route | needs |
+//! |---|---|
+//! | `POST /api/pair/options` `{code, name}` | a pairing code (used up here) |
+//! | `POST /api/pair` `{ceremony, credential}` | that pairing's ceremony |
+//! | `POST /api/login/options` | nothing |
+//! | `POST /api/login` `{ceremony, credential}` | a paired device's passkey |
+//! | `POST /api/logout`, `GET /api/me` | a session |
+//! | `GET /api/proposals`, `GET /api/proposals/{id}`, `GET /api/events` | a session |
+//! | `POST /api/decisions/options` `{items, outcome, reason?, feedback?, edits?}` | a session |
+//! | `POST /api/decisions` `{nonce, items, outcome, ..., credential}` | a session and an assertion |
+//!
+//! A session only reads. Nothing here creates a proposal or administers anything, and an
+//! `Authorization` header is refused at the door.
+
+use crate::access::{Access, NONCE_MS, Refusal};
+use crate::{Passkeys, RemoteError};
+use assent_core::canonical::canonical_sha256;
+use assent_core::engine::{BatchItem, BatchResult};
+use assent_core::proposal::{AuditEntry, Channel, DecisionRequest, Outcome, Proposal};
+use assent_core::remote::{Shown, challenge};
+use assent_core::store::ListQuery;
+use assent_core::time::Timestamp;
+use assent_core::{Actor, CoreError, Engine, Principal, Status};
+use axum::Router;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use webauthn_rs::prelude::{
+    DiscoverableAuthentication, Passkey, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential,
+    WebauthnError,
+};
+
+/// The session cookie: `__Host-` so that it is Secure, host-only and for every path.
+pub const COOKIE: &str = "__Host-assent";
+
+/// Most proposals one decision names.
+pub const MOST_ITEMS: usize = 100;
+
+/// A passkey ceremony under way, until its answer comes back (once).
+enum Ceremony {
+    Pair { name: String, state: Box<PasskeyRegistration> },
+    Login(Box<DiscoverableAuthentication>),
+}
+
+/// Ceremonies by their id, with when they began. (A decision keeps no state but its nonce,
+/// in [`Access`].)
+#[derive(Default)]
+struct Ceremonies(HashMap<String, (Ceremony, Timestamp)>);
+
+impl Ceremonies {
+    const MOST: usize = 64;
+
+    fn start(&mut self, id: String, c: Ceremony, now: Timestamp) -> Result<(), Refusal> {
+        self.0.retain(|_, (_, at)| now.0 - at.0 < NONCE_MS);
+        if self.0.len() >= Self::MOST {
+            return Err(Refusal::Busy);
+        }
+        self.0.insert(id, (c, now));
+        Ok(())
+    }
+
+    fn take(&mut self, id: &str, now: Timestamp) -> Option<Ceremony> {
+        self.0.remove(id).filter(|(_, at)| now.0 - at.0 < NONCE_MS).map(|(c, _)| c)
+    }
+}
+
+/// What one listener holds: its relying party and its memory. A new one each time the
+/// listener starts, so turning it off ends every session, code and ceremony.
+pub(crate) struct Listener {
+    engine: Engine,
+    passkeys: Passkeys,
+    pub(crate) access: Mutex<Access>,
+    ceremonies: Mutex<Ceremonies>,
+}
+
+impl Listener {
+    pub(crate) fn new(engine: Engine, origin: &str) -> Result<Self, RemoteError> {
+        Ok(Self { engine, passkeys: Passkeys::new(origin)?, access: Mutex::default(), ceremonies: Mutex::default() })
+    }
+
+    fn access(&self) -> std::sync::MutexGuard<'_, Access> {
+        self.access.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn ceremonies(&self) -> std::sync::MutexGuard<'_, Ceremonies> {
+        self.ceremonies.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a refused attempt: in the remote log, and as a failure toward the lockout.
+    async fn refused(&self, device: &str, event: &str, fail: &Fail) {
+        let now = Timestamp::now();
+        let locked = {
+            let mut a = self.access();
+            let before = a.check(now).is_err();
+            a.failed(now);
+            !before && a.check(now).is_err()
+        };
+        self.engine.remote_log(device, event, now, Some(json!({ "code": fail.code }))).await;
+        if locked {
+            tracing::warn!("remote listener locked out after repeated failures");
+            self.engine.remote_log("", "locked_out", now, None).await;
+        }
+    }
+}
+
+/// The routes of a listener.
+pub(crate) fn router(listener: Arc<Listener>) -> Router {
+    Router::new()
+        .route("/api/pair/options", post(pair_options))
+        .route("/api/pair", post(pair))
+        .route("/api/login/options", post(login_options))
+        .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
+        .route("/api/me", get(me))
+        .route("/api/proposals", get(list))
+        .route("/api/proposals/{id}", get(show))
+        .route("/api/events", get(events))
+        .route("/api/decisions/options", post(decision_options))
+        .route("/api/decisions", post(decide))
+        .with_state(listener)
+}
+
+/// An error answered as `{"error": {"code", "message"}}`.
+#[derive(Debug)]
+pub struct Fail {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+    retry_after: Option<i64>,
+}
+
+impl Fail {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into(), retry_after: None }
+    }
+}
+
+impl From<Refusal> for Fail {
+    fn from(r: Refusal) -> Self {
+        let (status, message) = match r {
+            Refusal::UnknownCode => (StatusCode::FORBIDDEN, "this pairing code is not valid: make a new one".into()),
+            Refusal::ExpiredCode => (StatusCode::FORBIDDEN, "this pairing code expired: make a new one".into()),
+            Refusal::LockedOut { until } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("too many failed attempts: try again after {}", until.to_rfc3339()),
+            ),
+            Refusal::NoSession => (StatusCode::UNAUTHORIZED, "log in with your passkey first".into()),
+            Refusal::UnknownNonce => {
+                (StatusCode::FORBIDDEN, "this decision's challenge was used, expired or is not yours: try again".into())
+            }
+            Refusal::Busy => (StatusCode::SERVICE_UNAVAILABLE, "too many requests at once: try again shortly".into()),
+        };
+        let mut f = Fail::new(status, r.code(), message);
+        if let Refusal::LockedOut { until } = r {
+            f.retry_after = Some(((until.0 - Timestamp::now().0) / 1000).max(1));
+        }
+        f
+    }
+}
+
+impl From<CoreError> for Fail {
+    fn from(e: CoreError) -> Self {
+        let status = match &e {
+            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            CoreError::InvalidState { .. } | CoreError::Conflict(_) => StatusCode::CONFLICT,
+            CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
+            CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            _ => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::error!(error = %e, "remote listener");
+            return Fail::new(status, "unavailable", "Assent cannot answer right now; see its log");
+        }
+        Fail::new(status, e.code(), e.to_string())
+    }
+}
+
+/// What a passkey ceremony's failure is called.
+fn passkey_fail(e: &RemoteError) -> Fail {
+    match e {
+        RemoteError::Passkey(WebauthnError::CredentialNotFound) => Fail::new(
+            StatusCode::FORBIDDEN,
+            "unknown_device",
+            "this passkey is not a paired device's (or it was revoked)",
+        ),
+        RemoteError::Passkey(WebauthnError::CredentialPossibleCompromise) => Fail::new(
+            StatusCode::FORBIDDEN,
+            "authenticator_cloned",
+            "this passkey's signature counter went backwards: it may have been copied; revoke the device",
+        ),
+        RemoteError::Passkey(WebauthnError::MismatchedChallenge) => Fail::new(
+            StatusCode::FORBIDDEN,
+            "assertion_mismatch",
+            "the passkey signed something other than this decision: nothing was decided",
+        ),
+        RemoteError::Passkey(_) => {
+            Fail::new(StatusCode::FORBIDDEN, "assertion_invalid", "the passkey's answer did not verify")
+        }
+        RemoteError::Origin(_) | RemoteError::State(_) => {
+            tracing::error!(error = %e, "remote listener");
+            Fail::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Assent cannot answer right now; see its log")
+        }
+    }
+}
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut res = (self.status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after
+            && let Ok(v) = HeaderValue::from_str(&secs.to_string())
+        {
+            res.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        res
+    }
+}
+
+/// A JSON body, its problems answered in this listener's error shape.
+struct Body<T>(T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for Body<T> {
+    type Rejection = Fail;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Fail> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Body(v)),
+            Err(JsonRejection::MissingJsonContentType(_)) => Err(Fail::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "send JSON with `Content-Type: application/json`",
+            )),
+            Err(JsonRejection::BytesRejection(_)) => {
+                Err(Fail::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is too large"))
+            }
+            Err(e) => Err(Fail::new(StatusCode::BAD_REQUEST, "invalid_json", e.body_text())),
+        }
+    }
+}
+
+fn cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+}
+
+/// A live session: the device it is and its token.
+struct Session {
+    device: String,
+}
+
+impl FromRequestParts<Arc<Listener>> for Session {
+    type Rejection = Fail;
+
+    async fn from_request_parts(parts: &mut Parts, l: &Arc<Listener>) -> Result<Self, Fail> {
+        let token = cookie(&parts.headers).ok_or(Refusal::NoSession)?;
+        let device = l.access().session(token, Timestamp::now())?;
+        Ok(Session { device })
+    }
+}
+
+fn session_cookie(token: &str) -> HeaderValue {
+    let max_age = crate::access::SESSION_MS / 1000;
+    HeaderValue::from_str(&format!("{COOKIE}={token}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age={max_age}"))
+        .unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// A session begins: the cookie and who it is.
+fn logged_in(l: &Listener, device: &str) -> Result<Response, Fail> {
+    let token = l.access().login(device, Timestamp::now())?;
+    let mut res = axum::Json(json!({ "device": device })).into_response();
+    res.headers_mut().insert(header::SET_COOKIE, session_cookie(&token));
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(res)
+}
+
+fn ceremony_id() -> String {
+    hex::encode(assent_core::secret::random_bytes::<32>())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairAsk {
+    code: String,
+    name: String,
+}
+
+async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    // A name that cannot be paired does not use the code up.
+    assent_core::engine::devices::validate_device_name(&ask.name)?;
+    if l.engine.devices().await?.iter().any(|d| d.name == ask.name && d.revoked_at.is_none()) {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "device_exists",
+            format!("a device named `{}` is already paired: pick another name, or revoke it first", ask.name),
+        ));
+    }
+    // A wrong code counts toward the lockout (in `redeem`); every refusal is logged.
+    let redeemed = l.access().redeem(&ask.code, now);
+    if let Err(r) = redeemed {
+        let fail = Fail::from(r);
+        l.engine.remote_log("", "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
+        return Err(fail);
+    }
+    let (options, state) = l.passkeys.pairing(&ask.name).map_err(|e| passkey_fail(&e))?;
+    let id = ceremony_id();
+    l.ceremonies().start(id.clone(), Ceremony::Pair { name: ask.name, state: Box::new(state) }, now)?;
+    Ok(axum::Json(json!({ "ceremony": id, "options": options })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer<C> {
+    ceremony: String,
+    credential: C,
+}
+
+async fn pair(
+    State(l): State<Arc<Listener>>,
+    Body(a): Body<Answer<RegisterPublicKeyCredential>>,
+) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    let Some(Ceremony::Pair { name, state }) = l.ceremonies().take(&a.ceremony, now) else {
+        return Err(Fail::new(
+            StatusCode::FORBIDDEN,
+            "ceremony_invalid",
+            "this pairing was used or expired: start again",
+        ));
+    };
+    let key = match l.passkeys.paired(&a.credential, &state) {
+        Ok(k) => k,
+        Err(e) => {
+            let fail = passkey_fail(&e);
+            l.refused(&name, "pairing_refused", &fail).await;
+            return Err(fail);
+        }
+    };
+    let device = assent_core::remote::Device {
+        name: name.clone(),
+        credential_id: URL_SAFE_NO_PAD.encode(key.cred_id()),
+        passkey: serde_json::to_string(&key).map_err(|e| passkey_fail(&RemoteError::State(e.to_string())))?,
+        added_at: now,
+        last_used_at: None,
+        revoked_at: None,
+    };
+    l.engine.pair_device(device).await?;
+    tracing::info!(device = %name, "a device was paired to answer from");
+    logged_in(&l, &name)
+}
+
+async fn login_options(State(l): State<Arc<Listener>>) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    let (options, state) = l.passkeys.login().map_err(|e| passkey_fail(&e))?;
+    let id = ceremony_id();
+    l.ceremonies().start(id.clone(), Ceremony::Login(Box::new(state)), now)?;
+    Ok(axum::Json(json!({ "ceremony": id, "options": options })).into_response())
+}
+
+/// The paired (not revoked) devices with their passkeys.
+async fn paired(engine: &Engine) -> Result<Vec<(String, String, Passkey)>, Fail> {
+    Ok(engine
+        .devices()
+        .await?
+        .into_iter()
+        .filter(|d| d.revoked_at.is_none())
+        .filter_map(|d| Some((d.name, d.credential_id, serde_json::from_str(&d.passkey).ok()?)))
+        .collect())
+}
+
+async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCredential>>) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    let Some(Ceremony::Login(state)) = l.ceremonies().take(&a.ceremony, now) else {
+        return Err(Fail::new(
+            StatusCode::FORBIDDEN,
+            "ceremony_invalid",
+            "this login was used or expired: start again",
+        ));
+    };
+    let devices = paired(&l.engine).await?;
+    let mut who = String::new();
+    let found = |id: &[u8]| {
+        let id = URL_SAFE_NO_PAD.encode(id);
+        devices.iter().find(|(_, c, _)| *c == id).map(|(n, _, k)| {
+            who = n.clone();
+            k.clone()
+        })
+    };
+    let key = match l.passkeys.logged_in(&a.credential, *state, found) {
+        Ok(k) => k,
+        Err(e) => {
+            let fail = passkey_fail(&e);
+            l.refused(&who, "login_refused", &fail).await;
+            return Err(fail);
+        }
+    };
+    used(&l, &who, &key).await?;
+    logged_in(&l, &who)
+}
+
+/// Records a device's use (its counter); refused if it was revoked meanwhile.
+async fn used(l: &Listener, device: &str, key: &Passkey) -> Result<(), Fail> {
+    let json = serde_json::to_string(key).map_err(|e| passkey_fail(&RemoteError::State(e.to_string())))?;
+    if !l.engine.device_used(device, &json).await? {
+        l.access().forget(device);
+        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
+    }
+    Ok(())
+}
+
+async fn logout(State(l): State<Arc<Listener>>, headers: HeaderMap) -> Response {
+    if let Some(token) = cookie(&headers) {
+        l.access().logout(token);
+    }
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    let gone = format!("{COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0");
+    if let Ok(v) = HeaderValue::from_str(&gone) {
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    res
+}
+
+async fn me(s: Session) -> axum::Json<Value> {
+    axum::Json(json!({ "device": s.device }))
+}
+
+/// A proposal as the phone shows it: with the hash of its payload, which a decision on it
+/// names.
+#[derive(Serialize)]
+struct Shown2 {
+    #[serde(flatten)]
+    proposal: Proposal,
+    payload_sha256: String,
+}
+
+fn shown(p: Proposal) -> Shown2 {
+    Shown2 { payload_sha256: canonical_sha256(&p.payload), proposal: p }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListAsk {
+    status: Option<Status>,
+    cursor: Option<String>,
+    limit: Option<u32>,
+}
+
+async fn list(
+    State(l): State<Arc<Listener>>,
+    _: Session,
+    q: Result<Query<ListAsk>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, Fail> {
+    let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
+    let query = ListQuery { status: q.status, limit: q.limit.unwrap_or(50), ..ListQuery::default() };
+    let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
+    let items: Vec<Shown2> = page.items.into_iter().map(shown).collect();
+    Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
+}
+
+fn no_store(body: impl IntoResponse) -> Response {
+    let mut res = body.into_response();
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+async fn show(State(l): State<Arc<Listener>>, _: Session, Path(id): Path<String>) -> Result<Response, Fail> {
+    let p = l.engine.get(&Principal::Owner, &id).await?;
+    let audit: Vec<AuditEntry> = l.engine.audit_of(&Principal::Owner, &id).await?;
+    Ok(no_store(axum::Json(json!({ "proposal": shown(p), "audit": audit }))))
+}
+
+async fn events(
+    State(l): State<Arc<Listener>>,
+    s: Session,
+    headers: HeaderMap,
+) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
+    let token = cookie(&headers).unwrap_or_default().to_string();
+    let rx = l.engine.subscribe();
+    let device = s.device;
+    // Ends when the session does (revoked, expired, logged out, the listener turned off),
+    // checked at each event and every 15 seconds.
+    let stream = futures_util::stream::unfold((rx, l, token, device), |(mut rx, l, token, device)| async move {
+        loop {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(15), rx.recv()).await;
+            if !l.access().alive(&token, &device, Timestamp::now()) {
+                return None;
+            }
+            let ev = match next {
+                Err(_) => SseEvent::default().comment("alive"),
+                Ok(Ok(e)) => {
+                    if matches!(e, assent_core::events::Event::RulesChanged { .. }) {
+                        continue;
+                    }
+                    let id = e.proposal().map(|p| p.id.clone()).unwrap_or_default();
+                    let data = serde_json::to_string(&e).unwrap_or_default();
+                    SseEvent::default().event(e.name()).id(id).data(data)
+                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(n))) => {
+                    SseEvent::default().event("lagged").data(format!("{{\"type\":\"lagged\",\"missed\":{n}}}"))
+                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+            };
+            return Some((Ok(ev), (rx, l, token, device)));
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(30)))
+}
+
+/// One proposal a decision names, with the hash of the payload the phone showed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    id: String,
+    payload_sha256: String,
+}
+
+/// What a decision says, the same in its options and in its answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ask {
+    items: Vec<Item>,
+    outcome: Outcome,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    feedback: Option<String>,
+    #[serde(default)]
+    edits: Option<Value>,
+}
+
+/// The answer: the same decision, the nonce its challenge was derived with, and the assertion.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Signed {
+    nonce: String,
+    items: Vec<Item>,
+    outcome: Outcome,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    feedback: Option<String>,
+    #[serde(default)]
+    edits: Option<Value>,
+    credential: PublicKeyCredential,
+}
+
+fn outcome_str(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Approve => "approve",
+        Outcome::Reject => "reject",
+        Outcome::Refine => "refine",
+    }
+}
+
+impl Ask {
+    /// What the challenge binds besides the proposals and the outcome: the reason, the
+    /// feedback and the edits that were given, as one object.
+    fn detail(&self) -> Option<Value> {
+        let mut m = Map::new();
+        if let Some(r) = &self.reason {
+            m.insert("reason".into(), Value::String(r.clone()));
+        }
+        if let Some(f) = &self.feedback {
+            m.insert("feedback".into(), Value::String(f.clone()));
+        }
+        if let Some(e) = &self.edits {
+            m.insert("edits".into(), e.clone());
+        }
+        (!m.is_empty()).then_some(Value::Object(m))
+    }
+
+    fn check(&self) -> Result<(), Fail> {
+        if self.items.is_empty() || self.items.len() > MOST_ITEMS {
+            return Err(Fail::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_items",
+                format!("a decision names 1 to {MOST_ITEMS} proposals"),
+            ));
+        }
+        if self.edits.is_some() && self.items.len() != 1 {
+            return Err(Fail::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_edits", "edits go with one proposal"));
+        }
+        Ok(())
+    }
+
+    /// The stored proposals it names, and their payloads' hashes now.
+    async fn stored(&self, engine: &Engine) -> Result<Vec<(String, String)>, Fail> {
+        let mut out = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            let p = engine.get(&Principal::Owner, &item.id).await?;
+            out.push((p.id.clone(), canonical_sha256(&p.payload)));
+        }
+        Ok(out)
+    }
+
+    /// The challenge, derived from the stored proposals.
+    fn challenge(&self, stored: &[(String, String)], nonce: &[u8; 32]) -> Result<[u8; 32], Fail> {
+        let shown: Vec<Shown<'_>> = stored.iter().map(|(id, h)| Shown { id, payload_sha256: h }).collect();
+        challenge(&shown, outcome_str(self.outcome), self.detail().as_ref(), nonce)
+            .map_err(|e| Fail::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_items", e.to_string()))
+    }
+}
+
+async fn decision_options(State(l): State<Arc<Listener>>, s: Session, Body(ask): Body<Ask>) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    ask.check()?;
+    let stored = ask.stored(&l.engine).await?;
+    for ((id, now_hash), item) in stored.iter().zip(&ask.items) {
+        if *now_hash != item.payload_sha256 {
+            return Err(Fail::new(
+                StatusCode::CONFLICT,
+                "payload_changed",
+                format!("proposal `{id}` is not what this page showed: reload it"),
+            ));
+        }
+    }
+    for item in &ask.items {
+        let p = l.engine.get(&Principal::Owner, &item.id).await?;
+        if p.status != Status::Pending {
+            return Err(Fail::new(
+                StatusCode::CONFLICT,
+                "invalid_state",
+                format!("proposal `{}` is {}; only pending proposals can be decided", p.id, p.status),
+            ));
+        }
+    }
+    let key = paired(&l.engine).await?.into_iter().find(|(n, _, _)| *n == s.device).map(|(_, _, k)| k);
+    let Some(key) = key else {
+        l.access().forget(&s.device);
+        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
+    };
+    let nonce = l.access().nonce(&s.device, now)?;
+    let challenge = ask.challenge(&stored, &nonce)?;
+    let options = l.passkeys.decision(&[key], &challenge).map_err(|e| passkey_fail(&e))?;
+    Ok(no_store(axum::Json(json!({ "nonce": hex::encode(nonce), "options": options }))))
+}
+
+async fn decide(State(l): State<Arc<Listener>>, s: Session, Body(signed): Body<Signed>) -> Result<Response, Fail> {
+    let now = Timestamp::now();
+    l.access().check(now)?;
+    let ask = Ask {
+        items: signed.items,
+        outcome: signed.outcome,
+        reason: signed.reason,
+        feedback: signed.feedback,
+        edits: signed.edits,
+    };
+    ask.check()?;
+    // The nonce is spent here, whatever follows: an assertion is good for one try.
+    let nonce: Option<[u8; 32]> = hex::decode(&signed.nonce).ok().and_then(|n| n.try_into().ok());
+    let taken = nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.device, now).map(|()| n));
+    let nonce = match taken {
+        Ok(n) => n,
+        Err(r) => {
+            let fail = Fail::from(r);
+            l.refused(&s.device, "decision_refused", &fail).await;
+            return Err(fail);
+        }
+    };
+    let key = paired(&l.engine).await?.into_iter().find(|(n, _, _)| *n == s.device).map(|(_, _, k)| k);
+    let Some(mut key) = key else {
+        l.access().forget(&s.device);
+        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
+    };
+    // Derived again from what is stored now and what this request says, and checked against
+    // the device's passkey as stored now: the assertion verifies only if the phone signed
+    // exactly this, and signed it after its last use.
+    let stored = ask.stored(&l.engine).await?;
+    let challenge = ask.challenge(&stored, &nonce)?;
+    let result = match l.passkeys.verify(&signed.credential, std::slice::from_ref(&key), &challenge) {
+        Ok(r) => r,
+        Err(e) => {
+            let fail = passkey_fail(&e);
+            l.refused(&s.device, "decision_refused", &fail).await;
+            return Err(fail);
+        }
+    };
+    key.update_credential(&result);
+    used(&l, &s.device, &key).await?;
+    let actor = Actor { by: l.engine.person(Channel::Remote).by, channel: Channel::Remote, device: Some(s.device) };
+    let items = ask
+        .items
+        .iter()
+        .map(|i| BatchItem {
+            id: i.id.clone(),
+            decision: DecisionRequest {
+                outcome: ask.outcome,
+                reason: ask.reason.clone(),
+                feedback: ask.feedback.clone(),
+                edits: ask.edits.clone(),
+                allow_similar: None,
+            },
+        })
+        .collect();
+    let done: BatchResult = l.engine.decide_batch(&actor, items).await?;
+    Ok(no_store(axum::Json(done)))
+}

@@ -1,0 +1,286 @@
+//! Turning the remote listener on and off while Assent runs, pairing devices and revoking
+//! them: what the owner API, the command line and the app's Settings call.
+//!
+//! The settings live in the home's `remote.json` (`{"enabled", "origin", "port"}`), written
+//! here and read when Assent starts, so the listener comes back on after a restart on the same
+//! port the person's tunnel points at.
+
+use crate::listener::{self, Listener};
+use crate::{RemoteError, front::Front};
+use assent_core::Engine;
+use assent_core::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The listener's default port (the API's, 4517, plus one).
+pub const DEFAULT_PORT: u16 = 4518;
+
+/// What `remote.json` holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Whether the listener runs.
+    pub enabled: bool,
+    /// The origin the phone reaches it at (`https://NAME`).
+    pub origin: Option<String>,
+    /// The loopback port it listens on (0 picks a free one each time).
+    pub port: Option<u16>,
+}
+
+/// The remote listener's state, as `assent remote status` shows it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Status {
+    /// Whether it runs.
+    pub enabled: bool,
+    /// The origin it answers (also kept while it is off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// `127.0.0.1:PORT`, where the tunnel must point, while it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Devices paired and not revoked.
+    pub devices: usize,
+}
+
+/// A pairing code for a phone to open.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Pairing {
+    /// The link to open on the phone (it carries the code after `#`, which no server or proxy
+    /// on the way sees).
+    pub link: String,
+    /// When the code stops working.
+    pub expires_at: Timestamp,
+}
+
+/// Why the listener could not be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    /// The origin is not one a phone's passkey can be bound to.
+    #[error(transparent)]
+    Origin(RemoteError),
+    /// The port is taken.
+    #[error("cannot listen on {addr}: {error}")]
+    Bind {
+        /// Where.
+        addr: SocketAddr,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// It is off, so there is nothing to pair with.
+    #[error("the remote listener is off: turn it on first (`assent remote enable --origin URL`)")]
+    Disabled,
+    /// Too many codes at once.
+    #[error("too many pairing codes at once: use one, or wait five minutes")]
+    Busy,
+    /// `remote.json` could not be written.
+    #[error("cannot save the remote settings: {0}")]
+    Save(std::io::Error),
+    /// The store failed.
+    #[error(transparent)]
+    Core(#[from] assent_core::CoreError),
+}
+
+struct Live {
+    origin: String,
+    port: u16,
+    addr: SocketAddr,
+    listener: Arc<Listener>,
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+struct Ctl {
+    engine: Engine,
+    settings: Option<PathBuf>,
+    page: Option<PathBuf>,
+    live: tokio::sync::Mutex<(Settings, Option<Live>)>,
+}
+
+/// The remote listener's controller. Cheap to clone.
+#[derive(Clone)]
+pub struct Remote(Arc<Ctl>);
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Remote")
+    }
+}
+
+impl Remote {
+    /// The controller of `engine`'s listener, its settings in `settings` (none: in memory
+    /// only), serving the page from `page` (a built `ui` for the remote page). Starts the
+    /// listener if the settings say it was on; if it cannot start, says why in the log and
+    /// stays off.
+    pub async fn start(engine: Engine, settings: Option<PathBuf>, page: Option<PathBuf>) -> Self {
+        let saved = settings.as_deref().map(load).unwrap_or_default();
+        let remote =
+            Remote(Arc::new(Ctl { engine, settings, page, live: tokio::sync::Mutex::new((saved.clone(), None)) }));
+        if let (true, Some(origin)) = (saved.enabled, saved.origin.as_deref()) {
+            let mut g = remote.0.live.lock().await;
+            match remote.listen(origin, saved.port.unwrap_or(DEFAULT_PORT)).await {
+                Ok(live) => g.1 = Some(live),
+                Err(e) => tracing::error!(error = %e, "the remote listener could not start; it stays off"),
+            }
+        }
+        remote
+    }
+
+    async fn listen(&self, origin: &str, port: u16) -> Result<Live, ControlError> {
+        let front = Front::new(origin).map_err(ControlError::Origin)?;
+        let listener = Arc::new(Listener::new(self.0.engine.clone(), origin).map_err(ControlError::Origin)?);
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let socket = tokio::net::TcpListener::bind(addr).await.map_err(|error| ControlError::Bind { addr, error })?;
+        let addr = socket.local_addr().map_err(|error| ControlError::Bind { addr, error })?;
+        let app = front.guard(crate::page::routes(self.0.page.clone()).merge(listener::router(listener.clone())));
+        let (stop, mut rx) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = rx.wait_for(|s| *s).await;
+            };
+            if let Err(e) = axum::serve(socket, app).with_graceful_shutdown(shutdown).await {
+                tracing::error!(error = %e, "the remote listener stopped");
+            }
+        });
+        tracing::info!(%origin, %addr, "the remote listener is on");
+        Ok(Live { origin: origin.to_string(), port, addr, listener, stop, task })
+    }
+
+    fn save(&self, s: &Settings) -> Result<(), ControlError> {
+        let Some(path) = &self.0.settings else { return Ok(()) };
+        let text = serde_json::to_string_pretty(s).unwrap_or_default();
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, path)).map_err(ControlError::Save)
+    }
+
+    /// Where things stand.
+    pub async fn status(&self) -> Result<Status, ControlError> {
+        let g = self.0.live.lock().await;
+        let devices = self.0.engine.devices().await?.iter().filter(|d| d.revoked_at.is_none()).count();
+        Ok(Status {
+            enabled: g.1.is_some(),
+            origin: g.1.as_ref().map(|l| l.origin.clone()).or_else(|| g.0.origin.clone()),
+            address: g.1.as_ref().map(|l| l.addr.to_string()),
+            devices,
+        })
+    }
+
+    /// Turns the listener on at `origin` (on `port`, else the one used before, else
+    /// [`DEFAULT_PORT`]), or moves it there. Sessions end when the origin or port changes.
+    pub async fn enable(&self, origin: Option<&str>, port: Option<u16>) -> Result<Status, ControlError> {
+        {
+            let mut g = self.0.live.lock().await;
+            let origin = match origin.or(g.0.origin.as_deref()) {
+                Some(o) => crate::checked_origin(o).map_err(ControlError::Origin)?.origin().ascii_serialization(),
+                None => return Err(ControlError::Origin(RemoteError::Origin("(none given)".into()))),
+            };
+            let port = port.or(g.0.port).unwrap_or(DEFAULT_PORT);
+            let same = g.1.as_ref().is_some_and(|l| l.origin == origin && l.port == port);
+            if !same {
+                // The old listener gives up its port before the new one takes it.
+                if let Some(old) = g.1.take() {
+                    stop(old).await;
+                }
+                match self.listen(&origin, port).await {
+                    Ok(live) => g.1 = Some(live),
+                    Err(e) => {
+                        // Still off, and said so: nothing half-done is saved.
+                        g.0.enabled = false;
+                        return Err(e);
+                    }
+                }
+            }
+            g.0 = Settings { enabled: true, origin: Some(origin), port: Some(port) };
+            self.save(&g.0)?;
+            self.0
+                .engine
+                .remote_log("", "enabled", Timestamp::now(), Some(serde_json::json!({ "origin": g.0.origin })))
+                .await;
+        }
+        self.status().await
+    }
+
+    /// Turns the listener off: every session, code and ceremony ends with it.
+    pub async fn disable(&self) -> Result<Status, ControlError> {
+        {
+            let mut g = self.0.live.lock().await;
+            let was = g.1.take();
+            if let Some(live) = was {
+                stop(live).await;
+                self.0.engine.remote_log("", "disabled", Timestamp::now(), None).await;
+            }
+            g.0.enabled = false;
+            self.save(&g.0)?;
+        }
+        self.status().await
+    }
+
+    /// A pairing code, as a link to open on the phone (`name` fills in the device's name).
+    pub async fn pair(&self, name: Option<&str>) -> Result<Pairing, ControlError> {
+        if let Some(n) = name {
+            assent_core::engine::devices::validate_device_name(n)?;
+        }
+        let g = self.0.live.lock().await;
+        let Some(live) = &g.1 else { return Err(ControlError::Disabled) };
+        let now = Timestamp::now();
+        let code = live.listener.access.lock().unwrap_or_else(|e| e.into_inner()).pairing_code(now);
+        let code = code.map_err(|_| ControlError::Busy)?;
+        let mut link = format!("{}/#pair={code}", live.origin);
+        if let Some(n) = name {
+            link.push_str("&name=");
+            link.extend(form_urlencoded(n));
+        }
+        Ok(Pairing { link, expires_at: Timestamp(now.0 + crate::access::CODE_MS) })
+    }
+
+    /// Revokes a device: it can no longer log in or decide, and its sessions end now.
+    pub async fn revoke(&self, name: &str) -> Result<(), ControlError> {
+        self.0.engine.revoke_device(name).await?;
+        if let Some(live) = &self.0.live.lock().await.1 {
+            live.listener.access.lock().unwrap_or_else(|e| e.into_inner()).forget(name);
+        }
+        tracing::info!(device = %name, "a paired device was revoked");
+        Ok(())
+    }
+
+    /// Stops the listener as Assent stops (the settings stay as they are).
+    pub async fn shutdown(&self) {
+        if let Some(live) = self.0.live.lock().await.1.take() {
+            stop(live).await;
+        }
+    }
+}
+
+async fn stop(live: Live) {
+    let _ = live.stop.send(true);
+    let mut task = live.task;
+    // Open event streams hold a graceful stop; a moment, then they are cut.
+    if tokio::time::timeout(std::time::Duration::from_secs(1), &mut task).await.is_err() {
+        task.abort();
+        let _ = task.await;
+    }
+    live.listener.access.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    tracing::info!(addr = %live.addr, "the remote listener is off");
+}
+
+fn load(path: &std::path::Path) -> Settings {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
+            tracing::error!(error = %e, path = %path.display(), "cannot read the remote settings; the listener stays off");
+            Settings::default()
+        }),
+        Err(_) => Settings::default(),
+    }
+}
+
+/// `s` percent-encoded for a link's fragment.
+fn form_urlencoded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.bytes().flat_map(|b| {
+        let keep = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~');
+        let text = if keep { (b as char).to_string() } else { format!("%{b:02X}") };
+        text.chars().collect::<Vec<_>>()
+    })
+}
