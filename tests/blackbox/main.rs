@@ -27,6 +27,7 @@ mod mcp;
 mod notify;
 mod openapi;
 mod remote;
+mod remote_page;
 mod rules;
 mod security;
 mod session;

@@ -69,6 +69,8 @@ export interface QuitRequest {
 export type Change = Event | { type: "lagged" };
 
 export interface Backend {
+  /** The review page on a phone (the remote listener): reading and deciding only. */
+  remote?: boolean;
   list(p: ListParams): Promise<Page>;
   get(id: string): Promise<Detail>;
   decide(id: string, outcome: Outcome, opts?: DecideOptions): Promise<Decided>;

@@ -184,7 +184,12 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     let proof_key = assent_core::secret::random_bytes::<32>().to_vec();
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;
-    let remote = assent_remote::Remote::start(opened.engine.clone(), Some(home.remote_json()), page_dir()).await;
+    let remote = assent_remote::Remote::start(
+        opened.engine.clone(),
+        Some(home.remote_json()),
+        std::env::var_os("ASSENT_REMOTE_PAGE").map(Into::into),
+    )
+    .await;
     let api_cfg = assent_api::ApiConfig {
         max_body_bytes: opened.config.max_body_bytes,
         max_connections: opened.config.max_connections.max(1),
@@ -231,19 +236,6 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         pid,
         _lock: lock,
     })
-}
-
-/// Where the remote page's files are: `ASSENT_REMOTE_PAGE`, else `remote-page` beside the
-/// executable, else `../share/assent/remote-page` from it (as packages install it).
-pub fn page_dir() -> Option<std::path::PathBuf> {
-    if let Some(p) = std::env::var_os("ASSENT_REMOTE_PAGE") {
-        return Some(p.into());
-    }
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    [dir.join("remote-page"), dir.join("../share/assent/remote-page")]
-        .into_iter()
-        .find(|p| p.join("index.html").is_file())
 }
 
 impl Running {

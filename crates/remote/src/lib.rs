@@ -17,7 +17,7 @@
 pub mod access;
 pub mod front;
 pub mod listener;
-mod page;
+pub mod page;
 pub mod service;
 
 pub use service::{ControlError, Pairing, Remote, Settings, Status};

@@ -320,6 +320,11 @@ async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) 
     if let Err(r) = redeemed {
         let fail = Fail::from(r);
         l.engine.remote_log("", "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
+        // It was not locked a moment ago: if it is now, this failure locked it.
+        if l.access().check(now).is_err() {
+            tracing::warn!("remote listener locked out after repeated failures");
+            l.engine.remote_log("", "locked_out", now, None).await;
+        }
         return Err(fail);
     }
     let (options, state) = l.passkeys.pairing(&ask.name).map_err(|e| passkey_fail(&e))?;
@@ -442,8 +447,9 @@ async fn logout(State(l): State<Arc<Listener>>, headers: HeaderMap) -> Response 
     res
 }
 
-async fn me(s: Session) -> axum::Json<Value> {
-    axum::Json(json!({ "device": s.device }))
+async fn me(State(l): State<Arc<Listener>>, s: Session) -> Result<Response, Fail> {
+    let pending = l.engine.pending_count().await?;
+    Ok(no_store(axum::Json(json!({ "device": s.device, "pending": pending }))))
 }
 
 /// A proposal as the phone shows it: with the hash of its payload, which a decision on it

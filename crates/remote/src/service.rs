@@ -112,7 +112,8 @@ impl std::fmt::Debug for Remote {
 
 impl Remote {
     /// The controller of `engine`'s listener, its settings in `settings` (none: in memory
-    /// only), serving the page from `page` (a built `ui` for the remote page). Starts the
+    /// only), serving the page embedded at build time, or from the folder `page` (for working
+    /// on it: `ASSENT_REMOTE_PAGE`). Starts the
     /// listener if the settings say it was on; if it cannot start, says why in the log and
     /// stays off.
     pub async fn start(engine: Engine, settings: Option<PathBuf>, page: Option<PathBuf>) -> Self {
