@@ -9,6 +9,7 @@ CREATE TABLE devices (
     added_at       INTEGER NOT NULL,
     last_used_at   INTEGER,
     revoked_at     INTEGER,
+    push           TEXT,                    -- JSON: the Web Push subscription, if any
     PRIMARY KEY (node, name)
 );
 CREATE UNIQUE INDEX devices_credential ON devices(credential_id);

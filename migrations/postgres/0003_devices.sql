@@ -7,6 +7,7 @@ CREATE TABLE devices (
     added_at       BIGINT NOT NULL,
     last_used_at   BIGINT,
     revoked_at     BIGINT,
+    push           TEXT,
     PRIMARY KEY (node, name)
 );
 CREATE UNIQUE INDEX devices_credential ON devices (credential_id);

@@ -142,6 +142,25 @@ export class Remote {
     return r.device;
   }
 
+  /** Whether this device gets pushes, and the key its browser subscribes with. */
+  async pushState(): Promise<{ public_key: string | null; subscribed: boolean }> {
+    return this.call("GET", "/push");
+  }
+
+  /** Asks this browser for a push subscription and gives it to Assent (a push carries a count only). */
+  async enablePush(publicKey: string): Promise<void> {
+    const reg = await navigator.serviceWorker.ready;
+    const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromB64url(publicKey) });
+    const j = sub.toJSON();
+    await this.call("PUT", "/push", { endpoint: j.endpoint, keys: { p256dh: j.keys?.p256dh, auth: j.keys?.auth } });
+  }
+
+  async disablePush(): Promise<void> {
+    const reg = await navigator.serviceWorker.getRegistration();
+    await (await reg?.pushManager.getSubscription())?.unsubscribe();
+    await this.call("DELETE", "/push");
+  }
+
   async logout(): Promise<void> {
     await this.call("POST", "/logout", {});
   }

@@ -50,6 +50,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_idempotency_key",
             "invalid_input",
             "invalid_match",
+            "invalid_ntfy",
             "invalid_origin",
             "invalid_path",
             "invalid_payload",

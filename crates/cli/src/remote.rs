@@ -23,6 +23,16 @@ pub enum RemoteCmd {
         /// The loopback port to listen on (default: the one used before, else 4518).
         #[arg(long)]
         port: Option<u16>,
+        /// Seconds a proposal may wait before your paired phones are pushed (0: at once;
+        /// default 60). A push says how many proposals wait, nothing else.
+        #[arg(long, value_name = "SECS")]
+        push_after: Option<u64>,
+        /// Also push to this ntfy topic, https://HOST/TOPIC ("" stops it).
+        #[arg(long, value_name = "URL")]
+        ntfy: Option<String>,
+        /// Read the ntfy topic's access token from standard input, into the keychain.
+        #[arg(long)]
+        ntfy_token_stdin: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -77,7 +87,13 @@ fn print_status(v: &Value) {
             None => println!("off"),
         }
     }
-    println!("{} paired device(s)", v["devices"].as_u64().unwrap_or(0));
+    println!(
+        "{} paired device(s), {} asking for pushes; pushed after {} s pending{}",
+        v["devices"].as_u64().unwrap_or(0),
+        v["subscribed"].as_u64().unwrap_or(0),
+        v["push_after"].as_u64().unwrap_or(0),
+        v["ntfy"].as_str().map(|n| format!(", and to ntfy {}", output::safe(n))).unwrap_or_default()
+    );
 }
 
 fn time(v: &Value) -> String {
@@ -96,8 +112,25 @@ fn qr(link: &str) -> Option<String> {
 pub async fn run(home: &Home, cmd: RemoteCmd) -> Result<()> {
     let client = Client::owner(home)?;
     match cmd {
-        RemoteCmd::Enable { origin, port, json } => {
-            let v = client.call(Method::PUT, "/remote", Some(&json!({ "origin": origin, "port": port })), &[]).await?;
+        RemoteCmd::Enable { origin, port, push_after, ntfy, ntfy_token_stdin, json } => {
+            if ntfy_token_stdin {
+                let mut token = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut token)?;
+                let mode = crate::config::Config::load(&home.config())?.owner_mode()?;
+                let kept = assent_secrets::owner::keep_in(
+                    assent_secrets::owner::NTFY,
+                    &home.dir,
+                    mode,
+                    &assent_secrets::Keychain::default(),
+                    token.trim(),
+                )
+                .map_err(|e| anyhow::anyhow!("cannot keep the ntfy token: {e}"))?;
+                if kept == assent_secrets::owner::Where::File {
+                    eprintln!("no system keychain: the ntfy token is kept in the home (mode 0600)");
+                }
+            }
+            let body = json!({ "origin": origin, "port": port, "push_after": push_after, "ntfy": ntfy });
+            let v = client.call(Method::PUT, "/remote", Some(&body), &[]).await?;
             if json {
                 println!("{v}");
             } else {

@@ -52,6 +52,8 @@ pub struct Device {
     pub last_used_at: Option<Timestamp>,
     /// When it was revoked (it can no longer log in or decide).
     pub revoked_at: Option<Timestamp>,
+    /// Its Web Push subscription (JSON: endpoint and keys), if it asked for pushes.
+    pub push: Option<String>,
 }
 
 /// A paired device as the person sees it (never its passkey).

@@ -311,7 +311,12 @@ pub trait Store: Send + Sync + 'static {
     /// and when. False for a revoked or unknown device.
     async fn device_used(&self, name: &str, passkey: &str, at: Timestamp) -> Result<bool, CoreError>;
 
-    /// Revokes a paired device; false if none by that name is paired.
+    /// Sets (or with `None` clears) a paired device's Web Push subscription; false for a
+    /// revoked or unknown device.
+    async fn set_device_push(&self, name: &str, push: Option<&str>) -> Result<bool, CoreError>;
+
+    /// Revokes a paired device (and drops its push subscription); false if none by that name
+    /// is paired.
     async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
 
     /// Appends to this node's remote log (`device` '' when none is known).

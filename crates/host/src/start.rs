@@ -79,6 +79,37 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     Ok(Opened { engine, config, owner_location: owner.location })
 }
 
+/// What the remote listener needs from this host: its settings file, the Web Push key and
+/// ntfy token from the keychain (the 0600 file where there is none), and the screen lock.
+async fn remote_options(home: &Home, config: &Config) -> assent_remote::Options {
+    use assent_secrets::owner::{NTFY, VAPID};
+    let (dir, mode) = (home.dir.clone(), config.owner_mode().unwrap_or(assent_secrets::owner::Mode::Auto));
+    let vapid = tokio::task::spawn_blocking(move || {
+        owner::load_or_create_in(VAPID, &dir, mode, &Keychain::default(), assent_remote::push::Vapid::generate)
+    })
+    .await;
+    let vapid = match vapid {
+        Ok(Ok(k)) => Some(k.token),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "no Web Push key (the keychain and the home refused it): phones are not pushed");
+            None
+        }
+        Err(_) => None,
+    };
+    let dir = home.dir.clone();
+    let ntfy_token: Arc<dyn Fn() -> Option<String> + Send + Sync> =
+        Arc::new(move || owner::read_in(NTFY, &dir, &Keychain::default()));
+    let locked: Arc<dyn Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + Sync> =
+        Arc::new(|| Box::pin(assent_notify::screen_locked()));
+    assent_remote::Options {
+        settings: Some(home.remote_json()),
+        page: std::env::var_os("ASSENT_REMOTE_PAGE").map(Into::into),
+        vapid,
+        ntfy_token: Some(ntfy_token),
+        locked: Some(locked),
+    }
+}
+
 /// What the command line may say over `config.toml`.
 #[derive(Debug, Clone, Default)]
 pub struct Flags {
@@ -184,12 +215,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     let proof_key = assent_core::secret::random_bytes::<32>().to_vec();
     let addr = SocketAddr::new(config.bind, config.port);
     let opened = open(&home, config).await?;
-    let remote = assent_remote::Remote::start(
-        opened.engine.clone(),
-        Some(home.remote_json()),
-        std::env::var_os("ASSENT_REMOTE_PAGE").map(Into::into),
-    )
-    .await;
+    let remote = assent_remote::Remote::start(opened.engine.clone(), remote_options(&home, &opened.config).await).await;
     let api_cfg = assent_api::ApiConfig {
         max_body_bytes: opened.config.max_body_bytes,
         max_connections: opened.config.max_connections.max(1),

@@ -408,3 +408,24 @@ async fn close_for(conn: &zbus::Connection, state: &Arc<Mutex<State>>, proposal:
             .await;
     }
 }
+
+/// Whether the desktop's screen saver or lock is on now (the freedesktop `ScreenSaver`
+/// `GetActive`), so that someone away from the desk is pushed at once. False where there is no
+/// session bus or no screen saver service to ask.
+pub async fn screen_locked() -> bool {
+    static BUS: tokio::sync::OnceCell<Option<zbus::Connection>> = tokio::sync::OnceCell::const_new();
+    let Some(conn) = BUS.get_or_init(|| async { zbus::Connection::session().await.ok() }).await else {
+        return false;
+    };
+    let call = conn.call_method(
+        Some("org.freedesktop.ScreenSaver"),
+        "/org/freedesktop/ScreenSaver",
+        Some("org.freedesktop.ScreenSaver"),
+        "GetActive",
+        &(),
+    );
+    match tokio::time::timeout(Duration::from_millis(500), call).await {
+        Ok(Ok(reply)) => reply.body().deserialize::<bool>().unwrap_or(false),
+        _ => false,
+    }
+}

@@ -18,9 +18,10 @@ pub mod access;
 pub mod front;
 pub mod listener;
 pub mod page;
+pub mod push;
 pub mod service;
 
-pub use service::{ControlError, Pairing, Remote, Settings, Status};
+pub use service::{ControlError, Options, Pairing, Remote, Settings, Status};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

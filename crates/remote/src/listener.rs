@@ -83,13 +83,21 @@ impl Ceremonies {
 pub(crate) struct Listener {
     engine: Engine,
     passkeys: Passkeys,
+    /// The Web Push key's public half, for the page to subscribe with (none: no Web Push).
+    vapid: Option<String>,
     pub(crate) access: Mutex<Access>,
     ceremonies: Mutex<Ceremonies>,
 }
 
 impl Listener {
-    pub(crate) fn new(engine: Engine, origin: &str) -> Result<Self, RemoteError> {
-        Ok(Self { engine, passkeys: Passkeys::new(origin)?, access: Mutex::default(), ceremonies: Mutex::default() })
+    pub(crate) fn new(engine: Engine, origin: &str, vapid: Option<String>) -> Result<Self, RemoteError> {
+        Ok(Self {
+            engine,
+            passkeys: Passkeys::new(origin)?,
+            vapid,
+            access: Mutex::default(),
+            ceremonies: Mutex::default(),
+        })
     }
 
     fn access(&self) -> std::sync::MutexGuard<'_, Access> {
@@ -129,6 +137,7 @@ pub(crate) fn router(listener: Arc<Listener>) -> Router {
         .route("/api/proposals", get(list))
         .route("/api/proposals/{id}", get(show))
         .route("/api/events", get(events))
+        .route("/api/push", get(push_state).put(subscribe).delete(unsubscribe))
         .route("/api/decisions/options", post(decision_options))
         .route("/api/decisions", post(decide))
         .with_state(listener)
@@ -368,6 +377,7 @@ async fn pair(
         added_at: now,
         last_used_at: None,
         revoked_at: None,
+        push: None,
     };
     l.engine.pair_device(device).await?;
     tracing::info!(device = %name, "a device was paired to answer from");
@@ -532,6 +542,41 @@ async fn events(
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(30)))
+}
+
+/// Whether this device gets pushes, and the key to subscribe with.
+async fn push_state(State(l): State<Arc<Listener>>, s: Session) -> Result<Response, Fail> {
+    let subscribed = l.engine.devices().await?.iter().any(|d| d.name == s.device && d.push.is_some());
+    Ok(no_store(axum::Json(json!({ "public_key": l.vapid, "subscribed": subscribed }))))
+}
+
+/// This device asks for pushes: its browser's subscription. A push carries a count only.
+async fn subscribe(
+    State(l): State<Arc<Listener>>,
+    s: Session,
+    Body(sub): Body<crate::push::Subscription>,
+) -> Result<Response, Fail> {
+    if l.vapid.is_none() {
+        return Err(Fail::new(
+            StatusCode::CONFLICT,
+            "push_unavailable",
+            "this Assent has no Web Push key (see its log)",
+        ));
+    }
+    let sub = sub.checked().map_err(|m| Fail::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_subscription", m))?;
+    let text = serde_json::to_string(&sub).unwrap_or_default();
+    if !l.engine.set_device_push(&s.device, Some(&text)).await? {
+        l.access().forget(&s.device);
+        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
+    }
+    l.engine.remote_log(&s.device, "push_on", Timestamp::now(), None).await;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn unsubscribe(State(l): State<Arc<Listener>>, s: Session) -> Result<Response, Fail> {
+    l.engine.set_device_push(&s.device, None).await?;
+    l.engine.remote_log(&s.device, "push_off", Timestamp::now(), None).await;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// One proposal a decision names, with the hash of the payload the phone showed.

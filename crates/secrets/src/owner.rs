@@ -58,16 +58,49 @@ impl std::fmt::Debug for Owner {
     }
 }
 
+/// A secret of a home kept like the owner credential: in the keychain under
+/// `LABEL:<hash of the home>`, else in the home's file `FILE` (mode 0600).
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    /// The keychain entry's prefix.
+    pub label: &'static str,
+    /// The fallback file's name in the home.
+    pub file: &'static str,
+    /// What it is, for the log.
+    pub what: &'static str,
+}
+
+/// The owner credential's slot.
+pub const OWNER: Slot = Slot { label: "owner", file: "owner.token", what: "the owner credential" };
+
+/// The token of the ntfy topic the remote listener pushes to, when it needs one.
+pub const NTFY: Slot = Slot { label: "ntfy", file: "ntfy.token", what: "the ntfy token" };
+
+/// The remote listener's VAPID key (the Web Push sender's signing key).
+pub const VAPID: Slot = Slot { label: "vapid", file: "vapid.key", what: "the Web Push (VAPID) key" };
+
+impl Slot {
+    /// The keychain user name of this secret of `home`.
+    pub fn keychain_user(&self, home: &Path) -> String {
+        let canon = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        let h = Sha256::digest(canon.to_string_lossy().as_bytes());
+        format!("{}:{}", self.label, &hex::encode(h)[..16])
+    }
+
+    /// The fallback file.
+    pub fn file_path(&self, home: &Path) -> PathBuf {
+        home.join(self.file)
+    }
+}
+
 /// The keychain user name of a home's owner credential.
 pub fn keychain_user(home: &Path) -> String {
-    let canon = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let h = Sha256::digest(canon.to_string_lossy().as_bytes());
-    format!("owner:{}", &hex::encode(h)[..16])
+    OWNER.keychain_user(home)
 }
 
 /// The fallback file.
 pub fn file_path(home: &Path) -> PathBuf {
-    home.join("owner.token")
+    OWNER.file_path(home)
 }
 
 fn read_file(path: &Path) -> Result<Option<String>, SecretsError> {
@@ -105,8 +138,19 @@ pub fn load_or_create(
     keychain: &Keychain,
     generate: impl FnOnce() -> String,
 ) -> Result<Owner, SecretsError> {
-    let file = file_path(home);
-    let user = keychain_user(home);
+    load_or_create_in(OWNER, home, mode, keychain, generate)
+}
+
+/// Loads the secret in `slot` of `home`, creating it with `generate` if there is none.
+pub fn load_or_create_in(
+    slot: Slot,
+    home: &Path,
+    mode: Mode,
+    keychain: &Keychain,
+    generate: impl FnOnce() -> String,
+) -> Result<Owner, SecretsError> {
+    let file = slot.file_path(home);
+    let user = slot.keychain_user(home);
     if mode != Mode::File {
         match keychain.get(&user) {
             Ok(token) => {
@@ -127,14 +171,14 @@ pub fn load_or_create(
                         return Ok(Owner { token, location: Where::Keychain });
                     }
                     Ok(_) => {
-                        return Err(SecretsError::Unavailable("the keychain did not keep the owner credential".into()));
+                        return Err(SecretsError::Unavailable(format!("the keychain did not keep {}", slot.what)));
                     }
                     Err(e) if mode == Mode::Auto && e.keychain_unusable() => {
-                        tracing::warn!(error = %e, "the system keychain cannot store the owner credential");
+                        tracing::warn!(error = %e, "the system keychain cannot store {}", slot.what);
                     }
                     Err(e) => return Err(e),
                 }
-                return fallback(&file, Some(token));
+                return fallback(slot, &file, Some(token));
             }
             Err(e) if mode == Mode::Auto && e.keychain_unusable() => {
                 tracing::warn!(error = %e, "no usable system keychain");
@@ -142,10 +186,10 @@ pub fn load_or_create(
             Err(e) => return Err(e),
         }
     }
-    fallback(&file, None).or_else(|_| fallback(&file, Some(generate())))
+    fallback(slot, &file, None).or_else(|_| fallback(slot, &file, Some(generate())))
 }
 
-fn fallback(file: &Path, token: Option<String>) -> Result<Owner, SecretsError> {
+fn fallback(slot: Slot, file: &Path, token: Option<String>) -> Result<Owner, SecretsError> {
     let token = match (read_file(file)?, token) {
         (Some(existing), _) => existing,
         (None, Some(t)) => {
@@ -156,10 +200,43 @@ fn fallback(file: &Path, token: Option<String>) -> Result<Owner, SecretsError> {
     };
     tracing::warn!(
         path = %file.display(),
-        "the owner credential is kept in a file (mode 0600) because no system keychain is in use; \
-         any process running as this user can read it"
+        "{} is kept in a file (mode 0600) because no system keychain is in use; \
+         any process running as this user can read it",
+        slot.what
     );
     Ok(Owner { token, location: Where::File })
+}
+
+/// Reads the secret in `slot` of `home` where it is (the file, then the keychain); none if it
+/// was never kept.
+pub fn read_in(slot: Slot, home: &Path, keychain: &Keychain) -> Option<String> {
+    if let Ok(Some(s)) = read_file(&slot.file_path(home)) {
+        return Some(s);
+    }
+    keychain.get(&slot.keychain_user(home)).ok()
+}
+
+/// Keeps `secret` in `slot` of `home`: the keychain if it takes it, else the file (0600); an
+/// empty one removes it from both. Where it went.
+pub fn keep_in(slot: Slot, home: &Path, mode: Mode, keychain: &Keychain, secret: &str) -> Result<Where, SecretsError> {
+    let (file, user) = (slot.file_path(home), slot.keychain_user(home));
+    if secret.is_empty() {
+        let _ = keychain.delete(&user);
+        let _ = fs::remove_file(&file);
+        return Ok(Where::Keychain);
+    }
+    if mode != Mode::File {
+        match keychain.set(&user, secret) {
+            Ok(()) => {
+                let _ = fs::remove_file(&file);
+                return Ok(Where::Keychain);
+            }
+            Err(e) if mode == Mode::Auto && e.keychain_unusable() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    write_private(&file, secret)?;
+    Ok(Where::File)
 }
 
 /// Loads the owner credential for a client (the CLI): the keychain, then the file. Never

@@ -301,6 +301,15 @@ pub(crate) async fn device_used(
     Ok(c.exec(sql::DEVICE_USED, &args![name, passkey, at.0, node]).await? == 1)
 }
 
+pub(crate) async fn device_push(
+    c: &mut impl Conn,
+    node: &str,
+    name: &str,
+    push: Option<&str>,
+) -> Result<bool, CoreError> {
+    Ok(c.exec(sql::DEVICE_PUSH, &args![name, push, node]).await? == 1)
+}
+
 pub(crate) async fn revoke_device(c: &mut impl Conn, node: &str, name: &str, at: Timestamp) -> Result<bool, CoreError> {
     Ok(c.exec(sql::DEVICE_REVOKE, &args![name, at.0, node]).await? == 1)
 }

@@ -212,6 +212,7 @@ pub(crate) fn device(row: &dyn Cols) -> Result<assent_core::remote::Device, Stor
         added_at: Timestamp(row.int("added_at")?),
         last_used_at: row.int_opt("last_used_at")?.map(Timestamp),
         revoked_at: row.int_opt("revoked_at")?.map(Timestamp),
+        push: row.text_opt("push")?,
     })
 }
 

@@ -163,7 +163,7 @@ pub(crate) const RULES_LOCK: [&str; 2] =
 pub(crate) const RULES_LOCK_KEY: i64 = 0x6173_7365_6e74_2d72;
 
 // Paired devices (answering from a phone).
-pub(crate) const DEVICES: &str = "SELECT name, credential_id, passkey, added_at, last_used_at, revoked_at FROM devices \
+pub(crate) const DEVICES: &str = "SELECT name, credential_id, passkey, added_at, last_used_at, revoked_at, push FROM devices \
      WHERE node = $1 ORDER BY name";
 pub(crate) const DEVICE_STATE: Twin = Twin {
     lite: "SELECT revoked_at FROM devices WHERE name = $1 AND node = $2",
@@ -172,11 +172,13 @@ pub(crate) const DEVICE_STATE: Twin = Twin {
 pub(crate) const DEVICE_INSERT: &str =
     "INSERT INTO devices (name, credential_id, passkey, added_at, node) VALUES ($1, $2, $3, $4, $5)";
 pub(crate) const DEVICE_PAIRED_AGAIN: &str = "UPDATE devices SET credential_id = $2, passkey = $3, added_at = $4, \
-     last_used_at = NULL, revoked_at = NULL WHERE name = $1 AND node = $5";
+     last_used_at = NULL, revoked_at = NULL, push = NULL WHERE name = $1 AND node = $5";
 pub(crate) const DEVICE_USED: &str =
     "UPDATE devices SET passkey = $2, last_used_at = $3 WHERE name = $1 AND revoked_at IS NULL AND node = $4";
+pub(crate) const DEVICE_PUSH: &str =
+    "UPDATE devices SET push = $2 WHERE name = $1 AND revoked_at IS NULL AND node = $3";
 pub(crate) const DEVICE_REVOKE: &str =
-    "UPDATE devices SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL AND node = $3";
+    "UPDATE devices SET revoked_at = $2, push = NULL WHERE name = $1 AND revoked_at IS NULL AND node = $3";
 
 pub(crate) const REMOTE_LOG: &str =
     "INSERT INTO remote_log (device, event, at, detail, node) VALUES ($1, $2, $3, $4, $5)";

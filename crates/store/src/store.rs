@@ -282,6 +282,11 @@ impl<B: Backend> Store for SqlStore<B> {
         write_op!(self, |c, node| ops::device_used(c, node, &name, &passkey, at))
     }
 
+    async fn set_device_push(&self, name: &str, push: Option<&str>) -> Result<bool, CoreError> {
+        let (name, push) = (name.to_string(), push.map(str::to_string));
+        write_op!(self, |c, node| ops::device_push(c, node, &name, push.as_deref()))
+    }
+
     async fn revoke_device(&self, name: &str, at: Timestamp) -> Result<bool, CoreError> {
         let name = name.to_string();
         write_op!(self, |c, node| ops::revoke_device(c, node, &name, at))

@@ -249,6 +249,7 @@ async fn devices_are_paired_used_revoked_and_paired_again() {
             added_at: Timestamp(at),
             last_used_at: None,
             revoked_at: None,
+            push: None,
         };
         assert!(s.devices().await.unwrap().is_empty(), "{db}");
         s.add_device(pixel("c1", 1)).await.unwrap();
@@ -262,7 +263,12 @@ async fn devices_are_paired_used_revoked_and_paired_again() {
         assert!(s.device_used("pixel", "{\"counter\":5}", Timestamp(3)).await.unwrap(), "{db}");
         let used = s.devices().await.unwrap();
         assert_eq!((used[0].passkey.as_str(), used[0].last_used_at), ("{\"counter\":5}", Some(Timestamp(3))), "{db}");
+        assert!(s.set_device_push("pixel", Some("{\"endpoint\":\"e\"}")).await.unwrap(), "{db}");
+        assert_eq!(s.devices().await.unwrap()[0].push.as_deref(), Some("{\"endpoint\":\"e\"}"), "{db}");
+        assert!(!s.set_device_push("ghost", None).await.unwrap(), "{db}");
         assert!(s.revoke_device("pixel", Timestamp(4)).await.unwrap(), "{db}");
+        assert_eq!(s.devices().await.unwrap()[0].push, None, "{db}: a revoked device is pushed nothing");
+        assert!(!s.set_device_push("pixel", Some("{}")).await.unwrap(), "{db}: nor subscribes again");
         assert!(!s.revoke_device("pixel", Timestamp(5)).await.unwrap(), "{db}: once");
         assert!(!s.device_used("pixel", "{}", Timestamp(5)).await.unwrap(), "{db}: a revoked device is not used");
         assert!(!s.device_used("ghost", "{}", Timestamp(5)).await.unwrap(), "{db}");

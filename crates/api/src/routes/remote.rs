@@ -17,6 +17,7 @@ impl From<ControlError> for ApiError {
         match e {
             ControlError::Core(c) => c.into(),
             ControlError::Origin(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_origin", message),
+            ControlError::Ntfy(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_ntfy", message),
             ControlError::Bind { .. } => ApiError::new(StatusCode::CONFLICT, "remote_port_busy", message),
             ControlError::Disabled => ApiError::new(StatusCode::CONFLICT, "remote_disabled", message),
             ControlError::Busy => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "remote_busy", message),
@@ -55,6 +56,14 @@ pub struct Enable {
     /// free one).
     #[serde(default)]
     port: Option<u16>,
+    /// Seconds a proposal may wait before paired phones are pushed (0: at once; left out: as
+    /// before, else 60).
+    #[serde(default)]
+    push_after: Option<u64>,
+    /// An ntfy topic to push to as well, `https://HOST/TOPIC` (`""` stops it; left out: as
+    /// before). A push says how many proposals wait, nothing else.
+    #[serde(default)]
+    ntfy: Option<String>,
 }
 
 /// Turns the remote listener on (or moves it to another origin or port), at once.
@@ -67,7 +76,9 @@ pub async fn enable(
     _: Owner,
     Json(e): Json<Enable>,
 ) -> Result<axum::Json<Status>, ApiError> {
-    Ok(axum::Json(remote(&s)?.enable(e.origin.as_deref(), e.port).await?))
+    let change =
+        assent_remote::service::Change { origin: e.origin, port: e.port, push_after: e.push_after, ntfy: e.ntfy };
+    Ok(axum::Json(remote(&s)?.enable(change).await?))
 }
 
 /// Turns the remote listener off: every session and pairing code ends.

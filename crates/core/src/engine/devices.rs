@@ -51,6 +51,11 @@ impl Engine {
         self.inner.store.device_used(name, passkey, Timestamp::now()).await
     }
 
+    /// Sets or clears a paired device's Web Push subscription; false if it is revoked.
+    pub async fn set_device_push(&self, name: &str, push: Option<&str>) -> Result<bool, CoreError> {
+        self.inner.store.set_device_push(name, push).await
+    }
+
     /// Revokes a paired device and logs it; `not_found` if none by that name is paired.
     pub async fn revoke_device(&self, name: &str) -> Result<(), CoreError> {
         let at = Timestamp::now();
