@@ -256,3 +256,73 @@ pub fn quit_app(app: tauri::AppHandle) {
     tracing::info!("quit from the window");
     app.exit(0);
 }
+
+impl From<assent_remote::ControlError> for CmdError {
+    fn from(e: assent_remote::ControlError) -> Self {
+        use assent_remote::ControlError as E;
+        let code = match &e {
+            E::Core(_) => "",
+            E::Origin(_) => "invalid_origin",
+            E::Ntfy(_) => "invalid_ntfy",
+            E::Bind { .. } => "remote_port_busy",
+            E::Disabled => "remote_disabled",
+            E::Busy => "remote_busy",
+            E::Save(_) => "internal",
+        };
+        match e {
+            E::Core(c) => c.into(),
+            e => CmdError { code: code.into(), message: e.to_string() },
+        }
+    }
+}
+
+/// The remote listener: on or off, its origin, where it listens, the devices.
+#[tauri::command]
+pub async fn remote_status(d: State<'_, Desktop>) -> Res<assent_remote::Status> {
+    Ok(d.remote.status().await?)
+}
+
+/// Turns the remote listener on (or changes its origin, port or when it pushes).
+#[tauri::command]
+pub async fn remote_enable(
+    d: State<'_, Desktop>,
+    origin: Option<String>,
+    port: Option<u16>,
+    push_after: Option<u64>,
+) -> Res<assent_remote::Status> {
+    Ok(d.remote.enable(assent_remote::Change { origin, port, push_after, ntfy: None }).await?)
+}
+
+/// Turns the remote listener off: every session ends.
+#[tauri::command]
+pub async fn remote_disable(d: State<'_, Desktop>) -> Res<assent_remote::Status> {
+    Ok(d.remote.disable().await?)
+}
+
+/// A pairing code: its link and the link's QR code.
+#[derive(Serialize)]
+pub struct PairingShown {
+    #[serde(flatten)]
+    pairing: assent_remote::Pairing,
+    qr: Option<assent_remote::Qr>,
+}
+
+/// A one-time pairing link for a phone, with its QR code.
+#[tauri::command]
+pub async fn remote_pair(d: State<'_, Desktop>, name: Option<String>) -> Res<PairingShown> {
+    let pairing = d.remote.pair(name.as_deref().filter(|n| !n.is_empty())).await?;
+    let qr = assent_remote::Qr::of(&pairing.link);
+    Ok(PairingShown { pairing, qr })
+}
+
+/// The paired devices (never a passkey).
+#[tauri::command]
+pub async fn remote_devices(d: State<'_, Desktop>) -> Res<Vec<assent_core::remote::DeviceInfo>> {
+    Ok(d.engine.devices().await?.iter().map(assent_core::remote::DeviceInfo::from).collect())
+}
+
+/// Revokes a device: its sessions end at once.
+#[tauri::command]
+pub async fn remote_revoke(d: State<'_, Desktop>, name: String) -> Res<()> {
+    Ok(d.remote.revoke(&name).await?)
+}

@@ -39,6 +39,8 @@ pub struct Desktop {
     pub painted: tokio::sync::Notify,
     /// "Pause notifications" from the tray.
     pub pause: assent_notify::Pause,
+    /// The remote listener (answering from a phone).
+    pub remote: assent_remote::Remote,
 }
 
 /// The argument a start at login passes: open in the tray, without the window.
@@ -219,6 +221,12 @@ pub fn run() {
             commands::get_autostart,
             commands::set_autostart,
             commands::quit_app,
+            commands::remote_status,
+            commands::remote_enable,
+            commands::remote_disable,
+            commands::remote_pair,
+            commands::remote_devices,
+            commands::remote_revoke,
         ])
         .setup(move |app| {
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "setting up");
@@ -231,6 +239,7 @@ pub fn run() {
                 Err(e) => fail(&e),
             };
             let engine = running.engine.clone();
+            let remote = running.remote.clone();
             *for_setup.lock().unwrap_or_else(|e| e.into_inner()) = EngineSlot::Running(running);
             app.manage(Desktop {
                 engine: engine.clone(),
@@ -241,6 +250,7 @@ pub fn run() {
                 first_page_query,
                 painted: Default::default(),
                 pause: pause.clone(),
+                remote,
             });
             main_window(app.handle(), first_page)?;
             if !hidden {

@@ -99,4 +99,34 @@ describe("the Settings page", () => {
     render(Settings, { backend: m });
     await waitFor(() => expect(screen.getByTestId("version").textContent).toBe("0.2.0 (commit unknown)"));
   });
+
+  it("turns answering from a phone on, pairs with a QR code, revokes, and turns it off", async () => {
+    const m = new MockBackend();
+    render(Settings, { backend: m });
+    const input = (await screen.findByTestId("remote-origin-input")) as HTMLInputElement;
+    await fireEvent.input(input, { target: { value: "http://desk.example" } });
+    await fireEvent.click(screen.getByTestId("remote-on"));
+    await waitFor(() => expect(screen.getByTestId("remote-error").textContent).toContain("https://HOST"));
+    await fireEvent.input(input, { target: { value: "https://desk.example.ts.net" } });
+    await fireEvent.click(screen.getByTestId("remote-on"));
+    await waitFor(() => expect(screen.getByTestId("remote-origin").textContent).toBe("https://desk.example.ts.net"));
+    expect(screen.getByTestId("remote-address").textContent).toBe("127.0.0.1:4518");
+    expect(calls(m, "remoteEnable").at(-1)?.args).toEqual(["https://desk.example.ts.net", 60]);
+
+    await fireEvent.input(screen.getByTestId("pair-name"), { target: { value: "Anna's Pixel" } });
+    await fireEvent.click(screen.getByTestId("pair"));
+    await waitFor(() => expect(screen.getByTestId("pair-link").textContent).toContain("#pair="));
+    expect(screen.getByTestId("pair-link").textContent).toContain("name=Anna's%20Pixel");
+    expect(screen.getByTestId("pair-qr").querySelectorAll("rect").length).toBeGreaterThan(100);
+
+    m.devices.push({ name: "pixel", added_at: new Date().toISOString() });
+    await fireEvent.change(screen.getByTestId("push-after"), { target: { value: "0" } });
+    await waitFor(() => expect(screen.getByTestId("devices").textContent).toContain("pixel"));
+    await fireEvent.click(screen.getByTestId("revoke-device"));
+    await waitFor(() => expect(screen.getByTestId("devices").textContent).toContain("revoked"));
+    expect(m.devices[0].revoked_at).toBeTruthy();
+
+    await fireEvent.click(screen.getByTestId("remote-off"));
+    await waitFor(() => expect(screen.getByTestId("remote-on")).toBeTruthy());
+  });
 });

@@ -19,6 +19,9 @@ import type { NewRule } from "./bindings/NewRule";
 import type { Rule } from "./bindings/Rule";
 import type { RuleList } from "./bindings/RuleList";
 import type { Similar } from "./bindings/Similar";
+import type { DeviceInfo } from "./bindings/DeviceInfo";
+
+export type { DeviceInfo };
 
 export type { Outcome };
 
@@ -65,6 +68,27 @@ export interface QuitRequest {
   pending: number;
 }
 
+/** Answering from a phone: the remote listener as the app shows it. */
+export interface RemoteStatus {
+  enabled: boolean;
+  /** The origin the phone opens (kept while off). */
+  origin?: string;
+  /** 127.0.0.1:PORT, where the tunnel must point, while on. */
+  address?: string;
+  devices: number;
+  subscribed: number;
+  /** Seconds a proposal waits before phones are pushed (0: at once). */
+  push_after: number;
+  ntfy?: string;
+}
+
+/** A one-time pairing link, and its QR code (`width` modules a side, "1" dark). */
+export interface RemotePairing {
+  link: string;
+  expires_at: string;
+  qr: { width: number; modules: string } | null;
+}
+
 /** A change the app hears about: an engine event (generated from the Rust type), or "refetch everything". */
 export type Change = Event | { type: "lagged" };
 
@@ -109,6 +133,13 @@ export interface Backend {
   quit(): Promise<void>;
   /** The tray's Quit, while agents wait: the app asks first. */
   onQuitRequested(f: (q: QuitRequest) => void): Promise<() => void>;
+  remoteStatus(): Promise<RemoteStatus>;
+  /** Turns the remote listener on (or changes its origin, or when it pushes). */
+  remoteEnable(origin?: string, pushAfter?: number): Promise<RemoteStatus>;
+  remoteDisable(): Promise<RemoteStatus>;
+  remotePair(name?: string): Promise<RemotePairing>;
+  remoteDevices(): Promise<DeviceInfo[]>;
+  remoteRevoke(name: string): Promise<void>;
 }
 
 /** An error as the backend reports it. */
@@ -159,5 +190,11 @@ export async function tauriBackend(): Promise<Backend> {
     setAutostart: (enabled) => invoke("set_autostart", { enabled }),
     quit: () => invoke("quit_app"),
     onQuitRequested: (f) => listen<QuitRequest>("assent://quit-requested", (e) => f(e.payload)),
+    remoteStatus: () => invoke("remote_status"),
+    remoteEnable: (origin, pushAfter) => invoke("remote_enable", { origin: origin ?? null, port: null, pushAfter: pushAfter ?? null }),
+    remoteDisable: () => invoke("remote_disable"),
+    remotePair: (name) => invoke("remote_pair", { name: name ?? null }),
+    remoteDevices: () => invoke("remote_devices"),
+    remoteRevoke: (name) => invoke("remote_revoke", { name }),
   };
 }

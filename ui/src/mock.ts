@@ -2,7 +2,7 @@
 // screenshots in a plain browser. Seeded from real API output (fixtures/).
 
 import type { Scheme } from "./bindings/Scheme";
-import type { AppInfo, Backend, Change, DecideOptions, Detail, ListParams, Outcome, QuitRequest } from "./api";
+import type { AppInfo, Backend, Change, DecideOptions, Detail, DeviceInfo, ListParams, Outcome, QuitRequest, RemoteStatus } from "./api";
 import type { AgentInfo } from "./bindings/AgentInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { CredentialMeta } from "./bindings/CredentialMeta";
@@ -588,6 +588,44 @@ export class MockBackend implements Backend {
     return () => {
       this.quitListeners = this.quitListeners.filter((x) => x !== f);
     };
+  }
+  /** The remote listener, in memory: off until turned on, one device once paired. */
+  remoteState: RemoteStatus = { enabled: false, devices: 0, subscribed: 0, push_after: 60 };
+  devices: DeviceInfo[] = [];
+  async remoteStatus() {
+    return { ...this.remoteState, devices: this.devices.filter((d) => !d.revoked_at).length };
+  }
+  async remoteEnable(origin?: string, pushAfter?: number) {
+    this.calls.push({ name: "remoteEnable", args: [origin, pushAfter] });
+    const o = origin ?? this.remoteState.origin;
+    if (!o || !/^https:\/\/[^/]+$/.test(o.replace(/\/$/, ""))) throw { code: "invalid_origin", message: `the remote origin must be https://HOST[:PORT] with no path: ${o ?? ""}` };
+    this.remoteState = { ...this.remoteState, enabled: true, origin: o.replace(/\/$/, ""), address: "127.0.0.1:4518", push_after: pushAfter ?? this.remoteState.push_after };
+    return this.remoteStatus();
+  }
+  async remoteDisable() {
+    this.remoteState = { ...this.remoteState, enabled: false, address: undefined };
+    return this.remoteStatus();
+  }
+  async remotePair(name?: string) {
+    if (!this.remoteState.enabled) throw { code: "remote_disabled", message: "the remote listener is off: turn it on first" };
+    const link = `${this.remoteState.origin}/#pair=${"7f".repeat(32)}${name ? `&name=${encodeURIComponent(name)}` : ""}`;
+    // A stand-in pattern of the right size: the real code comes from the host.
+    const width = 41;
+    let modules = "";
+    for (let y = 0; y < width; y++) for (let x = 0; x < width; x++) {
+      const finder = (a: number, b: number) => a < 7 && b < 7 && (a === 0 || a === 6 || b === 0 || b === 6 || (a > 1 && a < 5 && b > 1 && b < 5));
+      const f = finder(x, y) || finder(width - 1 - x, y) || finder(x, width - 1 - y);
+      modules += f || ((x * 7 + y * 13 + x * y) % 5 < 2 && x > 7 && y > 7) ? "1" : "0";
+    }
+    return { link, expires_at: new Date(Date.now() + 5 * 60_000).toISOString(), qr: { width, modules } };
+  }
+  async remoteDevices() {
+    return this.devices;
+  }
+  async remoteRevoke(name: string) {
+    const d = this.devices.find((x) => x.name === name && !x.revoked_at);
+    if (!d) throw { code: "not_found", message: `no paired device \`${name}\`` };
+    d.revoked_at = new Date().toISOString();
   }
   /** Simulates the tray's Quit while agents wait (by default: one waiting, every pending proposal). */
   requestQuit(waiting = 1, pending = this.proposals.filter((p) => p.status === "pending").length) {

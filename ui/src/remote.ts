@@ -274,5 +274,11 @@ export function remoteBackend(r: Remote): Backend {
     setAutostart: async () => false,
     quit: async () => {},
     onQuitRequested: async () => () => {},
+    remoteStatus: notHere("Answering from a phone is set up"),
+    remoteEnable: notHere("Answering from a phone is set up"),
+    remoteDisable: notHere("Answering from a phone is set up"),
+    remotePair: notHere("Pairing"),
+    remoteDevices: notHere("Managing devices"),
+    remoteRevoke: notHere("Managing devices"),
   };
 }

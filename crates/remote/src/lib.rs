@@ -21,7 +21,7 @@ pub mod page;
 pub mod push;
 pub mod service;
 
-pub use service::{ControlError, Options, Pairing, Remote, Settings, Status};
+pub use service::{Change, ControlError, Options, Pairing, Qr, Remote, Settings, Status};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -100,6 +100,24 @@ pub struct Pairing {
     pub expires_at: Timestamp,
 }
 
+/// A pairing link as a QR code: `width` modules a side, row by row, `1` dark and `0` light.
+#[derive(Debug, Clone, Serialize)]
+pub struct Qr {
+    /// Modules a side.
+    pub width: usize,
+    /// Every module, row by row.
+    pub modules: String,
+}
+
+impl Qr {
+    /// The QR code of `text` (none if it is too long for one).
+    pub fn of(text: &str) -> Option<Qr> {
+        let code = qrcode::QrCode::new(text.as_bytes()).ok()?;
+        let modules = code.to_colors().iter().map(|c| if *c == qrcode::Color::Dark { '1' } else { '0' }).collect();
+        Some(Qr { width: code.width(), modules })
+    }
+}
+
 /// Why the listener could not be changed.
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
