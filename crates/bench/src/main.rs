@@ -20,12 +20,16 @@
 //!   made on one node waking the agent waiting on another, and the first page of the inbox with
 //!   1,000,000 team proposals.
 //!
-//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|hook|app|team]...` (default: all).
+//! - `remote`: a decision from a paired phone (a passkey assertion through the remote listener)
+//!   to the agent's wait returning, next to the same decision through the owner API.
+//!
+//! Usage: `assent-bench [all|ingest|wake|waits|preview|rules|hook|app|team|remote]...` (default: all).
 
 mod app;
 mod hook;
 mod load;
 mod preview;
+mod remote;
 mod rules;
 mod server;
 mod team;
@@ -39,8 +43,12 @@ fn main() -> anyhow::Result<()> {
     }
     let want = |name: &str| args.is_empty() || args.iter().any(|a| a == name || a == "all");
     for a in &args {
-        if !["all", "ingest", "wake", "waits", "preview", "rules", "hook", "app", "team"].contains(&a.as_str()) {
-            anyhow::bail!("unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules, hook, app or team");
+        if !["all", "ingest", "wake", "waits", "preview", "rules", "hook", "app", "team", "remote"]
+            .contains(&a.as_str())
+        {
+            anyhow::bail!(
+                "unknown benchmark {a:?}: use all, ingest, wake, waits, preview, rules, hook, app, team or remote"
+            );
         }
     }
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -72,6 +80,9 @@ fn main() -> anyhow::Result<()> {
     }
     if want("team") {
         rt.block_on(team::bench())?;
+    }
+    if want("remote") {
+        rt.block_on(remote::bench())?;
     }
     Ok(())
 }
