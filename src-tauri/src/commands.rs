@@ -264,6 +264,7 @@ impl From<assent_remote::ControlError> for CmdError {
             E::Core(_) => "",
             E::Origin(_) => "invalid_origin",
             E::Ntfy(_) => "invalid_ntfy",
+            E::PushAfter => "invalid_push_after",
             E::Bind { .. } => "remote_port_busy",
             E::Disabled => "remote_disabled",
             E::Busy => "remote_busy",

@@ -5,55 +5,17 @@
 //! or the agent's words would try, each refused with nothing decided.
 
 use crate::harness::{Server, stdout};
-use passkey_authenticator::{Authenticator, UiHint, UserCheck, UserValidationMethod};
-use passkey_client::{Client, DefaultClientData};
-use passkey_types::ctap2::{Aaguid, Ctap2Error};
+use assent_softkey::SoftKey;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration;
-
-/// The person, present and verified (the phone's biometric check passed).
-struct Verified;
-
-#[async_trait::async_trait]
-impl UserValidationMethod for Verified {
-    type PasskeyItem = passkey_types::Passkey;
-    async fn check_user<'a>(
-        &self,
-        _: UiHint<'a, Self::PasskeyItem>,
-        _: bool,
-        _: bool,
-    ) -> Result<UserCheck, Ctap2Error> {
-        Ok(UserCheck { presence: true, verification: true })
-    }
-    fn is_presence_enabled(&self) -> bool {
-        true
-    }
-    fn is_verification_enabled(&self) -> Option<bool> {
-        Some(true)
-    }
-}
-
-type Key = Client<
-    Option<passkey_types::Passkey>,
-    Verified,
-    passkey_crypto::AvailableBackend,
-    public_suffix::PublicSuffixList,
-    (),
->;
-
-fn key(stored: Option<passkey_types::Passkey>) -> Key {
-    let mut auth = Authenticator::new(Aaguid::new_empty(), stored, Verified, passkey_crypto::AvailableBackend);
-    auth.set_make_credentials_with_signature_counter(true);
-    Client::new(auth).allows_insecure_localhost(true)
-}
 
 /// A phone: its browser (cookies by hand, `Origin` as a browser sends it) and its passkey.
 struct Phone {
     http: reqwest::Client,
     origin: String,
     cookie: Option<String>,
-    key: Key,
+    key: SoftKey,
 }
 
 /// A free loopback port for the listener (its origin names it before it listens).
@@ -69,7 +31,7 @@ impl Phone {
             .timeout(Duration::from_secs(60))
             .build()
             .unwrap();
-        Phone { http, origin: format!("http://localhost:{port}"), cookie: None, key: key(None) }
+        Phone { http, origin: format!("http://localhost:{port}"), cookie: None, key: SoftKey::new(None) }
     }
 
     async fn send(&mut self, method: Method, path: &str, body: Option<&Value>) -> (StatusCode, Value) {
@@ -105,10 +67,6 @@ impl Phone {
         self.send(Method::GET, path, None).await
     }
 
-    fn url(&self) -> url::Url {
-        url::Url::parse(&self.origin).unwrap()
-    }
-
     /// Pairs with the code in `link` as `name`.
     async fn pair(&mut self, link: &str, name: &str) -> (StatusCode, Value) {
         let code = link.split("#pair=").nth(1).unwrap().split('&').next().unwrap();
@@ -116,19 +74,13 @@ impl Phone {
         if s != StatusCode::OK {
             return (s, v);
         }
-        let origin = self.url();
-        let created =
-            self.key.register(&origin, serde_json::from_value(v["options"].clone()).unwrap(), DefaultClientData);
-        let created = created.await.unwrap();
+        let created = self.key.register(&self.origin, &v["options"]).await.unwrap();
         self.post("/api/pair", json!({ "ceremony": v["ceremony"], "credential": created })).await
     }
 
     /// Signs request options with the passkey.
     async fn sign(&mut self, options: &Value) -> Value {
-        let origin = self.url();
-        let signed =
-            self.key.authenticate(&origin, serde_json::from_value(options.clone()).unwrap(), DefaultClientData);
-        serde_json::to_value(signed.await.unwrap()).unwrap()
+        self.key.sign(&self.origin, options).await.unwrap()
     }
 
     async fn login(&mut self) -> (StatusCode, Value) {
@@ -366,17 +318,22 @@ async fn an_assertion_decides_only_what_it_was_made_for_and_only_once() {
     let mut unsigned = ask_b.clone();
     unsigned["nonce"] = asked["nonce"].clone();
     unsigned["credential"] = signed_garbage();
-    let (st, v) = phone.post("/api/decisions", unsigned).await;
+    let (st, v) = phone.post("/api/decisions", unsigned.clone()).await;
     assert!(st == StatusCode::FORBIDDEN || st == StatusCode::BAD_REQUEST, "{st} {v}");
+    // A field the decision does not take (no "allow similar" from the phone) is refused whole.
+    let mut extra = unsigned;
+    extra["allow_similar"] = json!({});
+    let (st, v) = phone.post("/api/decisions", extra).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_json")), "{v}");
     assert_eq!(status_of(&s, &b).await["status"], "pending");
 
     // A cloned authenticator: a copy of the passkey from before its last use signs with a
     // counter that did not go up.
-    let copy = phone.key.authenticator().store().clone();
+    let copy = phone.key.stored();
     let (st, _) = phone.login().await;
     assert_eq!(st, StatusCode::OK);
     let mut clone = Phone::new(phone.origin.rsplit(':').next().unwrap().parse().unwrap());
-    clone.key = key(copy);
+    clone.key = SoftKey::new(copy);
     let (st, v) = clone.login().await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("authenticator_cloned")), "{v}");
 
@@ -656,4 +613,51 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(phone.get("/api/push").await.1["subscribed"], false, "dropped");
+}
+
+/// The desktop's screen saver, standing in on a private session bus: locked or not.
+struct ScreenSaver(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+#[zbus::interface(name = "org.freedesktop.ScreenSaver")]
+impl ScreenSaver {
+    fn get_active(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[tokio::test]
+async fn while_the_screen_is_locked_a_push_goes_at_once() {
+    let bus = crate::harness::private_bus_with_keyring();
+    let locked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let _saver = zbus::connection::Builder::address(bus.address.as_str())
+        .unwrap()
+        .name("org.freedesktop.ScreenSaver")
+        .unwrap()
+        .serve_at("/org/freedesktop/ScreenSaver", ScreenSaver(locked.clone()))
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())]).await;
+    let port = free_port();
+    let origin = format!("http://localhost:{port}");
+    let o = s.cli(&["remote", "enable", "--origin", &origin, "--port", &port.to_string(), "--push-after", "3600"]);
+    assert!(o.status.success(), "{}", crate::harness::stderr(&o));
+    let mut phone = Phone::new(port);
+    assert_eq!(phone.pair(&pairing(&s), "pixel").await.0, StatusCode::OK);
+    let service = PushService::start().await;
+    let (_secret, keys) = browser_keys();
+    let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
+    assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);
+
+    // Locked: an hour's grace does not apply, the push goes now.
+    s.propose_tool("terraform apply").await;
+    assert_eq!(service.at("/push/pixel", 1, 10).await.len(), 1, "pushed at once while locked: {}", s.stderr());
+
+    // At the desk (unlocked): the hour applies, nothing is pushed yet.
+    locked.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert!(s.cli(&["remote", "enable"]).status.success());
+    s.propose_tool("terraform destroy").await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(service.at("/push/pixel", 2, 0).await.len(), 1, "no push while the person is at the desk");
 }

@@ -53,6 +53,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_ntfy",
             "invalid_origin",
             "invalid_path",
+            "invalid_push_after",
             "invalid_payload",
             "invalid_request",
             "invalid_scheme",

@@ -128,6 +128,22 @@ pub async fn propose(c: &reqwest::Client, base: &str, token: &str, i: usize) -> 
     Ok(v["id"].as_str().context("no id")?.to_string())
 }
 
+/// An agent's long-poll on proposal `id` (30 s), on its own task: when it was answered, and
+/// the status it heard.
+pub fn waiter(
+    c: &reqwest::Client,
+    base: &str,
+    token: &str,
+    id: &str,
+) -> tokio::task::JoinHandle<Result<(Instant, String)>> {
+    let (c, url, token) = (c.clone(), format!("{base}/proposals/{id}?wait=30"), token.to_string());
+    tokio::spawn(async move {
+        let r = c.get(&url).bearer_auth(&token).send().await?;
+        let v: Value = r.json().await?;
+        anyhow::Ok((Instant::now(), v["status"].as_str().unwrap_or_default().to_string()))
+    })
+}
+
 /// How soon a decision answers the agent's wait.
 pub async fn wake() -> Result<()> {
     const ROUNDS: usize = 400;
@@ -142,12 +158,7 @@ pub async fn wake() -> Result<()> {
     let mut decision = Vec::with_capacity(ROUNDS);
     for i in 0..ROUNDS + 20 {
         let id = propose(&ca, &srv.base, &agent, i).await?;
-        let (c, url, token) = (ca.clone(), format!("{}/proposals/{id}?wait=30", srv.base), agent.clone());
-        let waiter = tokio::spawn(async move {
-            let r = c.get(&url).bearer_auth(&token).send().await?;
-            let v: Value = r.json().await?;
-            anyhow::Ok((Instant::now(), v["status"].as_str().unwrap_or_default().to_string()))
-        });
+        let wait = waiter(&ca, &srv.base, &agent, &id);
         // Let the wait reach the server and subscribe; a lost wake would show as a 30 s outlier.
         tokio::time::sleep(Duration::from_millis(15)).await;
         let sent = Instant::now();
@@ -161,7 +172,7 @@ pub async fn wake() -> Result<()> {
         if !r.status().is_success() {
             bail!("decision answered {}", r.status());
         }
-        let (answered, status) = waiter.await??;
+        let (answered, status) = wait.await??;
         if status != "approved" {
             bail!("the waiter saw {status}");
         }

@@ -4,51 +4,20 @@
 //! wait returning. A software authenticator (passkey-rs) signs, as the phone's passkey would;
 //! its signing is before the clock starts, as on a phone it happens before the request leaves.
 
-use crate::load::{client, propose};
+use crate::load::{client, propose, waiter};
 use crate::{ms, pct, server};
 use anyhow::{Context, Result, bail};
-use passkey_authenticator::{Authenticator, UiHint, UserCheck, UserValidationMethod};
-use passkey_client::{Client, DefaultClientData};
-use passkey_types::ctap2::{Aaguid, Ctap2Error};
+use assent_softkey::SoftKey;
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Verified;
-
-#[async_trait::async_trait]
-impl UserValidationMethod for Verified {
-    type PasskeyItem = passkey_types::Passkey;
-    async fn check_user<'a>(
-        &self,
-        _: UiHint<'a, Self::PasskeyItem>,
-        _: bool,
-        _: bool,
-    ) -> Result<UserCheck, Ctap2Error> {
-        Ok(UserCheck { presence: true, verification: true })
-    }
-    fn is_presence_enabled(&self) -> bool {
-        true
-    }
-    fn is_verification_enabled(&self) -> Option<bool> {
-        Some(true)
-    }
-}
-
-type Key = Client<
-    Option<passkey_types::Passkey>,
-    Verified,
-    passkey_crypto::AvailableBackend,
-    public_suffix::PublicSuffixList,
-    (),
->;
 
 /// The phone: its HTTP client with the session cookie, and its passkey.
 struct Phone {
     http: reqwest::Client,
     origin: String,
     cookie: String,
-    key: Key,
+    key: SoftKey,
 }
 
 impl Phone {
@@ -70,9 +39,7 @@ impl Phone {
     }
 
     async fn sign(&mut self, options: &Value) -> Result<Value> {
-        let origin = url::Url::parse(&self.origin)?;
-        let signed = self.key.authenticate(&origin, serde_json::from_value(options.clone())?, DefaultClientData).await;
-        Ok(serde_json::to_value(signed.map_err(|e| anyhow::anyhow!("passkey: {e:?}"))?)?)
+        self.key.sign(&self.origin, options).await.map_err(|e| anyhow::anyhow!("passkey: {e}"))
     }
 }
 
@@ -94,17 +61,10 @@ async fn pair(bin: &std::path::Path, home: &std::path::Path) -> Result<Phone> {
         .no_proxy()
         .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], port)))
         .build()?;
-    let mut auth = Authenticator::new(Aaguid::new_empty(), None, Verified, passkey_crypto::AvailableBackend);
-    auth.set_make_credentials_with_signature_counter(true);
-    let mut phone =
-        Phone { http, origin, cookie: String::new(), key: Client::new(auth).allows_insecure_localhost(true) };
+    let mut phone = Phone { http, origin, cookie: String::new(), key: SoftKey::new(None) };
     let asked = phone.post("/api/pair/options", &json!({ "code": code, "name": "bench" })).await?;
-    let origin = url::Url::parse(&phone.origin)?;
-    let created = phone
-        .key
-        .register(&origin, serde_json::from_value(asked["options"].clone())?, DefaultClientData)
-        .await
-        .map_err(|e| anyhow::anyhow!("passkey: {e:?}"))?;
+    let created =
+        phone.key.register(&phone.origin, &asked["options"]).await.map_err(|e| anyhow::anyhow!("passkey: {e}"))?;
     let r = phone
         .http
         .post(format!("{}/api/pair", phone.origin))
@@ -130,12 +90,7 @@ pub async fn bench() -> Result<()> {
     let mut direct = Vec::with_capacity(ROUNDS);
     for i in 0..2 * (ROUNDS + 10) {
         let id = propose(&ca, &srv.base, &agent, i).await?;
-        let (c, url, token) = (ca.clone(), format!("{}/proposals/{id}?wait=30", srv.base), agent.clone());
-        let waiter = tokio::spawn(async move {
-            let r = c.get(&url).bearer_auth(&token).send().await?;
-            let v: Value = r.json().await?;
-            anyhow::Ok((Instant::now(), v["status"].as_str().unwrap_or_default().to_string()))
-        });
+        let wait = waiter(&ca, &srv.base, &agent, &id);
         let by_phone = i % 2 == 0;
         let sent = if by_phone {
             // What the phone does before the tap's request: read the proposal, ask, sign.
@@ -173,7 +128,7 @@ pub async fn bench() -> Result<()> {
             }
             sent
         };
-        let (answered, status) = waiter.await??;
+        let (answered, status) = wait.await??;
         if status != "approved" {
             bail!("the waiter saw {status}");
         }

@@ -602,19 +602,29 @@ struct Ask {
 }
 
 /// The answer: the same decision, the nonce its challenge was derived with, and the assertion.
+// Read from a map and split by hand: serde's flattening cannot refuse unknown fields.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "Map<String, Value>")]
 struct Signed {
     nonce: String,
-    items: Vec<Item>,
-    outcome: Outcome,
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default)]
-    feedback: Option<String>,
-    #[serde(default)]
-    edits: Option<Value>,
+    ask: Ask,
     credential: PublicKeyCredential,
+}
+
+impl TryFrom<Map<String, Value>> for Signed {
+    type Error = String;
+
+    fn try_from(mut m: Map<String, Value>) -> Result<Self, String> {
+        let nonce = match m.remove("nonce") {
+            Some(Value::String(n)) => n,
+            Some(_) => return Err("`nonce` is the string the options gave".into()),
+            None => return Err("missing field `nonce`".into()),
+        };
+        let credential = m.remove("credential").ok_or_else(|| "missing field `credential`".to_string())?;
+        let credential = serde_json::from_value(credential).map_err(|e| format!("`credential`: {e}"))?;
+        let ask = serde_json::from_value(Value::Object(m)).map_err(|e| e.to_string())?;
+        Ok(Self { nonce, ask, credential })
+    }
 }
 
 fn outcome_str(o: Outcome) -> &'static str {
@@ -712,13 +722,7 @@ async fn decision_options(State(l): State<Arc<Listener>>, s: Session, Body(ask):
 async fn decide(State(l): State<Arc<Listener>>, s: Session, Body(signed): Body<Signed>) -> Result<Response, Fail> {
     let now = Timestamp::now();
     l.access().check(now)?;
-    let ask = Ask {
-        items: signed.items,
-        outcome: signed.outcome,
-        reason: signed.reason,
-        feedback: signed.feedback,
-        edits: signed.edits,
-    };
+    let ask = signed.ask;
     ask.check()?;
     // The nonce is spent here, whatever follows: an assertion is good for one try.
     let nonce: Option<[u8; 32]> = hex::decode(&signed.nonce).ok().and_then(|n| n.try_into().ok());

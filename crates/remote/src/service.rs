@@ -21,6 +21,9 @@ pub const DEFAULT_PORT: u16 = 4518;
 /// Seconds a proposal waits before the phones are pushed, unless set.
 pub const DEFAULT_PUSH_AFTER: u64 = 60;
 
+/// The longest wait before a push: a day.
+pub const MAX_PUSH_AFTER: u64 = 86_400;
+
 /// What `remote.json` holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -68,7 +71,7 @@ pub struct Options {
 
 /// The remote listener's state, as `assent remote status` shows it.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RemoteStatus))]
 pub struct Status {
     /// Whether it runs.
     pub enabled: bool,
@@ -91,7 +94,7 @@ pub struct Status {
 
 /// A pairing code for a phone to open.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RemotePairing))]
 pub struct Pairing {
     /// The link to open on the phone (it carries the code after `#`, which no server or proxy
     /// on the way sees).
@@ -132,6 +135,9 @@ pub enum ControlError {
         /// Why.
         error: std::io::Error,
     },
+    /// The wait before a push is longer than [`MAX_PUSH_AFTER`].
+    #[error("`push_after` is 0 to {MAX_PUSH_AFTER} seconds")]
+    PushAfter,
     /// The ntfy topic is not an https URL with a topic.
     #[error("the ntfy topic must be https://HOST/TOPIC: {0}")]
     Ntfy(String),
@@ -280,6 +286,9 @@ impl Remote {
     /// [`DEFAULT_PORT`]), or moves it there, and sets when and where pushes go. Sessions end
     /// when the origin or port changes.
     pub async fn enable(&self, c: Change) -> Result<Status, ControlError> {
+        if c.push_after.is_some_and(|s| s > MAX_PUSH_AFTER) {
+            return Err(ControlError::PushAfter);
+        }
         {
             let mut g = self.0.live.lock().await;
             let origin = match c.origin.as_deref().or(g.0.origin.as_deref()) {

@@ -7,39 +7,15 @@
 
 use assent_core::remote::{Shown, challenge};
 use assent_remote::{Passkeys, RemoteError};
-use passkey_authenticator::{Authenticator, UiHint, UserCheck, UserValidationMethod};
-use passkey_client::{Client, DefaultClientData};
-use passkey_types::ctap2::{Aaguid, Ctap2Error};
+use assent_softkey::SoftKey;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use webauthn_rs::prelude::{PublicKeyCredential, RegisterPublicKeyCredential, Url, WebauthnError};
+use webauthn_rs::prelude::{PublicKeyCredential, RegisterPublicKeyCredential, WebauthnError};
 
 const ORIGIN: &str = "https://phone.example.com";
 
-/// The person, present and verified (the phone's biometric check passed).
-struct Verified;
-
-#[async_trait::async_trait]
-impl UserValidationMethod for Verified {
-    type PasskeyItem = passkey_types::Passkey;
-    async fn check_user<'a>(
-        &self,
-        _: UiHint<'a, Self::PasskeyItem>,
-        _: bool,
-        _: bool,
-    ) -> Result<UserCheck, Ctap2Error> {
-        Ok(UserCheck { presence: true, verification: true })
-    }
-    fn is_presence_enabled(&self) -> bool {
-        true
-    }
-    fn is_verification_enabled(&self) -> Option<bool> {
-        Some(true)
-    }
-}
-
-/// One library's JSON read as the other's (both follow the WebAuthn JSON forms).
+/// The server's JSON read back as the library's type.
 fn json<A: Serialize, B: DeserializeOwned>(a: &A) -> B {
     serde_json::from_value(serde_json::to_value(a).unwrap()).unwrap()
 }
@@ -52,18 +28,14 @@ fn decision(id: &str, outcome: &str, detail: Option<serde_json::Value>, nonce: u
 async fn a_decision_verifies_only_against_what_it_decided() {
     let rp = Passkeys::new(ORIGIN).unwrap();
     // One passkey, found with or without its id (as a phone finds a discoverable one).
-    let store: Option<passkey_types::Passkey> = None;
-    let mut auth = Authenticator::new(Aaguid::new_empty(), store, Verified, passkey_crypto::AvailableBackend);
-    auth.set_make_credentials_with_signature_counter(true);
-    let mut phone = Client::new(auth);
-    let origin = Url::parse(ORIGIN).unwrap();
+    let mut phone = SoftKey::new(None);
 
     // Pairing: a discoverable passkey, user verification required.
     let (options, state) = rp.pairing("pixel").unwrap();
     let asked = serde_json::to_value(&options).unwrap();
     assert_eq!(asked["publicKey"]["authenticatorSelection"]["residentKey"], json!("required"));
     assert_eq!(asked["publicKey"]["authenticatorSelection"]["userVerification"], json!("required"));
-    let created = phone.register(&origin, json(&options), DefaultClientData).await.unwrap();
+    let created = phone.register(ORIGIN, &serde_json::to_value(&options).unwrap()).await.unwrap();
     let created: RegisterPublicKeyCredential = json(&created);
     let key = rp.paired(&created, &state).unwrap();
 
@@ -72,7 +44,7 @@ async fn a_decision_verifies_only_against_what_it_decided() {
     assert!(
         serde_json::to_value(&request).unwrap()["publicKey"]["allowCredentials"].as_array().is_none_or(Vec::is_empty)
     );
-    let signed = phone.authenticate(&origin, json(&request), DefaultClientData).await.unwrap();
+    let signed = phone.sign(ORIGIN, &serde_json::to_value(&request).unwrap()).await.unwrap();
     let signed: PublicKeyCredential = json(&signed);
     let lookup = |id: &[u8]| (id == key.cred_id().as_slice()).then(|| key.clone());
     let (_, again) = rp.login().unwrap();
@@ -91,7 +63,7 @@ async fn a_decision_verifies_only_against_what_it_decided() {
     let approve = decision("p_1", "approve", None, 1);
     let request = rp.decision(std::slice::from_ref(&key), &approve).unwrap();
     assert_eq!(request.public_key.challenge, approve.to_vec());
-    let signed = phone.authenticate(&origin, json(&request), DefaultClientData).await.unwrap();
+    let signed = phone.sign(ORIGIN, &serde_json::to_value(&request).unwrap()).await.unwrap();
     let signed: PublicKeyCredential = json(&signed);
     let result = rp.verify(&signed, std::slice::from_ref(&key), &approve).unwrap();
     assert!(result.user_verified());

@@ -18,6 +18,7 @@ impl From<ControlError> for ApiError {
             ControlError::Core(c) => c.into(),
             ControlError::Origin(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_origin", message),
             ControlError::Ntfy(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_ntfy", message),
+            ControlError::PushAfter => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_push_after", message),
             ControlError::Bind { .. } => ApiError::new(StatusCode::CONFLICT, "remote_port_busy", message),
             ControlError::Disabled => ApiError::new(StatusCode::CONFLICT, "remote_disabled", message),
             ControlError::Busy => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "remote_busy", message),
@@ -57,8 +58,9 @@ pub struct Enable {
     #[serde(default)]
     port: Option<u16>,
     /// Seconds a proposal may wait before paired phones are pushed (0: at once; left out: as
-    /// before, else 60).
+    /// before, else 60; at most a day).
     #[serde(default)]
+    #[schema(maximum = 86400)]
     push_after: Option<u64>,
     /// An ntfy topic to push to as well, `https://HOST/TOPIC` (`""` stops it; left out: as
     /// before). A push says how many proposals wait, nothing else.
