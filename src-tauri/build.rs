@@ -24,6 +24,12 @@ fn main() {
         "get_autostart",
         "set_autostart",
         "quit_app",
+        "remote_status",
+        "remote_enable",
+        "remote_disable",
+        "remote_pair",
+        "remote_devices",
+        "remote_revoke",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(commands)),

@@ -396,5 +396,28 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     d.click("[data-testid=\"autostart\"]").await;
     eventually("the login item stayed", move || async move { !at.exists() }).await;
 
+    // Answering from a phone: turned on from Settings, the app's engine listens on loopback at
+    // the port shown, and a pairing link with its QR code appears.
+    let port = free_port();
+    let origin = format!("http://localhost:{port}");
+    d.type_into("[data-testid=\"remote-origin-input\"]", &origin).await;
+    d.click("[data-testid=\"remote-on\"]").await;
+    let address = d.text_becomes("[data-testid=\"remote-address\"]", "127.0.0.1:4518").await;
+    assert_eq!(address, "127.0.0.1:4518", "the default port");
+    // As a tunnel would reach it (the origin's Host, on the listener's port): up, and asking
+    // for a passkey session; another Host is refused.
+    let me = http.get("http://127.0.0.1:4518/api/me").header("Host", format!("localhost:{port}")).send().await.unwrap();
+    assert_eq!(me.status(), 401, "no session yet");
+    let other = http.get("http://127.0.0.1:4518/api/me").header("Host", "evil.example").send().await.unwrap();
+    assert_eq!(other.status(), 421, "the listener answers only its origin");
+    d.type_into("[data-testid=\"pair-name\"]", "pixel").await;
+    d.click("[data-testid=\"pair\"]").await;
+    let link = d.text("[data-testid=\"pair-link\"]").await;
+    assert!(link.starts_with(&format!("{origin}/#pair=")) && link.ends_with("&name=pixel"), "{link}");
+    d.wait_for("[data-testid=\"pair-qr\"] rect").await;
+    d.screenshot("app-settings-remote.png").await;
+    d.click("[data-testid=\"remote-off\"]").await;
+    d.wait_for("[data-testid=\"remote-on\"]").await;
+
     http.delete(format!("http://127.0.0.1:{}/session/{session}", env.port)).send().await.unwrap();
 }
