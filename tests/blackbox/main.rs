@@ -26,6 +26,7 @@ mod lifecycle;
 mod mcp;
 mod notify;
 mod openapi;
+mod receipts;
 mod remote;
 mod remote_page;
 mod rules;

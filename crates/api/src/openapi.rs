@@ -111,6 +111,7 @@ with a stable `code`.";
     paths(
         crate::health,
         crate::hello,
+        crate::keys,
         serve,
         crate::routes::proposals::create,
         crate::routes::proposals::list,

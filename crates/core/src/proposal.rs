@@ -94,6 +94,10 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub device: Option<String>,
+    /// The signed receipt of this decision (a compact JWS anyone can check with `GET /v1/keys`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub receipt: Option<String>,
     /// When.
     pub at: Timestamp,
 }

@@ -22,6 +22,7 @@ pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", e
 
 pub mod config;
 pub mod home;
+pub mod receipts;
 pub mod start;
 
 /// Installs the TLS provider every HTTP client in Assent uses (call once, early).

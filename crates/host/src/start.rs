@@ -26,6 +26,40 @@ pub struct Opened {
     pub config: Config,
     /// Where the owner credential is.
     pub owner_location: Where,
+    /// The receipt keys anyone may verify with (`GET /v1/keys`), when receipts are signed.
+    pub receipt_keys: Option<assent_receipt::KeySet>,
+}
+
+/// The receipt issuer of `home`: its key from the keychain (made on first use), named after
+/// this node in a team. None, said in the log, when no key can be kept.
+async fn receipt_issuer(home: &Home, config: &Config) -> Option<Arc<crate::receipts::Issuer>> {
+    let (dir, mode) = (home.dir.clone(), config.owner_mode().unwrap_or(assent_secrets::owner::Mode::Auto));
+    let seed = tokio::task::spawn_blocking(move || {
+        owner::load_or_create_in(
+            assent_secrets::owner::RECEIPT,
+            &dir,
+            mode,
+            &Keychain::default(),
+            crate::receipts::Issuer::generate,
+        )
+    })
+    .await;
+    let iss = match &config.store {
+        Some(_) => format!("assent:{}", config.node_name()),
+        None => "assent".to_string(),
+    };
+    match seed.map(|s| s.map(|k| crate::receipts::Issuer::new(&k.token, iss, crate::receipts::DEFAULT_TTL))) {
+        Ok(Ok(Ok(i))) => Some(Arc::new(i)),
+        Ok(Ok(Err(e))) => {
+            tracing::error!(error = %e, "the receipt key cannot be read: decisions carry no receipt");
+            None
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "no receipt key (the keychain and the home refused it): decisions carry no receipt");
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 /// Opens the database, the owner credential and the default agent of `home`.
@@ -60,12 +94,16 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     let mut kinds = KindRegistry::with_builtins();
     let secrets: Arc<dyn SecretSource> = Arc::new(KeychainSecrets::for_home(&home.dir));
     assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
+    let issuer = receipt_issuer(home, &config).await;
+    let receipt_keys = issuer.as_ref().map(|i| i.key_set());
+    let receipts = issuer.map(|i| i as Arc<dyn assent_core::engine::Receipts>);
     let engine = Engine::new(EngineParts {
         store,
         kinds,
         config: config.engine(),
         owner_hash: token_hash(&owner.token),
         secrets: Some(secrets),
+        receipts,
     })
     .await?;
     let token = home.default_agent_token()?;
@@ -76,7 +114,7 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     if n > 0 {
         tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
     }
-    Ok(Opened { engine, config, owner_location: owner.location })
+    Ok(Opened { engine, config, owner_location: owner.location, receipt_keys })
 }
 
 /// What the remote listener needs from this host: its settings file, the Web Push key and
@@ -222,6 +260,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         header_read_timeout: std::time::Duration::from_secs(opened.config.header_read_timeout.max(1)),
         proof_key: Some(proof_key.clone()),
         remote: Some(remote.clone()),
+        keys: opened.receipt_keys.as_ref().map(assent_receipt::KeySet::to_json),
     };
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let url = format!("http://{}", listener.local_addr()?);

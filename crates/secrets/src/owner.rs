@@ -76,6 +76,9 @@ pub const OWNER: Slot = Slot { label: "owner", file: "owner.token", what: "the o
 /// The token of the ntfy topic the remote listener pushes to, when it needs one.
 pub const NTFY: Slot = Slot { label: "ntfy", file: "ntfy.token", what: "the ntfy token" };
 
+/// The key that signs decisions' receipts (an Ed25519 seed, hex).
+pub const RECEIPT: Slot = Slot { label: "receipt", file: "receipt.key", what: "the receipt signing key" };
+
 /// The remote listener's VAPID key (the Web Push sender's signing key).
 pub const VAPID: Slot = Slot { label: "vapid", file: "vapid.key", what: "the Web Push (VAPID) key" };
 

@@ -161,6 +161,7 @@ async fn a_status_change_is_a_compare_and_set_and_atomic_batches_are_all_or_noth
             rule: None,
             channel: Channel::Cli,
             device: None,
+            receipt: None,
             at: Timestamp(2_003),
         });
         t.detail = Some(json!({"reason": "why"}));
@@ -329,6 +330,7 @@ async fn rules_their_log_and_what_they_decided() {
             rule: Some(RuleRef { id: "r_1".into(), description: "allow Bash".into() }),
             channel: Channel::System,
             device: None,
+            receipt: None,
             at: Timestamp(1_001),
         });
         let mut rec = record(p.clone());

@@ -20,6 +20,7 @@ async fn engine(dir: &std::path::Path) -> Engine {
         config: EngineConfig::default(),
         owner_hash: token_hash("owner"),
         secrets: None,
+        receipts: None,
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"))

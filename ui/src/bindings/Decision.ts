@@ -50,6 +50,10 @@ channel: Channel,
  */
 device?: string, 
 /**
+ * The signed receipt of this decision (a compact JWS anyone can check with `GET /v1/keys`).
+ */
+receipt?: string, 
+/**
  * When.
  */
 at: Timestamp, };

@@ -139,6 +139,7 @@ pub(crate) struct Inner {
     /// Applies running at once.
     pub(crate) apply_slots: tokio::sync::Semaphore,
     pub(crate) secrets: Option<Arc<dyn SecretSource>>,
+    pub(crate) receipts: Option<Arc<dyn Receipts>>,
     pub(crate) credentials: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
     pub(crate) usage: quota::Usage,
     /// The rules in force, compiled.
@@ -159,6 +160,15 @@ pub struct EngineParts {
     pub owner_hash: [u8; 32],
     /// Where credentials' secrets live (none: credentials cannot be added).
     pub secrets: Option<Arc<dyn SecretSource>>,
+    /// Who signs each decision's receipt (none: decisions carry no receipt).
+    pub receipts: Option<Arc<dyn Receipts>>,
+}
+
+/// Signs a decision's receipt. The engine asks once per decision, as it records it; a host
+/// holds the key (`crates/receipt` signs).
+pub trait Receipts: Send + Sync {
+    /// The receipt of `decision` on `p` (none if it cannot be made; the decision stands).
+    fn issue(&self, p: &Proposal, decision: &crate::proposal::Decision) -> Option<String>;
 }
 
 /// The engine. Cheap to clone.
@@ -176,7 +186,7 @@ fn by_hash(agents: Vec<(String, [u8; 32])>) -> HashMap<[u8; 32], String> {
 impl Engine {
     /// An engine from its parts.
     pub async fn new(parts: EngineParts) -> Result<Self, CoreError> {
-        let EngineParts { store, kinds, config, owner_hash, secrets } = parts;
+        let EngineParts { store, kinds, config, owner_hash, secrets, receipts } = parts;
         let agents = store.agent_tokens().await?;
         let creds = store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
         let usage =
@@ -197,6 +207,7 @@ impl Engine {
                 sweep_now: Notify::new(),
                 apply_slots: tokio::sync::Semaphore::new(8),
                 secrets,
+                receipts,
                 credentials: RwLock::new(Arc::new(creds)),
                 usage,
                 rules: RwLock::new(Arc::new(rules)),
@@ -209,6 +220,18 @@ impl Engine {
         engine.seed_builtin_rules().await;
         engine.resume_leases().await?;
         Ok(engine)
+    }
+
+    /// `decision` with its receipt, when this engine signs receipts.
+    pub(crate) fn with_receipt(
+        &self,
+        p: &Proposal,
+        mut decision: crate::proposal::Decision,
+    ) -> crate::proposal::Decision {
+        if let Some(r) = &self.inner.receipts {
+            decision.receipt = r.issue(p, &decision);
+        }
+        decision
     }
 
     /// The person deciding here, through `channel`.

@@ -202,7 +202,10 @@ impl Engine {
             } else {
                 (kind.facts(&proposal.payload), None, 0)
             };
-            let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now));
+            let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now)).map(|mut t| {
+                t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d));
+                t
+            });
             // Serialized here, once, off the store's single writer: the quota counts these
             // bytes and the store writes them as they are.
             let stored = crate::stored::StoredJson::of(&proposal, &facts);

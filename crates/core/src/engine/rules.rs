@@ -155,6 +155,7 @@ pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Opti
             rule: Some(RuleRef { id: c.id.clone(), description }),
             channel: crate::proposal::Channel::Rule,
             device: None,
+            receipt: None,
             at: now,
         }),
         result: None,
