@@ -84,3 +84,89 @@ async fn every_decision_carries_a_receipt_that_binds_what_was_approved() {
     let seed = std::fs::read_to_string(s.home().join("receipt.key")).unwrap();
     assert!(!String::from_utf8_lossy(&stored).contains(seed.trim()), "the key is not in the database");
 }
+
+/// Checks `token` against the JWK Set in `jwks` with Node's `jose` and Python's `joserfc`,
+/// implementations nobody here wrote: the claims each read, or none if it refused.
+fn independent(token: &str, jwks: &std::path::Path) -> (Option<serde_json::Value>, Option<serde_json::Value>) {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let node = std::process::Command::new("node")
+        .arg(root.join("ui/scripts/verify-receipt.mjs"))
+        .arg(token)
+        .arg(jwks)
+        .current_dir(root.join("ui"))
+        .output()
+        .unwrap();
+    let node = node
+        .status
+        .success()
+        .then(|| serde_json::from_slice::<serde_json::Value>(&node.stdout).unwrap()["claims"].clone());
+    let bin = crate::harness::python_venv("venv-receipts", &["joserfc==1.8.0"], |b| {
+        b.join("python").exists()
+            && std::process::Command::new(b.join("python"))
+                .args(["-c", "import joserfc"])
+                .status()
+                .is_ok_and(|s| s.success())
+    });
+    let script = r#"
+import json, sys
+from joserfc import jws
+from joserfc.jwk import KeySet
+token, jwks = sys.argv[1], json.load(open(sys.argv[2]))
+try:
+    obj = jws.deserialize_compact(token, KeySet.import_key_set(jwks), algorithms=["EdDSA"])
+except Exception as e:
+    print("refused:", type(e).__name__)
+    sys.exit(1)
+assert obj.headers()["typ"] == "assent-receipt+jwt"
+print(json.dumps(json.loads(obj.payload)))
+"#;
+    let py =
+        std::process::Command::new(bin.join("python")).arg("-c").arg(script).arg(token).arg(jwks).output().unwrap();
+    let py = py.status.success().then(|| serde_json::from_slice::<serde_json::Value>(&py.stdout).unwrap());
+    (node, py)
+}
+
+#[tokio::test]
+async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
+    let s = Server::start().await;
+    let id = s.propose_tool("make deploy").await;
+    s.decide(&id, json!({"outcome": "approve"})).await;
+    let token = receipt(&s, &id).await;
+    let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("keys.json");
+    std::fs::write(&file, jwks.to_string()).unwrap();
+
+    // jose (Node) and joserfc (Python) read the same claims Assent signed.
+    let (node, py) = independent(&token, &file);
+    let node = node.expect("jose verifies it");
+    assert_eq!(node["jti"], id.as_str());
+    assert_eq!(py.expect("joserfc verifies it"), node);
+    // And both refuse it with one byte of the claims changed.
+    let mut parts: Vec<String> = token.split('.').map(str::to_string).collect();
+    let mut claims = parts[1].clone().into_bytes();
+    claims[10] = if claims[10] == b'A' { b'B' } else { b'A' };
+    parts[1] = String::from_utf8(claims).unwrap();
+    let changed = parts.join(".");
+    assert_eq!(independent(&changed, &file), (None, None), "a changed byte is refused by both");
+
+    // The command line: the claims and exit 0 when valid (offline with --keys); a distinct exit
+    // code and a one-line reason for each refusal.
+    let ok = s.cli(&["receipt", "verify", &token, "--keys", file.to_str().unwrap(), "--approved"]);
+    assert!(ok.status.success(), "{}", crate::harness::stderr(&ok));
+    assert!(crate::harness::stdout(&ok).contains(&id));
+    let online = s.cli(&["receipt", "verify", &token]);
+    assert!(online.status.success(), "with the running server's keys: {}", crate::harness::stderr(&online));
+    let bad = s.cli(&["receipt", "verify", &changed, "--keys", file.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(13), "{}", crate::harness::stderr(&bad));
+    assert!(crate::harness::stderr(&bad).contains("bad_signature"));
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, json!({"tool": "Bash", "input": {"command": "make destroy"}}).to_string()).unwrap();
+    let wrong =
+        s.cli(&["receipt", "verify", &token, "--keys", file.to_str().unwrap(), "--payload", other.to_str().unwrap()]);
+    assert_eq!(wrong.status.code(), Some(17), "{}", crate::harness::stderr(&wrong));
+    let aud = s.cli(&["receipt", "verify", &token, "--keys", file.to_str().unwrap(), "--audience", "blog-tools"]);
+    assert_eq!(aud.status.code(), Some(16), "{}", crate::harness::stderr(&aud));
+    let keys = s.cli(&["receipt", "keys"]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&crate::harness::stdout(&keys)).unwrap(), jwks);
+}

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod doctor;
 pub mod hook;
 pub mod output;
+pub mod receipt;
 pub mod remote;
 pub mod rules;
 pub mod serve;
@@ -230,6 +231,9 @@ pub enum Command {
     /// Manage rules: what runs without asking, what is always refused.
     #[command(subcommand)]
     Rule(rules::RuleCmd),
+    /// Decisions' receipts: the keys that sign them, and checking one (offline with --keys).
+    #[command(subcommand)]
+    Receipt(receipt::ReceiptCmd),
     /// Answer from your phone: the remote listener, pairing, paired devices.
     #[command(subcommand)]
     Remote(remote::RemoteCmd),
@@ -410,6 +414,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Rule(cmd) => rules::run(&home, cmd).await,
         Command::Store(cmd) => store::run(&home, cmd).await,
         Command::Remote(cmd) => remote::run(&home, cmd).await,
+        Command::Receipt(cmd) => receipt::run(&home, cmd).await,
     }
 }
 
