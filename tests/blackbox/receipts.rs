@@ -128,7 +128,7 @@ print(json.dumps(json.loads(obj.payload)))
 
 #[tokio::test]
 async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
-    let s = Server::start().await;
+    let s = Server::start_with("[receipts]\nttl_secs = 120\n", &[]).await;
     let id = s.propose_tool("make deploy").await;
     s.decide(&id, json!({"outcome": "approve"})).await;
     let token = receipt(&s, &id).await;
@@ -141,6 +141,7 @@ async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
     let (node, py) = independent(&token, &file);
     let node = node.expect("jose verifies it");
     assert_eq!(node["jti"], id.as_str());
+    assert_eq!(node["exp"].as_i64().unwrap() - node["iat"].as_i64().unwrap(), 120, "receipts.ttl_secs");
     assert_eq!(py.expect("joserfc verifies it"), node);
     // And both refuse it with one byte of the claims changed.
     let mut parts: Vec<String> = token.split('.').map(str::to_string).collect();

@@ -48,6 +48,25 @@ pub struct Config {
     pub node: Option<String>,
     /// Who decides on this server, in the team's records (default: the OS user).
     pub person: Option<String>,
+    /// Decisions' receipts.
+    pub receipts: ReceiptSettings,
+}
+
+/// The longest a receipt may be relied on: 30 days.
+pub const MAX_RECEIPT_TTL: u64 = 30 * 24 * 3600;
+
+/// `[receipts]` in `config.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReceiptSettings {
+    /// Seconds after the decision that its receipt may be relied on (`exp`).
+    pub ttl_secs: u64,
+}
+
+impl Default for ReceiptSettings {
+    fn default() -> Self {
+        Self { ttl_secs: 600 }
+    }
 }
 
 impl Default for Config {
@@ -71,6 +90,7 @@ impl Default for Config {
             store: None,
             node: None,
             person: None,
+            receipts: ReceiptSettings::default(),
         }
     }
 }
@@ -114,6 +134,14 @@ impl Config {
             .take(64)
             .collect();
         if name.is_empty() { "node".into() } else { name }
+    }
+
+    /// The receipts' settings, checked.
+    pub fn receipt_ttl(&self) -> Result<i64> {
+        match self.receipts.ttl_secs {
+            t @ 1..=MAX_RECEIPT_TTL => Ok(t as i64),
+            t => anyhow::bail!("receipts.ttl_secs is {t}: it is 1 to {MAX_RECEIPT_TTL} seconds"),
+        }
     }
 
     /// Who decides here: `person`, or the OS user.
@@ -190,5 +218,17 @@ mod tests {
             (c.max_pending_per_agent, c.max_waits_per_agent, c.owner_credential),
             (d.max_pending_per_agent, d.max_waits_per_agent, d.owner_credential)
         );
+        assert_eq!(c.receipts.ttl_secs, d.receipts.ttl_secs);
+    }
+
+    #[test]
+    fn a_receipt_lasts_from_a_second_to_thirty_days() {
+        let at =
+            |t: u64| toml::from_str::<Config>(&format!("[receipts]\nttl_secs = {t}")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Config::default().receipt_ttl().ok(), Some(600));
+        assert_eq!(at(60).receipt_ttl().ok(), Some(60));
+        assert!(at(0).receipt_ttl().is_err());
+        assert!(at(MAX_RECEIPT_TTL + 1).receipt_ttl().is_err());
+        assert!(toml::from_str::<Config>("[receipts]\nttl = 60").is_err(), "unknown keys are refused");
     }
 }

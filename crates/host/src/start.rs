@@ -48,7 +48,8 @@ async fn receipt_issuer(home: &Home, config: &Config) -> Option<Arc<crate::recei
         Some(_) => format!("assent:{}", config.node_name()),
         None => "assent".to_string(),
     };
-    match seed.map(|s| s.map(|k| crate::receipts::Issuer::new(&k.token, iss, crate::receipts::DEFAULT_TTL))) {
+    let ttl = config.receipt_ttl().unwrap_or(crate::receipts::DEFAULT_TTL);
+    match seed.map(|s| s.map(|k| crate::receipts::Issuer::new(&k.token, iss, ttl))) {
         Ok(Ok(Ok(i))) => Some(Arc::new(i)),
         Ok(Ok(Err(e))) => {
             tracing::error!(error = %e, "the receipt key cannot be read: decisions carry no receipt");
@@ -64,6 +65,7 @@ async fn receipt_issuer(home: &Home, config: &Config) -> Option<Arc<crate::recei
 
 /// Opens the database, the owner credential and the default agent of `home`.
 pub async fn open(home: &Home, config: Config) -> Result<Opened> {
+    config.receipt_ttl()?;
     let store: Arc<dyn Store> = match &config.store {
         None => Arc::new(
             SqliteStore::open(&home.db()).await.with_context(|| format!("cannot open {}", home.db().display()))?,
