@@ -29,6 +29,7 @@ mod openapi;
 mod receipts;
 mod remote;
 mod remote_page;
+mod remote_push;
 mod rules;
 mod security;
 mod session;

@@ -13,20 +13,26 @@
 //! | `POST /api/decisions/options` `{items, outcome, reason?, feedback?, edits?}` | a session |
 //! | `POST /api/decisions` `{nonce, items, outcome, ..., credential}` | a session and an assertion |
 //!
+//! The error type is in [`fail`], the decisions in [`decide`].
+//!
 //! A session only reads. Nothing here creates a proposal or administers anything, and an
 //! `Authorization` header is refused at the door.
+
+mod decide;
+mod fail;
+
+pub use decide::MOST_ITEMS;
+pub use fail::Fail;
+use fail::{Body, passkey_fail};
 
 use crate::access::{Access, NONCE_MS, Refusal};
 use crate::{Passkeys, RemoteError};
 use assent_core::canonical::canonical_sha256;
-use assent_core::engine::{BatchItem, BatchResult};
-use assent_core::proposal::{AuditEntry, Channel, DecisionRequest, Outcome, Proposal};
-use assent_core::remote::{Shown, challenge};
+use assent_core::proposal::{AuditEntry, Proposal};
 use assent_core::store::ListQuery;
 use assent_core::time::Timestamp;
-use assent_core::{Actor, CoreError, Engine, Principal, Status};
+use assent_core::{Engine, Principal, Status};
 use axum::Router;
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -36,19 +42,15 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webauthn_rs::prelude::{
     DiscoverableAuthentication, Passkey, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential,
-    WebauthnError,
 };
 
 /// The session cookie: `__Host-` so that it is Secure, host-only and for every path.
 pub const COOKIE: &str = "__Host-assent";
-
-/// Most proposals one decision names.
-pub const MOST_ITEMS: usize = 100;
 
 /// A passkey ceremony under way, until its answer comes back (once).
 enum Ceremony {
@@ -138,128 +140,9 @@ pub(crate) fn router(listener: Arc<Listener>) -> Router {
         .route("/api/proposals/{id}", get(show))
         .route("/api/events", get(events))
         .route("/api/push", get(push_state).put(subscribe).delete(unsubscribe))
-        .route("/api/decisions/options", post(decision_options))
-        .route("/api/decisions", post(decide))
+        .route("/api/decisions/options", post(decide::decision_options))
+        .route("/api/decisions", post(decide::decide))
         .with_state(listener)
-}
-
-/// An error answered as `{"error": {"code", "message"}}`.
-#[derive(Debug)]
-pub struct Fail {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-    retry_after: Option<i64>,
-}
-
-impl Fail {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into(), retry_after: None }
-    }
-}
-
-impl From<Refusal> for Fail {
-    fn from(r: Refusal) -> Self {
-        let (status, message) = match r {
-            Refusal::UnknownCode => (StatusCode::FORBIDDEN, "this pairing code is not valid: make a new one".into()),
-            Refusal::ExpiredCode => (StatusCode::FORBIDDEN, "this pairing code expired: make a new one".into()),
-            Refusal::LockedOut { until } => (
-                StatusCode::TOO_MANY_REQUESTS,
-                format!("too many failed attempts: try again after {}", until.to_rfc3339()),
-            ),
-            Refusal::NoSession => (StatusCode::UNAUTHORIZED, "log in with your passkey first".into()),
-            Refusal::UnknownNonce => {
-                (StatusCode::FORBIDDEN, "this decision's challenge was used, expired or is not yours: try again".into())
-            }
-            Refusal::Busy => (StatusCode::SERVICE_UNAVAILABLE, "too many requests at once: try again shortly".into()),
-        };
-        let mut f = Fail::new(status, r.code(), message);
-        if let Refusal::LockedOut { until } = r {
-            f.retry_after = Some(((until.0 - Timestamp::now().0) / 1000).max(1));
-        }
-        f
-    }
-}
-
-impl From<CoreError> for Fail {
-    fn from(e: CoreError) -> Self {
-        let status = match &e {
-            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
-            CoreError::InvalidState { .. } | CoreError::Conflict(_) => StatusCode::CONFLICT,
-            CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
-            CoreError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
-            _ => StatusCode::SERVICE_UNAVAILABLE,
-        };
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            tracing::error!(error = %e, "remote listener");
-            return Fail::new(status, "unavailable", "Assent cannot answer right now; see its log");
-        }
-        Fail::new(status, e.code(), e.to_string())
-    }
-}
-
-/// What a passkey ceremony's failure is called.
-fn passkey_fail(e: &RemoteError) -> Fail {
-    match e {
-        RemoteError::Passkey(WebauthnError::CredentialNotFound) => Fail::new(
-            StatusCode::FORBIDDEN,
-            "unknown_device",
-            "this passkey is not a paired device's (or it was revoked)",
-        ),
-        RemoteError::Passkey(WebauthnError::CredentialPossibleCompromise) => Fail::new(
-            StatusCode::FORBIDDEN,
-            "authenticator_cloned",
-            "this passkey's signature counter went backwards: it may have been copied; revoke the device",
-        ),
-        RemoteError::Passkey(WebauthnError::MismatchedChallenge) => Fail::new(
-            StatusCode::FORBIDDEN,
-            "assertion_mismatch",
-            "the passkey signed something other than this decision: nothing was decided",
-        ),
-        RemoteError::Passkey(_) => {
-            Fail::new(StatusCode::FORBIDDEN, "assertion_invalid", "the passkey's answer did not verify")
-        }
-        RemoteError::Origin(_) | RemoteError::State(_) => {
-            tracing::error!(error = %e, "remote listener");
-            Fail::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Assent cannot answer right now; see its log")
-        }
-    }
-}
-
-impl IntoResponse for Fail {
-    fn into_response(self) -> Response {
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
-        let mut res = (self.status, axum::Json(body)).into_response();
-        if let Some(secs) = self.retry_after
-            && let Ok(v) = HeaderValue::from_str(&secs.to_string())
-        {
-            res.headers_mut().insert(header::RETRY_AFTER, v);
-        }
-        res
-    }
-}
-
-/// A JSON body, its problems answered in this listener's error shape.
-struct Body<T>(T);
-
-impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for Body<T> {
-    type Rejection = Fail;
-
-    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Fail> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(Body(v)),
-            Err(JsonRejection::MissingJsonContentType(_)) => Err(Fail::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                "send JSON with `Content-Type: application/json`",
-            )),
-            Err(JsonRejection::BytesRejection(_)) => {
-                Err(Fail::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is too large"))
-            }
-            Err(e) => Err(Fail::new(StatusCode::BAD_REQUEST, "invalid_json", e.body_text())),
-        }
-    }
 }
 
 fn cookie(headers: &HeaderMap) -> Option<&str> {
@@ -272,8 +155,8 @@ fn cookie(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// A live session: the device it is and its token.
-struct Session {
-    device: String,
+pub(super) struct Session {
+    pub(super) device: String,
 }
 
 impl FromRequestParts<Arc<Listener>> for Session {
@@ -394,7 +277,7 @@ async fn login_options(State(l): State<Arc<Listener>>) -> Result<Response, Fail>
 }
 
 /// The paired (not revoked) devices with their passkeys.
-async fn paired(engine: &Engine) -> Result<Vec<(String, String, Passkey)>, Fail> {
+pub(super) async fn paired(engine: &Engine) -> Result<Vec<(String, String, Passkey)>, Fail> {
     Ok(engine
         .devices()
         .await?
@@ -436,7 +319,7 @@ async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCre
 }
 
 /// Records a device's use (its counter); refused if it was revoked meanwhile.
-async fn used(l: &Listener, device: &str, key: &Passkey) -> Result<(), Fail> {
+pub(super) async fn used(l: &Listener, device: &str, key: &Passkey) -> Result<(), Fail> {
     let json = serde_json::to_string(key).map_err(|e| passkey_fail(&RemoteError::State(e.to_string())))?;
     if !l.engine.device_used(device, &json).await? {
         l.access().forget(device);
@@ -495,7 +378,7 @@ async fn list(
     Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
 }
 
-fn no_store(body: impl IntoResponse) -> Response {
+pub(super) fn no_store(body: impl IntoResponse) -> Response {
     let mut res = body.into_response();
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
@@ -577,199 +460,4 @@ async fn unsubscribe(State(l): State<Arc<Listener>>, s: Session) -> Result<Respo
     l.engine.set_device_push(&s.device, None).await?;
     l.engine.remote_log(&s.device, "push_off", Timestamp::now(), None).await;
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// One proposal a decision names, with the hash of the payload the phone showed.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Item {
-    id: String,
-    payload_sha256: String,
-}
-
-/// What a decision says, the same in its options and in its answer.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Ask {
-    items: Vec<Item>,
-    outcome: Outcome,
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default)]
-    feedback: Option<String>,
-    #[serde(default)]
-    edits: Option<Value>,
-}
-
-/// The answer: the same decision, the nonce its challenge was derived with, and the assertion.
-// Read from a map and split by hand: serde's flattening cannot refuse unknown fields.
-#[derive(Deserialize)]
-#[serde(try_from = "Map<String, Value>")]
-struct Signed {
-    nonce: String,
-    ask: Ask,
-    credential: PublicKeyCredential,
-}
-
-impl TryFrom<Map<String, Value>> for Signed {
-    type Error = String;
-
-    fn try_from(mut m: Map<String, Value>) -> Result<Self, String> {
-        let nonce = match m.remove("nonce") {
-            Some(Value::String(n)) => n,
-            Some(_) => return Err("`nonce` is the string the options gave".into()),
-            None => return Err("missing field `nonce`".into()),
-        };
-        let credential = m.remove("credential").ok_or_else(|| "missing field `credential`".to_string())?;
-        let credential = serde_json::from_value(credential).map_err(|e| format!("`credential`: {e}"))?;
-        let ask = serde_json::from_value(Value::Object(m)).map_err(|e| e.to_string())?;
-        Ok(Self { nonce, ask, credential })
-    }
-}
-
-fn outcome_str(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Approve => "approve",
-        Outcome::Reject => "reject",
-        Outcome::Refine => "refine",
-    }
-}
-
-impl Ask {
-    /// What the challenge binds besides the proposals and the outcome: the reason, the
-    /// feedback and the edits that were given, as one object.
-    fn detail(&self) -> Option<Value> {
-        let mut m = Map::new();
-        if let Some(r) = &self.reason {
-            m.insert("reason".into(), Value::String(r.clone()));
-        }
-        if let Some(f) = &self.feedback {
-            m.insert("feedback".into(), Value::String(f.clone()));
-        }
-        if let Some(e) = &self.edits {
-            m.insert("edits".into(), e.clone());
-        }
-        (!m.is_empty()).then_some(Value::Object(m))
-    }
-
-    fn check(&self) -> Result<(), Fail> {
-        if self.items.is_empty() || self.items.len() > MOST_ITEMS {
-            return Err(Fail::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_items",
-                format!("a decision names 1 to {MOST_ITEMS} proposals"),
-            ));
-        }
-        if self.edits.is_some() && self.items.len() != 1 {
-            return Err(Fail::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_edits", "edits go with one proposal"));
-        }
-        Ok(())
-    }
-
-    /// The stored proposals it names, and their payloads' hashes now.
-    async fn stored(&self, engine: &Engine) -> Result<Vec<(String, String)>, Fail> {
-        let mut out = Vec::with_capacity(self.items.len());
-        for item in &self.items {
-            let p = engine.get(&Principal::Owner, &item.id).await?;
-            out.push((p.id.clone(), canonical_sha256(&p.payload)));
-        }
-        Ok(out)
-    }
-
-    /// The challenge, derived from the stored proposals.
-    fn challenge(&self, stored: &[(String, String)], nonce: &[u8; 32]) -> Result<[u8; 32], Fail> {
-        let shown: Vec<Shown<'_>> = stored.iter().map(|(id, h)| Shown { id, payload_sha256: h }).collect();
-        challenge(&shown, outcome_str(self.outcome), self.detail().as_ref(), nonce)
-            .map_err(|e| Fail::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_items", e.to_string()))
-    }
-}
-
-async fn decision_options(State(l): State<Arc<Listener>>, s: Session, Body(ask): Body<Ask>) -> Result<Response, Fail> {
-    let now = Timestamp::now();
-    l.access().check(now)?;
-    ask.check()?;
-    let stored = ask.stored(&l.engine).await?;
-    for ((id, now_hash), item) in stored.iter().zip(&ask.items) {
-        if *now_hash != item.payload_sha256 {
-            return Err(Fail::new(
-                StatusCode::CONFLICT,
-                "payload_changed",
-                format!("proposal `{id}` is not what this page showed: reload it"),
-            ));
-        }
-    }
-    for item in &ask.items {
-        let p = l.engine.get(&Principal::Owner, &item.id).await?;
-        if p.status != Status::Pending {
-            return Err(Fail::new(
-                StatusCode::CONFLICT,
-                "invalid_state",
-                format!("proposal `{}` is {}; only pending proposals can be decided", p.id, p.status),
-            ));
-        }
-    }
-    let key = paired(&l.engine).await?.into_iter().find(|(n, _, _)| *n == s.device).map(|(_, _, k)| k);
-    let Some(key) = key else {
-        l.access().forget(&s.device);
-        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
-    };
-    let nonce = l.access().nonce(&s.device, now)?;
-    let challenge = ask.challenge(&stored, &nonce)?;
-    let options = l.passkeys.decision(&[key], &challenge).map_err(|e| passkey_fail(&e))?;
-    Ok(no_store(axum::Json(json!({ "nonce": hex::encode(nonce), "options": options }))))
-}
-
-async fn decide(State(l): State<Arc<Listener>>, s: Session, Body(signed): Body<Signed>) -> Result<Response, Fail> {
-    let now = Timestamp::now();
-    l.access().check(now)?;
-    let ask = signed.ask;
-    ask.check()?;
-    // The nonce is spent here, whatever follows: an assertion is good for one try.
-    let nonce: Option<[u8; 32]> = hex::decode(&signed.nonce).ok().and_then(|n| n.try_into().ok());
-    let taken = nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.device, now).map(|()| n));
-    let nonce = match taken {
-        Ok(n) => n,
-        Err(r) => {
-            let fail = Fail::from(r);
-            l.refused(&s.device, "decision_refused", &fail).await;
-            return Err(fail);
-        }
-    };
-    let key = paired(&l.engine).await?.into_iter().find(|(n, _, _)| *n == s.device).map(|(_, _, k)| k);
-    let Some(mut key) = key else {
-        l.access().forget(&s.device);
-        return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
-    };
-    // Derived again from what is stored now and what this request says, and checked against
-    // the device's passkey as stored now: the assertion verifies only if the phone signed
-    // exactly this, and signed it after its last use.
-    let stored = ask.stored(&l.engine).await?;
-    let challenge = ask.challenge(&stored, &nonce)?;
-    let result = match l.passkeys.verify(&signed.credential, std::slice::from_ref(&key), &challenge) {
-        Ok(r) => r,
-        Err(e) => {
-            let fail = passkey_fail(&e);
-            l.refused(&s.device, "decision_refused", &fail).await;
-            return Err(fail);
-        }
-    };
-    key.update_credential(&result);
-    used(&l, &s.device, &key).await?;
-    let actor = Actor { by: l.engine.person(Channel::Remote).by, channel: Channel::Remote, device: Some(s.device) };
-    let items = ask
-        .items
-        .iter()
-        .map(|i| BatchItem {
-            id: i.id.clone(),
-            decision: DecisionRequest {
-                outcome: ask.outcome,
-                reason: ask.reason.clone(),
-                feedback: ask.feedback.clone(),
-                edits: ask.edits.clone(),
-                allow_similar: None,
-            },
-        })
-        .collect();
-    let done: BatchResult = l.engine.decide_batch(&actor, items).await?;
-    Ok(no_store(axum::Json(done)))
 }

@@ -1,0 +1,222 @@
+//! Pushes from the remote listener, end to end: a stand-in push service on loopback decrypts
+//! what it gets with the subscription's keys and finds a count and nothing else; ntfy the same;
+//! escalation after `push_after`, at once while a stand-in ScreenSaver says the screen is locked.
+
+use crate::harness::{Server, stdout};
+use crate::remote::{Phone, free_port, paired, pairing};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A request that reached the stand-in: its path, headers and body.
+type Pushed = (String, axum::http::HeaderMap, Vec<u8>);
+
+/// A stand-in push service (and ntfy server) on loopback: what reaches it, kept whole.
+struct PushService {
+    url: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Pushed>>>,
+}
+
+impl PushService {
+    async fn start() -> PushService {
+        use axum::http::{HeaderMap, StatusCode as S, Uri};
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let s2 = seen.clone();
+        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
+            let seen = s2.clone();
+            async move {
+                seen.lock().unwrap().push((uri.path().to_string(), headers, body.to_vec()));
+                // A subscription the browser dropped: the service says it is gone.
+                if uri.path().ends_with("/gone") { S::GONE } else { S::CREATED }
+            }
+        });
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        PushService { url, seen }
+    }
+
+    /// What reached `path`, waiting up to `secs` for `n` of them.
+    async fn at(&self, path: &str, n: usize, secs: u64) -> Vec<(axum::http::HeaderMap, Vec<u8>)> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            let got: Vec<_> = self
+                .seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(p, _, _)| p == path)
+                .map(|(_, h, b)| (h.clone(), b.clone()))
+                .collect();
+            if got.len() >= n || std::time::Instant::now() > deadline {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn auth9() -> web_push_native::Auth {
+    let mut a = web_push_native::Auth::default();
+    a.copy_from_slice(&[9u8; 16]);
+    a
+}
+
+/// A browser's push keys: its P-256 key pair and the 16-byte secret.
+fn browser_keys() -> (web_push_native::p256::SecretKey, Value) {
+    use base64::Engine as _;
+    use web_push_native::p256::elliptic_curve::sec1::ToEncodedPoint;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let secret = web_push_native::p256::SecretKey::from_slice(&assent_core::secret::random_bytes::<32>()).unwrap();
+    let public = secret.public_key().to_encoded_point(false);
+    (secret, json!({ "p256dh": b64.encode(public.as_bytes()), "auth": b64.encode([9u8; 16]) }))
+}
+
+#[tokio::test]
+async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let (s, mut phone) = paired().await;
+    let service = PushService::start().await;
+    let topic = format!("{}/assent-anna", service.url);
+    let o = crate::harness::cli_with_stdin(
+        s.home(),
+        &s.env,
+        &["remote", "enable", "--push-after", "0", "--ntfy", &topic, "--ntfy-token-stdin", "--json"],
+        "tk_live_4f9a\n",
+    );
+    assert!(o.status.success(), "{}", crate::harness::stderr(&o));
+    let status: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((status["push_after"].as_u64(), status["ntfy"].as_str()), (Some(0), Some(topic.as_str())), "{status}");
+
+    // The phone subscribes with its browser's keys; the page gets the key to subscribe with.
+    let (st, state) = phone.get("/api/push").await;
+    assert_eq!((st, state["subscribed"].as_bool()), (StatusCode::OK, Some(false)), "{state}");
+    let vapid = state["public_key"].as_str().unwrap().to_string();
+    assert_eq!(b64.decode(&vapid).unwrap().len(), 65);
+    let (secret, keys) = browser_keys();
+    let bad = json!({ "endpoint": "http://push.example/x", "keys": keys });
+    let (st, v) = phone.send(Method::PUT, "/api/push", Some(&bad)).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_subscription")));
+    let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
+    assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(phone.get("/api/push").await.1["subscribed"], true);
+
+    // A proposal arrives and nobody is looking: a push to the phone and to ntfy.
+    let words = ["rm", "secret", "anna", "Bash", "default", "delete"];
+    s.propose(json!({"kind": "tool.call", "title": "Delete Anna's secret project",
+        "payload": {"tool": "Bash", "input": {"command": "rm -rf /home/anna/secret-project"}}}))
+        .await;
+    let pushed = service.at("/push/pixel", 1, 10).await;
+    assert_eq!(pushed.len(), 1, "one push: {}", s.stderr());
+    let (headers, body) = &pushed[0];
+    assert_eq!(headers["content-encoding"], "aes128gcm");
+    assert_eq!(headers["urgency"], "high");
+    let auth = headers["authorization"].to_str().unwrap();
+    assert!(
+        auth.starts_with("vapid t=") && auth.contains(&format!("k={vapid}")),
+        "signed with the key the page got: {auth}"
+    );
+    let jwt = auth.split("t=").nth(1).unwrap().split(',').next().unwrap();
+    let claims: Value = serde_json::from_slice(&b64.decode(jwt.split('.').nth(1).unwrap()).unwrap()).unwrap();
+    // The token is for this push service (web-push-native names its scheme and host: real push
+    // services are on 443, where that is the whole origin), and names this Assent's page.
+    assert_eq!(claims["aud"], "http://127.0.0.1", "{claims}");
+    assert_eq!(claims["sub"], phone.origin.as_str(), "{claims}");
+    let plain = web_push_native::decrypt(body.clone(), &secret, &auth9()).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&plain).unwrap(),
+        json!({ "pending": 1 }),
+        "the count, and nothing else"
+    );
+    let ntfy = service.at("/assent-anna", 1, 10).await;
+    assert_eq!(ntfy.len(), 1);
+    let (nh, nb) = &ntfy[0];
+    assert_eq!(String::from_utf8_lossy(nb), "1 proposal waits for you");
+    assert_eq!(nh["authorization"], "Bearer tk_live_4f9a");
+    assert_eq!(nh["click"], phone.origin.as_str(), "tapping it opens the page");
+    for (h, b) in [(headers, &plain), (nh, nb)] {
+        // Every header but the signature (random base64 may spell anything) and the body.
+        let shown: Vec<String> =
+            h.iter().filter(|(k, _)| *k != "authorization").map(|(k, v)| format!("{k}: {v:?}")).collect();
+        let all = format!("{shown:?}{}", String::from_utf8_lossy(b)).to_lowercase();
+        for w in words {
+            assert!(!all.contains(&w.to_lowercase()), "a push carries no content ({w}): {all}");
+        }
+    }
+    assert!(!std::fs::read_to_string(s.home().join("remote.json")).unwrap().contains("tk_live_4f9a"));
+
+    // Escalation: decided before `push_after`, nothing is pushed; left waiting, it is.
+    let o = s.cli(&["remote", "enable", "--push-after", "2"]);
+    assert!(o.status.success(), "{}", crate::harness::stderr(&o));
+    let quick = s.propose_tool("ls").await;
+    assert_eq!(s.decide(&quick, json!({"outcome": "approve"})).await.0, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert_eq!(service.at("/push/pixel", 2, 0).await.len(), 1, "a proposal decided in time pushes nothing");
+    s.propose_tool("make release").await;
+    let pushed = service.at("/push/pixel", 2, 10).await;
+    assert_eq!(pushed.len(), 2, "left waiting, it pushes");
+    let plain = web_push_native::decrypt(pushed[1].1.clone(), &secret, &auth9()).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&plain).unwrap(), json!({ "pending": 2 }));
+
+    // A subscription the push service says is gone is dropped.
+    let gone = json!({ "endpoint": format!("{}/push/gone", service.url), "keys": keys });
+    assert_eq!(phone.send(Method::PUT, "/api/push", Some(&gone)).await.0, StatusCode::NO_CONTENT);
+    assert!(s.cli(&["remote", "enable", "--push-after", "0"]).status.success());
+    s.propose_tool("make clean").await;
+    assert_eq!(service.at("/push/gone", 1, 10).await.len(), 1);
+    for _ in 0..100 {
+        if phone.get("/api/push").await.1["subscribed"] == false {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(phone.get("/api/push").await.1["subscribed"], false, "dropped");
+}
+
+/// The desktop's screen saver, standing in on a private session bus: locked or not.
+struct ScreenSaver(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+#[zbus::interface(name = "org.freedesktop.ScreenSaver")]
+impl ScreenSaver {
+    fn get_active(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[tokio::test]
+async fn while_the_screen_is_locked_a_push_goes_at_once() {
+    let bus = crate::harness::private_bus_with_keyring();
+    let locked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let _saver = zbus::connection::Builder::address(bus.address.as_str())
+        .unwrap()
+        .name("org.freedesktop.ScreenSaver")
+        .unwrap()
+        .serve_at("/org/freedesktop/ScreenSaver", ScreenSaver(locked.clone()))
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())]).await;
+    let port = free_port();
+    let origin = format!("http://localhost:{port}");
+    let o = s.cli(&["remote", "enable", "--origin", &origin, "--port", &port.to_string(), "--push-after", "3600"]);
+    assert!(o.status.success(), "{}", crate::harness::stderr(&o));
+    let mut phone = Phone::new(port);
+    assert_eq!(phone.pair(&pairing(&s), "pixel").await.0, StatusCode::OK);
+    let service = PushService::start().await;
+    let (_secret, keys) = browser_keys();
+    let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
+    assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);
+
+    // Locked: an hour's grace does not apply, the push goes now.
+    s.propose_tool("terraform apply").await;
+    assert_eq!(service.at("/push/pixel", 1, 10).await.len(), 1, "pushed at once while locked: {}", s.stderr());
+
+    // At the desk (unlocked): the hour applies, nothing is pushed yet.
+    locked.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert!(s.cli(&["remote", "enable"]).status.success());
+    s.propose_tool("terraform destroy").await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(service.at("/push/pixel", 2, 0).await.len(), 1, "no push while the person is at the desk");
+}
