@@ -27,6 +27,8 @@ mod mcp;
 mod notify;
 mod openapi;
 mod receipts;
+mod receipts_carried;
+mod receipts_example;
 mod remote;
 mod remote_page;
 mod remote_push;

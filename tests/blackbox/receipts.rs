@@ -36,7 +36,7 @@ async fn every_decision_carries_a_receipt_that_binds_what_was_approved() {
     let (st, _) = s.decide(&id, json!({"outcome": "approve", "edits": {"input": {"command": "git push"}}})).await;
     assert_eq!(st, StatusCode::OK);
     let token = receipt(&s, &id).await;
-    let expect = Expect { payload: Some(&approved), audience: None, approved: true };
+    let expect = Expect { payload: Some(&approved), approved: true, ..Default::default() };
     let c = verify(&token, &keys, &expect, now()).unwrap();
     assert_eq!(
         (c.jti.as_str(), c.sub.as_str(), c.outcome.as_str(), c.kind.as_str()),

@@ -39,8 +39,6 @@ pub struct AppState {
     pub proof_key: Option<std::sync::Arc<[u8]>>,
     /// The remote listener's controller (none: the `/v1/remote` routes answer 404).
     pub remote: Option<assent_remote::Remote>,
-    /// The receipt keys as a JWK Set (`GET /v1/keys`; none: an empty set).
-    pub keys: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 /// API options.
@@ -59,8 +57,6 @@ pub struct ApiConfig {
     pub proof_key: Option<Vec<u8>>,
     /// The remote listener's controller, for its administration routes.
     pub remote: Option<assent_remote::Remote>,
-    /// The receipt keys as a JWK Set, for `GET /v1/keys`.
-    pub keys: Option<serde_json::Value>,
 }
 
 impl Default for ApiConfig {
@@ -71,7 +67,6 @@ impl Default for ApiConfig {
             header_read_timeout: std::time::Duration::from_secs(15),
             proof_key: None,
             remote: None,
-            keys: None,
         }
     }
 }
@@ -139,25 +134,6 @@ pub async fn hello(
     Ok(axum::Json(Proof { server: "assent", proof: assent_core::secret::server_proof(key, &q.challenge) }))
 }
 
-/// `GET /v1/keys`: the public keys that sign decisions' receipts.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct KeySetDoc {
-    /// Ed25519 keys as JWKs (`kty` OKP, `crv` Ed25519, `x`, `kid`, `alg` EdDSA, `use` sig).
-    pub keys: Vec<serde_json::Value>,
-}
-
-/// The public keys that sign decisions' receipts, as a JWK Set: anyone may read it, and with it
-/// check a receipt offline.
-#[utoipa::path(get, path = "/v1/keys", tag = "server", operation_id = "receipt_keys",
-    responses((status = 200, description = "The JWK Set", body = KeySetDoc)))]
-pub async fn keys(axum::extract::State(s): axum::extract::State<AppState>) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    match &s.keys {
-        Some(k) => axum::Json(k.as_ref().clone()).into_response(),
-        None => axum::Json(serde_json::json!({ "keys": [] })).into_response(),
-    }
-}
-
 async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
@@ -165,13 +141,13 @@ async fn not_found() -> ApiError {
 /// The router, for hosts that serve it themselves and for tests.
 pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
     let proof_key = cfg.proof_key.as_deref().map(std::sync::Arc::from);
-    let keys = cfg.keys.clone().map(std::sync::Arc::new);
-    let state = AppState { engine, port, proof_key, remote: cfg.remote.clone(), keys };
+    let state = AppState { engine, port, proof_key, remote: cfg.remote.clone() };
     let v1 = Router::new()
         .route("/health", get(health))
         .route("/hello", get(hello))
         .route("/openapi.json", get(openapi::serve))
-        .route("/keys", get(crate::keys))
+        .route("/keys", get(routes::keys::list))
+        .route("/keys/rotate", post(routes::keys::rotate))
         .route("/proposals", post(routes::proposals::create).get(routes::proposals::list))
         .route("/proposals/{id}", get(routes::proposals::get).delete(routes::proposals::withdraw))
         .route("/proposals/{id}/decision", post(routes::decisions::decide))

@@ -111,7 +111,8 @@ with a stable `code`.";
     paths(
         crate::health,
         crate::hello,
-        crate::keys,
+        crate::routes::keys::list,
+        crate::routes::keys::rotate,
         serve,
         crate::routes::proposals::create,
         crate::routes::proposals::list,

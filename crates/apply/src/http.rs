@@ -150,10 +150,8 @@ fn headers_of(map: &Map<String, Value>) -> Result<BTreeMap<String, String>, Core
             return Err(invalid("invalid_header", format!("`{}` is not a header name", clip_pub(k, 64))));
         }
         if FORBIDDEN.contains(&name.as_str()) {
-            return Err(invalid(
-                "forbidden_header",
-                format!("header `{name}` is set by Assent (name a credential for secrets)"),
-            ));
+            let why = if name == "assent-receipt" { "the decision's receipt" } else { "name a credential for secrets" };
+            return Err(invalid("forbidden_header", format!("header `{name}` is set by Assent ({why})")));
         }
         let v = v.as_str().ok_or_else(|| invalid("invalid_header", format!("header `{name}` must be a string")))?;
         if v.chars().count() > 8192 || v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
@@ -362,6 +360,11 @@ async fn send(
     let mut req = client.request(method, &call.url).header("idempotency-key", &p.id);
     for (k, v) in &call.headers {
         req = req.header(k.as_str(), v.as_str());
+    }
+    // The decision's receipt, so the API can check offline that a person approved this very
+    // request (the agent cannot send this header: it is one Assent sets).
+    if let Some(r) = p.decision.as_ref().and_then(|d| d.receipt.as_deref()) {
+        req = req.header("assent-receipt", r);
     }
     if let Some(j) = &call.json {
         req = req.json(j);

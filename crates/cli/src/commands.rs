@@ -45,6 +45,9 @@ pub struct ProposeArgs {
     /// The proposal this revises.
     #[arg(long)]
     pub supersedes: Option<String>,
+    /// Who will check the decision's receipt (a tool server's or an API's name): its `aud`.
+    #[arg(long)]
+    pub audience: Option<String>,
     /// Seconds until it expires.
     #[arg(long)]
     pub expires_in: Option<u64>,
@@ -59,6 +62,10 @@ pub struct ProposeArgs {
     /// 3600; with --wait, 15 unless given).
     #[arg(long, value_name = "SECS")]
     pub lease: Option<u64>,
+    /// With --wait: print the decision's receipt alone on standard output (the outcome goes to
+    /// standard error), to hand to the tool or API that checks it.
+    #[arg(long, requires = "wait", conflicts_with = "json")]
+    pub receipt: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -106,6 +113,7 @@ pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
         ("group_id", &a.group),
         ("session_id", &a.session),
         ("supersedes", &a.supersedes),
+        ("audience", &a.audience),
     ] {
         if let Some(v) = v {
             body[k] = json!(v);
@@ -132,7 +140,31 @@ pub async fn propose(home: &Home, a: ProposeArgs) -> Result<()> {
         Some(secs) => {
             let limit = (secs > 0).then(|| Duration::from_secs(secs));
             let p = wait_until(&client, p, limit).await?;
-            finish_wait(&p, a.json)
+            finish_wait(&p, Print::of(a.json, a.receipt))
+        }
+    }
+}
+
+/// How a wait's outcome is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Print {
+    /// A line for a person.
+    Text,
+    /// The proposal as JSON.
+    Json,
+    /// The receipt alone on standard output, the line for a person on standard error.
+    Receipt,
+}
+
+impl Print {
+    /// From the `--json` and `--receipt` flags.
+    pub fn of(json: bool, receipt: bool) -> Print {
+        if json {
+            Print::Json
+        } else if receipt {
+            Print::Receipt
+        } else {
+            Print::Text
         }
     }
 }
@@ -147,21 +179,31 @@ async fn wait_until(client: &Client, p: Proposal, limit: Option<Duration>) -> Re
 }
 
 /// Prints the outcome of a wait and maps it to the exit code.
-fn finish_wait(p: &Proposal, json_out: bool) -> Result<()> {
-    if json_out {
+fn finish_wait(p: &Proposal, print: Print) -> Result<()> {
+    let d = p.decision.as_ref();
+    if print == Print::Json {
         println!("{}", json!(p));
     } else {
-        let d = p.decision.as_ref();
         let why = d
             .and_then(|d| d.reason.as_deref().or(d.feedback.as_deref()))
             .map(|r| format!(": {}", output::safe(r)))
             .unwrap_or_default();
-        println!("{} {}{why}", p.id, p.status);
+        let mut text = format!("{} {}{why}", p.id, p.status);
         if p.status == Status::Approved && d.is_some_and(|d| d.edited_payload.is_some()) {
-            println!(
-                "approved with edits; the approved payload:\n{}",
+            text.push_str(&format!(
+                "\napproved with edits; the approved payload:\n{}",
                 serde_json::to_string_pretty(&p.approved_payload).unwrap_or_default()
-            );
+            ));
+        }
+        if print == Print::Receipt {
+            eprintln!("{text}");
+            match d.and_then(|d| d.receipt.as_deref()) {
+                Some(r) => println!("{r}"),
+                None if p.settled && d.is_some() => eprintln!("(Assent issued no receipt for this decision)"),
+                None => {}
+            }
+        } else {
+            println!("{text}");
         }
     }
     let code = exit::for_status(p.status.as_str());
@@ -169,11 +211,11 @@ fn finish_wait(p: &Proposal, json_out: bool) -> Result<()> {
 }
 
 /// `assent wait ID`
-pub async fn wait(home: &Home, id: &str, timeout: Option<u64>, json_out: bool, auth: &AgentAuth) -> Result<()> {
+pub async fn wait(home: &Home, id: &str, timeout: Option<u64>, print: Print, auth: &AgentAuth) -> Result<()> {
     let client = reader(home, auth)?;
     let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
     let p = wait_until(&client, p, timeout.map(Duration::from_secs)).await?;
-    finish_wait(&p, json_out)
+    finish_wait(&p, print)
 }
 
 /// Read commands act as the owner unless an agent token was named.

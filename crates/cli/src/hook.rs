@@ -119,7 +119,11 @@ fn output(client: Agent, event: Event, v: &Verdict) -> Value {
                 "permissionDecisionReason": "Approved in Assent"});
             if let Some(i) = input {
                 o["updatedInput"] = i.clone();
-                o["permissionDecisionReason"] = json!("Approved in Assent with edits");
+                o["permissionDecisionReason"] = json!(if i.get(assent_client::RECEIPT_ARG).is_some() {
+                    "Approved in Assent (its receipt handed to the tool)"
+                } else {
+                    "Approved in Assent with edits"
+                });
             }
             json!({ "hookSpecificOutput": o })
         }
@@ -165,6 +169,7 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         idempotency_key: key,
         expires_in: HOOK_EXPIRY_SECS,
         wait: Duration::from_secs(timeout),
+        carry_receipt: client_kind == Agent::ClaudeCode,
     };
     // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
     let stop = assent_host::start::stop_signal();

@@ -128,6 +128,9 @@ pub enum Command {
         /// Give up after this many seconds (default: wait until it is settled).
         #[arg(long)]
         timeout: Option<u64>,
+        /// Print the decision's receipt alone on standard output (the outcome on standard error).
+        #[arg(long, conflicts_with = "json")]
+        receipt: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -368,7 +371,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Doctor { json } => doctor::run(&home, json).await,
         Command::Serve(a) => serve::run(home, a).await,
         Command::Propose(a) => commands::propose(&home, a).await,
-        Command::Wait { id, timeout, json, auth } => commands::wait(&home, &id, timeout, json, &auth).await,
+        Command::Wait { id, timeout, receipt, json, auth } => {
+            commands::wait(&home, &id, timeout, commands::Print::of(json, receipt), &auth).await
+        }
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
         Command::Approve { targets, reason, edits, allow_similar, for_, json } => {

@@ -31,6 +31,23 @@ pub struct Gate {
     pub expires_in: u64,
     /// How long to wait for the person.
     pub wait: Duration,
+    /// Whether the client runs the call with the input the answer gives (Claude Code's hooks and
+    /// its permission prompt do; Codex does not): then a tool that declares [`RECEIPT_ARG`] gets
+    /// the decision's receipt in it.
+    pub carry_receipt: bool,
+}
+
+/// The argument a tool declares to be handed Assent's receipt for the call: the model leaves it
+/// empty; it is taken out of the call before the person sees it (the receipt binds the other
+/// arguments), and on approval it holds the receipt.
+pub const RECEIPT_ARG: &str = "assent_receipt";
+
+/// The receipt's audience for a tool named as MCP clients name them (`mcp__SERVER__TOOL`): the
+/// server's name.
+pub fn mcp_server(tool: &str) -> Option<&str> {
+    let rest = tool.strip_prefix("mcp__")?;
+    let (server, name) = rest.split_once("__")?;
+    (!server.is_empty() && !name.is_empty()).then_some(server)
 }
 
 /// The lease a waiting client holds on its proposal, in seconds: should it die without
@@ -72,11 +89,14 @@ pub enum Gated {
 }
 
 impl Gate {
-    /// The proposal's body.
-    fn body(&self) -> Value {
+    /// The proposal's body, and whether the tool asks for a receipt.
+    fn body(&self) -> (Value, bool) {
         // No title or summary: a gated call carries no words of the agent, and what Assent
         // says of it (its description, its notes) comes from the payload, on the server.
-        let mut payload = json!({"tool": self.tool, "input": self.input});
+        let mut input = self.input.clone();
+        let wants_receipt =
+            self.carry_receipt && input.as_object_mut().is_some_and(|i| i.remove(RECEIPT_ARG).is_some());
+        let mut payload = json!({"tool": self.tool, "input": input});
         for (k, v) in [("cwd", &self.cwd), ("client", &self.client), ("permission_mode", &self.permission_mode)] {
             if let Some(v) = v {
                 payload[k] = json!(v);
@@ -91,20 +111,36 @@ impl Gate {
         if let Some(s) = &self.session_id {
             body["session_id"] = json!(s);
         }
-        body
+        if wants_receipt && let Some(server) = mcp_server(&self.tool) {
+            body["audience"] = json!(server);
+        }
+        (body, wants_receipt)
     }
 }
 
 /// Files `g`, waits for the person until `g.wait` passes or `stop` resolves, and answers.
 pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> Gated {
-    let p = match client.propose(&g.body(), g.idempotency_key.as_deref()).await {
+    let (body, wants_receipt) = g.body();
+    let p = match client.propose(&body, g.idempotency_key.as_deref()).await {
         Ok(p) => p,
         Err(e) if e.is_not_running() => return Gated::NotRunning(e),
         Err(e) => return Gated::Refused(e),
     };
     let id = p.id.clone();
     match client.wait_settled(p, Some(Instant::now() + g.wait), stop).await {
-        Ok(Waited::Settled(p)) => Gated::Decided { id, verdict: verdict_of(&p) },
+        Ok(Waited::Settled(p)) => {
+            let mut verdict = verdict_of(&p);
+            if wants_receipt && let Verdict::Allow(edited) = &verdict {
+                // The input to run: the person's edit, or the call as proposed; with the receipt.
+                let mut input = edited.clone().unwrap_or_else(|| body["payload"]["input"].clone());
+                if let (Some(i), Some(r)) = (input.as_object_mut(), p.decision.as_ref().and_then(|d| d.receipt.clone()))
+                {
+                    i.insert(RECEIPT_ARG.into(), json!(r));
+                }
+                verdict = Verdict::Allow(Some(input));
+            }
+            Gated::Decided { id, verdict }
+        }
         Ok(Waited::TimedOut(_)) => {
             let _ = client.withdraw(&id).await;
             Gated::TimedOut { id }
@@ -114,5 +150,53 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
             Gated::Stopped { id }
         }
         Err(error) => Gated::Lost { id, error },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, input: Value, carry_receipt: bool) -> Gate {
+        Gate {
+            tool: tool.into(),
+            input,
+            cwd: Some("/w".into()),
+            client: None,
+            permission_mode: None,
+            session_id: None,
+            idempotency_key: None,
+            expires_in: 60,
+            wait: Duration::from_secs(1),
+            carry_receipt,
+        }
+    }
+
+    #[test]
+    fn a_tool_asking_for_a_receipt_is_proposed_without_it_and_for_its_server() {
+        let (body, wants) = call("mcp__blog__delete_post", json!({"id": 7, RECEIPT_ARG: "forged"}), true).body();
+        assert!(wants);
+        assert_eq!(body["payload"]["input"], json!({"id": 7}), "the model's value never reaches the person");
+        assert_eq!(body["audience"], "blog");
+        // A client that cannot carry it sends the call as it is, for the person to see.
+        let (body, wants) = call("mcp__blog__delete_post", json!({"id": 7, RECEIPT_ARG: "x"}), false).body();
+        assert!(!wants);
+        assert_eq!(body["payload"]["input"], json!({"id": 7, RECEIPT_ARG: "x"}));
+        assert!(body.get("audience").is_none());
+        // No receipt asked: no audience.
+        let (body, wants) = call("mcp__blog__delete_post", json!({"id": 7}), true).body();
+        assert!(!wants && body.get("audience").is_none());
+        // A built-in tool asking for one gets a receipt for no audience.
+        let (body, wants) = call("Deploy", json!({RECEIPT_ARG: ""}), true).body();
+        assert!(wants && body.get("audience").is_none());
+    }
+
+    #[test]
+    fn mcp_names() {
+        assert_eq!(mcp_server("mcp__blog__delete_post"), Some("blog"));
+        assert_eq!(mcp_server("mcp__blog__a__b"), Some("blog"));
+        for other in ["Bash", "mcp__blog", "mcp____x", "mcp__blog__", "mcpblog__x"] {
+            assert_eq!(mcp_server(other), None, "{other}");
+        }
     }
 }

@@ -12,7 +12,7 @@
 
 mod gate;
 
-pub use gate::{Gate, Gated, LEASE_SECS, gate};
+pub use gate::{Gate, Gated, LEASE_SECS, RECEIPT_ARG, gate, mcp_server};
 
 use assent_core::proposal::Proposal;
 use reqwest::{Method, StatusCode};

@@ -110,6 +110,7 @@ fn call() -> Gate {
         idempotency_key: Some("k1".into()),
         expires_in: 600,
         wait: Duration::from_secs(1),
+        carry_receipt: false,
     }
 }
 

@@ -44,8 +44,8 @@ impl Scheme {
 }
 
 /// Request headers Assent sets itself, never an agent (stored names are lower case): the
-/// credential's, the connection's, the idempotency key.
-pub const ASSENT_SETS: [&str; 9] = [
+/// credential's, the connection's, the idempotency key, the decision's receipt.
+pub const ASSENT_SETS: [&str; 10] = [
     "authorization",
     "proxy-authorization",
     "cookie",
@@ -55,6 +55,7 @@ pub const ASSENT_SETS: [&str; 9] = [
     "connection",
     "idempotency-key",
     "upgrade",
+    "assent-receipt",
 ];
 
 /// A valid HTTP header name (RFC 9110 token, at most 128 characters).

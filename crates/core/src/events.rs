@@ -221,6 +221,7 @@ mod tests {
             updated_at: Timestamp(0),
             expires_at: Timestamp(1),
             lease_secs: None,
+            audience: None,
             decision: None,
             approved_payload: None,
             result: None,

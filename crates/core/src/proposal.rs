@@ -170,6 +170,10 @@ pub struct Proposal {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub lease_secs: Option<u32>,
+    /// Who the decision's receipt is for (the tool server or API that will check it): its `aud`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub audience: Option<String>,
     /// The person's decision, once made.
     pub decision: Option<Decision>,
     /// The payload that was approved (the edited one when the person edited it): what runs.
@@ -210,6 +214,7 @@ impl Proposal {
             updated_at: at,
             expires_at: at,
             lease_secs: None,
+            audience: None,
             decision: None,
             approved_payload: None,
             result: None,
@@ -338,6 +343,11 @@ pub struct NewProposal {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
     pub lease_secs: Option<u64>,
+    /// Who will check the decision's receipt (a tool server's or an API's name, as it expects
+    /// it): the receipt's `aud`, so a receipt made for one server is refused by another.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
+    pub audience: Option<String>,
 }
 
 /// What a person sends to decide.

@@ -10,6 +10,22 @@ use crate::time::Timestamp;
 use async_trait::async_trait;
 use serde_json::Value;
 
+/// A public key that signs decisions' receipts, as verifiers get it (`GET /v1/keys`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiptKey {
+    /// Its id (the RFC 7638 thumbprint of its JWK).
+    pub kid: String,
+    /// The Ed25519 public key, base64url.
+    pub x: String,
+    /// The node whose key it is, on a team store.
+    pub node: Option<String>,
+    /// When it was first published.
+    pub added_at: Timestamp,
+    /// Once a newer key took over: until when it stays published (the last receipt it signed
+    /// expires then). None while it signs.
+    pub publish_until: Option<Timestamp>,
+}
+
 /// An idempotency key and the hash of the request it was first used with.
 #[derive(Debug, Clone)]
 pub struct Idempotency {
@@ -330,6 +346,15 @@ pub trait Store: Send + Sync + 'static {
 
     /// This node's remote log after position `after_seq`, oldest first, at most `limit` rows.
     async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<crate::remote::LogEntry>, CoreError>;
+
+    /// The receipt keys published at `now`: every node's current key, and the keys they
+    /// retired whose receipts may still be relied on.
+    async fn receipt_keys(&self, now: Timestamp) -> Result<Vec<ReceiptKey>, CoreError>;
+
+    /// Publishes `key` as this node's current receipt key (nothing if it is already); this
+    /// node's earlier current key is retired at `key.added_at` and stays published until
+    /// `retired_until`.
+    async fn publish_receipt_key(&self, key: ReceiptKey, retired_until: Timestamp) -> Result<(), CoreError>;
 
     /// The changes other servers make, for a store several share; taken once, by the engine
     /// (none for a store one server owns).

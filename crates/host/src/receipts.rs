@@ -4,24 +4,34 @@
 use assent_core::Proposal;
 use assent_core::proposal::Decision;
 use assent_receipt::{Claims, Key, payload_sha256};
+use std::sync::{Arc, RwLock};
 
 /// How long a receipt may be relied on, in seconds, unless set.
 pub const DEFAULT_TTL: i64 = 600;
 
+/// Keeps a new key's seed (hex) where the key is kept, before it signs anything.
+pub type Keep = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
 /// Signs each decision's receipt with this Assent's key.
 pub struct Issuer {
-    key: Key,
+    key: RwLock<Arc<Key>>,
+    keep: Keep,
     /// This Assent (`assent`, or the node's name in a team).
     iss: String,
     ttl: i64,
 }
 
+fn key_of(seed_hex: &str) -> Result<Key, String> {
+    let bytes = hex::decode(seed_hex.trim()).map_err(|_| "the receipt key is not hex".to_string())?;
+    let seed: [u8; 32] = bytes.try_into().map_err(|_| "the receipt key is not 32 bytes".to_string())?;
+    Key::from_seed(&seed).map_err(|e| e.to_string())
+}
+
 impl Issuer {
-    /// An issuer named `iss`, with the key whose seed is `seed_hex`.
-    pub fn new(seed_hex: &str, iss: String, ttl: i64) -> Result<Self, String> {
-        let bytes = hex::decode(seed_hex.trim()).map_err(|_| "the receipt key is not hex".to_string())?;
-        let seed: [u8; 32] = bytes.try_into().map_err(|_| "the receipt key is not 32 bytes".to_string())?;
-        Ok(Issuer { key: Key::from_seed(&seed).map_err(|e| e.to_string())?, iss, ttl })
+    /// An issuer named `iss`, with the key whose seed is `seed_hex`; `keep` keeps the seed of
+    /// the key that replaces it.
+    pub fn new(seed_hex: &str, iss: String, ttl: i64, keep: Keep) -> Result<Self, String> {
+        Ok(Issuer { key: RwLock::new(Arc::new(key_of(seed_hex)?)), keep, iss, ttl })
     }
 
     /// A new key's seed, hex (to keep).
@@ -29,9 +39,8 @@ impl Issuer {
         hex::encode(assent_core::secret::random_bytes::<32>())
     }
 
-    /// The public keys, as `GET /v1/keys` serves them.
-    pub fn key_set(&self) -> assent_receipt::KeySet {
-        assent_receipt::KeySet(vec![self.key.public().clone()])
+    fn key(&self) -> Arc<Key> {
+        self.key.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The claims of `d` on `p`.
@@ -46,12 +55,13 @@ impl Issuer {
             jti: p.id.clone(),
             iat,
             exp: iat + self.ttl,
-            aud: None,
+            aud: p.audience.clone(),
             outcome,
             kind: p.kind.clone(),
             tool: (p.kind == "tool.call")
                 .then(|| p.payload.get("tool").and_then(|t| t.as_str()).map(str::to_string))
                 .flatten(),
+            input_sha256: (p.kind == "tool.call").then(|| approved.get("input").map(payload_sha256)).flatten(),
             payload_sha256: payload_sha256(approved),
             proposed_sha256: payload_sha256(&p.payload),
             decided_by: match (&d.rule, &d.device) {
@@ -66,12 +76,32 @@ impl Issuer {
 
 impl assent_core::engine::Receipts for Issuer {
     fn issue(&self, p: &Proposal, d: &Decision) -> Option<String> {
-        match self.key.sign(&self.claims(p, d)) {
+        match self.key().sign(&self.claims(p, d)) {
             Ok(t) => Some(t),
             Err(e) => {
                 tracing::error!(error = %e, proposal = %p.id, "could not sign a receipt; the decision stands without one");
                 None
             }
         }
+    }
+
+    fn current(&self) -> (String, String) {
+        let k = self.key();
+        let x = k.public().jwk()["x"].as_str().unwrap_or_default().to_string();
+        (k.public().kid.clone(), x)
+    }
+
+    fn rotate(&self) -> Result<(String, String), String> {
+        let seed = Self::generate();
+        let next = key_of(&seed)?;
+        // Kept before it signs: a key that signed and was then lost would leave receipts no
+        // published key verifies.
+        (self.keep)(&seed)?;
+        *self.key.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(next);
+        Ok(self.current())
+    }
+
+    fn ttl_secs(&self) -> i64 {
+        self.ttl
     }
 }

@@ -26,8 +26,6 @@ pub struct Opened {
     pub config: Config,
     /// Where the owner credential is.
     pub owner_location: Where,
-    /// The receipt keys anyone may verify with (`GET /v1/keys`), when receipts are signed.
-    pub receipt_keys: Option<assent_receipt::KeySet>,
 }
 
 /// The receipt issuer of `home`: its key from the keychain (made on first use), named after
@@ -49,7 +47,11 @@ async fn receipt_issuer(home: &Home, config: &Config) -> Option<Arc<crate::recei
         None => "assent".to_string(),
     };
     let ttl = config.receipt_ttl().unwrap_or(crate::receipts::DEFAULT_TTL);
-    match seed.map(|s| s.map(|k| crate::receipts::Issuer::new(&k.token, iss, ttl))) {
+    let (dir, keychain) = (home.dir.clone(), Keychain::default());
+    let keep: crate::receipts::Keep = Box::new(move |seed| {
+        owner::keep_in(assent_secrets::owner::RECEIPT, &dir, mode, &keychain, seed).map(drop).map_err(|e| e.to_string())
+    });
+    match seed.map(|s| s.map(|k| crate::receipts::Issuer::new(&k.token, iss, ttl, keep))) {
         Ok(Ok(Ok(i))) => Some(Arc::new(i)),
         Ok(Ok(Err(e))) => {
             tracing::error!(error = %e, "the receipt key cannot be read: decisions carry no receipt");
@@ -97,7 +99,6 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     let secrets: Arc<dyn SecretSource> = Arc::new(KeychainSecrets::for_home(&home.dir));
     assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
     let issuer = receipt_issuer(home, &config).await;
-    let receipt_keys = issuer.as_ref().map(|i| i.key_set());
     let receipts = issuer.map(|i| i as Arc<dyn assent_core::engine::Receipts>);
     let engine = Engine::new(EngineParts {
         store,
@@ -116,7 +117,7 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     if n > 0 {
         tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
     }
-    Ok(Opened { engine, config, owner_location: owner.location, receipt_keys })
+    Ok(Opened { engine, config, owner_location: owner.location })
 }
 
 /// What the remote listener needs from this host: its settings file, the Web Push key and
@@ -262,7 +263,6 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         header_read_timeout: std::time::Duration::from_secs(opened.config.header_read_timeout.max(1)),
         proof_key: Some(proof_key.clone()),
         remote: Some(remote.clone()),
-        keys: opened.receipt_keys.as_ref().map(assent_receipt::KeySet::to_json),
     };
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let url = format!("http://{}", listener.local_addr()?);

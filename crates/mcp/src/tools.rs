@@ -90,7 +90,8 @@ fn envelope(mut props: Value) -> Value {
         "session_id": {"type": "string", "description": "Your task or conversation id, so the person sees related proposals together."},
         "group_id": {"type": "string", "description": "Proposals with the same group_id can be approved or rejected together."},
         "supersedes": {"type": "string", "description": "The id of an earlier proposal this one revises (after the person asked for changes)."},
-        "expires_in": {"type": "integer", "minimum": 1, "description": "Seconds before the proposal expires undecided (default: Assent's setting, usually 24 h)."}
+        "expires_in": {"type": "integer", "minimum": 1, "description": "Seconds before the proposal expires undecided (default: Assent's setting, usually 24 h)."},
+        "audience": {"type": "string", "description": "The name of the tool server or API that will check the decision's receipt (when it asks for one): the receipt is made for it alone."}
     });
     if let (Value::Object(p), Value::Object(c)) = (&mut props, common) {
         p.extend(c);
@@ -243,7 +244,7 @@ fn proposal_body(kind: &str, args: &Map<String, Value>, fields: &[&str]) -> Resu
         }
     }
     let mut body = json!({"kind": kind, "payload": payload});
-    for k in ["title", "summary", "session_id", "group_id", "supersedes"] {
+    for k in ["title", "summary", "session_id", "group_id", "supersedes", "audience"] {
         if let Some(v) = string(args, k)? {
             body[k] = json!(v);
         }
@@ -271,6 +272,9 @@ pub fn view(p: &Proposal) -> Value {
             v["feedback"] = json!(f);
         }
         v["edited_by_person"] = json!(d.edited_payload.is_some());
+        if let Some(r) = &d.receipt {
+            v["receipt"] = json!(r);
+        }
     }
     if kind == "tool.call" && status == Status::Approved {
         v["approved_input"] = p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null);
@@ -287,7 +291,9 @@ pub fn view(p: &Proposal) -> Value {
             "Waiting for a person to review it in Assent. Call wait_for_decision with id {id} (call again while it is pending)."
         ),
         Status::Approved if kind == "tool.call" => {
-            "Approved. Run it now with approved_input (the person may have edited it).".to_string()
+            "Approved. Run it now with approved_input (the person may have edited it); a tool that asks for \
+             Assent's receipt gets the receipt above."
+                .to_string()
         }
         Status::Approved | Status::Applying => {
             format!("Approved; Assent is applying it. Call wait_for_decision with id {id} for the result.")
@@ -405,6 +411,7 @@ async fn permission_prompt(api: &Client, args: &Map<String, Value>, stop: &Stop)
         idempotency_key: key,
         expires_in: PERMISSION_WAIT.as_secs() + 60,
         wait: PERMISSION_WAIT,
+        carry_receipt: true,
     };
     match gate(api, g, stop.cancelled()).await {
         Gated::Decided { verdict, .. } => ok(permission(verdict, &input)),
@@ -458,11 +465,14 @@ mod tests {
         assert_eq!(v["feedback"], "keep the header");
         assert!(v["message"].as_str().is_some_and(|m| m.contains("supersedes set to p_2")));
         let approved = json!({"id": "p_3", "kind": "tool.call", "status": "approved", "settled": true,
-            "decision": {"outcome": "approve", "edited_payload": {"tool": "Bash", "input": {"command": "ls"}}},
+            "decision": {"outcome": "approve", "edited_payload": {"tool": "Bash", "input": {"command": "ls"}},
+                "receipt": "eyJ.a.b"},
             "approved_payload": {"tool": "Bash", "input": {"command": "ls"}}});
         let v = view(&proposal(approved));
         assert_eq!(v["approved_input"], json!({"command": "ls"}));
         assert_eq!(v["edited_by_person"], true);
+        assert_eq!(v["receipt"], "eyJ.a.b", "the receipt reaches the model, to hand to a tool that asks for it");
+        assert!(view(&proposal(json!({"status": "pending"}))).get("receipt").is_none());
     }
 
     #[test]
@@ -472,8 +482,12 @@ mod tests {
         args.insert("content".into(), json!("x"));
         args.insert("title".into(), json!("t"));
         args.insert("stray".into(), json!(1));
+        args.insert("audience".into(), json!("blog"));
         let b = proposal_body("file.write", &args, &["path", "content"]).unwrap_or_else(|_| panic!("body"));
-        assert_eq!(b, json!({"kind": "file.write", "payload": {"path": "/tmp/a", "content": "x"}, "title": "t"}));
+        assert_eq!(
+            b,
+            json!({"kind": "file.write", "payload": {"path": "/tmp/a", "content": "x"}, "title": "t", "audience": "blog"})
+        );
         args.insert("expires_in".into(), json!(-3));
         assert!(proposal_body("file.write", &args, &["path", "content"]).is_err());
     }

@@ -57,6 +57,11 @@ pub struct Claims {
     /// The tool, for a `tool.call`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// SHA-256 (hex) of the JCS form of the tool's input that was approved, edits applied, for
+    /// a `tool.call`: what a tool server checks against the arguments it was called with (the
+    /// payload around it also holds what only Assent sees, such as the session's folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_sha256: Option<String>,
     /// SHA-256 (hex) of the JCS form of the payload that was approved, edits applied.
     pub payload_sha256: String,
     /// SHA-256 (hex) of the JCS form of the payload as proposed.
@@ -225,6 +230,9 @@ pub enum Refusal {
     /// The payload at hand is not the one approved.
     #[error("the payload's hash is not the approved one")]
     Payload,
+    /// Made for another tool, or for something other than a tool call.
+    #[error("made for tool {0:?}")]
+    Tool(Option<String>),
     /// Its `jti` was seen before.
     #[error("proposal `{0}`'s receipt was used before")]
     Replayed(String),
@@ -245,6 +253,7 @@ impl Refusal {
             Refusal::NotYetValid(_) => "not_yet_valid",
             Refusal::Audience(_) => "wrong_audience",
             Refusal::Payload => "payload_mismatch",
+            Refusal::Tool(_) => "wrong_tool",
             Refusal::Replayed(_) => "replayed",
             Refusal::NotApproved(_) => "not_approved",
         }
@@ -258,8 +267,31 @@ pub struct Expect<'a> {
     pub payload: Option<&'a Value>,
     /// Its own name: the receipt must be for it.
     pub audience: Option<&'a str>,
+    /// The tool call about to run: its name and arguments (the hash of the arguments must be
+    /// `input_sha256`).
+    pub tool_call: Option<ToolCall<'a>>,
     /// Only an approval will do.
     pub approved: bool,
+}
+
+/// A tool call a tool server is about to run, as it checks a receipt.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    /// The tool's own name. The receipt's `tool` must be this, or this as an MCP client names
+    /// it (`mcp__SERVER__NAME`): which server it is for is the audience's to say.
+    pub name: &'a str,
+    /// The arguments it was called with, the receipt's own argument left out.
+    pub input: &'a Value,
+}
+
+/// Whether `claimed` (a receipt's `tool`) names the tool `name`: the same, or `mcp__S__name`.
+pub fn names_tool(claimed: &str, name: &str) -> bool {
+    claimed == name
+        || claimed
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.strip_suffix(name))
+            .and_then(|server| server.strip_suffix("__"))
+            .is_some_and(|server| !server.is_empty() && !server.contains("__"))
 }
 
 /// Checks `token` against `keys` at Unix time `now`: the header (EdDSA, the receipt type, a
@@ -298,6 +330,14 @@ pub fn verify(token: &str, keys: &KeySet, expect: &Expect<'_>, now: i64) -> Resu
         && payload_sha256(p) != claims.payload_sha256
     {
         return Err(Refusal::Payload);
+    }
+    if let Some(call) = &expect.tool_call {
+        if claims.kind != "tool.call" || !claims.tool.as_deref().is_some_and(|t| names_tool(t, call.name)) {
+            return Err(Refusal::Tool(claims.tool.clone()));
+        }
+        if claims.input_sha256.as_deref() != Some(payload_sha256(call.input).as_str()) {
+            return Err(Refusal::Payload);
+        }
     }
     if expect.approved && claims.outcome != "approve" {
         return Err(Refusal::NotApproved(claims.outcome.clone()));

@@ -3,7 +3,7 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use assent_receipt::{Claims, Expect, Key, KeySet, Refusal, ReplayCache, SKEW, TYP, payload_sha256, verify};
+use assent_receipt::{Claims, Expect, Key, KeySet, Refusal, ReplayCache, SKEW, TYP, ToolCall, payload_sha256, verify};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -25,6 +25,7 @@ fn claims(payload: &Value) -> Claims {
         outcome: "approve".into(),
         kind: "tool.call".into(),
         tool: Some("delete_post".into()),
+        input_sha256: payload.get("input").map(payload_sha256),
         payload_sha256: payload_sha256(payload),
         proposed_sha256: payload_sha256(payload),
         decided_by: "anna".into(),
@@ -51,7 +52,7 @@ fn a_receipt_verifies_and_its_claims_are_canonical() {
     assert_eq!(header["kid"], k.public().kid.as_str());
     let raw = URL_SAFE_NO_PAD.decode(token.split('.').nth(1).unwrap()).unwrap();
     assert_eq!(raw, serde_json_canonicalizer::to_vec(&c).unwrap(), "the claims' bytes are their JCS form");
-    let expect = Expect { payload: Some(&payload), audience: Some("blog-tools"), approved: true };
+    let expect = Expect { payload: Some(&payload), audience: Some("blog-tools"), approved: true, tool_call: None };
     assert_eq!(verify(&token, &set(&[&k]), &expect, NOW + 1).unwrap(), c);
     // Keys round-trip through a JWK Set.
     let jwks = set(&[&k, &key(2)]).to_json();
@@ -151,6 +152,36 @@ fn what_a_verifier_refuses() {
     let other_args = json!({"tool": "delete_post", "input": {"id": 7}});
     let expect = Expect { payload: Some(&other_args), ..Default::default() };
     assert_eq!(verify(&token, &keys, &expect, NOW), Err(Refusal::Payload));
+
+    // A tool checks its own name and the arguments it was called with.
+    let args = json!({"id": 42});
+    fn call<'a>(name: &'a str, input: &'a Value) -> Expect<'a> {
+        Expect { tool_call: Some(ToolCall { name, input }), ..Default::default() }
+    }
+    assert!(verify(&token, &keys, &call("delete_post", &args), NOW).is_ok());
+    for other in [json!({"id": 7}), json!({"id": "42"}), json!({"id": 42, "force": true}), json!({})] {
+        assert_eq!(verify(&token, &keys, &call("delete_post", &other), NOW), Err(Refusal::Payload), "{other}");
+    }
+    assert_eq!(verify(&token, &keys, &call("delete_page", &args), NOW), Err(Refusal::Tool(Some("delete_post".into()))));
+    let mut prefixed = c.clone();
+    prefixed.tool = Some("mcp__blog__delete_post".into());
+    let as_mcp = k.sign(&prefixed).unwrap();
+    assert!(verify(&as_mcp, &keys, &call("delete_post", &args), NOW).is_ok(), "as an MCP client names it");
+    for claimed in ["xdelete_post", "mcp__delete_post", "mcp____delete_post", "mcp__a__b__delete_post", "delete_posts"]
+    {
+        let mut other = c.clone();
+        other.tool = Some(claimed.into());
+        let t = k.sign(&other).unwrap();
+        assert_eq!(verify(&t, &keys, &call("delete_post", &args), NOW), Err(Refusal::Tool(Some(claimed.into()))));
+    }
+    let mut write = c.clone();
+    write.kind = "file.write".into();
+    let t = k.sign(&write).unwrap();
+    assert!(matches!(verify(&t, &keys, &call("delete_post", &args), NOW), Err(Refusal::Tool(_))), "not a tool call");
+    let mut no_input = c.clone();
+    no_input.input_sha256 = None;
+    let t = k.sign(&no_input).unwrap();
+    assert_eq!(verify(&t, &keys, &call("delete_post", &args), NOW), Err(Refusal::Payload));
 
     // A rejection is a valid receipt, but not an approval.
     let mut rejected = c.clone();

@@ -12,7 +12,9 @@ use assent_core::error::{CoreError, StoreError};
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::remote::Device;
 use assent_core::rules::Rule;
-use assent_core::store::{AgentAdd, Inserted, NewRecord, Transition, Transitioned, agent_add, conflict_error};
+use assent_core::store::{
+    AgentAdd, Inserted, NewRecord, ReceiptKey, Transition, Transitioned, agent_add, conflict_error,
+};
 use assent_core::time::Timestamp;
 use serde_json::Value;
 
@@ -54,6 +56,7 @@ pub(crate) fn row<'a>(rec: &'a NewRecord, node: &'a str) -> [Arg<'a>; sql::INSER
         origin.map(|o| o.0.as_str()),
         origin.map(|o| o.1.as_str()),
         p.lease_secs.map(i64::from),
+        &p.audience,
     ]
 }
 
@@ -323,6 +326,17 @@ pub(crate) async fn remote_log(
     detail: Option<&str>,
 ) -> Result<(), CoreError> {
     c.exec(sql::REMOTE_LOG, &args![device, event, at.0, detail, node]).await.map(drop)
+}
+
+/// Publishes `key` as this node's current receipt key, retiring the one before it.
+pub(crate) async fn publish_receipt_key(
+    c: &mut impl Conn,
+    node: &str,
+    key: &ReceiptKey,
+    retired_until: Timestamp,
+) -> Result<(), CoreError> {
+    c.exec(sql::RECEIPT_KEY_RETIRE, &args![node, key.added_at.0, retired_until.0, &key.kid]).await?;
+    c.exec(sql::RECEIPT_KEY_INSERT, &args![&key.kid, node, &key.x, key.added_at.0]).await.map(drop)
 }
 
 /// Retention: a settled proposal's bulky content is replaced by its figures once it is old

@@ -51,6 +51,7 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         updated_at: Timestamp(gi("updated_at")?),
         expires_at: Timestamp(gi("expires_at")?),
         lease_secs: row.int_opt("lease_secs")?.and_then(|s| u32::try_from(s).ok()),
+        audience: go("audience")?,
         decision: json(row, "decision")?,
         approved_payload: None,
         result: json(row, "result")?,
@@ -213,6 +214,16 @@ pub(crate) fn device(row: &dyn Cols) -> Result<assent_core::remote::Device, Stor
         last_used_at: row.int_opt("last_used_at")?.map(Timestamp),
         revoked_at: row.int_opt("revoked_at")?.map(Timestamp),
         push: row.text_opt("push")?,
+    })
+}
+
+pub(crate) fn receipt_key(row: &dyn Cols) -> Result<assent_core::store::ReceiptKey, StoreError> {
+    Ok(assent_core::store::ReceiptKey {
+        kid: row.text("kid")?,
+        x: row.text("x")?,
+        node: row.node()?,
+        added_at: Timestamp(row.int("added_at")?),
+        publish_until: row.int_opt("publish_until")?.map(Timestamp),
     })
 }
 

@@ -19,7 +19,7 @@ impl Twin {
 macro_rules! proposal_cols {
     () => {
         "seq, id, node, kind, class, agent, title, summary, payload, preview, base, session_id, group_id, \
-         supersedes, status, created_at, updated_at, expires_at, lease_secs, decision, result, error, pruned_at"
+         supersedes, status, created_at, updated_at, expires_at, lease_secs, audience, decision, result, error, pruned_at"
     };
 }
 /// The columns `rows::audit` reads.
@@ -95,8 +95,8 @@ pub(crate) const BEGIN: Twin = Twin { lite: "BEGIN IMMEDIATE", pg: "BEGIN" };
 /// The columns `ops::row` binds, in its order.
 pub(crate) const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, \
      base, session_id, group_id, status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, \
-     request_sha256, created_by, created_channel, lease_secs)";
-pub(crate) const INSERT_COLUMNS: usize = 23;
+     request_sha256, created_by, created_channel, lease_secs, audience)";
+pub(crate) const INSERT_COLUMNS: usize = 24;
 
 /// [`INSERT`] of one row, SQLite's and PostgreSQL's (see [`insert`]).
 pub(crate) static INSERT_ONE: std::sync::LazyLock<[String; 2]> =
@@ -184,6 +184,14 @@ pub(crate) const REMOTE_LOG: &str =
     "INSERT INTO remote_log (device, event, at, detail, node) VALUES ($1, $2, $3, $4, $5)";
 pub(crate) const REMOTE_LOG_AFTER: &str =
     "SELECT seq, device, event, at, detail FROM remote_log WHERE node = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+
+// Receipt keys: every node's, published while a receipt they signed may be relied on.
+pub(crate) const RECEIPT_KEYS: &str = "SELECT kid, node, x, added_at, publish_until FROM receipt_keys \
+     WHERE publish_until IS NULL OR publish_until > $1 ORDER BY node, added_at, kid";
+pub(crate) const RECEIPT_KEY_RETIRE: &str = "UPDATE receipt_keys SET retired_at = $2, publish_until = $3 \
+     WHERE node = $1 AND retired_at IS NULL AND kid <> $4";
+pub(crate) const RECEIPT_KEY_INSERT: &str = "INSERT INTO receipt_keys (kid, node, x, added_at) VALUES ($1, $2, $3, $4) \
+     ON CONFLICT (kid) DO NOTHING";
 
 // Retention. PostgreSQL's nodes prune at once, each taking rows no other holds.
 macro_rules! prune_due {

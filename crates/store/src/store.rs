@@ -11,7 +11,7 @@ use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::remote::{Device, LogEntry};
 use assent_core::rules::{Facts, Rule, RuleLogEntry};
 use assent_core::status::Status;
-use assent_core::store::{Inserted, ListQuery, NewRecord, RemoteChange, Store, Transition, Transitioned};
+use assent_core::store::{Inserted, ListQuery, NewRecord, ReceiptKey, RemoteChange, Store, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use async_trait::async_trait;
 use serde_json::Value;
@@ -301,6 +301,14 @@ impl<B: Backend> Store for SqlStore<B> {
     ) -> Result<(), CoreError> {
         let (device, event, detail) = (device.to_string(), event.to_string(), detail.map(|d| d.to_string()));
         write_op!(self, |c, node| ops::remote_log(c, node, &device, &event, at, detail.as_deref()))
+    }
+
+    async fn receipt_keys(&self, now: Timestamp) -> Result<Vec<ReceiptKey>, CoreError> {
+        self.0.all(sql::RECEIPT_KEYS.into(), owned![now.0], rows::receipt_key).await
+    }
+
+    async fn publish_receipt_key(&self, key: ReceiptKey, retired_until: Timestamp) -> Result<(), CoreError> {
+        write_op!(self, |c, node| ops::publish_receipt_key(c, node, &key, retired_until))
     }
 
     async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<LogEntry>, CoreError> {

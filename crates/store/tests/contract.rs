@@ -300,6 +300,38 @@ async fn the_remote_log_keeps_what_happened_in_order() {
 }
 
 #[tokio::test]
+async fn receipt_keys_are_published_retired_and_dropped_when_their_receipts_expire() {
+    use assent_core::store::ReceiptKey;
+    let key = |kid: &str, at: i64| ReceiptKey {
+        kid: kid.into(),
+        x: format!("x-{kid}"),
+        node: None,
+        added_at: Timestamp(at),
+        publish_until: None,
+    };
+    for (db, s, _dir) in stores().await {
+        let node = (db == "postgres").then(|| "n1".to_string());
+        assert!(s.receipt_keys(Timestamp(0)).await.unwrap().is_empty(), "{db}");
+        s.publish_receipt_key(key("k1", 10), Timestamp(1000)).await.unwrap();
+        // Published again (a restart): nothing changes.
+        s.publish_receipt_key(key("k1", 20), Timestamp(2000)).await.unwrap();
+        let one = s.receipt_keys(Timestamp(30)).await.unwrap();
+        assert_eq!(one, [ReceiptKey { node: node.clone(), ..key("k1", 10) }], "{db}");
+        // Rotated at 100: k1 stays published until 700, k2 signs.
+        s.publish_receipt_key(key("k2", 100), Timestamp(700)).await.unwrap();
+        let both = s.receipt_keys(Timestamp(699)).await.unwrap();
+        let got: Vec<_> = both.iter().map(|k| (k.kid.as_str(), k.publish_until)).collect();
+        assert_eq!(got, [("k1", Some(Timestamp(700))), ("k2", None)], "{db}");
+        let later = s.receipt_keys(Timestamp(700)).await.unwrap();
+        assert_eq!(later.iter().map(|k| k.kid.as_str()).collect::<Vec<_>>(), ["k2"], "{db}: past its last receipt");
+        // Rotating again does not extend what was retired before.
+        s.publish_receipt_key(key("k3", 800), Timestamp(5000)).await.unwrap();
+        let now: Vec<_> = s.receipt_keys(Timestamp(801)).await.unwrap().into_iter().map(|k| k.kid).collect();
+        assert_eq!(now, ["k2", "k3"], "{db}");
+    }
+}
+
+#[tokio::test]
 async fn rules_their_log_and_what_they_decided() {
     for (db, s, _dir) in stores().await {
         assert_eq!(s.rule_seq().await.unwrap(), 0, "{db}");

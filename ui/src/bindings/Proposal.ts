@@ -84,6 +84,10 @@ expires_at: Timestamp,
  */
 lease_secs?: number, 
 /**
+ * Who the decision's receipt is for (the tool server or API that will check it): its `aud`.
+ */
+audience?: string, 
+/**
  * The person's decision, once made.
  */
 decision: Decision | null, 

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod decisions;
 pub mod events;
+pub mod keys;
 pub mod proposals;
 pub mod remote;
 pub mod rules;

@@ -499,6 +499,7 @@ impl Engine {
             "session_id": p.session_id,
             "group_id": p.group_id,
             "supersedes": p.id,
+            "audience": p.audience,
         });
         let origin = Some((actor.by.clone(), actor.channel));
         let id = self.propose_as(&p.agent, body, None, origin).await?.proposal.id;

@@ -10,6 +10,7 @@ mod expiry;
 pub mod lease;
 mod propose;
 mod quota;
+mod receipts;
 pub mod rules;
 mod team;
 mod wait;
@@ -169,6 +170,13 @@ pub struct EngineParts {
 pub trait Receipts: Send + Sync {
     /// The receipt of `decision` on `p` (none if it cannot be made; the decision stands).
     fn issue(&self, p: &Proposal, decision: &crate::proposal::Decision) -> Option<String>;
+    /// The key that signs now: its id and its public half (base64url).
+    fn current(&self) -> (String, String);
+    /// Makes a new key the one that signs (kept where the old one was); the new key's id and
+    /// public half.
+    fn rotate(&self) -> Result<(String, String), String>;
+    /// How long each receipt may be relied on, in seconds.
+    fn ttl_secs(&self) -> i64;
 }
 
 /// The engine. Cheap to clone.
@@ -219,6 +227,7 @@ impl Engine {
         }
         engine.seed_builtin_rules().await;
         engine.resume_leases().await?;
+        engine.publish_receipt_key().await?;
         Ok(engine)
     }
 

@@ -71,6 +71,7 @@ pub(super) struct Envelope {
     session_id: Option<String>,
     group_id: Option<String>,
     supersedes: Option<String>,
+    audience: Option<String>,
 }
 
 /// Checks the envelope of `req`, taking its fields: what `propose` files, and what testing
@@ -91,6 +92,7 @@ pub(super) fn envelope(req: &mut NewProposal, cfg: &super::EngineConfig) -> Resu
         session_id: text("session_id", req.session_id.take(), REF_MAX, true)?,
         group_id: text("group_id", req.group_id.take(), REF_MAX, true)?,
         supersedes: text("supersedes", req.supersedes.take(), REF_MAX, true)?,
+        audience: text("audience", req.audience.take(), REF_MAX, true)?,
     })
 }
 
@@ -155,7 +157,7 @@ impl Engine {
         let mut req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let cfg = &self.inner.config;
-        let Envelope { expires_in, lease_secs, title, summary, session_id, group_id, supersedes } =
+        let Envelope { expires_in, lease_secs, title, summary, session_id, group_id, supersedes, audience } =
             envelope(&mut req, cfg)?;
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
@@ -181,6 +183,7 @@ impl Engine {
             updated_at: now,
             expires_at: now.plus_secs(expires_in),
             lease_secs,
+            audience,
             decision: None,
             approved_payload: None,
             result: None,

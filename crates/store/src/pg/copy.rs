@@ -23,7 +23,7 @@ const TABLES: [(&str, &str, &str); 6] = [
         "proposals",
         "id kind class agent title summary payload preview base session_id group_id supersedes status \
          created_at:int updated_at:int expires_at:int decision result error idempotency_key request_sha256 \
-         pruned_at:int created_by created_channel facts lease_secs:int",
+         pruned_at:int created_by created_channel facts lease_secs:int audience",
         "seq",
     ),
     ("audit", "proposal_id actor channel from_status to_status at:int detail", "seq"),

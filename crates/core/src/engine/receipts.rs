@@ -1,0 +1,50 @@
+//! The keys that sign decisions' receipts, as the store publishes them: this node's current
+//! key, put there as the engine starts and when the person rotates it, and every other key a
+//! verifier may still meet (another node's, or one retired while receipts it signed are still
+//! valid).
+
+use super::Engine;
+use crate::error::CoreError;
+use crate::store::ReceiptKey;
+use crate::time::Timestamp;
+
+/// Seconds a retired key stays published past its last receipt's expiry: the clock difference
+/// a verifier tolerates (`assent_receipt::SKEW`).
+pub const RETIRED_SKEW_SECS: i64 = 60;
+
+impl Engine {
+    /// Publishes the key that signs now, retiring this node's earlier one (it stays published
+    /// until the last receipt it signed expires). Nothing without receipts.
+    pub(super) async fn publish_receipt_key(&self) -> Result<(), CoreError> {
+        let Some(r) = &self.inner.receipts else { return Ok(()) };
+        let (kid, x) = r.current();
+        self.publish(kid, x, r.ttl_secs()).await
+    }
+
+    async fn publish(&self, kid: String, x: String, ttl_secs: i64) -> Result<(), CoreError> {
+        let now = Timestamp::now();
+        let key = ReceiptKey { kid, x, node: self.inner.config.node.clone(), added_at: now, publish_until: None };
+        let until = now.plus_secs(u64::try_from(ttl_secs + RETIRED_SKEW_SECS).unwrap_or(0));
+        self.inner.store.publish_receipt_key(key, until).await
+    }
+
+    /// The receipt keys verifiers may meet now: every node's current one, and retired ones
+    /// whose receipts are still valid.
+    pub async fn receipt_keys(&self) -> Result<Vec<ReceiptKey>, CoreError> {
+        self.inner.store.receipt_keys(Timestamp::now()).await
+    }
+
+    /// Starts a new receipt key on this node: from now on it signs; the old one stays
+    /// published until the last receipt it signed expires. The keys published after.
+    pub async fn rotate_receipt_key(&self) -> Result<Vec<ReceiptKey>, CoreError> {
+        let Some(r) = &self.inner.receipts else {
+            return Err(CoreError::InvalidState {
+                message: "this Assent signs no receipts (no key could be kept; see its log)".into(),
+            });
+        };
+        let (kid, x) = r.rotate().map_err(|e| CoreError::InvalidState { message: format!("cannot rotate: {e}") })?;
+        self.publish(kid.clone(), x, r.ttl_secs()).await?;
+        tracing::info!(kid = %kid, "a new receipt key signs from now on");
+        self.receipt_keys().await
+    }
+}

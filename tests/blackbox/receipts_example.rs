@@ -1,0 +1,115 @@
+//! The worked example (`examples/receipts-mcp`): a blog's MCP tool server whose `delete_post`
+//! runs only with an Assent receipt for exactly its arguments, checked offline with Assent's
+//! public keys (Python: the official MCP SDK, joserfc, rfc8785). Its scripted agent drives it
+//! and `assent mcp` with the official MCP client; this test is the person, deciding with the
+//! CLI between the agent's steps.
+
+use crate::harness::{BIN, Server, stderr, stdout_lines};
+use serde_json::{Value, json};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const PACKAGES: [&str; 3] = ["mcp==2.3.0", "joserfc==1.8.0", "rfc8785==0.1.4"];
+
+fn python() -> std::path::PathBuf {
+    let ready = |bin: &std::path::Path| {
+        Command::new(bin.join("python"))
+            .args(["-c", "import mcp, joserfc, rfc8785"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    crate::harness::python_venv("venv-example", &PACKAGES, ready).join("python")
+}
+
+#[tokio::test]
+async fn a_tool_server_runs_a_destructive_call_only_with_a_receipt_for_exactly_it() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (keys, data) = (dir.path().join("keys.json"), dir.path().join("posts.json"));
+    // The operator exports the keys once; the tool server never asks Assent for them.
+    let out = s.cli(&["receipt", "keys"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(&keys, &out.stdout).unwrap();
+    let posts = json!({"7": "Launch notes", "8": "Old draft", "9": "Pricing", "10": "Team", "11": "Typos"});
+    std::fs::write(&data, posts.to_string()).unwrap();
+
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut agent = Command::new(python())
+        .arg(format!("{root}/examples/receipts-mcp/agent.py"))
+        .arg(BIN)
+        .arg(s.home())
+        .env("ASSENT_KEYS", &keys)
+        .env("BLOG_DATA", &data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = stdout_lines(&mut agent);
+    let mut next = |tag: &str| -> Value {
+        let line = lines.recv_timeout(Duration::from_secs(90)).unwrap_or_else(|_| {
+            let _ = agent.kill();
+            panic!("the agent printed no {tag:?}")
+        });
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        assert_eq!(v["step"], tag, "{v}");
+        v["value"].clone()
+    };
+    let refused = |r: &Value, why: &str| {
+        assert_eq!(r["is_error"], true, "{r}");
+        assert!(r["text"].as_str().unwrap().contains(why), "{r} should say {why:?}");
+    };
+    let decide = |args: &[&str]| {
+        let out = s.cli(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    };
+
+    let tools = next("tools");
+    assert!(tools["delete_post"].as_str().unwrap().contains("receipt"));
+    // A flag, the words, nothing: no receipt, no deletion.
+    for r in next("forged").as_array().unwrap() {
+        refused(r, "not a valid Assent receipt");
+    }
+    // A person approves deleting post 8; the agent uses that receipt for post 7.
+    let p = next("proposed");
+    assert_eq!((p["post_id"].as_i64(), p["audience"].as_str()), (Some(8), Some("blog")));
+    decide(&["approve", p["id"].as_str().unwrap()]);
+    let d = next("decided");
+    assert_eq!(d["status"], "approved");
+    assert!(d["receipt"].as_str().is_some_and(|r| r.split('.').count() == 3), "the MCP result carries it: {d}");
+    refused(&next("other_args"), "the approved arguments are not these");
+    // Post 7, approved: it runs once.
+    let p = next("proposed");
+    decide(&["approve", p["id"].as_str().unwrap()]);
+    next("decided");
+    let fresh = next("fresh");
+    assert_eq!(fresh["is_error"], false, "{fresh}");
+    assert!(fresh["text"].as_str().unwrap().contains(&format!("proposal {}", p["id"].as_str().unwrap())));
+    refused(&next("replayed"), "used already");
+    // Made for another server.
+    let p = next("proposed");
+    assert_eq!(p["audience"], "mail");
+    decide(&["approve", p["id"].as_str().unwrap()]);
+    refused(&next("other_audience"), "made for 'mail', not 'blog'");
+    // A rejection's receipt is a receipt, not an approval.
+    let p = next("proposed");
+    decide(&["reject", p["id"].as_str().unwrap(), "--reason", "keep pricing"]);
+    let d = next("decided");
+    assert_eq!((d["status"].as_str(), d["reason"].as_str()), (Some("rejected"), Some("keep pricing")));
+    refused(&next("rejected"), "the person's decision was 'reject'");
+    // The person changes which post goes: the receipt is for what they approved.
+    let p = next("proposed");
+    decide(&["approve", p["id"].as_str().unwrap(), "--edits", r#"{"input": {"post_id": 11}}"#]);
+    let d = next("decided");
+    assert_eq!(d["approved_input"], json!({"post_id": 11}));
+    let edited = next("edited");
+    refused(&edited["asked"], "the approved arguments are not these");
+    assert_eq!(edited["approved"]["is_error"], false, "{edited}");
+
+    // Posts 7 and 11 are gone, each deleted once; 8, 9 and 10 remain.
+    let left = next("posts");
+    assert_eq!(left, json!({"8": "Old draft", "9": "Pricing", "10": "Team"}));
+    assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&data).unwrap()).unwrap(), left);
+    let out = agent.wait_with_output().unwrap();
+    assert!(out.status.success(), "the agent failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
