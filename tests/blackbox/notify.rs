@@ -193,6 +193,14 @@ async fn a_notification_approves_and_a_forged_action_does_not() {
     }
     let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
     assert!(audit["items"].as_array().unwrap().iter().any(|a| a["channel"] == "notification" && a["to"] == "approved"));
+    // Its receipt says so too.
+    let (_, p) = s.get(&id, &s.agent).await;
+    let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
+    let keys = assent_receipt::KeySet::from_json(&jwks).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let c =
+        assent_receipt::verify(p["decision"]["receipt"].as_str().unwrap(), &keys, &Default::default(), now).unwrap();
+    assert_eq!((c.channel.as_str(), c.outcome.as_str()), ("notification", "approve"));
 }
 
 #[tokio::test]

@@ -171,3 +171,58 @@ async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
     let keys = s.cli(&["receipt", "keys"]);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&crate::harness::stdout(&keys)).unwrap(), jwks);
 }
+
+#[tokio::test]
+async fn each_kind_and_outcome_has_its_receipt_over_the_payload_assent_checks_before_it_applies() {
+    let s = Server::start().await;
+    let keys = key_set(&s).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "old\n").unwrap();
+    let path = path.to_str().unwrap();
+
+    // A file write approved with edits, from the command line: the receipt binds the content
+    // written, and its hash is the one Assent checked before writing (both RFC 8785).
+    let p = s.propose(json!({"kind": "file.write", "payload": {"path": path, "content": "draft\n"}})).await;
+    let id = p["id"].as_str().unwrap();
+    let out = s.cli(&["approve", id, "--edits", r#"{"content": "final\n"}"#]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let (_, done) = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent.clone()), None).await;
+    assert_eq!(done["status"], "applied", "{done}");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "final\n");
+    let c = verify(&receipt(&s, id).await, &keys, &Expect { approved: true, ..Default::default() }, now()).unwrap();
+    assert_eq!((c.kind.as_str(), c.channel.as_str(), c.tool.as_deref()), ("file.write", "cli", None));
+    assert_eq!(c.payload_sha256, payload_sha256(&done["approved_payload"]));
+    assert_eq!(c.proposed_sha256, payload_sha256(&done["payload"]));
+    assert_ne!(c.payload_sha256, c.proposed_sha256, "edits change what is bound");
+    assert_eq!(done["decision"]["approved_sha256"].as_str(), Some(c.payload_sha256.as_str()));
+
+    // Numbers written two ways are one value to the hash: 1.0 and 1.
+    let p = s
+        .propose(json!({"kind": "tool.call", "payload": {"tool": "scale", "input": {"ratio": 1.0, "max": 2.50}}}))
+        .await;
+    let id = p["id"].as_str().unwrap();
+    s.decide(id, json!({"outcome": "approve"})).await;
+    let (_, got) = s.get(id, &s.agent.clone()).await;
+    let as_agent_wrote: serde_json::Value =
+        serde_json::from_str(r#"{"tool": "scale", "input": {"max": 2.5, "ratio": 1}}"#).unwrap();
+    let input = as_agent_wrote["input"].clone();
+    let expect = Expect {
+        payload: Some(&as_agent_wrote),
+        tool_call: Some(assent_receipt::ToolCall { name: "scale", input: &input }),
+        ..Default::default()
+    };
+    let c = verify(&receipt(&s, id).await, &keys, &expect, now()).unwrap();
+    assert_eq!(got["decision"]["approved_sha256"].as_str(), Some(c.payload_sha256.as_str()));
+
+    // A file delete refined: a receipt of a refinement, never an approval.
+    let p = s.propose(json!({"kind": "file.delete", "payload": {"path": path}})).await;
+    let id = p["id"].as_str().unwrap();
+    s.decide(id, json!({"outcome": "refine", "feedback": "archive it instead"})).await;
+    let token = receipt(&s, id).await;
+    let c = verify(&token, &keys, &Expect::default(), now()).unwrap();
+    assert_eq!((c.kind.as_str(), c.outcome.as_str()), ("file.delete", "refine"));
+    let approval = Expect { approved: true, ..Default::default() };
+    assert_eq!(verify(&token, &keys, &approval, now()), Err(Refusal::NotApproved("refine".into())));
+    assert!(std::path::Path::new(path).exists());
+}

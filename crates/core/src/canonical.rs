@@ -1,49 +1,21 @@
-//! Canonical JSON: object keys sorted at every depth, no insignificant white space. The hash of
-//! an approved payload is taken over this form, so it does not depend on how a client ordered
-//! its keys or on serde_json's map features.
+//! Canonical JSON: RFC 8785 (JCS). Object keys sorted at every depth, numbers as ECMAScript
+//! writes them, no insignificant white space. The hash of an approved payload is taken over
+//! this form, so it depends neither on how a client ordered its keys nor on how it wrote a
+//! number (`1.0` and `1` are one value), and it is the hash a receipt carries
+//! (`assent_receipt::payload_sha256`), which a verifier in any language recomputes with its own
+//! JCS library. serde_json_canonicalizer writes it.
 
 use serde_json::Value;
 
 /// Writes `v` in canonical form.
 pub fn to_canonical_string(v: &Value) -> String {
-    let mut out = String::new();
-    write(v, &mut out);
-    out
+    // A serde_json Value always serializes (its numbers are finite).
+    serde_json_canonicalizer::to_string(v).unwrap_or_default()
 }
 
 /// Hex SHA-256 of the canonical form.
 pub fn canonical_sha256(v: &Value) -> String {
     crate::secret::sha256_hex(to_canonical_string(v).as_bytes())
-}
-
-fn write(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 #[cfg(test)]
@@ -58,5 +30,18 @@ mod tests {
         assert_eq!(to_canonical_string(&a), r#"{"a":{"x":null,"y":[1,{"c":3,"d":2}]},"b":1}"#);
         assert_eq!(canonical_sha256(&a), canonical_sha256(&b));
         assert_ne!(canonical_sha256(&a), canonical_sha256(&json!({"b": 2})));
+    }
+
+    #[test]
+    fn numbers_strings_and_key_order_are_rfc_8785s() {
+        let v: Value =
+            serde_json::from_str(r#"{"n":[1.0,1e2,0.5,1e21],"s":"é\n\u001f","Ａ":1,"😀":2}"#).unwrap_or_default();
+        // Keys sort by UTF-16 code units: U+1F600 (0xD83D 0xDE00) before U+FF21, which its UTF-8
+        // bytes would put after.
+        assert_eq!(to_canonical_string(&v), r#"{"n":[1,100,0.5,1e+21],"s":"é\n\u001f","😀":2,"Ａ":1}"#);
+        assert_eq!(
+            canonical_sha256(&v),
+            canonical_sha256(&json!({"n": [1, 100, 0.5, 1e21], "s": "é\n\u{1f}", "😀": 2, "Ａ": 1}))
+        );
     }
 }
