@@ -55,6 +55,24 @@ try {
   await page.click('[data-testid="row"][data-id="p_codexexample0000000000000"]');
   await page.waitForSelector('[data-testid="assent-note"]');
   await shot("assent-note");
+  // A tool that checks Assent's receipt: whom the signed decision is for, before and after.
+  await page.evaluate(() => {
+    const m = window.assentMock;
+    const p = structuredClone(m.proposals.find((x) => x.kind === "tool.call"));
+    const input = { post_id: 7 };
+    Object.assign(p, { id: "p_receiptexample00000000000", title: null, summary: null, status: "pending", settled: false, decision: null, audience: "blog", created_at: new Date().toISOString() });
+    p.payload = { tool: "mcp__blog__delete_post", input, cwd: "/home/me/blog", client: "claude-code", permission_mode: "default" };
+    p.preview = {
+      type: "tool.call", tool: "mcp__blog__delete_post", input, input_text: JSON.stringify(input, null, 2), invisible_characters: [],
+      cwd: "/home/me/blog", client: "Claude Code's hook", permission_mode: "default", notes: [],
+    };
+    m.propose(p);
+  });
+  await page.click('[data-testid="row"][data-id="p_receiptexample00000000000"]');
+  await page.waitForSelector('[data-testid="detail-audience"]');
+  await page.click('[data-testid="approve"]');
+  await page.waitForSelector('[data-testid="decision-receipt"]');
+  await shot("receipt");
   await page.click('[data-testid="nav-rules"]');
   await page.waitForSelector('[data-testid="rule-row"]');
   await shot("rules");

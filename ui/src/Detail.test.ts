@@ -48,6 +48,20 @@ describe("the detail view", () => {
     expect(screen.queryByLabelText("The agent's own words")).toBeNull();
   });
 
+  it("says who a decision's receipt is for, and that the decision carries one", async () => {
+    const m = new MockBackend();
+    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
+    const p = m.proposals.find((x) => x.id === id);
+    if (!p) throw new Error("fixture");
+    p.audience = "blog";
+    render(Detail, { backend: m, id });
+    expect((await screen.findByTestId("detail-audience")).textContent).toBe("receipt for blog");
+    expect(screen.queryByTestId("decision-receipt")).toBeNull();
+    await fireEvent.click(screen.getByTestId("approve"));
+    const receipt = await screen.findByTestId("decision-receipt");
+    expect(receipt.textContent).toContain("signed for blog");
+  });
+
   it("rejects with the reason the person typed", async () => {
     const m = new MockBackend();
     const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";

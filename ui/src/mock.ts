@@ -386,7 +386,7 @@ export class MockBackend implements Backend {
     if (similar && outcome !== "approve") throw { code: "invalid_allow_similar", message: "`allow_similar` goes with approve only" };
     if (similar) this.checkExpiry(similar.expires_in, "allow_similar.expires_in");
     const to: Status = outcome === "approve" ? "approved" : outcome === "reject" ? "rejected" : "refined";
-    p.decision = { outcome, reason: o.reason ?? null, feedback: o.feedback ?? null, edited_payload: (o.edits as never) ?? null, approved_sha256: null, by: "owner", channel: "app", at: iso(Date.now()) } as never;
+    p.decision = { outcome, reason: o.reason ?? null, feedback: o.feedback ?? null, edited_payload: (o.edits as never) ?? null, approved_sha256: null, by: "owner", channel: "app", at: iso(Date.now()), receipt: `eyJhbGciOiJFZERTQSJ9.mock.${p.id}` } as never;
     this.move(p, to, { outcome, reason: o.reason ?? null, edited: !!o.edits });
     if (to === "approved" && p.kind !== "tool.call") this.move(p, "applied", null);
     const rule = similar ? this.insertRule({ effect: "allow", match: similarMatch(p), everything: false, expires_in: similar.expires_in ?? null, note: `allowed like proposal ${p.id}` }) : null;
