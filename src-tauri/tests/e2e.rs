@@ -293,6 +293,14 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     assert_eq!(done["decision"]["outcome"], "approve");
     assert_eq!(done["decision"]["channel"], "app");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\nwonderful world\n");
+    // The click's receipt, checked with the app's published keys: an approval through the app,
+    // over exactly the content written.
+    let jwks: Value = http.get(format!("{base}/keys")).send().await.unwrap().json().await.unwrap();
+    let keys = assent_receipt::KeySet::from_json(&jwks).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let expect = assent_receipt::Expect { payload: Some(&done["payload"]), approved: true, ..Default::default() };
+    let claims = assent_receipt::verify(done["decision"]["receipt"].as_str().unwrap(), &keys, &expect, now).unwrap();
+    assert_eq!((claims.channel.as_str(), claims.jti.as_str()), ("app", id.as_str()));
 
     // Reject with a reason.
     let id = propose(json!({"kind": "tool.call", "title": "Deploy to production",

@@ -33,6 +33,7 @@ mod remote;
 mod remote_page;
 mod remote_push;
 mod rules;
+mod sdk_python;
 mod security;
 mod session;
 mod team;

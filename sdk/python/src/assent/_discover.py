@@ -1,0 +1,76 @@
+"""Finding Assent the way its command line does: `ASSENT_URL` and `ASSENT_TOKEN`, else the
+home's `server.json` and `agent.token` (the home is `ASSENT_HOME`, else the platform's data
+directory), and a proof from the server (`GET /v1/hello`) before any token is sent."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import AssentNotRunning, Impostor
+
+
+def home_dir() -> Path:
+    """`ASSENT_HOME`, else where Assent keeps its data on this platform."""
+    if os.environ.get("ASSENT_HOME"):
+        return Path(os.environ["ASSENT_HOME"])
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "assent"
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home())) / "assent"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "assent"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str
+    token: str
+    proof_key: bytes | None
+
+
+def discover(url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None) -> Endpoint:
+    """Where Assent is and the agent token to use. Raises AssentNotRunning when neither the
+    arguments, the environment nor the home say."""
+    home_path = Path(home) if home else home_dir()
+    server: dict = {}
+    try:
+        server = json.loads((home_path / "server.json").read_text())
+    except (OSError, ValueError):
+        pass
+    url = url or os.environ.get("ASSENT_URL") or server.get("url")
+    if not url:
+        raise AssentNotRunning(f"Assent is not running (no server.json in {home_path}; start the app or `assent serve`)")
+    url = url.rstrip("/")
+    token = token or os.environ.get("ASSENT_TOKEN", "").strip()
+    if not token:
+        try:
+            token = (home_path / "agent.token").read_text().strip()
+        except OSError:
+            raise AssentNotRunning(f"no agent token: set ASSENT_TOKEN, or run Assent once in {home_path}") from None
+    key = os.environ.get("ASSENT_PROOF_KEY") or (server.get("proof_key") if server.get("url", "").rstrip("/") == url else None)
+    return Endpoint(url=url, token=token, proof_key=bytes.fromhex(key) if key else None)
+
+
+def challenge() -> str:
+    return secrets.token_hex(24)
+
+
+def check_proof(ep: Endpoint, challenge: str, answer: object) -> None:
+    """Raises Impostor unless `answer` (the JSON of `GET /v1/hello`) proves the server holds the
+    home's key."""
+    proof = answer.get("proof") if isinstance(answer, dict) else None
+    if not ep.proof_key or not isinstance(proof, str):
+        raise Impostor(f"the program at {ep.url} could not prove it is Assent; no token was sent to it")
+    want = hmac.new(ep.proof_key, f"assent-server-proof\n{challenge}".encode(), hashlib.sha256).digest()
+    try:
+        ok = hmac.compare_digest(want, bytes.fromhex(proof))
+    except ValueError:
+        ok = False
+    if not ok:
+        raise Impostor(f"the program at {ep.url} could not prove it is Assent; no token was sent to it")

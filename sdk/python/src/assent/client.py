@@ -1,0 +1,277 @@
+"""The client: propose, read, wait for and withdraw proposals, and follow events. `Assent` is
+synchronous and `AsyncAssent` asynchronous; both find Assent as its command line does and make
+the server prove itself before sending a token."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+
+from . import _discover
+from ._models import Proposal
+from .errors import AssentNotRunning, Refused, Unauthorized
+
+#: The longest the server holds one long-poll; `wait` asks again until it is settled.
+SERVER_WAIT_CAP = 120
+
+
+def _body(kind: str, payload: Any, **envelope: Any) -> dict:
+    body = {"kind": kind, "payload": payload}
+    body.update({k: v for k, v in envelope.items() if v is not None})
+    return body
+
+
+def _raise_for(res: httpx.Response) -> Any:
+    """The JSON of a good answer; else the typed error its body names."""
+    try:
+        data = res.json()
+    except ValueError:
+        data = None
+    if res.is_success:
+        return data
+    err = data.get("error", {}) if isinstance(data, dict) else {}
+    code, message = err.get("code", f"http_{res.status_code}"), err.get("message", res.reason_phrase)
+    if res.status_code in (401, 403):
+        raise Unauthorized(code, message, res.status_code)
+    raise Refused(code, message, res.status_code)
+
+
+def _events(lines: Iterator[str]) -> Iterator[dict]:
+    data: list[str] = []
+    for line in lines:
+        if line == "":
+            if data:
+                yield json.loads("\n".join(data))
+                data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
+
+
+class Assent:
+    """A synchronous client for one agent.
+
+    Arguments left out are found as the command line finds them: `url` from `ASSENT_URL` or the
+    home's `server.json`, `token` from `ASSENT_TOKEN` or the home's `agent.token` (`home`:
+    `ASSENT_HOME`, else the platform's data directory)."""
+
+    def __init__(self, url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None,
+                 timeout: float = 30.0):
+        self._where = (url, token, home)
+        self._ep: _discover.Endpoint | None = None
+        self._http = httpx.Client(timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Assent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _endpoint(self) -> _discover.Endpoint:
+        if self._ep is None:
+            ep = _discover.discover(*self._where)
+            ch = _discover.challenge()
+            try:
+                res = self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
+                answer = res.json()
+            except httpx.ConnectError:
+                raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            except (httpx.HTTPError, ValueError):
+                answer = None
+            _discover.check_proof(ep, ch, answer)
+            self._ep = ep
+        return self._ep
+
+    def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
+              headers: dict | None = None, timeout: float | None = None) -> Any:
+        ep = self._endpoint()
+        h = {"authorization": f"Bearer {ep.token}", **(headers or {})}
+        try:
+            res = self._http.request(method, f"{ep.url}/v1{path}", json=json_body, params=params, headers=h,
+                                     timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+        except httpx.ConnectError:
+            self._ep = None
+            raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+        return _raise_for(res)
+
+    def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
+                session_id: str | None = None, group_id: str | None = None, supersedes: str | None = None,
+                expires_in: int | None = None, lease_secs: int | None = None, audience: str | None = None,
+                idempotency_key: str | None = None) -> Proposal:
+        """Files a proposal (it waits for a person, or a rule decides it at once)."""
+        body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
+                     supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
+        return Proposal.model_validate(self._call("POST", "/proposals", json_body=body, headers=headers))
+
+    def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
+        """Files a `tool.call`: ask before running `tool` with `input`."""
+        return self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
+
+    def get(self, proposal_id: str) -> Proposal:
+        return Proposal.model_validate(self._call("GET", f"/proposals/{proposal_id}"))
+
+    def withdraw(self, proposal_id: str) -> Proposal:
+        """Withdraws a pending proposal (nobody will read its answer)."""
+        return Proposal.model_validate(self._call("DELETE", f"/proposals/{proposal_id}"))
+
+    def wait(self, proposal_id: str, timeout: float | None = None, *, withdraw_on_timeout: bool = False,
+             poll: int = SERVER_WAIT_CAP) -> Proposal:
+        """Waits until the proposal is settled or `timeout` seconds pass (none: until settled),
+        asking again past the server's cap. Interrupted (Ctrl-C), or timed out with
+        `withdraw_on_timeout`, it withdraws the proposal. The proposal as last seen."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
+                secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
+                p = Proposal.model_validate(self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs},
+                                                       timeout=secs + 30))
+                if p.settled:
+                    return p
+                if deadline is not None and time.monotonic() >= deadline:
+                    if withdraw_on_timeout:
+                        return self._withdrawn_or_settled(proposal_id)
+                    return p
+        except KeyboardInterrupt:
+            self._withdrawn_or_settled(proposal_id)
+            raise
+
+    def _withdrawn_or_settled(self, proposal_id: str) -> Proposal:
+        try:
+            return self.withdraw(proposal_id)
+        except Refused:
+            # Decided meanwhile: that answer stands.
+            return self.get(proposal_id)
+
+    def events(self) -> Iterator[dict]:
+        """The agent's events as they happen (`GET /v1/events`): each a dict with `type`."""
+        ep = self._endpoint()
+        with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
+                               timeout=httpx.Timeout(30, read=None)) as res:
+            if not res.is_success:
+                res.read()
+                _raise_for(res)
+            yield from _events(res.iter_lines())
+
+    def keys(self) -> dict:
+        """The public keys that sign decisions' receipts (a JWK Set), from the proven server."""
+        return self._call("GET", "/keys")
+
+
+class AsyncAssent:
+    """The asynchronous client: the same calls as `Assent`, awaited. Cancelling a `wait`
+    withdraws the proposal."""
+
+    def __init__(self, url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None,
+                 timeout: float = 30.0):
+        self._where = (url, token, home)
+        self._ep: _discover.Endpoint | None = None
+        self._http = httpx.AsyncClient(timeout=timeout)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncAssent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _endpoint(self) -> _discover.Endpoint:
+        if self._ep is None:
+            ep = _discover.discover(*self._where)
+            ch = _discover.challenge()
+            try:
+                res = await self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
+                answer = res.json()
+            except httpx.ConnectError:
+                raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            except (httpx.HTTPError, ValueError):
+                answer = None
+            _discover.check_proof(ep, ch, answer)
+            self._ep = ep
+        return self._ep
+
+    async def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
+                    headers: dict | None = None, timeout: float | None = None) -> Any:
+        ep = await self._endpoint()
+        h = {"authorization": f"Bearer {ep.token}", **(headers or {})}
+        try:
+            res = await self._http.request(method, f"{ep.url}/v1{path}", json=json_body, params=params, headers=h,
+                                           timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+        except httpx.ConnectError:
+            self._ep = None
+            raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+        return _raise_for(res)
+
+    async def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
+                      session_id: str | None = None, group_id: str | None = None, supersedes: str | None = None,
+                      expires_in: int | None = None, lease_secs: int | None = None, audience: str | None = None,
+                      idempotency_key: str | None = None) -> Proposal:
+        body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
+                     supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
+        return Proposal.model_validate(await self._call("POST", "/proposals", json_body=body, headers=headers))
+
+    async def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
+        return await self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
+
+    async def get(self, proposal_id: str) -> Proposal:
+        return Proposal.model_validate(await self._call("GET", f"/proposals/{proposal_id}"))
+
+    async def withdraw(self, proposal_id: str) -> Proposal:
+        return Proposal.model_validate(await self._call("DELETE", f"/proposals/{proposal_id}"))
+
+    async def wait(self, proposal_id: str, timeout: float | None = None, *, withdraw_on_timeout: bool = False,
+                   poll: int = SERVER_WAIT_CAP) -> Proposal:
+        import asyncio
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
+                secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
+                p = Proposal.model_validate(
+                    await self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30))
+                if p.settled:
+                    return p
+                if deadline is not None and time.monotonic() >= deadline:
+                    if withdraw_on_timeout:
+                        return await self._withdrawn_or_settled(proposal_id)
+                    return p
+        except asyncio.CancelledError:
+            await asyncio.shield(self._withdrawn_or_settled(proposal_id))
+            raise
+
+    async def _withdrawn_or_settled(self, proposal_id: str) -> Proposal:
+        try:
+            return await self.withdraw(proposal_id)
+        except Refused:
+            return await self.get(proposal_id)
+
+    async def events(self) -> AsyncIterator[dict]:
+        ep = await self._endpoint()
+        async with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
+                                     timeout=httpx.Timeout(30, read=None)) as res:
+            if not res.is_success:
+                await res.aread()
+                _raise_for(res)
+            data: list[str] = []
+            async for line in res.aiter_lines():
+                if line == "":
+                    if data:
+                        yield json.loads("\n".join(data))
+                        data = []
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip())
+
+    async def keys(self) -> dict:
+        return await self._call("GET", "/keys")

@@ -1,0 +1,86 @@
+"""What can go wrong talking to Assent, and how a decision can end other than approved.
+
+Every failure is one of these, never a bare HTTP error, and none of them is ever taken for an
+approval.
+"""
+
+from __future__ import annotations
+
+
+class AssentError(Exception):
+    """Any failure talking to Assent."""
+
+
+class AssentNotRunning(AssentError):
+    """No Assent answered (nothing was sent): start the app or `assent serve`."""
+
+
+class Impostor(AssentError):
+    """Something listens where Assent should be but could not prove it is Assent's server of
+    this home (`GET /v1/hello`): no token was sent to it."""
+
+
+class Unauthorized(AssentError):
+    """The agent token was not accepted (401), or is not allowed this (403)."""
+
+    def __init__(self, code: str, message: str, status: int):
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.status = code, message, status
+
+
+class Refused(AssentError):
+    """Assent refused the request: a stable `code` (see the API's error codes), a message for
+    people, and the HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int):
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.status = code, message, status
+
+
+class NotApproved(Exception):
+    """The person (or a rule) did not approve: the call did not run."""
+
+    def __init__(self, proposal_id: str, message: str):
+        super().__init__(message)
+        self.proposal_id = proposal_id
+
+
+class Rejected(NotApproved):
+    """Rejected, with the person's reason."""
+
+    def __init__(self, proposal_id: str, reason: str | None):
+        super().__init__(proposal_id, f"rejected in Assent: {reason}" if reason else "rejected in Assent")
+        self.reason = reason
+
+
+class Refined(NotApproved):
+    """The person asks for changes: propose again with them (`supersedes` the id)."""
+
+    def __init__(self, proposal_id: str, feedback: str | None):
+        super().__init__(proposal_id, f"the person asks for changes: {feedback}")
+        self.feedback = feedback
+
+
+class Expired(NotApproved):
+    """Nobody decided in time: it expired in Assent, or the wait ran out and it was withdrawn."""
+
+
+class Withdrawn(NotApproved):
+    """It was withdrawn before anyone decided."""
+
+
+class Failed(NotApproved):
+    """Approved, but Assent could not carry it out (`code`, `message`)."""
+
+    def __init__(self, proposal_id: str, code: str, message: str):
+        super().__init__(proposal_id, f"approved, but applying it failed ({code}): {message}")
+        self.code = code
+
+
+class ReceiptInvalid(AssentError):
+    """A decision's receipt did not verify: `code` says why (`bad_signature`, `expired`,
+    `wrong_audience`, `payload_mismatch`, `wrong_tool`, `not_approved`, ...)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code

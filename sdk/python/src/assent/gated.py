@@ -1,0 +1,131 @@
+"""`gated`: a function (or any agent's tool) that runs only once a person approves the call in
+Assent, with the arguments they approved."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ._models import Proposal
+from .client import Assent, AsyncAssent
+from .errors import Expired, Failed, Refined, Rejected, Withdrawn
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def outcome(p: Proposal) -> Any:
+    """The approved input of a settled `tool.call` proposal; otherwise the NotApproved that says
+    why it must not run (Rejected with the reason, Refined with the feedback, Expired,
+    Withdrawn, Failed)."""
+    status = p.status.value if hasattr(p.status, "value") else str(p.status)
+    d = p.decision
+    if status in ("approved", "applying", "applied"):
+        approved = p.approved_payload if p.approved_payload is not None else p.payload
+        return approved.get("input") if isinstance(approved, dict) else None
+    if status == "rejected":
+        raise Rejected(p.id, d.reason if d else None)
+    if status == "refined":
+        raise Refined(p.id, d.feedback if d else None)
+    if status == "withdrawn":
+        raise Withdrawn(p.id, "withdrawn before anyone decided")
+    if status == "failed":
+        raise Failed(p.id, p.error.code if p.error else "failed", p.error.message if p.error else "")
+    raise Expired(p.id, "nobody decided in time")
+
+
+def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict:
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    out = {}
+    for name, value in bound.arguments.items():
+        kind = inspect.signature(fn).parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            out[name] = list(value)
+        else:
+            out[name] = value
+    return out
+
+
+def _call_with(fn: Callable, approved: dict) -> tuple[tuple, dict]:
+    """The call of `fn` with the approved arguments (by name; `*args` as a list)."""
+    params = inspect.signature(fn).parameters
+    args: list = []
+    kwargs: dict = {}
+    for name, p in params.items():
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(approved.get(name, []))
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update({k: v for k, v in approved.items() if k not in params})
+        elif p.kind is inspect.Parameter.POSITIONAL_ONLY:
+            args.append(approved[name])
+        elif name in approved:
+            kwargs[name] = approved[name]
+    return tuple(args), kwargs
+
+
+def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[..., str] | None = None,
+          client: Assent | AsyncAssent | None = None, timeout: float | None = 3600, audience: str | None = None,
+          receipt: bool = False, requires_approval: bool = True, session_id: str | None = None) -> Any:
+    """Makes `fn` ask a person first. Calling it files a `tool.call` proposal (the tool is
+    `tool`, else the function's name; the input its arguments by name), shows `preview(...)`'s
+    text as the agent's title when given, and waits. Approved, `fn` runs with the arguments the
+    person approved: their edits replace arguments at the top level, by name. Otherwise it
+    raises Rejected (with the reason), Refined (with the feedback), Expired or Withdrawn, and
+    `fn` does not run. A wait past `timeout` seconds withdraws the proposal and raises Expired.
+
+    `receipt=True` also checks the decision's signed receipt (`assent[receipts]`) against the
+    arguments about to be used before running. `requires_approval=False` runs `fn` directly,
+    said explicitly per tool. Async functions are waited on without blocking."""
+
+    def wrap(f: F) -> F:
+        name = tool or f.__name__
+        if not requires_approval:
+            return f
+
+        def envelope(args: tuple, kwargs: dict) -> tuple[dict, dict]:
+            values = _arguments(f, args, kwargs)
+            extra = {"audience": audience, "session_id": session_id, "lease_secs": 15}
+            if preview is not None:
+                extra["title"] = str(preview(*args, **kwargs))[:200]
+            return values, extra
+
+        def check(c: Any, p: Proposal, approved: dict) -> None:
+            if receipt:
+                from .receipts import verify_receipt
+
+                token = p.decision.receipt if p.decision else None
+                verify_receipt(token or "", c, tool=name, input=approved, audience=audience)
+
+        if inspect.iscoroutinefunction(f):
+
+            @functools.wraps(f)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                c = client if isinstance(client, AsyncAssent) else AsyncAssent()
+                values, extra = envelope(args, kwargs)
+                p = await c.propose_tool(name, values, **extra)
+                p = await c.wait(p.id, timeout, withdraw_on_timeout=True)
+                approved = outcome(p)
+                check(await c.keys() if receipt else None, p, approved)
+                a, k = _call_with(f, approved)
+                return await f(*a, **k)
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(f)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            c = client if isinstance(client, Assent) else Assent()
+            values, extra = envelope(args, kwargs)
+            p = c.propose_tool(name, values, **extra)
+            p = c.wait(p.id, timeout, withdraw_on_timeout=True)
+            approved = outcome(p)
+            check(c.keys() if receipt else None, p, approved)
+            a, k = _call_with(f, approved)
+            return f(*a, **k)
+
+        return run  # type: ignore[return-value]
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,69 @@
+"""A real Assent server per test (`assent serve` on a temporary home, the binary in
+`ASSENT_BIN`), and the person: decisions made through the owner API, as the app makes them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+
+class Server:
+    def __init__(self, home: Path):
+        home.mkdir(parents=True)
+        self.home = home
+        env = {**os.environ, "ASSENT_OWNER_CREDENTIAL": "file"}
+        env.pop("ASSENT_URL", None)
+        env.pop("ASSENT_TOKEN", None)
+        self.proc = subprocess.Popen([os.environ["ASSENT_BIN"], "--home", str(home), "serve", "--port", "0"],
+                                     stdout=subprocess.PIPE, stderr=open(home / "server.log", "w"), env=env, text=True)
+        line = self.proc.stdout.readline()
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        self.url = next(w for w in line.split() if w.startswith("http://")).removesuffix("/v1")
+        self.owner = (home / "owner.token").read_text().strip()
+
+    def owner_call(self, method: str, path: str, body: dict | None = None) -> dict:
+        req = urllib.request.Request(f"{self.url}/v1{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"authorization": f"Bearer {self.owner}", "content-type": "application/json"})
+        with urllib.request.urlopen(req) as res:
+            return json.loads(res.read())
+
+    def pending(self, timeout: float = 20) -> dict:
+        """The first proposal waiting for the person, once there is one."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            items = self.owner_call("GET", "/proposals?status=pending")["items"]
+            if items:
+                return items[0]
+            time.sleep(0.05)
+        raise AssertionError("nothing became pending")
+
+    def decide_next(self, decision: dict) -> threading.Thread:
+        """Decides the next pending proposal with `decision`, from another thread (the person)."""
+        def run():
+            p = self.pending()
+            self.owner_call("POST", f"/proposals/{p['id']}/decision", decision)
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    s = Server(tmp_path / "home")
+    monkeypatch.setenv("ASSENT_HOME", str(s.home))
+    monkeypatch.delenv("ASSENT_URL", raising=False)
+    monkeypatch.delenv("ASSENT_TOKEN", raising=False)
+    yield s
+    s.stop()

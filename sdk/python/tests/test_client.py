@@ -1,0 +1,121 @@
+"""The SDK against the real server: finding it, proposing, waiting, withdrawing, events, and the
+errors a caller gets instead of a bare HTTP error."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import threading
+
+import pytest
+
+import assent
+from assent import Assent, AsyncAssent
+
+
+def test_propose_wait_and_the_decision(server):
+    with Assent() as a:
+        p = a.propose_tool("deploy", {"env": "prod"}, title="Deploy", audience="deployer", session_id="task-1")
+        assert (p.status.value, p.kind, p.audience, p.session_id) == ("pending", "tool.call", "deployer", "task-1")
+        server.decide_next({"outcome": "approve", "edits": {"input": {"env": "staging"}}})
+        done = a.wait(p.id, timeout=20)
+        assert done.status.value == "approved" and done.settled
+        assert assent.outcome(done) == {"env": "staging"}, "the person's edit is what runs"
+        assert done.decision.receipt.count(".") == 2
+
+
+def test_waits_past_the_servers_cap_and_a_timeout_can_withdraw(server):
+    with Assent() as a:
+        p = a.propose_tool("t", {})
+        # Each long-poll is one second here, so the wait asks again several times.
+        t = server.decide_next({"outcome": "reject", "reason": "not now"})
+        t.join()
+        with pytest.raises(assent.Rejected) as e:
+            assent.outcome(a.wait(p.id, poll=1))
+        assert e.value.reason == "not now"
+        q = a.propose_tool("t", {"n": 2})
+        last = a.wait(q.id, timeout=1.5, poll=1, withdraw_on_timeout=True)
+        assert last.status.value == "withdrawn"
+        r = a.propose_tool("t", {"n": 3})
+        assert a.wait(r.id, timeout=1, poll=1).status.value == "pending", "without withdraw_on_timeout it stays"
+
+
+def test_cancelling_an_async_wait_withdraws(server):
+    async def go():
+        async with AsyncAssent() as a:
+            p = await a.propose_tool("t", {})
+            task = asyncio.create_task(a.wait(p.id))
+            await asyncio.sleep(0.5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return (await a.get(p.id)).status.value
+
+    assert asyncio.run(go()) == "withdrawn"
+
+
+def test_events_follow_the_agents_proposals(server):
+    with Assent() as a:
+        seen = []
+
+        def listen():
+            with Assent() as b:
+                for ev in b.events():
+                    seen.append(ev)
+                    if ev.get("type") == "proposal.updated":
+                        return
+
+        t = threading.Thread(target=listen, daemon=True)
+        t.start()
+        import time
+
+        time.sleep(0.5)
+        p = a.propose_tool("t", {})
+        a.withdraw(p.id)
+        t.join(10)
+        assert [e["type"] for e in seen][-2:] == ["proposal.created", "proposal.updated"]
+
+
+def test_bad_input_is_a_typed_refusal_and_a_bad_token_is_unauthorized(server):
+    with Assent() as a:
+        with pytest.raises(assent.Refused) as e:
+            a.propose("no.such.kind", {})
+        assert e.value.status in (400, 422) and e.value.code == "unknown_kind"
+        with pytest.raises(assent.Refused) as e:
+            a.propose_tool("t", {}, audience="x" * 201)
+        assert "audience" in e.value.message
+    with Assent(token="asnt_wrong") as a, pytest.raises(assent.Unauthorized):
+        a.propose_tool("t", {})
+
+
+def test_not_running_and_an_impostor(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path))
+    with Assent() as a, pytest.raises(assent.AssentNotRunning):
+        a.propose_tool("t", {})
+    # Something else on the port, that cannot prove it is this home's Assent, never gets the token.
+    got = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            got.append(self.headers.get("authorization"))
+            body = json.dumps({"proof": "00" * 32}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_POST = do_GET
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    (tmp_path / "server.json").write_text(json.dumps({"url": url, "pid": 1, "version": "x", "proof_key": "ab" * 32}))
+    (tmp_path / "agent.token").write_text("asnt_secret")
+    with Assent() as a, pytest.raises(assent.Impostor):
+        a.propose_tool("t", {})
+    srv.shutdown()
+    assert got == [None], "only the unauthenticated hello reached it"

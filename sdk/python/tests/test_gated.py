@@ -1,0 +1,104 @@
+"""`@gated` against the real server: a function runs only once the person approves, with what
+they approved; otherwise a typed outcome and no call."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import assent
+from assent import Assent, gated
+
+calls: list = []
+
+
+@gated(preview=lambda post_id, force=False: f"Delete post {post_id}")
+def delete_post(post_id: int, force: bool = False) -> str:
+    calls.append((post_id, force))
+    return f"deleted {post_id}"
+
+
+def test_approved_runs_with_the_persons_edits(server):
+    calls.clear()
+    server.decide_next({"outcome": "approve", "edits": {"input": {"post_id": 8, "force": False}}})
+    assert delete_post(7, force=True) == "deleted 8"
+    assert calls == [(8, False)]
+    p = server.owner_call("GET", "/proposals?status=approved")["items"][0]
+    assert p["title"] == "Delete post 7" and p["payload"]["tool"] == "delete_post"
+    assert p["payload"]["input"] == {"post_id": 7, "force": True}
+
+
+def test_rejected_refined_and_timed_out_never_run(server):
+    calls.clear()
+    server.decide_next({"outcome": "reject", "reason": "keep it"})
+    with pytest.raises(assent.Rejected) as e:
+        delete_post(7)
+    assert e.value.reason == "keep it"
+    server.decide_next({"outcome": "refine", "feedback": "archive instead"})
+    with pytest.raises(assent.Refined) as e:
+        delete_post(7)
+    assert e.value.feedback == "archive instead"
+
+    @gated(timeout=1)
+    def slow(x: int) -> None:
+        calls.append(x)
+
+    with pytest.raises(assent.NotApproved):
+        slow(1)
+    assert calls == []
+    gone = server.owner_call("GET", "/proposals?status=withdrawn")["items"]
+    assert [g["payload"]["tool"] for g in gone] == ["slow"], "the timed-out proposal was withdrawn"
+
+
+def test_requires_approval_false_runs_directly_and_async_functions_wait(server):
+    @gated(requires_approval=False)
+    def read(x: int) -> int:
+        return x + 1
+
+    assert read(1) == 2
+    assert server.owner_call("GET", "/proposals")["items"] == []
+
+    @gated(tool="send_mail")
+    async def send(to: str, body: str) -> str:
+        return f"sent to {to}: {body}"
+
+    server.decide_next({"outcome": "approve"})
+    assert asyncio.run(send("ann@example.com", "hi")) == "sent to ann@example.com: hi"
+
+
+def test_a_receipt_is_checked_before_running(server):
+    with Assent() as client:
+
+        @gated(client=client, receipt=True, audience="blog")
+        def publish(post_id: int) -> str:
+            return f"published {post_id}"
+
+        server.decide_next({"outcome": "approve"})
+        assert publish(3) == "published 3"
+        keys = client.keys()
+        p = server.owner_call("GET", "/proposals?status=approved")["items"][0]
+        token = server.owner_call("GET", f"/proposals/{p['id']}")["decision"]["receipt"]
+    c = assent.verify_receipt(token, keys, tool="publish", input={"post_id": 3}, audience="blog")
+    assert c["jti"] == p["id"]
+    for kwargs, code in [
+        ({"tool": "publish", "input": {"post_id": 4}}, "payload_mismatch"),
+        ({"tool": "unpublish", "input": {"post_id": 3}}, "wrong_tool"),
+        ({"audience": "mail"}, "wrong_audience"),
+        ({"now": c["exp"] + 61}, "expired"),
+    ]:
+        with pytest.raises(assent.ReceiptInvalid) as e:
+            assent.verify_receipt(token, keys, **kwargs)
+        assert e.value.code == code
+    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    with pytest.raises(assent.ReceiptInvalid) as e:
+        assent.verify_receipt(forged, keys)
+    assert e.value.code == "bad_signature"
+
+
+def test_assent_not_running_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path))
+    calls.clear()
+    with pytest.raises(assent.AssentNotRunning):
+        delete_post(1)
+    assert calls == []
