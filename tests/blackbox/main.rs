@@ -34,6 +34,7 @@ mod remote_page;
 mod remote_push;
 mod rules;
 mod sdk_python;
+mod sdk_typescript;
 mod security;
 mod session;
 mod team;

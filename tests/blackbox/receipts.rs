@@ -7,17 +7,17 @@ use assent_receipt::{Expect, KeySet, Refusal, payload_sha256, verify};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-async fn key_set(s: &Server) -> KeySet {
+pub(crate) async fn key_set(s: &Server) -> KeySet {
     let (st, v) = s.req(Method::GET, "/keys", None, None).await;
     assert_eq!(st, StatusCode::OK, "anyone may read the keys: {v}");
     KeySet::from_json(&v).unwrap()
 }
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
-async fn receipt(s: &Server, id: &str) -> String {
+pub(crate) async fn receipt(s: &Server, id: &str) -> String {
     // The agent reads it in the proposal it proposed.
     let (_, p) = s.get(id, &s.agent.clone()).await;
     p["decision"]["receipt"].as_str().unwrap_or_else(|| panic!("no receipt: {p}")).to_string()

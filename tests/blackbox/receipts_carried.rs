@@ -4,31 +4,17 @@
 
 use crate::harness::{Recorder, Server, cli_with_stdin, private_bus_with_keyring, stderr, stdout};
 use crate::pg::shared;
+use crate::receipts::{key_set, now, receipt};
 use assent_receipt::{Expect, KeySet, Refusal, ToolCall, verify};
 use base64::Engine as _;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-async fn key_set(s: &Server) -> KeySet {
-    let (st, v) = s.req(Method::GET, "/keys", None, None).await;
-    assert_eq!(st, StatusCode::OK, "{v}");
-    KeySet::from_json(&v).unwrap()
-}
-
-fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
-}
-
 /// The `kid` a receipt names.
 fn kid(token: &str) -> String {
     let header = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token.split('.').next().unwrap()).unwrap();
     serde_json::from_slice::<Value>(&header).unwrap()["kid"].as_str().unwrap().to_string()
-}
-
-async fn receipt(s: &Server, id: &str) -> String {
-    let (_, p) = s.get(id, &s.agent.clone()).await;
-    p["decision"]["receipt"].as_str().unwrap_or_else(|| panic!("no receipt: {p}")).to_string()
 }
 
 /// The proposal waiting in `s`'s inbox, once one is.

@@ -41,6 +41,16 @@ def _raise_for(res: httpx.Response) -> Any:
     raise Refused(code, message, res.status_code)
 
 
+def _request(ep: _discover.Endpoint, method: str, path: str, json_body: Any, params: dict | None,
+             headers: dict | None, timeout: float | None) -> dict:
+    """The arguments of one authenticated request to `/v1{path}`."""
+    return {
+        "method": method, "url": f"{ep.url}/v1{path}", "json": json_body, "params": params,
+        "headers": {"authorization": f"Bearer {ep.token}", **(headers or {})},
+        "timeout": timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+    }
+
+
 def _events(lines: Iterator[str]) -> Iterator[dict]:
     data: list[str] = []
     for line in lines:
@@ -92,10 +102,8 @@ class Assent:
     def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
               headers: dict | None = None, timeout: float | None = None) -> Any:
         ep = self._endpoint()
-        h = {"authorization": f"Bearer {ep.token}", **(headers or {})}
         try:
-            res = self._http.request(method, f"{ep.url}/v1{path}", json=json_body, params=params, headers=h,
-                                     timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+            res = self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
         except httpx.ConnectError:
             self._ep = None
             raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
@@ -203,10 +211,8 @@ class AsyncAssent:
     async def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
                     headers: dict | None = None, timeout: float | None = None) -> Any:
         ep = await self._endpoint()
-        h = {"authorization": f"Bearer {ep.token}", **(headers or {})}
         try:
-            res = await self._http.request(method, f"{ep.url}/v1{path}", json=json_body, params=params, headers=h,
-                                           timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+            res = await self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
         except httpx.ConnectError:
             self._ep = None
             raise AssentNotRunning(f"Assent is not running at {ep.url}") from None

@@ -1,0 +1,27 @@
+/** `gated`: a function that runs only once a person approves the call in Assent, with the
+ * arguments they approved. */
+import { Assent, type Proposal } from "./client.js";
+/** The approved input of a settled `tool.call` proposal; otherwise throws the NotApproved that
+ * says why it must not run. */
+export declare function outcome(p: Proposal): Record<string, unknown>;
+export interface GateOptions<A> {
+    /** The tool's name as the person sees it (default: the function's name). */
+    tool?: string;
+    /** A line for the person, shown as the agent's words. */
+    preview?: (args: A) => string;
+    client?: Assent;
+    /** Seconds to wait before withdrawing and throwing Expired (default an hour). */
+    timeout?: number;
+    /** Who the decision's receipt is for. */
+    audience?: string;
+    /** Check the decision's signed receipt against the arguments before running. */
+    receipt?: boolean;
+    /** `false` runs the function directly, said explicitly per tool. */
+    requiresApproval?: boolean;
+    sessionId?: string;
+}
+/** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
+ * it files a `tool.call` proposal and waits: approved, `fn` runs with the approved arguments (a
+ * person's edits replace arguments at the top level, by name); otherwise it throws Rejected,
+ * Refined, Expired or Withdrawn and `fn` does not run. */
+export declare function gated<A extends Record<string, unknown>, R>(fn: (args: A) => R | Promise<R>, o?: GateOptions<A>): (args: A) => Promise<R>;

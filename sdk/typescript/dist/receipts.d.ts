@@ -1,0 +1,37 @@
+/** Checking a decision's receipt offline: Assent's Ed25519 signature (a compact JWS, checked by
+ * `jose`) with its public keys, and that it is for what is about to run (hashes over RFC 8785
+ * JSON, by `canonicalize`). */
+/** Seconds of clock difference tolerated. */
+export declare const SKEW = 60;
+export interface Claims {
+    iss: string;
+    sub: string;
+    jti: string;
+    iat: number;
+    exp: number;
+    aud?: string;
+    outcome: string;
+    kind: string;
+    tool?: string;
+    input_sha256?: string;
+    payload_sha256: string;
+    proposed_sha256: string;
+    decided_by: string;
+    channel: string;
+}
+/** SHA-256 (hex) of the RFC 8785 form of `value`. */
+export declare function sha256Jcs(value: unknown): string;
+/** Whether a receipt's `tool` names `name`: the same, or `mcp__SERVER__name`. */
+export declare function namesTool(claimed: string, name: string): boolean;
+export interface Expect {
+    tool?: string;
+    input?: unknown;
+    payload?: unknown;
+    audience?: string;
+    /** Only an approval will do (default true). */
+    approved?: boolean;
+    /** Unix seconds (default now). */
+    now?: number;
+}
+/** The receipt's claims, or ReceiptInvalid with a code saying why not. */
+export declare function verifyReceipt(token: string, keys: unknown, e?: Expect): Promise<Claims>;

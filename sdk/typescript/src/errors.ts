@@ -1,0 +1,75 @@
+/** Every failure talking to Assent, and every way a decision ends other than approved. None is
+ * ever taken for an approval. */
+
+export class AssentError extends Error {
+  override name = "AssentError";
+}
+
+/** No Assent answered (nothing was sent): start the app or `assent serve`. */
+export class AssentNotRunning extends AssentError {
+  override name = "AssentNotRunning";
+}
+
+/** Something listens where Assent should be but could not prove it is this home's Assent: no
+ * token was sent to it. */
+export class Impostor extends AssentError {
+  override name = "Impostor";
+}
+
+/** Assent refused the request: a stable `code`, a message for people, the HTTP status. */
+export class Refused extends AssentError {
+  override name = "Refused";
+  constructor(readonly code: string, message: string, readonly status: number) {
+    super(`${code}: ${message}`);
+  }
+}
+
+/** The agent token was not accepted (401) or is not allowed this (403). */
+export class Unauthorized extends Refused {
+  override name = "Unauthorized";
+}
+
+/** The person (or a rule) did not approve: the call did not run. */
+export class NotApproved extends Error {
+  override name = "NotApproved";
+  constructor(readonly proposalId: string, message: string) {
+    super(message);
+  }
+}
+
+export class Rejected extends NotApproved {
+  override name = "Rejected";
+  constructor(proposalId: string, readonly reason: string | null) {
+    super(proposalId, reason ? `rejected in Assent: ${reason}` : "rejected in Assent");
+  }
+}
+
+export class Refined extends NotApproved {
+  override name = "Refined";
+  constructor(proposalId: string, readonly feedback: string | null) {
+    super(proposalId, `the person asks for changes: ${feedback ?? "(no feedback)"}`);
+  }
+}
+
+export class Expired extends NotApproved {
+  override name = "Expired";
+}
+
+export class Withdrawn extends NotApproved {
+  override name = "Withdrawn";
+}
+
+export class Failed extends NotApproved {
+  override name = "Failed";
+  constructor(proposalId: string, readonly code: string, message: string) {
+    super(proposalId, `approved, but applying it failed (${code}): ${message}`);
+  }
+}
+
+/** A receipt did not verify; `code` says why. */
+export class ReceiptInvalid extends AssentError {
+  override name = "ReceiptInvalid";
+  constructor(readonly code: string, message: string) {
+    super(`${code}: ${message}`);
+  }
+}

@@ -1,0 +1,75 @@
+/** `gated`: a function that runs only once a person approves the call in Assent, with the
+ * arguments they approved. */
+
+import { Assent, type Proposal } from "./client.js";
+import { Expired, Failed, Refined, Rejected, Withdrawn } from "./errors.js";
+import { verifyReceipt } from "./receipts.js";
+
+/** The approved input of a settled `tool.call` proposal; otherwise throws the NotApproved that
+ * says why it must not run. */
+export function outcome(p: Proposal): Record<string, unknown> {
+  const d = p.decision ?? null;
+  switch (p.status) {
+    case "approved":
+    case "applying":
+    case "applied": {
+      const approved = (p.approved_payload ?? p.payload) as { input?: Record<string, unknown> };
+      return approved.input ?? {};
+    }
+    case "rejected":
+      throw new Rejected(p.id, d?.reason ?? null);
+    case "refined":
+      throw new Refined(p.id, d?.feedback ?? null);
+    case "withdrawn":
+      throw new Withdrawn(p.id, "withdrawn before anyone decided");
+    case "failed":
+      throw new Failed(p.id, p.error?.code ?? "failed", p.error?.message ?? "");
+    default:
+      throw new Expired(p.id, "nobody decided in time");
+  }
+}
+
+export interface GateOptions<A> {
+  /** The tool's name as the person sees it (default: the function's name). */
+  tool?: string;
+  /** A line for the person, shown as the agent's words. */
+  preview?: (args: A) => string;
+  client?: Assent;
+  /** Seconds to wait before withdrawing and throwing Expired (default an hour). */
+  timeout?: number;
+  /** Who the decision's receipt is for. */
+  audience?: string;
+  /** Check the decision's signed receipt against the arguments before running. */
+  receipt?: boolean;
+  /** `false` runs the function directly, said explicitly per tool. */
+  requiresApproval?: boolean;
+  sessionId?: string;
+}
+
+/** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
+ * it files a `tool.call` proposal and waits: approved, `fn` runs with the approved arguments (a
+ * person's edits replace arguments at the top level, by name); otherwise it throws Rejected,
+ * Refined, Expired or Withdrawn and `fn` does not run. */
+export function gated<A extends Record<string, unknown>, R>(
+  fn: (args: A) => R | Promise<R>,
+  o: GateOptions<A> = {},
+): (args: A) => Promise<R> {
+  if (o.requiresApproval === false) return async (args: A) => fn(args);
+  const tool = o.tool ?? fn.name;
+  if (!tool) throw new TypeError("gated: name the tool (the function has no name)");
+  return async (args: A) => {
+    const client = o.client ?? new Assent();
+    const p = await client.proposeTool(tool, args, {
+      title: o.preview ? String(o.preview(args)).slice(0, 200) : undefined,
+      audience: o.audience,
+      session_id: o.sessionId,
+      lease_secs: 15,
+    });
+    const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+    const approved = outcome(done);
+    if (o.receipt) {
+      await verifyReceipt(done.decision?.receipt ?? "", await client.keys(), { tool, input: approved, audience: o.audience });
+    }
+    return fn({ ...args, ...approved } as A);
+  };
+}

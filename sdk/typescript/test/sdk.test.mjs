@@ -1,0 +1,154 @@
+// The TypeScript SDK against the real server (`assent serve` on a temporary home, the binary in
+// ASSENT_BIN), the person deciding through the owner API.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+import * as assent from "../dist/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+async function serve() {
+  const home = mkdtempSync(join(tmpdir(), "assent-ts-"));
+  const env = { ...process.env, ASSENT_OWNER_CREDENTIAL: "file" };
+  delete env.ASSENT_URL;
+  delete env.ASSENT_TOKEN;
+  const proc = spawn(process.env.ASSENT_BIN, ["--home", home, "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "ignore"] });
+  const line = await new Promise((resolve) => createInterface({ input: proc.stdout }).once("line", resolve));
+  proc.stdout.resume();
+  const url = line.split(/\s+/).find((w) => w.startsWith("http://")).replace(/\/v1$/, "");
+  const owner = readFileSync(join(home, "owner.token"), "utf8").trim();
+  const call = async (method, path, body) => {
+    const res = await fetch(`${url}/v1${path}`, { method, headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+    return res.json();
+  };
+  const pending = async () => {
+    for (let i = 0; i < 400; i++) {
+      const { items } = await call("GET", "/proposals?status=pending");
+      if (items.length) return items[0];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error("nothing became pending");
+  };
+  const decideNext = async (decision) => {
+    const p = await pending();
+    return call("POST", `/proposals/${p.id}/decision`, decision);
+  };
+  return { home, url, call, pending, decideNext, stop: () => proc.kill() };
+}
+
+test("propose, wait and the person's edit", async () => {
+  const s = await serve();
+  try {
+    const a = new assent.Assent({ home: s.home });
+    const p = await a.proposeTool("deploy", { env: "prod" }, { title: "Deploy", audience: "deployer" });
+    assert.equal(p.status, "pending");
+    assert.equal(p.audience, "deployer");
+    const decided = s.decideNext({ outcome: "approve", edits: { input: { env: "staging" } } });
+    const done = await a.wait(p.id, { timeout: 20, poll: 1 });
+    await decided;
+    assert.deepEqual(assent.outcome(done), { env: "staging" });
+    assert.equal(done.decision.receipt.split(".").length, 3);
+  } finally {
+    s.stop();
+  }
+});
+
+test("gated runs with what was approved, and not otherwise", async () => {
+  const s = await serve();
+  try {
+    const client = new assent.Assent({ home: s.home });
+    const calls = [];
+    const deletePost = assent.gated(async function delete_post(args) { calls.push(args); return `deleted ${args.post_id}`; },
+      { client, preview: (a) => `Delete post ${a.post_id}`, audience: "blog", receipt: true });
+    s.decideNext({ outcome: "approve", edits: { input: { post_id: 8 } } });
+    assert.equal(await deletePost({ post_id: 7 }), "deleted 8");
+    s.decideNext({ outcome: "reject", reason: "keep it" });
+    await assert.rejects(deletePost({ post_id: 9 }), (e) => e instanceof assent.Rejected && e.reason === "keep it");
+    s.decideNext({ outcome: "refine", feedback: "archive instead" });
+    await assert.rejects(deletePost({ post_id: 9 }), (e) => e instanceof assent.Refined && e.feedback === "archive instead");
+    const slow = assent.gated(function slow(args) { calls.push(args); }, { client, timeout: 1 });
+    await assert.rejects(slow({ x: 1 }), (e) => e instanceof assent.NotApproved);
+    assert.deepEqual(calls, [{ post_id: 8 }]);
+    const gone = await s.call("GET", "/proposals?status=withdrawn");
+    assert.deepEqual(gone.items.map((p) => p.payload.tool), ["slow"], "the timed-out proposal was withdrawn");
+    const direct = assent.gated(function read(args) { return args.x + 1; }, { requiresApproval: false });
+    assert.equal(await direct({ x: 1 }), 2);
+  } finally {
+    s.stop();
+  }
+});
+
+test("aborting a wait withdraws; bad input is a typed refusal", async () => {
+  const s = await serve();
+  try {
+    const a = new assent.Assent({ home: s.home });
+    const p = await a.proposeTool("t", {});
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(new Error("gave up")), 500);
+    await assert.rejects(a.wait(p.id, { signal: ctl.signal }), /gave up/);
+    assert.equal((await a.get(p.id)).status, "withdrawn");
+    await assert.rejects(a.propose("no.such.kind", {}), (e) => e instanceof assent.Refused && e.code === "unknown_kind");
+    const bad = new assent.Assent({ home: s.home, token: "asnt_wrong" });
+    await assert.rejects(bad.proposeTool("t", {}), (e) => e instanceof assent.Unauthorized);
+  } finally {
+    s.stop();
+  }
+});
+
+test("a receipt is checked for exactly this call", async () => {
+  const s = await serve();
+  try {
+    const a = new assent.Assent({ home: s.home });
+    const p = await a.proposeTool("publish", { post_id: 3 }, { audience: "blog" });
+    await s.decideNext({ outcome: "approve" });
+    const token = (await a.get(p.id)).decision.receipt;
+    const keys = await a.keys();
+    const c = await assent.verifyReceipt(token, keys, { tool: "publish", input: { post_id: 3 }, audience: "blog" });
+    assert.equal(c.jti, p.id);
+    for (const [e, code] of [
+      [{ tool: "publish", input: { post_id: 4 } }, "payload_mismatch"],
+      [{ tool: "unpublish", input: { post_id: 3 } }, "wrong_tool"],
+      [{ audience: "mail" }, "wrong_audience"],
+      [{ now: c.exp + 61 }, "expired"],
+    ]) {
+      await assert.rejects(assent.verifyReceipt(token, keys, e), (err) => err instanceof assent.ReceiptInvalid && err.code === code);
+    }
+    const forged = token.slice(0, -4) + (token.endsWith("AAAA") ? "BBBB" : "AAAA");
+    await assert.rejects(assent.verifyReceipt(forged, keys), (err) => err.code === "bad_signature");
+  } finally {
+    s.stop();
+  }
+});
+
+test("not running, and an impostor never gets the token", async () => {
+  const empty = mkdtempSync(join(tmpdir(), "assent-none-"));
+  await assert.rejects(new assent.Assent({ home: empty }).proposeTool("t", {}), (e) => e instanceof assent.AssentNotRunning);
+  const seen = [];
+  const srv = createServer((req, res) => { seen.push(req.headers.authorization ?? null); res.end(JSON.stringify({ proof: "00".repeat(32) })); });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const home = mkdtempSync(join(tmpdir(), "assent-imp-"));
+  writeFileSync(join(home, "server.json"), JSON.stringify({ url: `http://127.0.0.1:${srv.address().port}`, proof_key: "ab".repeat(32) }));
+  writeFileSync(join(home, "agent.token"), "asnt_secret");
+  await assert.rejects(new assent.Assent({ home }).proposeTool("t", {}), (e) => e instanceof assent.Impostor);
+  srv.close();
+  assert.deepEqual(seen, [null], "only the unauthenticated hello reached it");
+});
+
+test("the generated schema and the built files are what the sources make", () => {
+  const root = join(here, "..");
+  const out = mkdtempSync(join(tmpdir(), "assent-gen-"));
+  execFileSync(join(root, "node_modules/.bin/openapi-typescript"), [join(root, "../../docs/openapi.json"), "-o", join(out, "schema.ts")], { stdio: "ignore" });
+  assert.equal(readFileSync(join(out, "schema.ts"), "utf8"), readFileSync(join(root, "src/schema.ts"), "utf8"),
+    "docs/openapi.json changed: run `npm run generate && npm run build` in sdk/typescript and commit");
+  mkdirSync(join(out, "dist"));
+  execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.json"), "--outDir", join(out, "dist")], { stdio: "ignore" });
+  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts"]) {
+    assert.equal(readFileSync(join(out, "dist", f), "utf8"), readFileSync(join(root, "dist", f), "utf8"), `dist/${f} is stale: run npm run build`);
+  }
+});
