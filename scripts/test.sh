@@ -33,6 +33,7 @@ if [ "$status" -eq 0 ]; then
   # The same features as the run above, so nothing is compiled again.
   ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features assent/crash-points,assent-core/ts -- \
     lifecycle:: errors:: events:: rules:: crash:: files:: http:: cli:: boundary:: durability:: security:: leases:: \
+    batches:: receipts:: \
     --skip boundary::a_full_disk_is_a_clear_507_and_loses_nothing 2>&1 | tee -a "$log"
   status=${PIPESTATUS[0]}
 fi

@@ -53,6 +53,7 @@ pub async fn list_proposals(
         group_id: group_id.filter(|s| !s.is_empty()),
         text: text.filter(|s| !s.trim().is_empty()),
         supersedes: None,
+        session_id: None,
         node: None,
         before: None,
         limit: limit.unwrap_or(100),

@@ -115,6 +115,8 @@ with a stable `code`.";
         crate::routes::keys::rotate,
         serve,
         crate::routes::proposals::create,
+        crate::routes::sessions::batch,
+        crate::routes::sessions::counts,
         crate::routes::proposals::list,
         crate::routes::proposals::get,
         crate::routes::proposals::withdraw,

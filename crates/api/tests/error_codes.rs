@@ -191,6 +191,7 @@ fn every_call_given_a_code_is_one_the_scan_reads() {
         "Some",
         "applying",
         "bytes_opt",
+        "get",
         "get_mut",
         "gi",
         "go",

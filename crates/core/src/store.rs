@@ -207,6 +207,8 @@ pub struct ListQuery {
     pub text: Option<String>,
     /// Only the revisions of this proposal.
     pub supersedes: Option<String>,
+    /// Only this session's (an agent's conversation or task).
+    pub session_id: Option<String>,
     /// Only those this node received (an agent's own, on a team store).
     pub node: Option<String>,
     /// Only older than this position (the cursor).
@@ -346,6 +348,15 @@ pub trait Store: Send + Sync + 'static {
 
     /// This node's remote log after position `after_seq`, oldest first, at most `limit` rows.
     async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<crate::remote::LogEntry>, CoreError>;
+
+    /// How many of `agent`'s proposals in session `session_id` are in each status (any agent's
+    /// when `agent` is none), on this node when `node` is given.
+    async fn session_counts(
+        &self,
+        session_id: &str,
+        agent: Option<&str>,
+        node: Option<&str>,
+    ) -> Result<Vec<(Status, u64)>, CoreError>;
 
     /// The receipt keys published at `now`: every node's current key, and the keys they
     /// retired whose receipts may still be relied on.

@@ -15,7 +15,7 @@ fn json<T: DeserializeOwned>(row: &dyn Cols, col: &str) -> Result<Option<T>, Sto
         .transpose()
 }
 
-fn status(s: &str) -> Result<Status, StoreError> {
+pub(crate) fn status(s: &str) -> Result<Status, StoreError> {
     s.parse().map_err(StoreError::Corrupt)
 }
 

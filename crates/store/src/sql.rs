@@ -185,6 +185,10 @@ pub(crate) const REMOTE_LOG: &str =
 pub(crate) const REMOTE_LOG_AFTER: &str =
     "SELECT seq, device, event, at, detail FROM remote_log WHERE node = $1 AND seq > $2 ORDER BY seq LIMIT $3";
 
+// A session's proposals by status ($2: the agent, $3: the node, each only when given).
+pub(crate) const SESSION_COUNTS: &str = "SELECT status, count(*) AS n FROM proposals WHERE session_id = $1 \
+     AND ($2 IS NULL OR agent = $2) AND ($3 IS NULL OR node = $3) GROUP BY status";
+
 // Receipt keys: every node's, published while a receipt they signed may be relied on.
 pub(crate) const RECEIPT_KEYS: &str = "SELECT kid, node, x, added_at, publish_until FROM receipt_keys \
      WHERE publish_until IS NULL OR publish_until > $1 ORDER BY node, added_at, kid";

@@ -125,6 +125,7 @@ impl<B: Backend> Store for SqlStore<B> {
             (" AND agent = ?", q.agent.clone()),
             (" AND kind = ?", q.kind.clone()),
             (" AND supersedes = ?", q.supersedes.clone()),
+            (" AND session_id = ?", q.session_id.clone()),
             (" AND node = ?", q.node.clone()),
         ];
         for (cond, value) in filters {
@@ -301,6 +302,17 @@ impl<B: Backend> Store for SqlStore<B> {
     ) -> Result<(), CoreError> {
         let (device, event, detail) = (device.to_string(), event.to_string(), detail.map(|d| d.to_string()));
         write_op!(self, |c, node| ops::remote_log(c, node, &device, &event, at, detail.as_deref()))
+    }
+
+    async fn session_counts(
+        &self,
+        session_id: &str,
+        agent: Option<&str>,
+        node: Option<&str>,
+    ) -> Result<Vec<(Status, u64)>, CoreError> {
+        let read = |r: &dyn crate::conn::Cols| Ok((rows::status(&r.text("status")?)?, r.int("n")?.max(0) as u64));
+        let args = owned![session_id, agent.map(str::to_string), node.map(str::to_string)];
+        self.0.all(sql::SESSION_COUNTS.into(), args, read).await
     }
 
     async fn receipt_keys(&self, now: Timestamp) -> Result<Vec<ReceiptKey>, CoreError> {

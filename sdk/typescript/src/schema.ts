@@ -119,6 +119,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/proposals/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose several writes at once: each item is checked and filed on its own (a refused item
+         *     files nothing and leaves the others), all in one group. With `Idempotency-Key`, item `i` is
+         *     filed under `KEY/i`, so a retried batch files nothing twice.
+         */
+        post: operations["propose_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's proposals by status: an agent's own, or every agent's for the owner. `pending`
+         *     says how many it still waits on.
+         */
+        get: operations["session_counts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/proposals/{id}": {
         parameters: {
             query?: never;
@@ -601,6 +642,12 @@ export interface components {
             results: components["schemas"]["BatchItemResult"][];
             /** @description How many were decided. */
             decided: number;
+            /** @description Of those decided, how many are approved now (approved, applying or applied). */
+            approved: number;
+            /** @description Of those decided, how many are rejected. */
+            rejected: number;
+            /** @description Of those decided, how many the person asked to refine. */
+            refined: number;
             /** @description How many were already settled by someone else. */
             skipped: number;
             /** @description How many could not be decided (not found, invalid). */
@@ -1041,6 +1088,16 @@ export interface components {
             /** @description Give a revoked agent's name a new token. */
             reuse?: boolean;
         };
+        /** @description Body of `POST /v1/proposals/batch`. */
+        NewBatch: {
+            /**
+             * @description 1 to 100 proposals, each as `POST /v1/proposals` takes it (its `group_id` left out, or
+             *     the batch's).
+             */
+            items: components["schemas"]["NewProposal"][];
+            /** @description The group they are filed in (left out: a new one), decided together in the inbox. */
+            group_id?: string | null;
+        };
         /** @description Body of `POST /v1/credentials`. */
         NewCredential: {
             /** @description 1 to 64 of `a-z`, `0-9`, `.`, `_` and `-`, starting with a letter or digit. */
@@ -1354,6 +1411,24 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
             /** @description Expiry. */
             expires_at: components["schemas"]["Timestamp"];
+        };
+        /** @description What a batch filed. */
+        ProposedBatch: {
+            /** @description The group every filed item is in (decided together in the inbox). */
+            group_id: string;
+            /** @description Per item, in request order. */
+            items: components["schemas"]["ProposedItem"][];
+            /** @description How many were filed. */
+            filed: number;
+            /** @description How many were refused. */
+            refused: number;
+        };
+        /** @description One item of a batch as filed: the proposal, or why it was refused. */
+        ProposedItem: {
+            /** @description Its place in the request, from 0. */
+            index: number;
+            proposal?: components["schemas"]["Proposal"] | null;
+            error?: components["schemas"]["ErrorInfo"] | null;
         };
         /** @description A page of the remote log. */
         RemoteLogPage: {
@@ -1717,6 +1792,25 @@ export interface components {
             header: string;
             /** @enum {string} */
             type: "header";
+        };
+        /** @description A session's proposals by status. */
+        SessionCounts: {
+            /** @description The session. */
+            session_id: string;
+            /**
+             * Format: int64
+             * @description How many still wait for a decision.
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description How many in all.
+             */
+            total: number;
+            /** @description How many in each status (only the statuses it has). */
+            by_status: {
+                [key: string]: number;
+            };
         };
         /** @description The rule "allow similar" would save, before it is saved. */
         Similar: {
@@ -2203,6 +2297,8 @@ export interface operations {
                 q?: string;
                 /** @description Only the revisions of this proposal. */
                 supersedes?: string;
+                /** @description Only this session's (the `session_id` the agent gave). */
+                session_id?: string;
             };
             header?: never;
             path?: never;
@@ -2277,6 +2373,74 @@ export interface operations {
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             507: components["responses"]["Error507"];
+        };
+    };
+    propose_batch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 190 visible ASCII characters; item i is filed under KEY/i */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewBatch"];
+            };
+        };
+        responses: {
+            /** @description Per item: the proposal, or why it was refused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProposedBatch"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            507: components["responses"]["Error507"];
+        };
+    };
+    session_counts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `session_id` the proposals were filed with */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCounts"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_proposal: {

@@ -14,6 +14,18 @@ results: Array<BatchItemResult>,
  */
 decided: number, 
 /**
+ * Of those decided, how many are approved now (approved, applying or applied).
+ */
+approved: number, 
+/**
+ * Of those decided, how many are rejected.
+ */
+rejected: number, 
+/**
+ * Of those decided, how many the person asked to refine.
+ */
+refined: number, 
+/**
  * How many were already settled by someone else.
  */
 skipped: number, 

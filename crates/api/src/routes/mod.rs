@@ -7,6 +7,7 @@ pub mod keys;
 pub mod proposals;
 pub mod remote;
 pub mod rules;
+pub mod sessions;
 
 /// Query of the append-only logs (`GET /v1/audit`, `GET /v1/rules/log`).
 #[derive(serde::Deserialize, utoipa::IntoParams)]

@@ -106,6 +106,8 @@ pub struct ListParams {
     q: Option<String>,
     /// Only the revisions of this proposal.
     supersedes: Option<String>,
+    /// Only this session's (the `session_id` the agent gave).
+    session_id: Option<String>,
 }
 
 /// A status, or empty for any.
@@ -140,6 +142,7 @@ pub async fn list(
         kind: p.kind.filter(|k| !k.is_empty()),
         text: p.q.filter(|t| !t.trim().is_empty()),
         supersedes: p.supersedes.filter(|s| !s.is_empty()),
+        session_id: p.session_id.filter(|s| !s.is_empty()),
         node: p.node.filter(|n| !n.is_empty()),
         before: None,
         limit: p.limit.map_or(50, |c| c.0.min(500) as u32),

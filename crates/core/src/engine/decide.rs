@@ -81,6 +81,12 @@ pub struct BatchResult {
     pub results: Vec<BatchItemResult>,
     /// How many were decided.
     pub decided: usize,
+    /// Of those decided, how many are approved now (approved, applying or applied).
+    pub approved: usize,
+    /// Of those decided, how many are rejected.
+    pub rejected: usize,
+    /// Of those decided, how many the person asked to refine.
+    pub refined: usize,
     /// How many were already settled by someone else.
     pub skipped: usize,
     /// How many could not be decided (not found, invalid).
@@ -114,7 +120,7 @@ pub struct GroupDecision {
     pub feedback: Option<String>,
 }
 
-fn err_info(e: &CoreError) -> crate::proposal::ErrorInfo {
+pub(super) fn err_info(e: &CoreError) -> crate::proposal::ErrorInfo {
     crate::proposal::ErrorInfo { code: e.code().to_string(), message: e.to_string() }
 }
 
@@ -459,7 +465,18 @@ impl Engine {
 
 fn tally(results: Vec<BatchItemResult>) -> BatchResult {
     let count = |r: &str| results.iter().filter(|x| x.result == r).count();
-    BatchResult { decided: count("decided"), skipped: count("skipped"), failed: count("error"), results }
+    let decided_as = |statuses: &[Status]| {
+        results.iter().filter(|x| x.result == "decided" && x.status.is_some_and(|s| statuses.contains(&s))).count()
+    };
+    BatchResult {
+        decided: count("decided"),
+        approved: decided_as(&[Status::Approved, Status::Applying, Status::Applied, Status::Failed]),
+        rejected: decided_as(&[Status::Rejected]),
+        refined: decided_as(&[Status::Refined]),
+        skipped: count("skipped"),
+        failed: count("error"),
+        results,
+    }
 }
 
 impl Engine {

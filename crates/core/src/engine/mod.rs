@@ -12,12 +12,14 @@ mod propose;
 mod quota;
 mod receipts;
 pub mod rules;
+mod sessions;
 mod team;
 mod wait;
 
 pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision, REASON_MAX};
 pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
+pub use sessions::{MAX_BATCH, ProposedBatch, ProposedItem, SessionCounts};
 
 use crate::credentials::{CredentialMeta, SecretSource};
 use crate::error::CoreError;

@@ -1096,6 +1096,23 @@ class Scheme(RootModel[Scheme1 | Scheme2 | Scheme3]):
     ]
 
 
+ByStatusAdditionalProperty = TypeAliasType(
+    "ByStatusAdditionalProperty", Annotated[int, Field(ge=0)]
+)
+
+
+class SessionCounts(BaseModel):
+    session_id: Annotated[str, Field(description="The session.")]
+    pending: Annotated[
+        int, Field(description="How many still wait for a decision.", ge=0)
+    ]
+    total: Annotated[int, Field(description="How many in all.", ge=0)]
+    by_status: Annotated[
+        dict[str, ByStatusAdditionalProperty],
+        Field(description="How many in each status (only the statuses it has)."),
+    ]
+
+
 class Similar(BaseModel):
     match: Annotated[RuleMatch, Field(description="Its match.")]
     description: Annotated[str, Field(description="It in plain words.")]
@@ -1302,6 +1319,22 @@ class BatchResult(BaseModel):
         list[BatchItemResult], Field(description="Per item, in request order.")
     ]
     decided: Annotated[int, Field(description="How many were decided.", ge=0)]
+    approved: Annotated[
+        int,
+        Field(
+            description="Of those decided, how many are approved now (approved, applying or applied).",
+            ge=0,
+        ),
+    ]
+    rejected: Annotated[
+        int, Field(description="Of those decided, how many are rejected.", ge=0)
+    ]
+    refined: Annotated[
+        int,
+        Field(
+            description="Of those decided, how many the person asked to refine.", ge=0
+        ),
+    ]
     skipped: Annotated[
         int, Field(description="How many were already settled by someone else.", ge=0)
     ]
@@ -1856,6 +1889,25 @@ class FilePreview(Diff):
     ] = None
 
 
+class NewBatch(BaseModel):
+    items: Annotated[
+        list[NewProposal],
+        Field(
+            description="1 to 100 proposals, each as `POST /v1/proposals` takes it (its `group_id` left out, or\nthe batch's).",
+            max_length=100,
+            min_length=1,
+        ),
+    ]
+    group_id: Annotated[
+        str | None,
+        Field(
+            description="The group they are filed in (left out: a new one), decided together in the inbox.",
+            max_length=200,
+            pattern="^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+        ),
+    ] = None
+
+
 class Preview2(FilePreview):
     type: Type4
 
@@ -1958,6 +2010,12 @@ class Proposal(BaseModel):
     pruned_at: Timestamp | None = None
 
 
+class ProposedItem(BaseModel):
+    index: Annotated[int, Field(description="Its place in the request, from 0.", ge=0)]
+    proposal: Proposal | None = None
+    error: ErrorInfo | None = None
+
+
 class RuleList(BaseModel):
     items: Annotated[list[RuleView], Field(description="Oldest first.")]
     recent: Annotated[
@@ -1988,3 +2046,17 @@ class Page(BaseModel):
             description="Pass as `cursor` for the next page; absent on the last page."
         ),
     ] = None
+
+
+class ProposedBatch(BaseModel):
+    group_id: Annotated[
+        str,
+        Field(
+            description="The group every filed item is in (decided together in the inbox)."
+        ),
+    ]
+    items: Annotated[
+        list[ProposedItem], Field(description="Per item, in request order.")
+    ]
+    filed: Annotated[int, Field(description="How many were filed.", ge=0)]
+    refused: Annotated[int, Field(description="How many were refused.", ge=0)]
