@@ -119,3 +119,17 @@ def test_not_running_and_an_impostor(tmp_path, monkeypatch):
         a.propose_tool("t", {})
     srv.shutdown()
     assert got == [None], "only the unauthenticated hello reached it"
+
+
+def test_a_batch_in_one_group_and_a_sessions_counts(server):
+    with Assent() as a:
+        item = lambda c: {"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}}, "session_id": "t-1"}
+        b = a.propose_batch([item("make a"), {"kind": "nope", "payload": {}}, item("make b")], group_id="rel-1",
+                            idempotency_key="k-1")
+        assert (b.group_id, b.filed, b.refused) == ("rel-1", 2, 1)
+        assert b.items[1].error.code == "unknown_kind"
+        again = a.propose_batch([item("make a")], group_id="rel-1", idempotency_key="k-1")
+        assert again.items[0].proposal.id == b.items[0].proposal.id, "a retry files nothing twice"
+        server.owner_call("POST", f"/proposals/{b.items[0].proposal.id}/decision", {"outcome": "approve"})
+        c = a.session("t-1")
+        assert (c.pending, c.total, c.by_status) == (1, 2, {"pending": 1, "approved": 1})

@@ -5,6 +5,8 @@ import { type Where } from "./discover.js";
 import type { components } from "./schema.js";
 export type Proposal = components["schemas"]["Proposal"];
 export type NewProposal = components["schemas"]["NewProposal"];
+export type ProposedBatch = components["schemas"]["ProposedBatch"];
+export type SessionCounts = components["schemas"]["SessionCounts"];
 /** The longest the server holds one long-poll; `wait` asks again until it is settled. */
 export declare const SERVER_WAIT_CAP = 120;
 export interface Envelope {
@@ -36,6 +38,14 @@ export declare class Assent {
     propose(kind: string, payload: unknown, envelope?: Envelope): Promise<Proposal>;
     /** Files a `tool.call`: ask before running `tool` with `input`. */
     proposeTool(tool: string, input: unknown, envelope?: Envelope): Promise<Proposal>;
+    /** Files several proposals at once, each on its own, in one group: per item the proposal or
+     * why it was refused. With a key, a retried batch files nothing twice. */
+    proposeBatch(items: NewProposal[], o?: {
+        groupId?: string;
+        idempotencyKey?: string;
+    }): Promise<ProposedBatch>;
+    /** This agent's proposals of a session by status (`pending`: still waiting). */
+    session(sessionId: string): Promise<SessionCounts>;
     get(id: string, wait?: number, signal?: AbortSignal): Promise<Proposal>;
     /** Withdraws a pending proposal. */
     withdraw(id: string): Promise<Proposal>;

@@ -66,6 +66,18 @@ export class Assent {
     proposeTool(tool, input, envelope = {}) {
         return this.propose("tool.call", { tool, input }, envelope);
     }
+    /** Files several proposals at once, each on its own, in one group: per item the proposal or
+     * why it was refused. With a key, a retried batch files nothing twice. */
+    proposeBatch(items, o = {}) {
+        return this.#do((api) => api.POST("/v1/proposals/batch", {
+            body: { items, ...(o.groupId ? { group_id: o.groupId } : {}) },
+            params: { header: o.idempotencyKey ? { "Idempotency-Key": o.idempotencyKey } : {} },
+        }));
+    }
+    /** This agent's proposals of a session by status (`pending`: still waiting). */
+    session(sessionId) {
+        return this.#do((api) => api.GET("/v1/sessions/{session_id}", { params: { path: { session_id: sessionId } } }));
+    }
     get(id, wait, signal) {
         return this.#do((api) => api.GET("/v1/proposals/{id}", { params: { path: { id }, query: wait === undefined ? {} : { wait } }, signal }));
     }

@@ -9,6 +9,8 @@ import type { components, paths } from "./schema.js";
 
 export type Proposal = components["schemas"]["Proposal"];
 export type NewProposal = components["schemas"]["NewProposal"];
+export type ProposedBatch = components["schemas"]["ProposedBatch"];
+export type SessionCounts = components["schemas"]["SessionCounts"];
 
 /** The longest the server holds one long-poll; `wait` asks again until it is settled. */
 export const SERVER_WAIT_CAP = 120;
@@ -99,6 +101,22 @@ export class Assent {
   /** Files a `tool.call`: ask before running `tool` with `input`. */
   proposeTool(tool: string, input: unknown, envelope: Envelope = {}): Promise<Proposal> {
     return this.propose("tool.call", { tool, input }, envelope);
+  }
+
+  /** Files several proposals at once, each on its own, in one group: per item the proposal or
+   * why it was refused. With a key, a retried batch files nothing twice. */
+  proposeBatch(items: NewProposal[], o: { groupId?: string; idempotencyKey?: string } = {}): Promise<ProposedBatch> {
+    return this.#do((api) =>
+      api.POST("/v1/proposals/batch", {
+        body: { items, ...(o.groupId ? { group_id: o.groupId } : {}) },
+        params: { header: o.idempotencyKey ? { "Idempotency-Key": o.idempotencyKey } : {} },
+      }),
+    );
+  }
+
+  /** This agent's proposals of a session by status (`pending`: still waiting). */
+  session(sessionId: string): Promise<SessionCounts> {
+    return this.#do((api) => api.GET("/v1/sessions/{session_id}", { params: { path: { session_id: sessionId } } }));
   }
 
   get(id: string, wait?: number, signal?: AbortSignal): Promise<Proposal> {

@@ -101,6 +101,24 @@ test("aborting a wait withdraws; bad input is a typed refusal", async () => {
   }
 });
 
+test("a batch in one group, and a session's counts", async () => {
+  const s = await serve();
+  try {
+    const a = new assent.Assent({ home: s.home });
+    const item = (c) => ({ kind: "tool.call", payload: { tool: "Bash", input: { command: c } }, session_id: "t-1" });
+    const b = await a.proposeBatch([item("make a"), { kind: "nope", payload: {} }, item("make b")], { groupId: "rel-1", idempotencyKey: "k-1" });
+    assert.deepEqual([b.group_id, b.filed, b.refused], ["rel-1", 2, 1]);
+    assert.equal(b.items[1].error.code, "unknown_kind");
+    const again = await a.proposeBatch([item("make a")], { groupId: "rel-1", idempotencyKey: "k-1" });
+    assert.equal(again.items[0].proposal.id, b.items[0].proposal.id, "a retry files nothing twice");
+    await s.call("POST", `/proposals/${b.items[0].proposal.id}/decision`, { outcome: "approve" });
+    const c = await a.session("t-1");
+    assert.deepEqual([c.pending, c.total, c.by_status], [1, 2, { pending: 1, approved: 1 }]);
+  } finally {
+    s.stop();
+  }
+});
+
 test("a receipt is checked for exactly this call", async () => {
   const s = await serve();
   try {

@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 
 from . import _discover
-from ._models import Proposal
+from urllib.parse import quote
+
+from ._models import Proposal, ProposedBatch, SessionCounts
 from .errors import AssentNotRunning, Refused, Unauthorized
 
 #: The longest the server holds one long-poll; `wait` asks again until it is settled.
@@ -123,6 +125,18 @@ class Assent:
         """Files a `tool.call`: ask before running `tool` with `input`."""
         return self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
 
+    def propose_batch(self, items: list[dict], *, group_id: str | None = None,
+                      idempotency_key: str | None = None) -> ProposedBatch:
+        """Files several proposals at once, each on its own, in one group: per item the proposal
+        or why it was refused."""
+        body = {"items": items, **({"group_id": group_id} if group_id else {})}
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
+        return ProposedBatch.model_validate(self._call("POST", "/proposals/batch", json_body=body, headers=headers))
+
+    def session(self, session_id: str) -> SessionCounts:
+        """This agent's proposals of session `session_id` by status (`pending`: still waiting)."""
+        return SessionCounts.model_validate(self._call("GET", f"/sessions/{quote(session_id, safe='')}"))
+
     def get(self, proposal_id: str) -> Proposal:
         return Proposal.model_validate(self._call("GET", f"/proposals/{proposal_id}"))
 
@@ -229,6 +243,16 @@ class AsyncAssent:
 
     async def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
         return await self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
+
+    async def propose_batch(self, items: list[dict], *, group_id: str | None = None,
+                            idempotency_key: str | None = None) -> ProposedBatch:
+        body = {"items": items, **({"group_id": group_id} if group_id else {})}
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
+        return ProposedBatch.model_validate(
+            await self._call("POST", "/proposals/batch", json_body=body, headers=headers))
+
+    async def session(self, session_id: str) -> SessionCounts:
+        return SessionCounts.model_validate(await self._call("GET", f"/sessions/{quote(session_id, safe='')}"))
 
     async def get(self, proposal_id: str) -> Proposal:
         return Proposal.model_validate(await self._call("GET", f"/proposals/{proposal_id}"))
