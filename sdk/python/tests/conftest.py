@@ -45,6 +45,24 @@ class Server:
             time.sleep(0.05)
         raise AssertionError("nothing became pending")
 
+    def decide_in_turn(self, decisions: list[dict]) -> threading.Thread:
+        """Decides proposals as they arrive, each with the next of `decisions`, from another
+        thread (the person)."""
+        def run():
+            done: set[str] = set()
+            for d in decisions:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    fresh = [p for p in self.owner_call("GET", "/proposals?status=pending")["items"] if p["id"] not in done]
+                    if fresh:
+                        done.add(fresh[-1]["id"])
+                        self.owner_call("POST", f"/proposals/{fresh[-1]['id']}/decision", d)
+                        break
+                    time.sleep(0.05)
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
     def decide_next(self, decision: dict) -> threading.Thread:
         """Decides the next pending proposal with `decision`, from another thread (the person)."""
         def run():
