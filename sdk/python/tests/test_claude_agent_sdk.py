@@ -1,0 +1,56 @@
+"""The Claude Agent SDK adapter with the real SDK (pinned in requirements-dev.txt, with the
+Claude Code it bundles) against a stand-in model on loopback that makes scripted calls, and the
+real server: the person approves one command with an edit and rejects another."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from claude_agent_sdk import ClaudeAgentOptions, query
+
+from assent import AsyncAssent
+from assent.adapters.claude_agent_sdk import can_use_tool
+
+FAKE_MODEL = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "claude" / "fake_model_seq.py"
+
+
+def test_the_person_decides_what_claude_runs(server, tmp_path):
+    proj, home = tmp_path / "proj", tmp_path / "claude-home"
+    proj.mkdir()
+    home.mkdir()
+    (proj / "keep.txt").write_text("keep")
+    steps, log = tmp_path / "steps.json", tmp_path / "model.log"
+    steps.write_text(json.dumps(["touch made-by-agent", "rm -f keep.txt"]))
+    model = subprocess.Popen([sys.executable, str(FAKE_MODEL), str(log), str(steps)], stdout=subprocess.PIPE, text=True)
+    port = model.stdout.readline().strip()
+    server.decide_in_turn([{"outcome": "approve", "edits": {"input": {"command": "touch made-by-person"}}},
+                           {"outcome": "reject", "reason": "keep.txt stays"}])
+
+    async def prompts():
+        yield {"type": "user", "message": {"role": "user", "content": "do the steps"}}
+
+    async def run():
+        async with AsyncAssent() as assent:
+            options = ClaudeAgentOptions(
+                can_use_tool=can_use_tool(assent, session_id="claude-sdk"), cwd=str(proj), max_turns=6,
+                env={"HOME": str(home), "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "test-key",
+                     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "PATH": os.environ["PATH"]},
+            )
+            return [m async for m in query(prompt=prompts(), options=options)]
+
+    try:
+        asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        model.kill()
+    assert (proj / "made-by-person").exists(), "the approved call ran with the person's edit"
+    assert not (proj / "made-by-agent").exists()
+    assert (proj / "keep.txt").exists(), "the rejected call did not run"
+    told = [json.loads(line)["tool_result"] for line in log.read_text().splitlines()]
+    assert "keep.txt stays" in json.dumps(told[1]), told
+    asked = server.owner_call("GET", "/proposals?session_id=claude-sdk")["items"]
+    assert sorted(p["payload"]["input"]["command"] for p in asked) == ["rm -f keep.txt", "touch made-by-agent"]
