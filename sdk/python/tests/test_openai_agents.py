@@ -1,0 +1,74 @@
+"""The OpenAI Agents SDK adapter with the real SDK (pinned in requirements-dev.txt) and a scripted
+model (a Model of its own interface: no network), against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from agents import Agent, ModelSettings, function_tool, set_tracing_disabled
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from agents.usage import Usage
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+from assent import AsyncAssent
+from assent.adapters.openai_agents import run
+
+
+set_tracing_disabled(True)  # no network
+
+
+class Scripted(Model):
+    """Makes `calls`, one a turn; then answers with every tool output it was sent."""
+
+    def __init__(self, calls: list[tuple[str, dict]], seen: list):
+        self.calls, self.seen, self.n = calls, seen, 0
+
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+                           **kwargs):
+        outputs = [i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"] \
+            if isinstance(input, list) else []
+        if self.n < len(self.calls) and len(outputs) >= self.n:
+            name, args = self.calls[self.n]
+            self.n += 1
+            call = ResponseFunctionToolCall(type="function_call", name=name, arguments=json.dumps(args),
+                                            call_id=f"call_{self.n}", id=f"fc_{self.n}", status="completed")
+            return ModelResponse(output=[call], usage=Usage(), response_id=None)
+        self.seen[:] = [str(o.get("output")) for o in outputs]
+        text = ResponseOutputText(type="output_text", text="done", annotations=[])
+        msg = ResponseOutputMessage(type="message", id="msg_1", role="assistant", status="completed", content=[text])
+        return ModelResponse(output=[msg], usage=Usage(), response_id=None)
+
+    async def stream_response(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+def test_approved_rejected_and_edited_calls(server):
+    ran, seen = [], []
+
+    @function_tool(needs_approval=True)
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    model = Scripted([("delete_post", {"post_id": 7}), ("delete_post", {"post_id": 9}), ("delete_post", {"post_id": 10})],
+                     seen)
+    agent = Agent(name="blog", tools=[delete_post], model=model, model_settings=ModelSettings())
+    server.decide_in_turn([{"outcome": "approve"}, {"outcome": "reject", "reason": "keep pricing"},
+                           {"outcome": "approve", "edits": {"input": {"post_id": 11}}}])
+
+    async def go():
+        async with AsyncAssent() as client:
+            return await run(agent, "tidy the blog", client=client, session_id="oa-1", timeout=30)
+
+    result = asyncio.run(go())
+    assert ran == [7], "only the call approved as made ran"
+    joined = " | ".join(seen)
+    assert "deleted 7" in joined
+    assert "keep pricing" in joined, joined
+    assert '{"post_id": 11}' in joined, "the model is told the edited arguments to call with"
+    assert result.final_output == "done"
+    asked = server.owner_call("GET", "/proposals?session_id=oa-1")["items"]
+    assert sorted(p["payload"]["input"]["post_id"] for p in asked) == [7, 9, 10]
