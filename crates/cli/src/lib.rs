@@ -13,6 +13,7 @@ pub mod commands;
 pub mod doctor;
 pub mod hook;
 pub mod output;
+pub mod propose;
 pub mod receipt;
 pub mod remote;
 pub mod rules;
@@ -120,7 +121,7 @@ pub enum Command {
     /// Run the engine and the loopback API without a desktop.
     Serve(serve::ServeArgs),
     /// Propose a write as an agent (prints the proposal id).
-    Propose(commands::ProposeArgs),
+    Propose(propose::ProposeArgs),
     /// Wait until a proposal is decided (exit code says how).
     Wait {
         /// The proposal id.
@@ -370,9 +371,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Completions { .. } | Command::Man { .. } => Ok(()),
         Command::Doctor { json } => doctor::run(&home, json).await,
         Command::Serve(a) => serve::run(home, a).await,
-        Command::Propose(a) => commands::propose(&home, a).await,
+        Command::Propose(a) => propose::propose(&home, a).await,
         Command::Wait { id, timeout, receipt, json, auth } => {
-            commands::wait(&home, &id, timeout, commands::Print::of(json, receipt), &auth).await
+            propose::wait(&home, &id, timeout, propose::Print::of(json, receipt), &auth).await
         }
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,

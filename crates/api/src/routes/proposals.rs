@@ -34,23 +34,27 @@ pub async fn create(
     let Principal::Agent(agent) = who else {
         return Err(ApiError::forbidden("proposals are made by agents: use an agent token, not the owner credential"));
     };
-    let key = match headers.get("idempotency-key") {
-        None => None,
-        Some(v) => Some(v.to_str().map_err(|_| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_idempotency_key",
-                "the Idempotency-Key must be visible ASCII",
-            )
-        })?),
-    };
-    let out = s.engine.propose(&agent, body, key).await?;
+    let out = s.engine.propose(&agent, body, idempotency_key(&headers)?).await?;
     let status = if out.created { StatusCode::CREATED } else { StatusCode::OK };
     let mut res = (status, axum::Json(&out.proposal)).into_response();
     if let Ok(loc) = HeaderValue::from_str(&format!("/v1/proposals/{}", out.proposal.id)) {
         res.headers_mut().insert(header::LOCATION, loc);
     }
     Ok(res)
+}
+
+/// The request's `Idempotency-Key`, if any.
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    match headers.get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => v.to_str().map(Some).map_err(|_| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_idempotency_key",
+                "the Idempotency-Key must be visible ASCII",
+            )
+        }),
+    }
 }
 
 /// Query of `GET /v1/proposals/{id}`.

@@ -7,7 +7,7 @@ use crate::extract::{Caller, Json};
 use assent_core::engine::{ProposedBatch, SessionCounts};
 use assent_core::{NewProposal, Principal};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use serde_json::Value;
 
 /// Body of `POST /v1/proposals/batch`.
@@ -41,16 +41,7 @@ pub async fn batch(
     let Principal::Agent(agent) = who else {
         return Err(ApiError::forbidden("proposals are made by agents: use an agent token, not the owner credential"));
     };
-    let key = match headers.get("idempotency-key") {
-        None => None,
-        Some(v) => Some(v.to_str().map_err(|_| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_idempotency_key",
-                "the Idempotency-Key must be visible ASCII",
-            )
-        })?),
-    };
+    let key = super::proposals::idempotency_key(&headers)?;
     Ok(axum::Json(s.engine.propose_batch(&agent, body, key).await?))
 }
 
