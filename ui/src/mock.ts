@@ -395,7 +395,7 @@ export class MockBackend implements Backend {
 
   async decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]) {
     this.calls.push({ name: "decideBatch", args: [items] });
-    const results = [];
+    const results: { id: string; result: string; status: Status | null; error: null }[] = [];
     let decided = 0, skipped = 0;
     for (const it of items) {
       const p = this.proposals.find((x) => x.id === it.id);
@@ -408,7 +408,9 @@ export class MockBackend implements Backend {
       decided++;
       results.push({ id: it.id, result: "decided", status: p.status, error: null });
     }
-    return { results, decided, skipped, failed: 0 };
+    const decidedAs = (ss: string[]) => results.filter((r) => r.result === "decided" && r.status && ss.includes(r.status)).length;
+    const approved = decidedAs(["approved", "applying", "applied", "failed"]);
+    return { results, decided, approved, rejected: decidedAs(["rejected"]), refined: decidedAs(["refined"]), skipped, failed: 0 };
   }
 
   async decideGroup(groupId: string, agent: string, node: string | null, outcome: Outcome, reason?: string) {

@@ -54,7 +54,7 @@ describe("the phone's backend", () => {
       const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status });
       if (url === "/api/proposals?limit=10") return json({ items: [proposal], next_cursor: null });
       if (url === "/api/decisions/options") return json({ nonce: "n1", options: { publicKey: { challenge: "AQID", allowCredentials: [] } } });
-      if (url === "/api/decisions") return json({ results: [{ id: "p_1", result: "decided", status: "rejected" }], decided: 1, skipped: 0, failed: 0 });
+      if (url === "/api/decisions") return json({ results: [{ id: "p_1", result: "decided", status: "rejected" }], decided: 1, approved: 0, rejected: 1, refined: 0, skipped: 0, failed: 0 });
       if (url === "/api/proposals/p_1") return json({ proposal: { ...proposal, status: "rejected" }, audit: [] });
       return json({ error: { code: "not_found", message: "no" } }, 404);
     });

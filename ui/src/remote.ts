@@ -224,11 +224,14 @@ export function remoteBackend(r: Remote): Backend {
         g.ids.push(i.id);
         groups.set(key, g);
       }
-      const all: BatchResult = { results: [], decided: 0, skipped: 0, failed: 0 };
+      const all: BatchResult = { results: [], decided: 0, approved: 0, rejected: 0, refined: 0, skipped: 0, failed: 0 };
       for (const g of groups.values()) {
         const x = await r.sign(g.ids, g.outcome, { reason: g.reason });
         all.results.push(...x.results);
         all.decided += x.decided;
+        all.approved += x.approved;
+        all.rejected += x.rejected;
+        all.refined += x.refined;
         all.skipped += x.skipped;
         all.failed += x.failed;
       }

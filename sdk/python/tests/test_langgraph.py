@@ -1,0 +1,53 @@
+"""The LangGraph / LangChain v1 adapter with the real packages (pinned in requirements-dev.txt):
+`create_agent` with `HumanInTheLoopMiddleware`, a scripted chat model (LangChain's own fake
+model), against the real server."""
+
+from __future__ import annotations
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+from assent import Assent
+from assent.adapters.langgraph import invoke
+
+
+class Scripted(GenericFakeChatModel):
+    """LangChain's fake chat model, taking tools as a real one does."""
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+def test_approve_edit_reject_and_refine_through_the_middleware(server):
+    ran = []
+
+    @tool
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    calls = [AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"c{n}"}])
+             for n in (7, 8, 9, 10)]
+    model = Scripted(messages=iter(calls + [AIMessage(content="done")]))
+    agent = create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
+                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+    server.decide_in_turn([{"outcome": "approve"}, {"outcome": "approve", "edits": {"input": {"post_id": 80}}},
+                           {"outcome": "reject", "reason": "keep pricing"},
+                           {"outcome": "refine", "feedback": "archive it instead"}])
+    with Assent() as client:
+        result = invoke(agent, {"messages": [("user", "tidy the blog")]}, {"configurable": {"thread_id": "t1"}},
+                        client=client, session_id="lg-1", timeout=30)
+    assert ran == [7, 80], "approved as asked, and as the person edited it"
+    told = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert told[0] == "deleted 7"
+    assert told[1].endswith("deleted 80") and '{"post_id": 80}' in told[1], "the model is told the person's edit ran"
+    assert "keep pricing" in told[2]
+    assert "archive it instead" in told[3]
+    assert result["messages"][-1].content == "done"
+    asked = server.owner_call("GET", "/proposals?session_id=lg-1")["items"]
+    assert sorted(p["payload"]["input"]["post_id"] for p in asked) == [7, 8, 9, 10]
