@@ -2,45 +2,16 @@
 // ASSENT_BIN), the person deciding through the owner API.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
 import * as assent from "../dist/index.js";
+import { serve } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-async function serve() {
-  const home = mkdtempSync(join(tmpdir(), "assent-ts-"));
-  const env = { ...process.env, ASSENT_OWNER_CREDENTIAL: "file" };
-  delete env.ASSENT_URL;
-  delete env.ASSENT_TOKEN;
-  const proc = spawn(process.env.ASSENT_BIN, ["--home", home, "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "ignore"] });
-  const line = await new Promise((resolve) => createInterface({ input: proc.stdout }).once("line", resolve));
-  proc.stdout.resume();
-  const url = line.split(/\s+/).find((w) => w.startsWith("http://")).replace(/\/v1$/, "");
-  const owner = readFileSync(join(home, "owner.token"), "utf8").trim();
-  const call = async (method, path, body) => {
-    const res = await fetch(`${url}/v1${path}`, { method, headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
-    return res.json();
-  };
-  const pending = async () => {
-    for (let i = 0; i < 400; i++) {
-      const { items } = await call("GET", "/proposals?status=pending");
-      if (items.length) return items[0];
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error("nothing became pending");
-  };
-  const decideNext = async (decision) => {
-    const p = await pending();
-    return call("POST", `/proposals/${p.id}/decision`, decision);
-  };
-  return { home, url, call, pending, decideNext, stop: () => proc.kill() };
-}
 
 test("propose, wait and the person's edit", async () => {
   const s = await serve();
@@ -166,7 +137,7 @@ test("the generated schema and the built files are what the sources make", () =>
     "docs/openapi.json changed: run `npm run generate && npm run build` in sdk/typescript and commit");
   mkdirSync(join(out, "dist"));
   execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.json"), "--outDir", join(out, "dist")], { stdio: "ignore" });
-  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts"]) {
+  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js"]) {
     assert.equal(readFileSync(join(out, "dist", f), "utf8"), readFileSync(join(root, "dist", f), "utf8"), `dist/${f} is stale: run npm run build`);
   }
 });

@@ -1,0 +1,61 @@
+/** The Vercel AI SDK: Assent decides its tool approvals, on the server.
+ *
+ * `generateText` / `streamText` (and `ToolLoopAgent`) take a `toolApproval` function deciding
+ * each tool call before it runs. `assentToolApproval()` is one: it files the call as a
+ * `tool.call` proposal, waits for the person, and answers `approved`, or `denied` with their
+ * words (the model reads them in the tool's `execution-denied` result). The AI SDK runs a call
+ * only as the model made it, so an approval with edits is answered as a denial naming the
+ * edited input to call again with (that call comes back to Assent). No decision in time:
+ * denied, the proposal withdrawn. Assent unreachable: denied.
+ *
+ *     import { generateText, stepCountIs } from "ai";
+ *     import { assentToolApproval } from "assent/ai-sdk";
+ *
+ *     await generateText({ model, tools, toolApproval: assentToolApproval(), stopWhen: stepCountIs(5), prompt });
+ */
+
+import canonicalize from "canonicalize";
+import { Assent } from "../client.js";
+import { AssentError, NotApproved } from "../errors.js";
+import { outcome } from "../gated.js";
+
+/** The status `toolApproval` answers with. */
+export type ApprovalStatus = { type: "approved"; reason?: string } | { type: "denied"; reason?: string };
+
+export interface ToolApprovalOptions {
+  client?: Assent;
+  /** Seconds to wait for the person (default an hour). */
+  timeout?: number;
+  sessionId?: string;
+  audience?: string;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return canonicalize(a) === canonicalize(b);
+}
+
+/** A `toolApproval` function that asks the person in Assent. */
+export function assentToolApproval(o: ToolApprovalOptions = {}) {
+  return async ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }): Promise<ApprovalStatus> => {
+    const client = o.client ?? new Assent();
+    try {
+      const p = await client.proposeTool(toolCall.toolName, toolCall.input, {
+        session_id: o.sessionId,
+        audience: o.audience,
+        lease_secs: 15,
+        idempotencyKey: `ai-sdk:${toolCall.toolCallId}`.slice(0, 200),
+      });
+      const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+      const approved = outcome(done);
+      if (same(approved, toolCall.input)) return { type: "approved" };
+      return {
+        type: "denied",
+        reason: `The person approved this only as edited in Assent: call the tool again with this input: ${JSON.stringify(approved)}`,
+      };
+    } catch (e) {
+      if (e instanceof NotApproved) return { type: "denied", reason: e.message };
+      if (e instanceof AssentError) return { type: "denied", reason: `Assent could not ask the person (${e.message}); denied for safety` };
+      throw e;
+    }
+  };
+}

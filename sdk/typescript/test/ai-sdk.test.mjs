@@ -1,0 +1,61 @@
+// The Vercel AI SDK adapter with the real `ai` package (pinned) and its own mock model
+// (`ai/test`), against the real server: approved, denied with the reason, edited, undecided.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { generateText, jsonSchema, stepCountIs, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { Assent } from "../dist/index.js";
+import { assentToolApproval } from "../dist/adapters/ai-sdk.js";
+import { serve } from "./server.mjs";
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+
+/** A model that makes `calls`, one a step, then says "done"; `seen` gets each tool result it is sent. */
+function scripted(calls, seen) {
+  let n = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      for (const m of prompt) for (const part of m.content ?? []) if (part.type === "tool-result") seen.push(JSON.stringify(part.output));
+      if (n < calls.length) {
+        const [name, input] = calls[n++];
+        return { content: [{ type: "tool-call", toolCallId: `call_${n}`, toolName: name, input: JSON.stringify(input) }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };
+      }
+      return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+    },
+  });
+}
+
+test("the person decides each tool call of generateText", async () => {
+  const s = await serve();
+  try {
+    const ran = [];
+    const seen = [];
+    const deletePost = tool({
+      description: "Deletes a post.",
+      inputSchema: jsonSchema({ type: "object", properties: { post_id: { type: "number" } }, required: ["post_id"] }),
+      execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; },
+    });
+    const decided = s.decideInTurn([{ outcome: "approve" }, { outcome: "reject", reason: "keep pricing" },
+      { outcome: "approve", edits: { input: { post_id: 11 } } }]);
+    const client = new Assent({ home: s.home });
+    const result = await generateText({
+      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }]], seen),
+      tools: { delete_post: deletePost },
+      toolApproval: assentToolApproval({ client, sessionId: "ai-1", timeout: 30 }),
+      stopWhen: stepCountIs(6),
+      prompt: "tidy the blog",
+    });
+    await decided;
+    assert.deepEqual(ran, [7], "only the call approved as made ran");
+    const joined = seen.join(" | ");
+    assert.match(joined, /deleted 7/);
+    assert.match(joined, /keep pricing/);
+    assert.match(joined, /post_id\\?":11/, "the model is told the edited input to call with");
+    assert.equal(result.text, "done");
+    const asked = await s.call("GET", "/proposals?session_id=ai-1");
+    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10]);
+  } finally {
+    s.stop();
+  }
+});
