@@ -137,7 +137,7 @@ test("the generated schema and the built files are what the sources make", () =>
     "docs/openapi.json changed: run `npm run generate && npm run build` in sdk/typescript and commit");
   mkdirSync(join(out, "dist"));
   execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.json"), "--outDir", join(out, "dist")], { stdio: "ignore" });
-  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js"]) {
+  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js", "adapters/openai-agents.js"]) {
     assert.equal(readFileSync(join(out, "dist", f), "utf8"), readFileSync(join(root, "dist", f), "utf8"), `dist/${f} is stale: run npm run build`);
   }
 });

@@ -1,0 +1,81 @@
+/** The OpenAI Agents SDK for JavaScript: Assent settles a run's tool approvals.
+ *
+ * Tools declared with `needsApproval: true` pause the run: its result lists `interruptions`.
+ * `runWithAssent` files each as a `tool.call` proposal (all of a round at once), waits, approves
+ * or rejects the run's state with the person's answers (`message` carries their words to the
+ * model), and resumes until the agent answers. The SDK runs a call only as the model made it, so
+ * an approval with edits is answered as a rejection naming the edited arguments to call again
+ * with. No decision in time: rejected, the proposal withdrawn.
+ *
+ *     import { Agent, tool } from "@openai/agents";
+ *     import { runWithAssent } from "assent/openai-agents";
+ *
+ *     const result = await runWithAssent(agent, "tidy the blog");
+ */
+
+import canonicalize from "canonicalize";
+import { Assent } from "../client.js";
+import { NotApproved } from "../errors.js";
+import { outcome } from "../gated.js";
+
+export interface RunWithAssentOptions {
+  client?: Assent;
+  /** Seconds to wait for the person on each call (default an hour). */
+  timeout?: number;
+  sessionId?: string;
+  audience?: string;
+  /** Passed on to the SDK's `run`. */
+  runOptions?: Record<string, unknown>;
+}
+
+interface ApprovalItem {
+  rawItem: { name?: string; arguments?: string; callId?: string };
+}
+
+function argumentsOf(item: ApprovalItem): Record<string, unknown> {
+  try {
+    const v = JSON.parse(item.rawItem.arguments ?? "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? v : { arguments: v };
+  } catch {
+    return { arguments: item.rawItem.arguments };
+  }
+}
+
+/** Runs `agent` to its answer with the SDK's `run`, settling every round of tool approvals
+ * through Assent. */
+export async function runWithAssent(agent: unknown, input: unknown, o: RunWithAssentOptions = {}) {
+  const { run } = await import("@openai/agents");
+  const client = o.client ?? new Assent();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let result: any = await run(agent as never, input as never, o.runOptions as never);
+  while (result.interruptions?.length) {
+    const state = result.state;
+    const filed = [];
+    for (const item of result.interruptions as ApprovalItem[]) {
+      const args = argumentsOf(item);
+      const p = await client.proposeTool(item.rawItem.name ?? "tool", args, {
+        session_id: o.sessionId,
+        audience: o.audience,
+        lease_secs: 15,
+        idempotencyKey: item.rawItem.callId ? `openai-agents:${item.rawItem.callId}`.slice(0, 200) : undefined,
+      });
+      filed.push({ item, args, p });
+    }
+    for (const { item, args, p } of filed) {
+      const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+      try {
+        const approved = outcome(done);
+        if (canonicalize(approved) === canonicalize(args)) state.approve(item);
+        else
+          state.reject(item, {
+            message: `The person approved this only as edited in Assent: call the tool again with these arguments: ${JSON.stringify(approved)}`,
+          });
+      } catch (e) {
+        if (e instanceof NotApproved) state.reject(item, { message: e.message });
+        else throw e;
+      }
+    }
+    result = await run(agent as never, state, o.runOptions as never);
+  }
+  return result;
+}

@@ -1,0 +1,62 @@
+// The OpenAI Agents SDK (JavaScript) adapter with the real package (pinned) and a scripted Model
+// of its own interface (no network), against the real server.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, Usage, setTracingDisabled, tool } from "@openai/agents";
+import { z } from "zod";
+import { Assent } from "../dist/index.js";
+import { runWithAssent } from "../dist/adapters/openai-agents.js";
+import { serve } from "./server.mjs";
+
+setTracingDisabled(true);
+
+/** Makes `calls`, one a turn, then answers "done"; `seen` gets the tool outputs it is sent. */
+function scripted(calls, seen) {
+  let n = 0;
+  return {
+    async getResponse(request) {
+      const items = Array.isArray(request.input) ? request.input : [];
+      seen.length = 0;
+      for (const i of items) if (i.type === "function_call_result") seen.push(JSON.stringify(i.output));
+      if (n < calls.length) {
+        const [name, args] = calls[n++];
+        return { usage: new Usage(), responseId: `r${n}`, output: [{ type: "function_call", id: `fc${n}`, callId: `call_${n}`, name, arguments: JSON.stringify(args), status: "completed" }] };
+      }
+      return { usage: new Usage(), responseId: "r_end", output: [{ type: "message", id: "m1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }] };
+    },
+    async *getStreamedResponse() {
+      throw new Error("not used");
+    },
+  };
+}
+
+test("approved, rejected and edited tool calls of a run", async () => {
+  const s = await serve();
+  try {
+    const ran = [];
+    const seen = [];
+    const deletePost = tool({
+      name: "delete_post",
+      description: "Deletes a post.",
+      parameters: z.object({ post_id: z.number() }),
+      needsApproval: true,
+      execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; },
+    });
+    const agent = new Agent({ name: "blog", tools: [deletePost],
+      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }]], seen) });
+    const decided = s.decideInTurn([{ outcome: "approve" }, { outcome: "reject", reason: "keep pricing" },
+      { outcome: "approve", edits: { input: { post_id: 11 } } }]);
+    const result = await runWithAssent(agent, "tidy the blog", { client: new Assent({ home: s.home }), sessionId: "oaj-1", timeout: 30 });
+    await decided;
+    assert.deepEqual(ran, [7], "only the call approved as made ran");
+    const joined = seen.join(" | ");
+    assert.match(joined, /deleted 7/);
+    assert.match(joined, /keep pricing/);
+    assert.match(joined, /post_id\\?":11/, "the model is told the edited arguments");
+    assert.equal(result.finalOutput, "done");
+    const asked = await s.call("GET", "/proposals?session_id=oaj-1");
+    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10]);
+  } finally {
+    s.stop();
+  }
+});
