@@ -102,3 +102,24 @@ def test_assent_not_running_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(assent.AssentNotRunning):
         delete_post(1)
     assert calls == []
+
+
+def test_a_write_built_by_the_function_is_carried_out_by_assent(server, tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("old\n")
+
+    @gated(kind="file.write", preview=lambda text: "Update the notes")
+    def save_notes(text: str) -> dict:
+        return {"path": str(target), "content": text}
+
+    server.decide_next({"outcome": "approve", "edits": {"content": "edited by the person\n"}})
+    result = save_notes("new\n")
+    assert target.read_text() == "edited by the person\n", "Assent wrote what the person approved"
+    assert result is not None
+    p = server.owner_call("GET", "/proposals?status=applied")["items"][0]
+    assert (p["kind"], p["title"]) == ("file.write", "Update the notes")
+
+    server.decide_next({"outcome": "reject", "reason": "leave them"})
+    with pytest.raises(assent.Rejected):
+        save_notes("other\n")
+    assert target.read_text() == "edited by the person\n"

@@ -18,6 +18,10 @@ export interface GateOptions<A> {
     receipt?: boolean;
     /** `false` runs the function directly, said explicitly per tool. */
     requiresApproval?: boolean;
+    /** `file.write`, `file.delete` or `http.request`: the function builds the payload, and Assent
+     * carries it out once approved (an HTTP call with its credential from the keychain); the call
+     * returns Assent's result of it. Default `tool.call`: the function itself runs. */
+    kind?: string;
     sessionId?: string;
 }
 /** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling

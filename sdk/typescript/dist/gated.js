@@ -33,6 +33,23 @@ export function outcome(p) {
 export function gated(fn, o = {}) {
     if (o.requiresApproval === false)
         return async (args) => fn(args);
+    if (o.kind && o.kind !== "tool.call") {
+        const kind = o.kind;
+        return async (args) => {
+            const client = o.client ?? new Assent();
+            const p = await client.propose(kind, await fn(args), {
+                title: o.preview ? String(o.preview(args)).slice(0, 200) : undefined,
+                audience: o.audience,
+                session_id: o.sessionId,
+                lease_secs: 15,
+            });
+            const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+            outcome(done); // throws unless approved
+            if (done.status === "failed")
+                throw new Failed(done.id, done.error?.code ?? "failed", done.error?.message ?? "");
+            return done.result;
+        };
+    }
     const tool = o.tool ?? fn.name;
     if (!tool)
         throw new TypeError("gated: name the tool (the function has no name)");

@@ -43,6 +43,10 @@ export interface GateOptions<A> {
   receipt?: boolean;
   /** `false` runs the function directly, said explicitly per tool. */
   requiresApproval?: boolean;
+  /** `file.write`, `file.delete` or `http.request`: the function builds the payload, and Assent
+   * carries it out once approved (an HTTP call with its credential from the keychain); the call
+   * returns Assent's result of it. Default `tool.call`: the function itself runs. */
+  kind?: string;
   sessionId?: string;
 }
 
@@ -55,6 +59,22 @@ export function gated<A extends Record<string, unknown>, R>(
   o: GateOptions<A> = {},
 ): (args: A) => Promise<R> {
   if (o.requiresApproval === false) return async (args: A) => fn(args);
+  if (o.kind && o.kind !== "tool.call") {
+    const kind = o.kind;
+    return async (args: A) => {
+      const client = o.client ?? new Assent();
+      const p = await client.propose(kind, await fn(args), {
+        title: o.preview ? String(o.preview(args)).slice(0, 200) : undefined,
+        audience: o.audience,
+        session_id: o.sessionId,
+        lease_secs: 15,
+      });
+      const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+      outcome(done); // throws unless approved
+      if (done.status === "failed") throw new Failed(done.id, done.error?.code ?? "failed", done.error?.message ?? "");
+      return done.result as R;
+    };
+  }
   const tool = o.tool ?? fn.name;
   if (!tool) throw new TypeError("gated: name the tool (the function has no name)");
   return async (args: A) => {

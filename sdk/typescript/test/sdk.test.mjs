@@ -55,6 +55,26 @@ test("gated runs with what was approved, and not otherwise", async () => {
   }
 });
 
+test("a write the function builds is carried out by Assent", async () => {
+  const s = await serve();
+  try {
+    const client = new assent.Assent({ home: s.home });
+    const dir = mkdtempSync(join(tmpdir(), "assent-write-"));
+    const target = join(dir, "notes.txt");
+    writeFileSync(target, "old\n");
+    const save = assent.gated(function save_notes({ text }) { return { path: target, content: text }; },
+      { client, kind: "file.write", preview: () => "Update the notes" });
+    s.decideNext({ outcome: "approve", edits: { content: "edited by the person\n" } });
+    await save({ text: "new\n" });
+    assert.equal(readFileSync(target, "utf8"), "edited by the person\n");
+    s.decideNext({ outcome: "reject", reason: "leave them" });
+    await assert.rejects(save({ text: "other\n" }), (e) => e instanceof assent.Rejected);
+    assert.equal(readFileSync(target, "utf8"), "edited by the person\n");
+  } finally {
+    s.stop();
+  }
+});
+
 test("aborting a wait withdraws; bad input is a typed refusal", async () => {
   const s = await serve();
   try {

@@ -67,9 +67,47 @@ def _call_with(fn: Callable, approved: dict) -> tuple[tuple, dict]:
     return tuple(args), kwargs
 
 
+def _result(p: Proposal) -> Any:
+    """What Assent's carrying out of an approved write gave, or why it must not be used."""
+    outcome(p)  # raises unless approved
+    if p.status.value == "failed" and p.error is not None:
+        raise Failed(p.id, p.error.code, p.error.message)
+    return p.result
+
+
+def _applied(f: Callable, kind: str, client: Any, timeout: float | None, audience: str | None,
+             session_id: str | None, preview: Callable[..., str] | None) -> Any:
+    """`f` builds a payload of `kind`; calling it files that and returns Assent's result."""
+
+    def envelope(args: tuple, kwargs: dict) -> dict:
+        extra = {"audience": audience, "session_id": session_id, "lease_secs": 15}
+        if preview is not None:
+            extra["title"] = str(preview(*args, **kwargs))[:200]
+        return extra
+
+    if inspect.iscoroutinefunction(f):
+
+        @functools.wraps(f)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            c = client if isinstance(client, AsyncAssent) else AsyncAssent()
+            p = await c.propose(kind, await f(*args, **kwargs), **envelope(args, kwargs))
+            return _result(await c.wait(p.id, timeout, withdraw_on_timeout=True))
+
+        return run_async
+
+    @functools.wraps(f)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        c = client if isinstance(client, Assent) else Assent()
+        p = c.propose(kind, f(*args, **kwargs), **envelope(args, kwargs))
+        return _result(c.wait(p.id, timeout, withdraw_on_timeout=True))
+
+    return run
+
+
 def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[..., str] | None = None,
           client: Assent | AsyncAssent | None = None, timeout: float | None = 3600, audience: str | None = None,
-          receipt: bool = False, requires_approval: bool = True, session_id: str | None = None) -> Any:
+          receipt: bool = False, requires_approval: bool = True, session_id: str | None = None,
+          kind: str = "tool.call") -> Any:
     """Makes `fn` ask a person first. Calling it files a `tool.call` proposal (the tool is
     `tool`, else the function's name; the input its arguments by name), shows `preview(...)`'s
     text as the agent's title when given, and waits. Approved, `fn` runs with the arguments the
@@ -79,12 +117,20 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
 
     `receipt=True` also checks the decision's signed receipt (`assent[receipts]`) against the
     arguments about to be used before running. `requires_approval=False` runs `fn` directly,
-    said explicitly per tool. Async functions are waited on without blocking."""
+    said explicitly per tool. Async functions are waited on without blocking.
+
+    With `kind="file.write"`, `"file.delete"` or `"http.request"`, the function builds the
+    payload and Assent carries it out: calling it files what it returns as that kind (Assent
+    computes the diff or the request the person sees), and once approved Assent applies it
+    itself (an HTTP call with its credential from the keychain) and the call returns Assent's
+    result of it; Failed when applying it failed."""
 
     def wrap(f: F) -> F:
         name = tool or f.__name__
         if not requires_approval:
             return f
+        if kind != "tool.call":
+            return _applied(f, kind, client, timeout, audience, session_id, preview)
 
         def envelope(args: tuple, kwargs: dict) -> tuple[dict, dict]:
             values = _arguments(f, args, kwargs)
