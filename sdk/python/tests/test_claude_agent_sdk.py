@@ -54,3 +54,20 @@ def test_the_person_decides_what_claude_runs(server, tmp_path):
     assert "keep.txt stays" in json.dumps(told[1]), told
     asked = server.owner_call("GET", "/proposals?session_id=claude-sdk")["items"]
     assert sorted(p["payload"]["input"]["command"] for p in asked) == ["rm -f keep.txt", "touch made-by-agent"]
+
+
+def test_undecided_and_unreachable_are_denied(server, tmp_path, monkeypatch):
+    async def ask(client):
+        decide = can_use_tool(client, timeout=1, session_id="cas-2")
+        return await decide("Bash", {"command": "rm -rf build"}, None)
+
+    async def with_client():
+        async with AsyncAssent() as a:
+            return await ask(a)
+
+    late = asyncio.run(with_client())
+    assert late.behavior == "deny" and "withdrawn" in late.message
+    assert server.owner_call("GET", "/proposals?session_id=cas-2")["items"][0]["status"] == "withdrawn"
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path / "nowhere"))
+    gone = asyncio.run(ask(None))
+    assert gone.behavior == "deny" and "could not ask the person" in gone.message

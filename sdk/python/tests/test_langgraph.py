@@ -51,3 +51,35 @@ def test_approve_edit_reject_and_refine_through_the_middleware(server):
     assert result["messages"][-1].content == "done"
     asked = server.owner_call("GET", "/proposals?session_id=lg-1")["items"]
     assert sorted(p["payload"]["input"]["post_id"] for p in asked) == [7, 8, 9, 10]
+
+
+def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_path, monkeypatch):
+    import pytest
+
+    import assent
+
+    ran = []
+
+    @tool
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return "deleted"
+
+    def agent():
+        model = Scripted(messages=iter([
+            AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": 1}, "id": "c1"}]),
+            AIMessage(content="done")]))
+        return create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
+                            middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+
+    with Assent() as client:
+        result = invoke(agent(), {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t2"}}, client=client,
+                        session_id="lg-2", timeout=1)
+    told = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert ran == [] and "withdrawn" in told[0]
+    assert server.owner_call("GET", "/proposals?session_id=lg-2")["items"][0]["status"] == "withdrawn"
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path / "nowhere"))
+    with pytest.raises(assent.AssentNotRunning):
+        invoke(agent(), {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t3"}})
+    assert ran == []

@@ -53,11 +53,12 @@ def test_approved_rejected_and_edited_calls(server):
         ran.append(post_id)
         return f"deleted {post_id}"
 
-    model = Scripted([("delete_post", {"post_id": 7}), ("delete_post", {"post_id": 9}), ("delete_post", {"post_id": 10})],
-                     seen)
+    model = Scripted([("delete_post", {"post_id": 7}), ("delete_post", {"post_id": 9}), ("delete_post", {"post_id": 10}),
+                      ("delete_post", {"post_id": 12})], seen)
     agent = Agent(name="blog", tools=[delete_post], model=model, model_settings=ModelSettings())
     server.decide_in_turn([{"outcome": "approve"}, {"outcome": "reject", "reason": "keep pricing"},
-                           {"outcome": "approve", "edits": {"input": {"post_id": 11}}}])
+                           {"outcome": "approve", "edits": {"input": {"post_id": 11}}},
+                           {"outcome": "refine", "feedback": "archive it instead"}])
 
     async def go():
         async with AsyncAssent() as client:
@@ -69,6 +70,36 @@ def test_approved_rejected_and_edited_calls(server):
     assert "deleted 7" in joined
     assert "keep pricing" in joined, joined
     assert '{"post_id": 11}' in joined, "the model is told the edited arguments to call with"
+    assert "archive it instead" in joined, "a request for changes reaches the model"
     assert result.final_output == "done"
     asked = server.owner_call("GET", "/proposals?session_id=oa-1")["items"]
-    assert sorted(p["payload"]["input"]["post_id"] for p in asked) == [7, 9, 10]
+    assert sorted(p["payload"]["input"]["post_id"] for p in asked) == [7, 9, 10, 12]
+
+
+def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_path, monkeypatch):
+    import pytest
+
+    import assent
+
+    ran, seen = [], []
+
+    @function_tool(needs_approval=True)
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return "deleted"
+
+    agent = Agent(name="blog", tools=[delete_post], model=Scripted([("delete_post", {"post_id": 1})], seen))
+
+    async def go():
+        async with AsyncAssent() as client:
+            return await run(agent, "go", client=client, session_id="oa-2", timeout=1)
+
+    asyncio.run(go())
+    assert ran == [] and "withdrawn" in " ".join(seen)
+    assert server.owner_call("GET", "/proposals?session_id=oa-2")["items"][0]["status"] == "withdrawn"
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path / "nowhere"))
+    again = Agent(name="blog", tools=[delete_post], model=Scripted([("delete_post", {"post_id": 2})], []))
+    with pytest.raises(assent.AssentNotRunning):
+        asyncio.run(run(again, "go"))
+    assert ran == []

@@ -37,13 +37,13 @@ test("the person decides each tool call of generateText", async () => {
       execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; },
     });
     const decided = s.decideInTurn([{ outcome: "approve" }, { outcome: "reject", reason: "keep pricing" },
-      { outcome: "approve", edits: { input: { post_id: 11 } } }]);
+      { outcome: "approve", edits: { input: { post_id: 11 } } }, { outcome: "refine", feedback: "archive it instead" }]);
     const client = new Assent({ home: s.home });
     const result = await generateText({
-      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }]], seen),
+      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }], ["delete_post", { post_id: 12 }]], seen),
       tools: { delete_post: deletePost },
       toolApproval: assentToolApproval({ client, sessionId: "ai-1", timeout: 30 }),
-      stopWhen: stepCountIs(6),
+      stopWhen: stepCountIs(8),
       prompt: "tidy the blog",
     });
     await decided;
@@ -52,10 +52,29 @@ test("the person decides each tool call of generateText", async () => {
     assert.match(joined, /deleted 7/);
     assert.match(joined, /keep pricing/);
     assert.match(joined, /post_id\\?":11/, "the model is told the edited input to call with");
+    assert.match(joined, /archive it instead/, "a request for changes reaches the model");
     assert.equal(result.text, "done");
     const asked = await s.call("GET", "/proposals?session_id=ai-1");
-    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10]);
+    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10, 12]);
   } finally {
     s.stop();
   }
+});
+
+test("undecided is withdrawn and denied; Assent unreachable is denied", async () => {
+  const s = await serve();
+  try {
+    const decide = assentToolApproval({ client: new Assent({ home: s.home }), sessionId: "ai-2", timeout: 1 });
+    const late = await decide({ toolCall: { toolName: "delete_post", toolCallId: "c1", input: { post_id: 1 } } });
+    assert.equal(late.type, "denied");
+    assert.match(late.reason, /withdrawn/);
+    const asked = await s.call("GET", "/proposals?session_id=ai-2");
+    assert.equal(asked.items[0].status, "withdrawn");
+  } finally {
+    s.stop();
+  }
+  const nowhere = assentToolApproval({ client: new Assent({ home: "/nonexistent/assent" }) });
+  const gone = await nowhere({ toolCall: { toolName: "delete_post", toolCallId: "c2", input: {} } });
+  assert.equal(gone.type, "denied");
+  assert.match(gone.reason, /could not ask the person/);
 });

@@ -43,9 +43,9 @@ test("approved, rejected and edited tool calls of a run", async () => {
       execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; },
     });
     const agent = new Agent({ name: "blog", tools: [deletePost],
-      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }]], seen) });
+      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }], ["delete_post", { post_id: 12 }]], seen) });
     const decided = s.decideInTurn([{ outcome: "approve" }, { outcome: "reject", reason: "keep pricing" },
-      { outcome: "approve", edits: { input: { post_id: 11 } } }]);
+      { outcome: "approve", edits: { input: { post_id: 11 } } }, { outcome: "refine", feedback: "archive it instead" }]);
     const result = await runWithAssent(agent, "tidy the blog", { client: new Assent({ home: s.home }), sessionId: "oaj-1", timeout: 30 });
     await decided;
     assert.deepEqual(ran, [7], "only the call approved as made ran");
@@ -53,10 +53,32 @@ test("approved, rejected and edited tool calls of a run", async () => {
     assert.match(joined, /deleted 7/);
     assert.match(joined, /keep pricing/);
     assert.match(joined, /post_id\\?":11/, "the model is told the edited arguments");
+    assert.match(joined, /archive it instead/, "a request for changes reaches the model");
     assert.equal(result.finalOutput, "done");
     const asked = await s.call("GET", "/proposals?session_id=oaj-1");
-    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10]);
+    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10, 12]);
   } finally {
     s.stop();
   }
+});
+
+test("undecided is withdrawn; Assent not running is a clear error", async () => {
+  const s = await serve();
+  const ran = [];
+  const deletePost = tool({ name: "delete_post", description: "Deletes a post.", parameters: z.object({ post_id: z.number() }),
+    needsApproval: true, execute: async ({ post_id }) => { ran.push(post_id); return "deleted"; } });
+  try {
+    const seen = [];
+    const agent = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 1 }]], seen) });
+    await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), sessionId: "oaj-2", timeout: 1 });
+    assert.deepEqual(ran, []);
+    assert.match(seen.join(" "), /withdrawn/);
+    assert.equal((await s.call("GET", "/proposals?session_id=oaj-2")).items[0].status, "withdrawn");
+  } finally {
+    s.stop();
+  }
+  const agent = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 2 }]], []) });
+  await assert.rejects(runWithAssent(agent, "go", { client: new Assent({ home: "/nonexistent/assent" }) }),
+    (e) => e.name === "AssentNotRunning");
+  assert.deepEqual(ran, []);
 });
