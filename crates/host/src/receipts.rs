@@ -46,6 +46,14 @@ impl Issuer {
     /// The claims of `d` on `p`.
     pub fn claims(&self, p: &Proposal, d: &Decision) -> Claims {
         let approved = d.edited_payload.as_ref().unwrap_or(&p.payload);
+        // Each payload hashed once: an approval carries the hash the engine checks before it
+        // applies (the same RFC 8785 hash), and unedited the approved payload is the proposed one.
+        let proposed_sha256 = payload_sha256(&p.payload);
+        let approved_sha256 = match (&d.approved_sha256, &d.edited_payload) {
+            (Some(h), _) => h.clone(),
+            (None, Some(edited)) => payload_sha256(edited),
+            (None, None) => proposed_sha256.clone(),
+        };
         let iat = d.at.0.div_euclid(1000);
         let outcome =
             serde_json::to_value(d.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
@@ -62,8 +70,8 @@ impl Issuer {
                 .then(|| p.payload.get("tool").and_then(|t| t.as_str()).map(str::to_string))
                 .flatten(),
             input_sha256: (p.kind == "tool.call").then(|| approved.get("input").map(payload_sha256)).flatten(),
-            payload_sha256: payload_sha256(approved),
-            proposed_sha256: payload_sha256(&p.payload),
+            payload_sha256: approved_sha256,
+            proposed_sha256,
             decided_by: match (&d.rule, &d.device) {
                 (Some(r), _) => format!("rule:{}", r.id),
                 (None, Some(dev)) => format!("{}:{dev}", d.by),
@@ -87,8 +95,7 @@ impl assent_core::engine::Receipts for Issuer {
 
     fn current(&self) -> (String, String) {
         let k = self.key();
-        let x = k.public().jwk()["x"].as_str().unwrap_or_default().to_string();
-        (k.public().kid.clone(), x)
+        (k.public().kid.clone(), k.public().x_base64())
     }
 
     fn rotate(&self) -> Result<(String, String), String> {

@@ -157,10 +157,22 @@ impl PublicKey {
         PublicKey { kid: URL_SAFE_NO_PAD.encode(thumb), x }
     }
 
+    /// The key whose 32 bytes are `x`, base64url (a JWK's `x`).
+    pub fn from_base64(x: &str) -> Result<Self, String> {
+        let bytes = URL_SAFE_NO_PAD.decode(x).map_err(|_| "`x` is not base64url")?;
+        let x: [u8; 32] = bytes.try_into().map_err(|_| "`x` is not 32 bytes")?;
+        Ok(Self::from_bytes(x))
+    }
+
+    /// The 32 bytes, base64url (a JWK's `x`).
+    pub fn x_base64(&self) -> String {
+        URL_SAFE_NO_PAD.encode(self.x)
+    }
+
     /// As a JWK (`kty: OKP`, `crv: Ed25519`, `alg: EdDSA`, `use: sig`, `kid`).
     pub fn jwk(&self) -> Value {
         serde_json::json!({
-            "kty": "OKP", "crv": "Ed25519", "x": URL_SAFE_NO_PAD.encode(self.x),
+            "kty": "OKP", "crv": "Ed25519", "x": self.x_base64(),
             "kid": self.kid, "alg": "EdDSA", "use": "sig",
         })
     }
@@ -188,9 +200,7 @@ impl KeySet {
                 continue;
             }
             let x = k.get("x").and_then(Value::as_str).ok_or("an OKP key without `x`")?;
-            let bytes = URL_SAFE_NO_PAD.decode(x).map_err(|_| "`x` is not base64url")?;
-            let x: [u8; 32] = bytes.try_into().map_err(|_| "`x` is not 32 bytes")?;
-            let key = PublicKey::from_bytes(x);
+            let key = PublicKey::from_base64(x)?;
             if let Some(kid) = k.get("kid").and_then(Value::as_str)
                 && kid != key.kid
             {

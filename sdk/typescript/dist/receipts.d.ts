@@ -21,6 +21,9 @@ export interface Claims {
 }
 /** SHA-256 (hex) of the RFC 8785 form of `value`. */
 export declare function sha256Jcs(value: unknown): string;
+/** Whether two JSON values are the same value (compared in their RFC 8785 form: key order and
+ * how a number is written do not matter). */
+export declare function sameJson(a: unknown, b: unknown): boolean;
 /** Whether a receipt's `tool` names `name`: the same, or `mcp__SERVER__name`. */
 export declare function namesTool(claimed: string, name: string): boolean;
 export interface Expect {

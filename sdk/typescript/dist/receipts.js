@@ -11,6 +11,11 @@ export const SKEW = 60;
 export function sha256Jcs(value) {
     return createHash("sha256").update(canonicalize(value) ?? "").digest("hex");
 }
+/** Whether two JSON values are the same value (compared in their RFC 8785 form: key order and
+ * how a number is written do not matter). */
+export function sameJson(a, b) {
+    return canonicalize(a) === canonicalize(b);
+}
 /** Whether a receipt's `tool` names `name`: the same, or `mcp__SERVER__name`. */
 export function namesTool(claimed, name) {
     if (claimed === name)

@@ -32,6 +32,12 @@ export function sha256Jcs(value: unknown): string {
   return createHash("sha256").update(canonicalize(value) ?? "").digest("hex");
 }
 
+/** Whether two JSON values are the same value (compared in their RFC 8785 form: key order and
+ * how a number is written do not matter). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalize(a) === canonicalize(b);
+}
+
 /** Whether a receipt's `tool` names `name`: the same, or `mcp__SERVER__name`. */
 export function namesTool(claimed: string, name: string): boolean {
   if (claimed === name) return true;

@@ -7,7 +7,7 @@ use crate::extract::Owner;
 use assent_core::store::ReceiptKey;
 use axum::extract::State;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// A JWK Set of the keys that sign receipts.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -17,8 +17,16 @@ pub struct KeySetDoc {
     pub keys: Vec<Value>,
 }
 
-fn jwk(k: &ReceiptKey) -> Value {
-    json!({"kty": "OKP", "crv": "Ed25519", "x": k.x, "kid": k.kid, "alg": "EdDSA", "use": "sig"})
+/// A published key as a JWK, written by the receipt library that signs with it (its `kid`
+/// computed from the key again, so a key is never published under another's name).
+fn jwk(k: &ReceiptKey) -> Option<Value> {
+    match assent_receipt::PublicKey::from_base64(&k.x) {
+        Ok(pk) if pk.kid == k.kid => Some(pk.jwk()),
+        _ => {
+            tracing::error!(kid = %k.kid, "a stored receipt key is not the key its id names; it is not published");
+            None
+        }
+    }
 }
 
 /// The public keys that sign decisions' receipts, as a JWK Set: anyone may read it, and with it
@@ -27,7 +35,7 @@ fn jwk(k: &ReceiptKey) -> Value {
     responses((status = 200, description = "The JWK Set", body = KeySetDoc)))]
 pub async fn list(State(s): State<AppState>) -> Result<axum::Json<KeySetDoc>, ApiError> {
     let keys = s.engine.receipt_keys().await?;
-    Ok(axum::Json(KeySetDoc { keys: keys.iter().map(jwk).collect() }))
+    Ok(axum::Json(KeySetDoc { keys: keys.iter().filter_map(jwk).collect() }))
 }
 
 /// A key that no longer signs, and until when it is published.
@@ -69,5 +77,5 @@ pub async fn rotate(State(s): State<AppState>, _: Owner) -> Result<axum::Json<Ro
             k.publish_until.map(|u| Retired { kid: k.kid.clone(), node: k.node.clone(), published_until: u })
         })
         .collect();
-    Ok(axum::Json(Rotated { kid, keys: keys.iter().map(jwk).collect(), retired }))
+    Ok(axum::Json(Rotated { kid, keys: keys.iter().filter_map(jwk).collect(), retired }))
 }

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 
 const TITLE_MAX: usize = 200;
 const SUMMARY_MAX: usize = 10_000;
-const REF_MAX: usize = 200;
+pub(super) const REF_MAX: usize = 200;
 const IDEMPOTENCY_KEY_MAX: usize = 200;
 /// How many times the rules decide a proposal whose rules changed as it was filed, before it
 /// waits for the person instead.
@@ -48,7 +48,7 @@ pub fn proposal_id_floor(at: Timestamp) -> String {
     id
 }
 
-fn text(field: &str, v: Option<String>, max: usize, single_line: bool) -> Result<Option<String>, CoreError> {
+pub(super) fn text(field: &str, v: Option<String>, max: usize, single_line: bool) -> Result<Option<String>, CoreError> {
     let Some(v) = v else { return Ok(None) };
     if v.chars().count() > max {
         return Err(CoreError::invalid("invalid_field", format!("`{field}` is longer than {max} characters")));

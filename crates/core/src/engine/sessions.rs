@@ -61,10 +61,6 @@ pub struct SessionCounts {
     pub by_status: BTreeMap<String, u64>,
 }
 
-fn refused(e: &CoreError) -> ErrorInfo {
-    super::decide::err_info(e)
-}
-
 impl Engine {
     /// Files the proposals of `body` (`{"items": [...], "group_id"?}`) for `agent`, each checked
     /// and filed on its own, all in one group (the given one, else a new one). With an
@@ -89,12 +85,10 @@ impl Engine {
         };
         let group_id = match body.remove("group_id") {
             None | Some(Value::Null) => format!("g_{}", hex::encode(crate::secret::random_bytes::<12>())),
-            Some(Value::String(g))
-                if !g.trim().is_empty() && g.chars().count() <= 200 && !g.chars().any(char::is_control) =>
-            {
-                g
-            }
-            Some(_) => return Err(bad("`group_id` is 1-200 characters with no control characters")),
+            // Checked as a single proposal's `group_id` is, and not left empty.
+            Some(Value::String(g)) => super::propose::text("group_id", Some(g), super::propose::REF_MAX, true)?
+                .ok_or_else(|| bad("`group_id` is not empty"))?,
+            Some(_) => return Err(bad("`group_id` is a string")),
         };
         let mut out = Vec::with_capacity(items.len());
         for (index, mut item) in items.into_iter().enumerate() {
@@ -114,7 +108,7 @@ impl Engine {
             };
             out.push(match filed {
                 Ok(p) => ProposedItem { index, proposal: Some(p), error: None },
-                Err(e) => ProposedItem { index, proposal: None, error: Some(refused(&e)) },
+                Err(e) => ProposedItem { index, proposal: None, error: Some(super::decide::err_info(&e)) },
             });
         }
         let filed = out.iter().filter(|i| i.proposal.is_some()).count();
@@ -124,9 +118,10 @@ impl Engine {
     /// How many proposals of session `session_id` are in each status: the agent's own (on this
     /// node), or every agent's for the owner.
     pub async fn session(&self, who: &Principal, session_id: &str) -> Result<SessionCounts, CoreError> {
-        if session_id.is_empty() || session_id.chars().count() > 200 {
-            return Err(CoreError::invalid("invalid_field", "a session id is 1-200 characters"));
-        }
+        // Checked as a proposal's `session_id` is.
+        let checked = super::propose::text("session_id", Some(session_id.to_string()), super::propose::REF_MAX, true)?;
+        let session_id =
+            checked.as_deref().ok_or_else(|| CoreError::invalid("invalid_field", "a session id is not empty"))?;
         // An agent counts its own on this node (a store of one's own keeps '' there).
         let (agent, node) = match who.agent() {
             Some(a) => (Some(a), Some(self.inner.config.node.as_deref().unwrap_or(""))),

@@ -36,11 +36,12 @@ def outcome(p: Proposal) -> Any:
 
 
 def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict:
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     out = {}
     for name, value in bound.arguments.items():
-        kind = inspect.signature(fn).parameters[name].kind
+        kind = sig.parameters[name].kind
         if kind is inspect.Parameter.VAR_KEYWORD:
             out.update(value)
         elif kind is inspect.Parameter.VAR_POSITIONAL:

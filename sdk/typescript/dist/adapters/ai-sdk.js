@@ -13,13 +13,10 @@
  *
  *     await generateText({ model, tools, toolApproval: assentToolApproval(), stopWhen: stepCountIs(5), prompt });
  */
-import canonicalize from "canonicalize";
 import { Assent } from "../client.js";
 import { AssentError, NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
-function same(a, b) {
-    return canonicalize(a) === canonicalize(b);
-}
+import { sameJson } from "../receipts.js";
 /** A `toolApproval` function that asks the person in Assent. */
 export function assentToolApproval(o = {}) {
     return async ({ toolCall }) => {
@@ -33,7 +30,7 @@ export function assentToolApproval(o = {}) {
             });
             const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
             const approved = outcome(done);
-            if (same(approved, toolCall.input))
+            if (sameJson(approved, toolCall.input))
                 return { type: "approved" };
             return {
                 type: "denied",

@@ -12,10 +12,10 @@
  *
  *     const result = await runWithAssent(agent, "tidy the blog");
  */
-import canonicalize from "canonicalize";
 import { Assent } from "../client.js";
 import { NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
+import { sameJson } from "../receipts.js";
 function argumentsOf(item) {
     try {
         const v = JSON.parse(item.rawItem.arguments ?? "{}");
@@ -49,7 +49,7 @@ export async function runWithAssent(agent, input, o = {}) {
             const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
             try {
                 const approved = outcome(done);
-                if (canonicalize(approved) === canonicalize(args))
+                if (sameJson(approved, args))
                     state.approve(item);
                 else
                     state.reject(item, {

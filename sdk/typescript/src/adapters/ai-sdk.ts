@@ -14,10 +14,10 @@
  *     await generateText({ model, tools, toolApproval: assentToolApproval(), stopWhen: stepCountIs(5), prompt });
  */
 
-import canonicalize from "canonicalize";
 import { Assent } from "../client.js";
 import { AssentError, NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
+import { sameJson } from "../receipts.js";
 
 /** The status `toolApproval` answers with. */
 export type ApprovalStatus = { type: "approved"; reason?: string } | { type: "denied"; reason?: string };
@@ -28,10 +28,6 @@ export interface ToolApprovalOptions {
   timeout?: number;
   sessionId?: string;
   audience?: string;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return canonicalize(a) === canonicalize(b);
 }
 
 /** A `toolApproval` function that asks the person in Assent. */
@@ -47,7 +43,7 @@ export function assentToolApproval(o: ToolApprovalOptions = {}) {
       });
       const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
       const approved = outcome(done);
-      if (same(approved, toolCall.input)) return { type: "approved" };
+      if (sameJson(approved, toolCall.input)) return { type: "approved" };
       return {
         type: "denied",
         reason: `The person approved this only as edited in Assent: call the tool again with this input: ${JSON.stringify(approved)}`,

@@ -13,10 +13,10 @@
  *     const result = await runWithAssent(agent, "tidy the blog");
  */
 
-import canonicalize from "canonicalize";
 import { Assent } from "../client.js";
 import { NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
+import { sameJson } from "../receipts.js";
 
 export interface RunWithAssentOptions {
   client?: Assent;
@@ -65,7 +65,7 @@ export async function runWithAssent(agent: unknown, input: unknown, o: RunWithAs
       const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
       try {
         const approved = outcome(done);
-        if (canonicalize(approved) === canonicalize(args)) state.approve(item);
+        if (sameJson(approved, args)) state.approve(item);
         else
           state.reject(item, {
             message: `The person approved this only as edited in Assent: call the tool again with these arguments: ${JSON.stringify(approved)}`,

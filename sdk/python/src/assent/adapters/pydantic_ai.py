@@ -48,9 +48,10 @@ def settle(requests: DeferredToolRequests, client: Assent | None = None, *, time
     """The person's answers (through Assent) to every approval `requests` holds."""
     c = client or Assent()
     results = DeferredToolResults()
-    filed = [(call, call.args_as_dict(), c.propose_tool(call.tool_name, call.args_as_dict(),
-                                                        **_envelope(call, session_id, audience)))
-             for call in requests.approvals]
+    filed = []
+    for call in requests.approvals:
+        asked = call.args_as_dict()
+        filed.append((call, asked, c.propose_tool(call.tool_name, asked, **_envelope(call, session_id, audience))))
     for call, asked, p in filed:
         results.approvals[call.tool_call_id] = _answer(c.wait(p.id, timeout, withdraw_on_timeout=True), asked)
     return results
