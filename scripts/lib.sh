@@ -88,3 +88,17 @@ build_ui() {
 ensure_tauri_driver() {
   [ -x .ci/bin/bin/tauri-driver ] || cargo install tauri-driver --locked --version '^2' --root .ci/bin
 }
+
+# Says how much disk the build has, and warns when it is less than a cold build of every
+# target takes (measured: see scripts/test.sh). Never deletes anything.
+report_disk() {
+  local need_gb=${ASSENT_DISK_NEED_GB:-GB_NEEDED} dir=target free_kb
+  mkdir -p "$dir"
+  free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+  echo "== disk: $((free_kb / 1024 / 1024)) GB free for $(cd "$dir" && pwd) (a cold run takes about $need_gb GB)"
+  if [ "$free_kb" -lt $((need_gb * 1024 * 1024)) ]; then
+    echo "warning: less disk free than a cold build takes; the build may stop with 'No space left on device'." >&2
+    [ -d "$dir/debug/incremental" ] && echo "  (target/debug/incremental is a cache: removing it frees $(du -sh "$dir/debug/incremental" | cut -f1))" >&2
+  fi
+  return 0
+}

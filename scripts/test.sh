@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 require_build_tools
+# What the run needs on disk: a cold build of every target is about GB_NEEDED GB. Said at
+# the start, so a full disk reads as a full disk and not as a compiler's error 40 minutes in.
+report_disk
 
 ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
 echo "== front end"
