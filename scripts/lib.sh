@@ -79,9 +79,19 @@ version_at_least() {
 }
 
 # Builds the inbox front end into ui/dist (the desktop app embeds it at compile time).
+# Skipped when nothing it builds from changed since the last build: a new build rewrites ui/dist
+# and ui/dist-remote, which the app and the remote crate embed, and so would rebuild them.
 build_ui() {
   command -v npm >/dev/null || { echo "Node.js and npm are needed to build the front end (ui/)" >&2; return 1; }
-  (cd ui && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build)
+  local stamp=ui/node_modules/.assent-ui-built
+  if [ -f "$stamp" ] && [ -f ui/dist/index.html ] && [ -d ui/dist-remote ] &&
+    [ -z "$(find ui/src ui/public-remote ui/index.html ui/remote.html ui/package.json ui/package-lock.json \
+      ui/vite.config.ts ui/svelte.config.js ui/tsconfig.json -newer "$stamp" -print -quit)" ]; then
+    echo "front end: built, and nothing changed since"
+    return 0
+  fi
+  (cd ui && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build) &&
+    touch "$stamp"
 }
 
 # tauri-driver, the WebDriver server for the desktop app's end-to-end test (into .ci/bin).
@@ -92,7 +102,7 @@ ensure_tauri_driver() {
 # Says how much disk the build has, and warns when it is less than a cold build of every
 # target takes (measured: see scripts/test.sh). Never deletes anything.
 report_disk() {
-  local need_gb=${ASSENT_DISK_NEED_GB:-GB_NEEDED} dir=target free_kb
+  local need_gb=${ASSENT_DISK_NEED_GB:-8} dir=target free_kb
   mkdir -p "$dir"
   free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
   echo "== disk: $((free_kb / 1024 / 1024)) GB free for $(cd "$dir" && pwd) (a cold run takes about $need_gb GB)"

@@ -6,20 +6,30 @@
 #   ./scripts/package.sh            release build -> target/release/bundle/deb/Assent_<v>_amd64.deb
 #   ./scripts/package.sh --test     ... then install it, try the installed files, remove it
 #   ./scripts/package.sh --debug    the same from a debug build (faster; what CI tests)
+#   --features LIST                 with a debug build: the workspace's features the test run
+#                                   builds with, so the package takes the crates it built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 profile=release
 test=0
-for a in "$@"; do
-  case "$a" in
+features=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --test) test=1 ;;
     --debug) profile=debug ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "package.sh: unknown option $a (see --help)" >&2; exit 2 ;;
+    --features) features=${2:?--features needs a list}; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "package.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
+  shift
 done
+# Test-only features (crash points) never go into a release package.
+if [ -n "$features" ] && [ "$profile" != debug ]; then
+  echo "package.sh: --features is for a debug build (--debug) only" >&2
+  exit 2
+fi
 
 require_build_tools
 ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
@@ -29,8 +39,17 @@ echo "== Tauri's bundler"
 
 cargo_flags=()
 [ "$profile" = release ] && cargo_flags+=(--release)
+app_features=()
+if [ -n "$features" ]; then
+  # assent-core is named as a package too: a feature of it reaches the command's build only so,
+  # as the command depends on it through assent-cli. The app depends on it directly, and takes
+  # the features of it alone.
+  cargo_flags+=(-p assent-core --features "$features")
+  core=$(tr ',' '\n' <<<"$features" | grep '^assent-core/' | paste -sd, - || true)
+  [ -n "$core" ] && app_features+=(--features "$core")
+fi
 echo "== the command line ($profile)"
-cargo build "${cargo_flags[@]}" --locked -p assent --bin assent
+cargo build "${cargo_flags[@]}" --locked -p assent
 bin="target/$profile/assent"
 
 # Man pages and completions, generated from the command's own definitions.
@@ -62,7 +81,7 @@ print(json.dumps({"bundle": {"active": True, "targets": ["deb"], "linux": {"deb"
 EOF
 
 echo "== the desktop app and the package ($profile)"
-bundle_flags=(--bundles deb --ci --config "$PWD/$stage/tauri.package.json")
+bundle_flags=(--bundles deb --ci --config "$PWD/$stage/tauri.package.json" "${app_features[@]}")
 [ "$profile" = debug ] && bundle_flags+=(--debug)
 (cd src-tauri && ../packaging/node_modules/.bin/tauri build "${bundle_flags[@]}")
 

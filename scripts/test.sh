@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 require_build_tools
-# What the run needs on disk: a cold build of every target is about GB_NEEDED GB. Said at
-# the start, so a full disk reads as a full disk and not as a compiler's error 40 minutes in.
+# What the run needs on disk, said at the start so that a full disk reads as a full disk and
+# not as a compiler's error minutes in: a cold run with CARGO_INCREMENTAL=0 (as .ci/run sets)
+# peaked at 5.3 GB of target/ (2026-11-26); incremental caches take several times that.
 report_disk
 
 ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
@@ -18,15 +19,20 @@ rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup compon
 
 ensure_tauri_driver
 
+# One feature set for every build of the run (the lints, the tests, the PostgreSQL pass, the
+# debug package), and one for each dependency (crates/workspace-hack, kept by cargo-hakari), so
+# no crate is compiled twice over: crash points for the crash tests, ts for the UI's bindings.
+features=assent/crash-points,assent-core/crash-points,assent-core/ts
+
 echo "== format"
 cargo fmt --all -- --check
 echo "== lints"
-cargo clippy --workspace --all-targets --locked --features assent/crash-points,assent-core/ts -- -D warnings
+cargo clippy --workspace --all-targets --locked --features "$features" -- -D warnings
 echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked --features assent/crash-points,assent-core/ts 2>&1 | tee "$log"
+cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -eq 0 ]; then
   # The behaviour both stores share, once more with every server on a team store: a database
@@ -34,7 +40,7 @@ if [ "$status" -eq 0 ]; then
   # the local disk (a full disk under the home's SQLite database).
   echo "== the shared black-box suite on PostgreSQL"
   # The same features as the run above, so nothing is compiled again.
-  ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features assent/crash-points,assent-core/ts -- \
+  ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features "$features" -- \
     lifecycle:: errors:: events:: rules:: crash:: files:: http:: cli:: boundary:: durability:: security:: leases:: \
     batches:: receipts:: \
     --skip boundary::a_full_disk_is_a_clear_507_and_loses_nothing 2>&1 | tee -a "$log"
@@ -47,13 +53,13 @@ if [ -n "$(git status --porcelain -- ui/src/bindings 2>/dev/null)" ]; then
   echo "ui/src/bindings drifted from the Rust types: run the tests and commit the result" >&2
   drift=1
 fi
-# The package: built from the debug build the tests just made (the release build is
-# `./scripts/package.sh --test`), installed with apt, tried, and removed.
+# The package: a debug build with the tests' features, so it takes what the tests just built
+# (the release build is `./scripts/package.sh --test`), installed with apt, tried, and removed.
 package=0
 if [ "$status" -eq 0 ]; then
   echo "== package"
   if [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; then
-    ./scripts/package.sh --debug --test || package=1
+    ./scripts/package.sh --debug --test --features "$features" || package=1
   else
     echo "package test not run: it installs a package, which needs root or passwordless sudo (./scripts/package.sh --test)"
   fi

@@ -15,11 +15,15 @@ fn main() {
         Ok(c) if !c.trim().is_empty() => c.trim().to_string(),
         _ => {
             if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-                // A new commit or a checkout moves HEAD or the branch it names.
-                println!("cargo:rerun-if-changed={dir}/HEAD");
-                println!("cargo:rerun-if-changed={dir}/packed-refs");
+                // A new commit or a checkout moves HEAD or the branch it names, kept loose or
+                // in packed-refs. Only files that exist are watched: cargo takes a missing one
+                // as changed, and would run this again (and rebuild the crate) on every build.
+                let mut watched = vec![format!("{dir}/HEAD"), format!("{dir}/packed-refs")];
                 if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                    println!("cargo:rerun-if-changed={dir}/{r}");
+                    watched.push(format!("{dir}/{r}"));
+                }
+                for path in watched.iter().filter(|p| std::path::Path::new(p).exists()) {
+                    println!("cargo:rerun-if-changed={path}");
                 }
             }
             git(&["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "unknown".into())

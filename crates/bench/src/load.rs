@@ -128,6 +128,20 @@ pub async fn propose(c: &reqwest::Client, base: &str, token: &str, i: usize) -> 
     Ok(v["id"].as_str().context("no id")?.to_string())
 }
 
+/// The owner approves proposal `id` through the owner API (the desktop's own path).
+pub async fn approve(c: &reqwest::Client, base: &str, owner: &str, id: &str) -> Result<()> {
+    let r = c
+        .post(format!("{base}/proposals/{id}/decision"))
+        .bearer_auth(owner)
+        .json(&json!({"outcome": "approve"}))
+        .send()
+        .await?;
+    if !r.status().is_success() {
+        bail!("decision answered {}", r.status());
+    }
+    Ok(())
+}
+
 /// An agent's long-poll on proposal `id` (30 s), on its own task: when it was answered, and
 /// the status it heard.
 pub fn waiter(
@@ -162,16 +176,8 @@ pub async fn wake() -> Result<()> {
         // Let the wait reach the server and subscribe; a lost wake would show as a 30 s outlier.
         tokio::time::sleep(Duration::from_millis(15)).await;
         let sent = Instant::now();
-        let r = co
-            .post(format!("{}/proposals/{id}/decision", srv.base))
-            .bearer_auth(&owner)
-            .json(&json!({"outcome": "approve"}))
-            .send()
-            .await?;
+        approve(&co, &srv.base, &owner, &id).await?;
         let acked = Instant::now();
-        if !r.status().is_success() {
-            bail!("decision answered {}", r.status());
-        }
         let (answered, status) = wait.await??;
         if status != "approved" {
             bail!("the waiter saw {status}");

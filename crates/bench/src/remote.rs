@@ -4,7 +4,7 @@
 //! wait returning. A software authenticator (passkey-rs) signs, as the phone's passkey would;
 //! its signing is before the clock starts, as on a phone it happens before the request leaves.
 
-use crate::load::{client, propose, waiter};
+use crate::load::{approve, client, propose, waiter};
 use crate::{ms, pct, server};
 use anyhow::{Context, Result, bail};
 use assent_softkey::SoftKey;
@@ -117,15 +117,7 @@ pub async fn bench() -> Result<()> {
         } else {
             tokio::time::sleep(Duration::from_millis(15)).await;
             let sent = Instant::now();
-            let r = co
-                .post(format!("{}/proposals/{id}/decision", srv.base))
-                .bearer_auth(&owner)
-                .json(&json!({"outcome": "approve"}))
-                .send()
-                .await?;
-            if !r.status().is_success() {
-                bail!("decision answered {}", r.status());
-            }
+            approve(&co, &srv.base, &owner, &id).await?;
             sent
         };
         let (answered, status) = wait.await??;
