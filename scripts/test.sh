@@ -32,14 +32,16 @@ echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
+cargo test --workspace --locked --no-fail-fast --features "$features" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -eq 0 ]; then
   # The behaviour both stores share, once more with every server on a team store: a database
   # of its own per server on a real PostgreSQL (tests/blackbox/pg.rs). Left out: what is about
   # the local disk (a full disk under the home's SQLite database).
   echo "== the shared black-box suite on PostgreSQL"
-  # The same features as the run above, so nothing is compiled again.
+  # The same features as the run above, so nothing is compiled again; said when something is.
+  again=$(cargo test -p assent --test blackbox --locked --features "$features" --no-run 2>&1 | grep -c '^ *Compiling ')
+  [ "$again" -gt 0 ] && echo "warning: $again crates were compiled again for this pass: if a dependency changed, run cargo hakari generate && cargo hakari manage-deps" >&2
   ASSENT_TEST_STORE=postgres cargo test -p assent --test blackbox --locked --features "$features" -- \
     lifecycle:: errors:: events:: rules:: crash:: files:: http:: cli:: boundary:: durability:: security:: leases:: \
     batches:: receipts:: \

@@ -19,9 +19,8 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ed25519_dalek::SigningKey;
-use ed25519_dalek::pkcs8::EncodePrivateKey;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use ed25519_dalek::{Signer as _, SigningKey};
+use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -93,7 +92,6 @@ pub enum SignError {
 /// A signing key of one Assent: Ed25519, from a 32-byte seed kept in the keychain.
 pub struct Key {
     signing: SigningKey,
-    encoding: EncodingKey,
     public: PublicKey,
 }
 
@@ -107,10 +105,8 @@ impl Key {
     /// The key whose 32-byte seed is `seed` (keep the seed secret; draw it from the OS).
     pub fn from_seed(seed: &[u8; 32]) -> Result<Self, SignError> {
         let signing = SigningKey::from_bytes(seed);
-        let der = signing.to_pkcs8_der().map_err(|e| SignError::Encode(e.to_string()))?;
-        let encoding = EncodingKey::from_ed_der(der.as_bytes());
         let public = PublicKey::from_bytes(signing.verifying_key().to_bytes());
-        Ok(Key { signing, encoding, public })
+        Ok(Key { signing, public })
     }
 
     /// The seed, to keep.
@@ -125,7 +121,9 @@ impl Key {
 
     /// The receipt for `claims`: a compact JWS over their JCS form. The JWS is put together as
     /// RFC 7515 says (base64url of the header and of the claims' canonical bytes, joined by a
-    /// dot); the signature over it is jsonwebtoken's.
+    /// dot), and signed by ed25519-dalek with the key already expanded: RFC 8032 signatures are
+    /// deterministic, so it is byte for byte the one jsonwebtoken makes (a test holds it so),
+    /// without jsonwebtoken's reading the key from PKCS#8 again on every receipt.
     pub fn sign(&self, claims: &Claims) -> Result<String, SignError> {
         let mut header = Header::new(Algorithm::EdDSA);
         header.typ = Some(TYP.into());
@@ -133,8 +131,7 @@ impl Key {
         let header = serde_json::to_vec(&header).map_err(|e| SignError::Encode(e.to_string()))?;
         let jcs = serde_json_canonicalizer::to_vec(claims).map_err(|e| SignError::Encode(e.to_string()))?;
         let message = format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(jcs));
-        let signature = jsonwebtoken::crypto::sign(message.as_bytes(), &self.encoding, Algorithm::EdDSA)
-            .map_err(|e| SignError::Encode(e.to_string()))?;
+        let signature = URL_SAFE_NO_PAD.encode(self.signing.sign(message.as_bytes()).to_bytes());
         Ok(format!("{message}.{signature}"))
     }
 }

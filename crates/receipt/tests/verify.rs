@@ -42,6 +42,26 @@ fn part(token: &str, i: usize) -> Value {
 }
 
 #[test]
+fn the_signature_is_the_one_a_jose_library_makes() {
+    // Ed25519 is deterministic: jsonwebtoken, given the same key as PKCS#8, signs the same
+    // header and claims to the same bytes.
+    use ed25519_dalek::pkcs8::EncodePrivateKey as _;
+    for n in [1u8, 7, 200] {
+        let k = key(n);
+        let token = k.sign(&claims(&json!({"tool": "delete_post", "input": {"post_id": n}}))).unwrap();
+        let (message, signature) = token.rsplit_once('.').unwrap();
+        let der = ed25519_dalek::SigningKey::from_bytes(&[n; 32]).to_pkcs8_der().unwrap();
+        let jose = jsonwebtoken::crypto::sign(
+            message.as_bytes(),
+            &jsonwebtoken::EncodingKey::from_ed_der(der.as_bytes()),
+            jsonwebtoken::Algorithm::EdDSA,
+        )
+        .unwrap();
+        assert_eq!(signature, jose, "key {n}");
+    }
+}
+
+#[test]
 fn a_receipt_verifies_and_its_claims_are_canonical() {
     let k = key(1);
     let payload = json!({"tool": "delete_post", "input": {"id": 42}});
