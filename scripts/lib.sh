@@ -79,19 +79,20 @@ version_at_least() {
 }
 
 # Builds the inbox front end into ui/dist (the desktop app embeds it at compile time).
-# Skipped when nothing it builds from changed since the last build: a new build rewrites ui/dist
-# and ui/dist-remote, which the app and the remote crate embed, and so would rebuild them.
+# Skipped when nothing it builds from changed since the last build (by content: the tests
+# rewrite ui/src/bindings with the same text): a new build rewrites ui/dist and ui/dist-remote,
+# which the app and the remote crate embed, and so would have cargo compile them again.
 build_ui() {
   command -v npm >/dev/null || { echo "Node.js and npm are needed to build the front end (ui/)" >&2; return 1; }
-  local stamp=ui/node_modules/.assent-ui-built
-  if [ -f "$stamp" ] && [ -f ui/dist/index.html ] && [ -d ui/dist-remote ] &&
-    [ -z "$(find ui/src ui/public-remote ui/index.html ui/remote.html ui/package.json ui/package-lock.json \
-      ui/vite.config.ts ui/svelte.config.js ui/tsconfig.json -newer "$stamp" -print -quit)" ]; then
+  local stamp=ui/node_modules/.assent-ui-built sources
+  sources=$(find ui/src ui/public-remote ui/index.html ui/remote.html ui/package.json ui/package-lock.json \
+    ui/vite.config.ts ui/svelte.config.js ui/tsconfig.json -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+  if [ -f ui/dist/index.html ] && [ -d ui/dist-remote ] && [ "$(cat "$stamp" 2>/dev/null)" = "$sources" ]; then
     echo "front end: built, and nothing changed since"
     return 0
   fi
   (cd ui && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build) &&
-    touch "$stamp"
+    echo "$sources" > "$stamp"
 }
 
 # tauri-driver, the WebDriver server for the desktop app's end-to-end test (into .ci/bin).
