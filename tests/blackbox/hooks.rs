@@ -50,7 +50,7 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["kind"], "tool.call");
     assert_eq!(
         p["payload"],
-        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop", "client": "claude-code", "permission_mode": "default"})
+        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop", "client": "claude-code", "permission_mode": "default", "confinable": true})
     );
     assert_eq!(p["session_id"], "8a1c6f7e-3b52-4d0a-9c1e-2f5d7b9e0a41");
     // A hook has no words of the agent: no title, no summary. What it reports is typed, and

@@ -12,6 +12,7 @@ mod claude_code;
 mod claude_modes;
 mod cli;
 mod clients;
+mod confine;
 #[cfg(feature = "crash-points")]
 mod crash;
 mod doctor;

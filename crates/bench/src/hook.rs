@@ -1,6 +1,9 @@
 //! The hook's own cost: a rule-allowed Bash call through `assent hook claude-code` (a process
-//! per call, as Claude Code runs it: the event on standard input, the answer on standard output),
-//! next to a hook that does nothing but read its input and answer (`cat`), in the same run.
+//! per call, as Claude Code runs it: the event on standard input, the answer on standard output,
+//! which rewrites the call to `assent run`), next to a hook that does nothing but read its input
+//! and answer (`cat`), in the same run. Then what confinement costs: the rewritten command
+//! (`assent run ID`: the proposal fetched, its receipt checked, the command run under the `read`
+//! profile) next to the same command run plain by bash.
 
 use crate::server;
 use crate::{ms, pct, verdict};
@@ -14,7 +17,12 @@ const CALLS: usize = 200;
 const WARMUP: usize = 20;
 const ROUNDS: usize = 3;
 /// The target: at most this much above the no-op hook at the median.
-const ABOVE: Duration = Duration::from_millis(5);
+const ABOVE: Duration = Duration::from_millis(3);
+/// The target for confinement alone: a confined read at most this much above the same command
+/// run plain, at the median.
+const CONFINED_ABOVE: Duration = Duration::from_millis(2);
+/// The command both are measured with.
+const COMMAND: &str = "git status --short";
 
 /// Runs `program args` once per call with the event on its input; the latencies, sorted.
 fn calls(program: &std::path::Path, args: &[&str], cwd: &str, check: bool) -> Result<Vec<Duration>> {
@@ -23,7 +31,7 @@ fn calls(program: &std::path::Path, args: &[&str], cwd: &str, check: bool) -> Re
         let event = json!({
             "session_id": "bench", "transcript_path": "/dev/null", "cwd": cwd, "permission_mode": "default",
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": "git status --short", "description": "Show the changes"},
+            "tool_input": {"command": COMMAND, "description": "Show the changes"},
             "tool_use_id": format!("toolu_bench_{i}_{}", std::process::id()),
         });
         let t = Instant::now();
@@ -36,7 +44,7 @@ fn calls(program: &std::path::Path, args: &[&str], cwd: &str, check: bool) -> Re
         child.stdin.take().context("stdin")?.write_all(event.to_string().as_bytes())?;
         let out = child.wait_with_output()?;
         let took = t.elapsed();
-        if check && !String::from_utf8_lossy(&out.stdout).contains("\"allow\"") {
+        if check && !String::from_utf8_lossy(&out.stdout).contains(" run p_") {
             bail!("the hook did not allow the call: {}", String::from_utf8_lossy(&out.stdout));
         }
         if i >= WARMUP {
@@ -76,6 +84,72 @@ pub fn run() -> Result<()> {
     println!("  no-op hook (cat):                                       p50 {}  p99 {}", ms(n50), ms(n99));
     let above = h50.saturating_sub(n50);
     println!("  => {} above the no-op hook at p50 (target <= {}): {}", ms(above), ms(ABOVE), verdict(above <= ABOVE));
+    confined(&bin, &home_arg, &cwd)?;
     drop(srv);
+    Ok(())
+}
+
+/// Runs `program args` in `cwd` once per call; the latencies, sorted (each run must succeed).
+fn runs(program: &std::path::Path, args: &[&str], cwd: &str) -> Result<Vec<Duration>> {
+    let mut lat = Vec::with_capacity(CALLS);
+    for i in 0..CALLS + WARMUP {
+        let t = Instant::now();
+        let out = Command::new(program).args(args).current_dir(cwd).stdin(Stdio::null()).output()?;
+        let took = t.elapsed();
+        if !out.status.success() {
+            bail!("{} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+        }
+        if i >= WARMUP {
+            lat.push(took);
+        }
+    }
+    lat.sort();
+    Ok(lat)
+}
+
+/// A confined read (`assent run ID`, as the hook rewrote the call) next to the same command run
+/// plain, alternated in rounds; the whole of `assent run` is counted (its start, the proposal
+/// and keys fetched, the receipt checked, the confinement set up, the temporary folder removed).
+fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
+    println!(
+        "\n== confined: `{COMMAND}` through `assent run` (the read profile) next to the same command run plain by bash"
+    );
+    let st = Command::new("git").args(["init", "-q"]).current_dir(cwd).status()?;
+    if !st.success() {
+        bail!("git init failed");
+    }
+    // One call through the hook gives the proposal the rule allowed confined.
+    let event = json!({
+        "session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": COMMAND}, "tool_use_id": format!("toolu_confined_{}", std::process::id()),
+    });
+    let mut child = Command::new(bin)
+        .args(["--home", home, "hook", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    child.stdin.take().context("stdin")?.write_all(event.to_string().as_bytes())?;
+    let out: serde_json::Value = serde_json::from_slice(&child.wait_with_output()?.stdout)?;
+    let rewritten = out["hookSpecificOutput"]["updatedInput"]["command"].as_str().context("no rewrite")?.to_string();
+    let id = rewritten.rsplit(' ').next().context("no proposal")?.to_string();
+    let (mut conf, mut plain) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let c = runs(bin, &["--home", home, "run", &id], cwd)?;
+        let p = runs(std::path::Path::new("bash"), &["-c", COMMAND], cwd)?;
+        conf.push(pct(&c, 0.5));
+        plain.push(pct(&p, 0.5));
+    }
+    conf.sort();
+    plain.sort();
+    let (c50, p50) = (conf[conf.len() / 2], plain[plain.len() / 2]);
+    println!("  assent run (confined, read):  p50 {}", ms(c50));
+    println!("  bash -c (plain):              p50 {}", ms(p50));
+    let above = c50.saturating_sub(p50);
+    println!(
+        "  => {} above the plain command at p50 (target <= {}): {}",
+        ms(above),
+        ms(CONFINED_ABOVE),
+        verdict(above <= CONFINED_ABOVE)
+    );
     Ok(())
 }

@@ -49,8 +49,14 @@ impl Check {
 
 /// Runs every check and prints them; an error with exit code 1 when any is a problem.
 pub async fn run(home: &Home, json: bool) -> Result<()> {
-    let checks =
-        vec![keychain(home).await, notifications().await, server(home).await, database(home).await, claude_code()];
+    let checks = vec![
+        keychain(home).await,
+        notifications().await,
+        server(home).await,
+        database(home).await,
+        confinement(),
+        claude_code(),
+    ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {
         println!("{}", serde_json::json!({ "home": home.dir, "checks": checks, "problems": problems }));
@@ -268,6 +274,28 @@ async fn database(home: &Home) -> Check {
 }
 
 /// Where Claude Code keeps its settings, and what in them points at Assent.
+/// Whether commands a rule allows only confined can run confined here; where they cannot, those
+/// rules ask instead (safe, but the built-in read-only rule then asks for every read).
+fn confinement() -> Check {
+    let support = assent_confine::Support::detect();
+    let missing = support.missing(assent_confine::Profile::Read);
+    if missing.is_empty() {
+        Check::ok(
+            "confinement",
+            format!(
+                "Landlock ABI {} and seccomp: reads the built-in rule allows run confined (`assent run`)",
+                support.landlock_abi
+            ),
+        )
+    } else {
+        Check::note(
+            "confinement",
+            format!("commands cannot be confined: {}; rules that confine ask instead", missing.join("; ")),
+            "a kernel with Landlock ABI 6 or newer (Linux 6.12+, `landlock` in the lsm= boot list) confines them",
+        )
+    }
+}
+
 fn claude_code() -> Check {
     const NAME: &str = "claude code";
     let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };

@@ -102,9 +102,59 @@ fn gated(tool: &str, args: &HookArgs) -> bool {
     !READ_ONLY.contains(&tool)
 }
 
+/// How the hook tells the client to run a call confined: the call's input with its command
+/// replaced by `assent run PROPOSAL`, which runs the command Assent stored (never text of the
+/// agent's quoted again) under the confinement the decision and its receipt name.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// `'/usr/bin/assent' --home '…'` (and `--token-file '…'` when the hook was given one).
+    prefix: String,
+    /// The call's input as the client sent it.
+    input: Value,
+}
+
+impl Rewrite {
+    /// The rewrite for this `assent`, its home and token, of `input`.
+    fn new(home: &Home, auth: &AgentAuth, input: Value) -> Rewrite {
+        let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
+        let quote = |p: &std::path::Path| {
+            let s = p.to_string_lossy();
+            shlex::try_quote(&s).map(|q| q.into_owned()).unwrap_or_else(|_| s.into_owned())
+        };
+        let mut prefix = format!("{} --home {}", quote(&exe), quote(&home.dir));
+        if let Some(t) = &auth.token_file {
+            prefix.push_str(&format!(" --token-file {}", quote(t)));
+        }
+        Rewrite { prefix, input }
+    }
+
+    /// The input that runs `proposal` confined.
+    fn input(&self, proposal: &str) -> Value {
+        let mut i = self.input.clone();
+        i["command"] = json!(format!("{} run {proposal}", self.prefix));
+        i
+    }
+}
+
+/// Whether the client can run this call confined: Claude Code's Bash tool, whose command the
+/// hook's answer can replace.
+fn confinable(client: Agent, tool: &str, input: &Value) -> bool {
+    client == Agent::ClaudeCode && tool == "Bash" && input.get("command").is_some_and(Value::is_string)
+}
+
 /// The output for a verdict, in the event's shape and for the client that asked.
-fn output(client: Agent, event: Event, v: &Verdict) -> Value {
+fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite) -> Value {
     match (event, v) {
+        // Codex cannot run a rewritten call (and never says it can confine): it asks.
+        (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
+            format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),
+        (Event::PreToolUse, Verdict::Confined { proposal, confine }) => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "allow",
+            "permissionDecisionReason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
+            "updatedInput": rewrite.input(proposal)}}),
+        (Event::PermissionRequest, Verdict::Confined { proposal, .. }) => json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": rewrite.input(proposal)}}}),
         // Codex fails closed on an answer that changes the call: the edit goes back as words.
         (Event::PermissionRequest, Verdict::Allow(Some(edited))) if client == Agent::Codex => {
             let call = edited
@@ -170,6 +220,7 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         expires_in: HOOK_EXPIRY_SECS,
         wait: Duration::from_secs(timeout),
         carry_receipt: client_kind == Agent::ClaudeCode,
+        confinable: confinable(client_kind, tool, &ev["tool_input"]),
     };
     // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
     let stop = assent_host::start::stop_signal();
@@ -215,7 +266,8 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
         bail!("assent hook codex answers PermissionRequest events (Codex's only permission hook)");
     }
     let verdict = decide(home, client, &args, &ev).await?;
-    println!("{}", output(client, event, &verdict));
+    let rewrite = Rewrite::new(home, &args.auth, ev.get("tool_input").cloned().unwrap_or(json!({})));
+    println!("{}", output(client, event, &verdict, &rewrite));
     Ok(())
 }
 

@@ -17,6 +17,7 @@ pub mod propose;
 pub mod receipt;
 pub mod remote;
 pub mod rules;
+pub mod run;
 pub mod serve;
 pub mod store;
 
@@ -238,6 +239,16 @@ pub enum Command {
     /// Decisions' receipts: the keys that sign them, and checking one (offline with --keys).
     #[command(subcommand)]
     Receipt(receipt::ReceiptCmd),
+    /// Run a command a rule allowed only confined, confined (what Assent's hook rewrites such a
+    /// call to): the approved command, its receipt checked, under the rule's confinement; exits
+    /// with the command's code, or 126 when it cannot be run confined.
+    Run {
+        /// The proposal id.
+        id: String,
+        /// Which agent token to use.
+        #[command(flatten)]
+        auth: AgentAuth,
+    },
     /// Answer from your phone: the remote listener, pairing, paired devices.
     #[command(subcommand)]
     Remote(remote::RemoteCmd),
@@ -421,6 +432,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Store(cmd) => store::run(&home, cmd).await,
         Command::Remote(cmd) => remote::run(&home, cmd).await,
         Command::Receipt(cmd) => receipt::run(&home, cmd).await,
+        Command::Run { id, auth } => run::run(&home, &id, &auth).await,
     }
 }
 

@@ -123,6 +123,10 @@ pub struct MatchArgs {
     /// A built-in rule (`read-only`: commands that only read inside the working folder).
     #[arg(long, value_parser = ["read-only"])]
     builtin: Option<String>,
+    /// An allow runs what it covers confined (`read`: reads the working folder only, no
+    /// writes, no network, no secrets): the client runs it through `assent run`.
+    #[arg(long, value_parser = ["read"])]
+    confine: Option<String>,
 }
 
 impl From<MatchArgs> for RuleMatch {
@@ -138,6 +142,7 @@ impl From<MatchArgs> for RuleMatch {
             credential: a.credential,
             exact: a.exact,
             builtin: a.builtin.map(|b| b.replace('-', "_")),
+            confine: a.confine.map(|_| assent_core::rules::Confine::Read),
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct Gate {
     /// its permission prompt do; Codex does not): then a tool that declares [`RECEIPT_ARG`] gets
     /// the decision's receipt in it.
     pub carry_receipt: bool,
+    /// Whether the client runs the command confined when a rule allows it only so: the answer
+    /// is then [`Verdict::Confined`], and the client rewrites the call to `assent run`.
+    pub confinable: bool,
 }
 
 /// The argument a tool declares to be handed Assent's receipt for the call: the model leaves it
@@ -101,6 +104,9 @@ impl Gate {
             if let Some(v) = v {
                 payload[k] = json!(v);
             }
+        }
+        if self.confinable {
+            payload["confinable"] = json!(true);
         }
         let mut body = json!({
             "kind": "tool.call",
@@ -169,6 +175,7 @@ mod tests {
             expires_in: 60,
             wait: Duration::from_secs(1),
             carry_receipt,
+            confinable: false,
         }
     }
 

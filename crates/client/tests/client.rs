@@ -111,6 +111,7 @@ fn call() -> Gate {
         expires_in: 600,
         wait: Duration::from_secs(1),
         carry_receipt: false,
+        confinable: false,
     }
 }
 

@@ -19,8 +19,8 @@
 //! Modules, in three layers that never import upward (`tests/layers.rs` checks it):
 //!
 //! - values: [`time`], [`canonical`] (hashing payloads), [`invisible`] (flagging hidden
-//!   characters), [`names`], [`status`] (the machine), [`proposal`] (wire and storage types),
-//!   [`payloads`] and [`preview`] (typed per kind), [`stored`] (previews as stored),
+//!   characters), [`names`], [`confine`] (how an allow runs a command), [`status`] (the
+//!   machine), [`proposal`] (wire and storage types), [`payloads`] and [`preview`] (typed per kind), [`stored`] (previews as stored),
 //!   [`credentials`] (and origin rules), [`secret`] (tokens), [`verdict`] (what agent hooks are
 //!   told), [`error`], [`crash`];
 //! - contracts: [`store`] (the storage contract), [`kinds`] (the kind registry and
@@ -28,6 +28,7 @@
 //! - [`engine`].
 
 pub mod canonical;
+pub mod confine;
 pub mod crash;
 pub mod credentials;
 pub mod engine;

@@ -44,6 +44,12 @@ pub struct ToolCall {
     #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_-]{1,40}$"))]
     pub permission_mode: Option<String>,
+    /// The client runs the command confined when a rule allows it so (`assent run`, which
+    /// Assent's Claude Code hook rewrites the call to): only then can a rule that confines
+    /// (the built-in read-only rule) allow it. Left out: such rules ask.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional, as = "Option<bool>"))]
+    pub confinable: bool,
 }
 
 /// `file.write`: a file's whole new content.

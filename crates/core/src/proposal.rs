@@ -88,6 +88,11 @@ pub struct Decision {
     /// The rule that decided, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
+    /// The confinement an approved command runs under (`assent run`), when the rule that
+    /// allowed it confines it; its receipt says so too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub confine: Option<crate::confine::Confine>,
     /// Through which channel.
     pub channel: Channel,
     /// The paired device whose passkey signed it (channel `remote`).

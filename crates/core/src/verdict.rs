@@ -11,6 +11,15 @@ use serde_json::Value;
 pub enum Verdict {
     /// Go ahead, with the input to use when the person edited it.
     Allow(Option<Value>),
+    /// Go ahead, but only confined: a rule allowed the command under a confinement, so the
+    /// client runs `assent run PROPOSAL`, which runs the approved command so (a client that
+    /// cannot rewrite the call never gets this: it did not say it could).
+    Confined {
+        /// The proposal whose approved command runs.
+        proposal: String,
+        /// The confinement.
+        confine: crate::rules::Confine,
+    },
     /// Do not, and why.
     Deny(String),
     /// Nobody decided: let the client ask in its own way, and why.
@@ -56,6 +65,9 @@ pub fn verdict_of(p: &Proposal) -> Verdict {
     let d = p.decision.as_ref();
     match p.status {
         Status::Approved => {
+            if let Some(confine) = d.and_then(|d| d.confine) {
+                return Verdict::Confined { proposal: p.id.clone(), confine };
+            }
             let edited = d.is_some_and(|d| d.edited_payload.is_some());
             Verdict::Allow(
                 edited

@@ -261,6 +261,7 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
             tool: Some("Bash".into()),
             command: Some(line.into()),
             cwd: Some(proj.display().to_string()),
+            confinable: true,
             ..Default::default()
         };
         let s = Subject::new("default", "tool.call", facts);
@@ -297,6 +298,7 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
             tool: Some("Bash".into()),
             command: Some((*line).into()),
             cwd: Some(proj.display().to_string()),
+            confinable: true,
             ..Default::default()
         };
         let d = builtin_only.decide(&Subject::new("default", "tool.call", facts), Timestamp::now());

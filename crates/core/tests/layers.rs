@@ -9,8 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 17] = [
+const VALUES: [&str; 18] = [
     "canonical",
+    "confine",
     "crash",
     "credentials",
     "error",

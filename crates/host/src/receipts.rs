@@ -78,6 +78,7 @@ impl Issuer {
                 (None, None) => d.by.clone(),
             },
             channel: d.channel.as_str().to_string(),
+            confine: d.confine.map(|c| c.as_str().to_string()),
         }
     }
 }

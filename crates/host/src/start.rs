@@ -100,10 +100,12 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     assent_apply::register(&mut kinds, config.path_policy(&home.dir), secrets.clone());
     let issuer = receipt_issuer(home, &config).await;
     let receipts = issuer.map(|i| i as Arc<dyn assent_core::engine::Receipts>);
+    let mut engine_config = config.engine();
+    engine_config.can_confine = confinement();
     let engine = Engine::new(EngineParts {
         store,
         kinds,
-        config: config.engine(),
+        config: engine_config,
         owner_hash: token_hash(&owner.token),
         secrets: Some(secrets),
         receipts,
@@ -118,6 +120,26 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
         tracing::info!(count = n, "settled writes that were interrupted when Assent last stopped");
     }
     Ok(Opened { engine, config, owner_location: owner.location })
+}
+
+/// Whether commands a rule allows only confined can run confined here (`assent run`), said in
+/// the log either way: where they cannot, those rules ask instead.
+fn confinement() -> bool {
+    let support = assent_confine::Support::detect();
+    let missing = support.missing(assent_confine::Profile::Read);
+    if missing.is_empty() {
+        tracing::info!(
+            landlock_abi = support.landlock_abi,
+            "commands that rules allow confined run under Landlock and seccomp"
+        );
+        true
+    } else {
+        tracing::warn!(
+            "commands cannot be confined here ({}): the built-in read-only rule and other rules that confine ask instead",
+            missing.join("; ")
+        );
+        false
+    }
 }
 
 /// What the remote listener needs from this host: its settings file, the Web Push key and

@@ -388,6 +388,10 @@ fn permission(v: Verdict, asked: &Value) -> Value {
     match v {
         Verdict::Allow(edited) => json!({"behavior": "allow", "updatedInput": edited.unwrap_or_else(|| asked.clone())}),
         Verdict::Deny(m) | Verdict::Ask(m) => json!({"behavior": "deny", "message": m}),
+        // The prompt tool does not say it runs calls confined, so no rule that confines allows
+        // its calls; should one, it is not run unconfined.
+        Verdict::Confined { proposal, .. } => json!({"behavior": "deny",
+            "message": format!("Assent allowed {proposal} only confined, which this client cannot run")}),
     }
 }
 
@@ -412,6 +416,7 @@ async fn permission_prompt(api: &Client, args: &Map<String, Value>, stop: &Stop)
         expires_in: PERMISSION_WAIT.as_secs() + 60,
         wait: PERMISSION_WAIT,
         carry_receipt: true,
+        confinable: false,
     };
     match gate(api, g, stop.cancelled()).await {
         Gated::Decided { verdict, .. } => ok(permission(verdict, &input)),

@@ -69,6 +69,10 @@ pub struct Claims {
     pub decided_by: String,
     /// Through which channel (`app`, `cli`, `notification`, `remote`, `rule`, ...).
     pub channel: String,
+    /// The confinement an approved command runs under (`read`), when a rule allowed it only
+    /// confined: `assent run` runs it so, and refuses a receipt that does not say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confine: Option<String>,
 }
 
 /// SHA-256 (hex) of the JCS (RFC 8785) form of `payload`: what `payload_sha256` names.

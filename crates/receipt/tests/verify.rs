@@ -30,6 +30,7 @@ fn claims(payload: &Value) -> Claims {
         proposed_sha256: payload_sha256(payload),
         decided_by: "anna".into(),
         channel: "app".into(),
+        confine: None,
     }
 }
 

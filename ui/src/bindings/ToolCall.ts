@@ -26,4 +26,10 @@ client?: string,
 /**
  * The client's permission mode at the call, as it reports it (`default`, `auto`, ...).
  */
-permission_mode?: string, };
+permission_mode?: string, 
+/**
+ * The client runs the command confined when a rule allows it so (`assent run`, which
+ * Assent's Claude Code hook rewrites the call to): only then can a rule that confines
+ * (the built-in read-only rule) allow it. Left out: such rules ask.
+ */
+confinable?: boolean, };

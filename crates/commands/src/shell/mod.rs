@@ -64,7 +64,10 @@ pub(crate) struct Walker<'a> {
 }
 
 fn count_openers(s: &str) -> usize {
-    let mut n = s.chars().filter(|c| matches!(c, '(' | '{' | '`')).count();
+    // `!` and `[` nest in conditional and arithmetic expressions (`[[ ! ! x ]]`, `$[$[1]]`), and
+    // the parser recurses on each operator of a conditional (`[[ a && b && … ]]`) too.
+    let mut n = s.chars().filter(|c| matches!(c, '(' | '{' | '`' | '[' | '!')).count();
+    n += s.matches("&&").count() + s.matches("||").count();
     for kw in ["if", "while", "until", "for", "case", "select"] {
         n += s.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').filter(|w| *w == kw).count();
     }

@@ -266,7 +266,11 @@ impl Walker<'_> {
             let start = inner_start(&name, args);
             if let Some(rest) = start.and_then(|s| args.get(s..)).filter(|r| !r.is_empty()) {
                 let saved = self.line.commands.len();
-                self.run(rest.to_vec(), Vec::new(), Vec::new(), vec![name.clone()], adds, depth, None, true);
+                // Through `via` (the wrappers so far and this one), so a chain of runners is
+                // bounded like a chain of wrappers.
+                let mut through = via.clone();
+                through.push(name.clone());
+                self.run(rest.to_vec(), Vec::new(), Vec::new(), through, adds, depth, None, true);
                 for c in &mut self.line.commands[saved..] {
                     c.inner = true;
                 }
@@ -317,7 +321,9 @@ impl Walker<'_> {
                 })
                 .collect();
             let saved = self.cwd.clone();
-            self.run(cmd, Vec::new(), Vec::new(), vec![name.to_string()], Effects::NONE, 0, None, false);
+            let mut through = via.clone();
+            through.push(name.to_string());
+            self.run(cmd, Vec::new(), Vec::new(), through, Effects::NONE, 0, None, false);
             self.cwd = saved;
         }
         self.push(Command {

@@ -209,3 +209,56 @@ fn no_input_panics() {
         let _ = analyze_argv(&[o.to_string()], &ctx());
     }
 }
+
+/// No line, however nested, overflows the reader's stack: each is read on a thread with a
+/// quarter of a tokio worker's stack, so a line that passes here has room to spare on a server.
+/// (A stack overflow aborts the whole process; it cannot be caught.)
+#[test]
+fn no_nesting_overflows_the_stack() {
+    let n = 3000;
+    let mut lines = vec![
+        format!("[[ {}x ]]", "! ".repeat(n)),
+        format!("{}true", "npx ".repeat(n)),
+        format!("echo {}1{}", "$[".repeat(2000), "]".repeat(2000)),
+        format!("{}true", "! ".repeat(n)),
+        format!("{}x{}", "(".repeat(n), ")".repeat(n)),
+        format!("{}x;{}", "{ ".repeat(n), " }".repeat(n)),
+        format!("echo {}x{}", "$(".repeat(n), ")".repeat(n)),
+        format!("echo {}x{}", "\"$(".repeat(n), ")\"".repeat(n)),
+        format!("echo $(({}1{}))", "(".repeat(n), ")".repeat(n)),
+        format!("echo $(({}1))", "1+".repeat(n)),
+        format!("echo $(({}1))", "-".repeat(n)),
+        format!("echo $(({}1))", "!".repeat(n)),
+        format!("echo {}x{}", "${a:-".repeat(n), "}".repeat(n)),
+        format!("[[ {}x{} ]]", "( ".repeat(n), " )".repeat(n)),
+        format!("[[ {}x ]]", "a && ".repeat(n)),
+        format!("cat {}x{}", "<(".repeat(n), ")".repeat(n)),
+        format!("{}true{}", "if true; then ".repeat(500), "; fi".repeat(500)),
+        "a|".repeat(n) + "a",
+        "a && ".repeat(n) + "a",
+        "a; ".repeat(n) + "a",
+        format!("sudo {}rm x", "env ".repeat(n)),
+        format!("{}ls", "timeout 1 ".repeat(n)),
+        format!("{}ls", "bash -c ".repeat(n)),
+        format!("echo {}", "`".repeat(n)),
+        format!("x={}1{}", "$(".repeat(n), ")".repeat(n)),
+        format!("a=({}1{})", "(".repeat(n), ")".repeat(n)),
+        format!("echo {}", "\\$\\(".repeat(n)),
+        format!("case x in {} esac", "x) ;; ".repeat(n)),
+    ];
+    lines.push(format!("f() {{ {} }}", "g() { ".repeat(n)));
+    for l in lines {
+        let start = l.chars().take(24).collect::<String>();
+        let t = std::time::Instant::now();
+        let read = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                let l = analyze(&l, &ctx());
+                (l.is_opaque(), l.commands.len())
+            })
+            .unwrap_or_else(|e| panic!("{e}"))
+            .join();
+        assert!(read.is_ok(), "{start:?}…");
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "{start:?}… took {:?}", t.elapsed());
+    }
+}

@@ -254,6 +254,7 @@ impl Engine {
                     by: actor.by.clone(),
                     node: self.inner.config.node.clone(),
                     rule: None,
+                    confine: None,
                     channel: actor.channel,
                     device: actor.device.clone(),
                     receipt: None,

@@ -57,6 +57,10 @@ pub struct EngineConfig {
     pub node: Option<String>,
     /// Who decides here: recorded on decisions and rules (`owner` on a store of one's own).
     pub person: String,
+    /// Whether this host can run a command confined (`assent run`: the kernel enforces every
+    /// layer of the profiles). When it cannot, a rule that confines allows nothing: the call
+    /// asks.
+    pub can_confine: bool,
 }
 
 impl Default for EngineConfig {
@@ -71,6 +75,7 @@ impl Default for EngineConfig {
             content_retention_secs: 90 * 24 * 3600,
             node: None,
             person: "owner".into(),
+            can_confine: false,
         }
     }
 }

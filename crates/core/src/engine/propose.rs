@@ -205,10 +205,13 @@ impl Engine {
             } else {
                 (kind.facts(&proposal.payload), None, 0)
             };
-            let decided = rule.as_ref().and_then(|c| super::rules::rule_decision(c, &proposal, now)).map(|mut t| {
-                t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d));
-                t
-            });
+            let decided = rule
+                .as_ref()
+                .and_then(|(c, confine)| super::rules::rule_decision(c, *confine, &proposal, now))
+                .map(|mut t| {
+                    t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d));
+                    t
+                });
             // Serialized here, once, off the store's single writer: the quota counts these
             // bytes and the store writes them as they are.
             let stored = crate::stored::StoredJson::of(&proposal, &facts);
@@ -223,7 +226,7 @@ impl Engine {
                 stored,
                 rules_seq: decided.is_some().then_some(seq),
                 decided,
-                rule: rule.map(|c| c.id),
+                rule: rule.map(|(c, _)| c.id),
             };
             let res = self.inner.store.insert(rec).await;
             if !matches!(res, Ok(Inserted::Created { .. })) {

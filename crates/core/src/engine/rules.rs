@@ -122,7 +122,12 @@ fn new_rule_id() -> String {
 }
 
 /// The decision a rule makes, as the transition that records it.
-pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Option<Transition> {
+pub(super) fn rule_decision(
+    c: &Candidate,
+    confine: Option<crate::rules::Confine>,
+    p: &Proposal,
+    now: Timestamp,
+) -> Option<Transition> {
     let (outcome, action) = match c.effect {
         Effect::Allow => (Outcome::Approve, Action::Approve),
         Effect::Deny => (Outcome::Reject, Action::Reject),
@@ -153,6 +158,7 @@ pub(super) fn rule_decision(c: &Candidate, p: &Proposal, now: Timestamp) -> Opti
             by: "rule".into(),
             node: p.node.clone(),
             rule: Some(RuleRef { id: c.id.clone(), description }),
+            confine: confine.filter(|_| outcome == Outcome::Approve),
             channel: crate::proposal::Channel::Rule,
             device: None,
             receipt: None,
@@ -507,7 +513,8 @@ impl Engine {
         super::propose::envelope(&mut req, &self.inner.config)?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;
-        let subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
+        let mut subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
+        subject.can_confine &= self.inner.config.can_confine;
         let set = self.rule_set();
         let Some(c) = set.decide(&subject, Timestamp::now()) else {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
@@ -547,22 +554,25 @@ impl Engine {
         self.add_rule(actor, NewRule { effect: Effect::Allow, matches: m, everything: false, expires_in, note }).await
     }
 
-    /// The facts of a prepared payload, the rule that decides it now, if any, and the rule
-    /// log's position the rules that decided are at.
+    /// The facts of a prepared payload, the rule that decides it now, if any, with the
+    /// confinement an allow runs it under, and the rule log's position the rules that decided
+    /// are at.
     pub(super) fn consult(
         &self,
         agent: &str,
         kind: &dyn crate::kinds::Kind,
         payload: &Value,
         now: Timestamp,
-    ) -> (Facts, Option<Candidate>, i64) {
+    ) -> (Facts, Option<(Candidate, Option<crate::rules::Confine>)>, i64) {
         let facts = kind.facts(payload);
         let set = self.rule_set();
         if !set.may_decide(&facts) {
             return (facts, None, set.seq());
         }
-        let subject = Subject::new(agent, kind.name(), facts);
-        let winner = set.decide(&subject, now).cloned();
+        let mut subject = Subject::new(agent, kind.name(), facts);
+        subject.can_confine &= self.inner.config.can_confine;
+        let ruling = set.rule(&subject, now);
+        let winner = ruling.rule.map(|c| (c.clone(), ruling.confine));
         (subject.facts, winner, set.seq())
     }
 }

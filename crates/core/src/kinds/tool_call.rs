@@ -68,10 +68,15 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
         Some(Value::String(m)) if is_permission_mode(&m) => Some(m),
         Some(_) => return Err(invalid("`permission_mode` is a word of 1-40 letters, digits, `-` or `_`")),
     };
+    let confinable = match map.remove("confinable") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(invalid("`confinable` must be true or false")),
+    };
     if let Some(extra) = map.keys().next() {
         return Err(invalid(format!("unknown field `{}` in a tool.call payload", clip(extra, 64))));
     }
-    Ok(payloads::ToolCall { tool, input, cwd, client, permission_mode })
+    Ok(payloads::ToolCall { tool, input, cwd, client, permission_mode, confinable })
 }
 
 /// Whether `m` can be a client's permission mode: a word of 1-40 letters, digits, `-` or `_`
@@ -112,6 +117,9 @@ fn into_payload(call: payloads::ToolCall) -> Value {
             m.insert(k.into(), Value::String(v));
         }
     }
+    if call.confinable {
+        m.insert("confinable".into(), Value::Bool(true));
+    }
     Value::Object(m)
 }
 
@@ -151,6 +159,7 @@ impl Kind for ToolCall {
             _ => crate::rules::Facts::default(),
         };
         facts.cwd = payload.get("cwd").and_then(Value::as_str).map(str::to_string);
+        facts.confinable = payload.get("confinable").and_then(Value::as_bool).unwrap_or(false);
         facts
     }
 
@@ -185,7 +194,7 @@ impl Kind for ToolCall {
         // The working folder and the client stay the session's: an edit changes the input only.
         let mut kept = Map::new();
         kept.insert("input".into(), input);
-        for k in ["tool", "cwd", "client", "permission_mode"] {
+        for k in ["tool", "cwd", "client", "permission_mode", "confinable"] {
             kept.insert(k.into(), payload.get(k).cloned().unwrap_or(Value::Null));
         }
         normalize(Value::Object(kept)).map(into_payload)

@@ -1,7 +1,7 @@
 //! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
-use super::{BadRule, Effect, PathForm, RuleMatch, Subject, bad};
+use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
 use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
 use globset::{Glob, GlobBuilder, GlobMatcher};
 
@@ -134,6 +134,9 @@ impl Compiled {
                 return Err(bad("invalid_match", format!("no built-in rule `{b}` (there is `allow` `read_only`)")));
             }
         };
+        if m.confine.is_some() && effect != Effect::Allow {
+            return Err(bad("invalid_match", "`confine` says how an allow runs a command: it goes with `allow` only"));
+        }
         let origin = m.host.as_deref().is_some_and(|h| h.contains("://"));
         Ok(Compiled {
             tool_m: tool.as_ref().map(Glob::compile_matcher),
@@ -154,6 +157,11 @@ impl Compiled {
     /// The match it was compiled from.
     pub fn source(&self) -> &RuleMatch {
         &self.m
+    }
+
+    /// How an allow runs what it covers: the built-in read-only rule always confined to `read`.
+    pub fn confine(&self) -> Option<Confine> {
+        if self.read_only { Some(Confine::Read) } else { self.m.confine }
     }
 
     /// How specific it is: fields named, then command words, then literal glob characters
@@ -258,6 +266,10 @@ impl Compiled {
             return match part {
                 Part::Command(c) => {
                     let Some(dir) = cwd else { return false };
+                    // A working folder of `/`, the home or `~/.ssh` makes nothing "inside".
+                    if assent_commands::path::project_folder(dir, super::home().as_deref()).is_err() {
+                        return false;
+                    }
                     s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
                         && !c.inner
                         && c.only_reads_inside(dir, &|p: &str| s.real_of(p))

@@ -33,6 +33,7 @@ pub use compiled::{Compiled, builtin_read_only};
 pub use set::{Candidate, RuleSet, Ruling};
 pub use words::{describe, similar};
 
+pub use crate::confine::Confine;
 use crate::time::Timestamp;
 use assent_commands::{Context, Line};
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,11 @@ pub struct RuleMatch {
     /// The credential's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential: Option<String>,
+    /// Not a field it matches: how an allow runs what it matches (confined to a profile). The
+    /// built-in read-only rule is always confined to `read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub confine: Option<Confine>,
 }
 
 impl RuleMatch {
@@ -176,6 +182,10 @@ pub struct Facts {
     /// The command was longer than rules read (`command` holds its start): it is opaque.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub oversized: bool,
+    /// The client runs an allowed command confined when told to (`assent run`): a hook that
+    /// rewrites the call says so. Only then can a rule that confines allow it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confinable: bool,
 }
 
 impl Facts {
@@ -272,9 +282,12 @@ pub struct Subject {
     /// The real path of every path its command touches and of its working folder, found once
     /// (each rule compares them).
     reals: std::collections::HashMap<String, Option<String>>,
+    /// Whether its command can run confined: the client said it runs one so, and the host can
+    /// confine (the engine clears it otherwise). A rule that confines applies only then.
+    pub can_confine: bool,
 }
 
-fn home() -> Option<String> {
+pub(crate) fn home() -> Option<String> {
     std::env::var("HOME").ok().filter(|h| h.starts_with('/'))
 }
 
@@ -313,7 +326,8 @@ impl Subject {
         if let Some(c) = &ctx.cwd {
             reals.entry(c.clone()).or_insert_with(|| assent_commands::path::real(c));
         }
-        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals }
+        let can_confine = facts.confinable && line.is_some();
+        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals, can_confine }
     }
 
     /// The real path of a path it touches (found once, when it was read).

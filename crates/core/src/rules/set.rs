@@ -4,7 +4,7 @@
 
 use super::compiled::{Compiled, parts};
 use super::globs::Globs;
-use super::{BadRule, Effect, Subject, bad};
+use super::{BadRule, Confine, Effect, Subject, bad};
 use crate::time::Timestamp;
 use assent_commands::PathArg;
 use globset::Glob;
@@ -40,6 +40,9 @@ pub struct Ruling<'a> {
     /// The rule that decided (for `ask`: the ask rule, if one did; none when a part matched no
     /// rule).
     pub rule: Option<&'a Candidate>,
+    /// For `allow`: the confinement the command runs under, the strictest of the allows that
+    /// covered its parts (none: every one of them allows it unconfined).
+    pub confine: Option<Confine>,
 }
 
 /// Rules compiled together: a proposal is checked against the few rules that can match it
@@ -254,9 +257,12 @@ impl RuleSet {
 
     /// The ruling for `s` at `now`.
     pub fn rule(&self, s: &Subject, now: Timestamp) -> Ruling<'_> {
+        // An allow that confines applies only to a command that can run confined.
+        let usable = |r: &Candidate| s.can_confine || r.effect != Effect::Allow || r.compiled.confine().is_none();
         let live: Vec<&Candidate> =
-            self.maybe(s).into_iter().map(|i| self.rules[i].as_ref()).filter(|r| r.live(now)).collect();
+            self.maybe(s).into_iter().map(|i| self.rules[i].as_ref()).filter(|r| r.live(now) && usable(r)).collect();
         let mut allowed_by: Option<&Candidate> = None;
+        let mut confine: Option<Confine> = None;
         let mut asked: Option<Ruling<'_>> = None;
         for part in parts(s) {
             let here: Vec<&Candidate> = live.iter().copied().filter(|r| r.compiled.applies(s, part)).collect();
@@ -270,6 +276,7 @@ impl RuleSet {
             if stops.is_empty() {
                 match narrowest_allow(&allows) {
                     Some(a) => {
+                        confine = confine.max(a.compiled.confine());
                         // The allow named is the most specific one of the most telling part.
                         if allowed_by.is_none_or(|b| {
                             !a.compiled.read_only
@@ -279,7 +286,7 @@ impl RuleSet {
                         }
                     }
                     None => {
-                        asked.get_or_insert(Ruling { effect: Effect::Ask, rule: None });
+                        asked.get_or_insert(Ruling { effect: Effect::Ask, rule: None, confine: None });
                     }
                 }
                 continue;
@@ -291,6 +298,7 @@ impl RuleSet {
                 .filter(|a| stops.iter().all(|d| a.compiled.inside(&d.compiled) && !d.compiled.inside(&a.compiled)))
                 .collect();
             if let Some(a) = narrowest_allow(&inner_allow) {
+                confine = confine.max(a.compiled.confine());
                 if allowed_by.is_none_or(|b| b.compiled.specificity() < a.compiled.specificity()) {
                     allowed_by = Some(a);
                 }
@@ -315,18 +323,18 @@ impl RuleSet {
                     .unwrap_or(stops[0])
             });
             if winner.effect == Effect::Deny {
-                return Ruling { effect: Effect::Deny, rule: Some(winner) };
+                return Ruling { effect: Effect::Deny, rule: Some(winner), confine: None };
             }
             if asked.as_ref().is_none_or(|a| a.rule.is_none()) {
-                asked = Some(Ruling { effect: Effect::Ask, rule: Some(winner) });
+                asked = Some(Ruling { effect: Effect::Ask, rule: Some(winner), confine: None });
             }
         }
         if let Some(a) = asked {
             return a;
         }
         match allowed_by {
-            Some(a) => Ruling { effect: Effect::Allow, rule: Some(a) },
-            None => Ruling { effect: Effect::Ask, rule: None },
+            Some(a) => Ruling { effect: Effect::Allow, rule: Some(a), confine },
+            None => Ruling { effect: Effect::Ask, rule: None, confine: None },
         }
     }
 }

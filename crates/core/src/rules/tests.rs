@@ -398,6 +398,7 @@ fn tool_call_facts_read_commands_and_paths() {
     assert_eq!(f.host.as_deref(), Some("docs.example.com"));
 }
 
+/// A Bash call in the session's folder, from a client that runs it confined when told to.
 fn bash_in(cmd: &str) -> Subject {
     Subject::new(
         "default",
@@ -406,6 +407,7 @@ fn bash_in(cmd: &str) -> Subject {
             tool: Some("Bash".into()),
             command: Some(cmd.into()),
             cwd: Some("/w/proj".into()),
+            confinable: true,
             ..Default::default()
         },
     )
@@ -470,6 +472,31 @@ fn rules_inside_the_working_folder_exact_rules_and_the_built_in_one() {
     ];
     for (cmd, want) in cases {
         assert_eq!(pick(&rules, &bash_in(cmd)), want, "{cmd}");
+    }
+    // What the built-in rule allows runs confined, and so does a whole line one part of which
+    // it allows; a line no confining rule allows runs as the client runs it.
+    let confine = |cmd: &str| rules.rule(&bash_in(cmd), Timestamp(0)).confine;
+    assert_eq!(confine("git status"), Some(crate::rules::Confine::Read));
+    assert_eq!(confine("git status && cargo test"), Some(crate::rules::Confine::Read));
+    assert_eq!(confine("cargo test -p core"), None);
+    // A client that cannot confine gets no allow from a rule that confines.
+    let mut unconfinable = bash_in("git status");
+    unconfinable.can_confine = false;
+    assert_eq!(pick(&rules, &unconfinable), None);
+    // Nor does a working folder that is not a project's make anything "inside".
+    for cwd in ["/", "/tmp", "/etc"] {
+        let s = Subject::new(
+            "default",
+            "tool.call",
+            Facts {
+                tool: Some("Bash".into()),
+                command: Some("ls".into()),
+                cwd: Some(cwd.into()),
+                confinable: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(pick(&rules, &s), None, "{cwd}");
     }
     // The built-in rule needs the session's folder, and never beats an ask or a deny.
     assert_eq!(pick(&rules, &bash("git status")), None);

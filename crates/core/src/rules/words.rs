@@ -19,7 +19,7 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
             _ => "match",
         };
         return format!(
-            "{verb} commands that only read, inside the working folder (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; never a write, a read outside the folder, or anything it cannot read)"
+            "{verb} commands that only read, inside the working folder, run confined so that they can do nothing more (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; the kernel keeps them from writing, reading outside the folder, the network and the environment's secrets)"
         );
     }
     if let Some(i) = &m.input {
@@ -86,8 +86,12 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         what.push("do anything".to_string());
     }
     let action = what.join(" ");
+    let confined = match m.confine {
+        Some(c) if effect == Effect::Allow => format!(", confined ({})", c.as_str()),
+        _ => String::new(),
+    };
     match effect {
-        Effect::Allow => format!("allow {who} to {action}"),
+        Effect::Allow => format!("allow {who} to {action}{confined}"),
         Effect::Ask => format!("always ask before {who} may {action}"),
         Effect::Deny => format!("refuse to let {who} {action}"),
     }

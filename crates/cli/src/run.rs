@@ -1,0 +1,96 @@
+//! `assent run PROPOSAL`: runs a command a rule allowed only confined, confined.
+//!
+//! A hook answers such an allow by rewriting the call to this command. What runs is what Assent
+//! stored and decided, never the agent's text quoted once more: the approved payload's command
+//! in its working folder, under the confinement the decision names. The decision's receipt is
+//! checked first (signed by this Assent, for this proposal, approved, for exactly this payload,
+//! naming the same confinement), so a tampered store or a proposal decided otherwise runs
+//! nothing. Where the kernel cannot confine as the profile says, nothing runs.
+
+use crate::client::{AgentAuth, Client};
+use crate::home::Home;
+use crate::{ExitError, exit};
+use anyhow::{Context, Result};
+use assent_receipt::{Expect, KeySet, verify};
+use serde_json::Value;
+
+/// The exit code when the command could not be run confined (as a shell says of a command it
+/// cannot execute).
+pub const CANNOT_CONFINE: u8 = 126;
+
+/// What `assent run` runs: the approved command, its folder and its confinement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approved {
+    /// The command line, run by bash.
+    pub command: String,
+    /// The working folder.
+    pub cwd: String,
+    /// The confinement.
+    pub profile: assent_confine::Profile,
+}
+
+fn refuse(message: String) -> anyhow::Error {
+    ExitError::new(CANNOT_CONFINE, message).into()
+}
+
+/// What `p` (as the API returns it) approved to run confined, its receipt checked with `keys`
+/// at `now`.
+pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Approved> {
+    let id = &p.id;
+    if p.kind != "tool.call" || p.status != assent_core::status::Status::Approved {
+        return Err(refuse(format!("{id} is not an approved tool call (it is {} {})", p.kind, p.status.as_str())));
+    }
+    let d = p.decision.as_ref().ok_or_else(|| refuse(format!("{id} has no decision")))?;
+    let Some(confine) = d.confine else {
+        return Err(refuse(format!(
+            "{id} was approved to run as the client runs it, not confined: `assent run` runs only what a rule allowed confined"
+        )));
+    };
+    let approved = p.approved_payload.as_ref().unwrap_or(&p.payload);
+    let receipt = d.receipt.as_deref().ok_or_else(|| refuse(format!("{id} has no receipt to check")))?;
+    let expect = Expect { payload: Some(approved), audience: None, tool_call: None, approved: true };
+    let claims = verify(receipt, keys, &expect, now)
+        .map_err(|r| refuse(format!("{id}'s receipt is refused ({}): {r}", r.code())))?;
+    if claims.jti != *id || claims.confine.as_deref() != Some(confine.as_str()) {
+        return Err(refuse(format!("{id}'s receipt is for another proposal or another confinement")));
+    }
+    let profile = assent_confine::Profile::parse(confine.as_str())
+        .ok_or_else(|| refuse(format!("this `assent` does not know the confinement `{}`", confine.as_str())))?;
+    let command = approved.pointer("/input/command").and_then(Value::as_str);
+    let cwd = approved.get("cwd").and_then(Value::as_str);
+    match (command, cwd) {
+        (Some(c), Some(w)) => Ok(Approved { command: c.to_string(), cwd: w.to_string(), profile }),
+        _ => Err(refuse(format!("{id} has no command and working folder to run"))),
+    }
+}
+
+/// Runs `assent run ID`: exits with the command's code.
+pub async fn run(home: &Home, id: &str, auth: &AgentAuth) -> Result<()> {
+    let client = Client::agent(home, auth)?;
+    let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
+    let jwks = client.call(reqwest::Method::GET, "/keys", None, &[]).await?;
+    let keys = KeySet::from_json(&jwks).map_err(|e| anyhow::anyhow!("the server's key set: {e}"))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64)?;
+    let a = approved(&p, &keys, now)?;
+    let spec = assent_confine::Spec {
+        profile: a.profile,
+        cwd: a.cwd.into(),
+        argv: vec!["bash".into(), "-c".into(), a.command.into()],
+    };
+    let status = tokio::task::spawn_blocking(move || assent_confine::run(&spec))
+        .await
+        .context("the confined run stopped")?
+        .map_err(|e| refuse(format!("{id} not run: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(c) => Err(ExitError::new(u8::try_from(c).unwrap_or(exit::ERROR), "").into()),
+        None => {
+            // Ended by a signal: the shell's code for it, 128 + its number.
+            #[cfg(unix)]
+            let code = u8::try_from(128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0));
+            #[cfg(not(unix))]
+            let code = Ok::<u8, std::num::TryFromIntError>(exit::ERROR);
+            Err(ExitError::new(code.unwrap_or(exit::ERROR), "").into())
+        }
+    }
+}

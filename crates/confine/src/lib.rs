@@ -1,0 +1,257 @@
+//! # assent-confine
+//!
+//! Runs a command confined by the kernel to what a rule allows. A rule's allow is not trusted to
+//! a reading of the command: bash, git, npm and cargo run code from configuration, options and
+//! files in ways no table of programs lists, so what a rule lets run without a person runs here,
+//! where the kernel, not the reader, says what it may touch.
+//!
+//! - [`Profile`]: what a confined command may do. `read` reads the working folder and what
+//!   programs need to start (system folders, toolchains), writes nothing but `/dev/null` and a
+//!   private temporary folder, has no network, sends no signal and reaches no socket outside its
+//!   sandbox, gains no privilege, and sees an environment cut to an allow-list.
+//! - [`Support`]: what this kernel can enforce, and what is missing for a profile (a rule that
+//!   needs a profile the kernel cannot enforce does not allow: the call asks).
+//! - [`run`]: the command run under a profile, from a thread of its own that confines itself
+//!   (Landlock, then seccomp) and spawns the command, which inherits both and can never shed them.
+//!
+//! The layers, and what each one stops:
+//!
+//! | layer | stops |
+//! |---|---|
+//! | Landlock (ABI 6+) filesystem rights | reads outside the folder and the system, every write but `/dev/null` and the private temporary folder, truncation, device ioctls |
+//! | Landlock TCP rights | TCP connect and bind |
+//! | Landlock scopes | signals to processes outside the sandbox, abstract UNIX sockets outside it; `ptrace` and `/proc/PID/environ` of outside processes |
+//! | seccomp | creating any socket (UDP, netlink, UNIX: the session bus and the keychain behind it), io_uring (which would bypass the rest), kernel keyrings, `ptrace`, terminal input injection (`TIOCSTI`), changing modes, owners, times and extended attributes of files, mounts and namespaces |
+//! | the environment | tokens, keys and secrets in the client's environment |
+//!
+//! Linux only: elsewhere [`Support::detect`] reports nothing can be confined, so no rule allows a
+//! command that needs confinement.
+
+#[cfg(target_os = "linux")]
+mod linux;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// What a confined command may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// Reads the working folder and what programs need to start; writes nothing outside a
+    /// private temporary folder and `/dev/null`; no network.
+    Read,
+}
+
+impl Profile {
+    /// The profile's name (`read`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Read => "read",
+        }
+    }
+
+    /// The profile named `s`.
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "read" => Some(Profile::Read),
+            _ => None,
+        }
+    }
+
+    /// What it allows, in words for a person.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Profile::Read => {
+                "reads the working folder only; writes nothing; no network; no secrets from the environment"
+            }
+        }
+    }
+}
+
+/// Why a command could not be run confined.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The kernel cannot enforce the profile; nothing was run.
+    #[error("this system cannot confine a command as the `{profile}` profile says: {}", missing.join("; "))]
+    Unsupported {
+        /// The profile.
+        profile: &'static str,
+        /// What is missing.
+        missing: Vec<String>,
+    },
+    /// The working folder is not one a confined command may run in.
+    #[error("{0}")]
+    Folder(String),
+    /// Confining failed; nothing was run.
+    #[error("cannot confine the command: {0}")]
+    Confine(String),
+    /// The command could not be started, or waited for.
+    #[error("cannot run the command: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What the kernel can enforce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Support {
+    /// The Landlock ABI version (0: none, or not enabled).
+    pub landlock_abi: u32,
+    /// Whether seccomp filters can be installed.
+    pub seccomp: bool,
+}
+
+/// The oldest Landlock ABI a profile is enforced with: 6 (Linux 6.12) brings the signal and
+/// abstract-socket scopes; 3 brought truncation, 4 TCP, 5 device ioctls.
+pub const MIN_LANDLOCK_ABI: u32 = 6;
+
+impl Support {
+    /// What this kernel can enforce (cheap: a ruleset is created and dropped per ABI tried).
+    pub fn detect() -> Support {
+        #[cfg(target_os = "linux")]
+        {
+            Support { landlock_abi: linux::landlock_abi(), seccomp: linux::seccomp_available() }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Support { landlock_abi: 0, seccomp: false }
+        }
+    }
+
+    /// What is missing to enforce `profile` (empty: it can be).
+    pub fn missing(&self, _profile: Profile) -> Vec<String> {
+        let mut out = Vec::new();
+        if !cfg!(target_os = "linux") {
+            out.push("confinement needs Linux (Landlock and seccomp)".to_string());
+            return out;
+        }
+        if self.landlock_abi == 0 {
+            out.push(
+                "Landlock is not enabled in this kernel (Linux 6.12 or newer with `lsm=landlock,...`)".to_string(),
+            );
+        } else if self.landlock_abi < MIN_LANDLOCK_ABI {
+            out.push(format!(
+                "Landlock ABI {} is older than {MIN_LANDLOCK_ABI} (Linux 6.12), which scopes signals and sockets",
+                self.landlock_abi
+            ));
+        }
+        if !self.seccomp {
+            out.push("seccomp filters are not available".to_string());
+        }
+        out
+    }
+
+    /// Whether `profile` can be enforced.
+    pub fn can(&self, profile: Profile) -> bool {
+        self.missing(profile).is_empty()
+    }
+}
+
+/// A command to run confined.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The profile.
+    pub profile: Profile,
+    /// The working folder (the only folder of the person's it reads).
+    pub cwd: PathBuf,
+    /// The program and its arguments.
+    pub argv: Vec<OsString>,
+}
+
+/// Environment variables a confined command keeps (besides `LC_*`): none names a secret.
+pub const ENV_KEPT: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TZ",
+    "COLUMNS",
+    "LINES",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "CARGO_HOME",
+    "NVM_DIR",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
+];
+
+/// Whether an environment variable reaches a confined command.
+pub fn env_kept(name: &str) -> bool {
+    ENV_KEPT.contains(&name) || name.starts_with("LC_")
+}
+
+/// The environment a confined command gets: the kept variables of `from`, the private temporary
+/// folder as `TMPDIR`, and git told to take no global configuration and no optional locks.
+pub fn environment(from: impl IntoIterator<Item = (OsString, OsString)>, tmp: &Path) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> =
+        from.into_iter().filter(|(k, _)| k.to_str().is_some_and(env_kept)).collect();
+    for k in ["TMPDIR", "TMP", "TEMP"] {
+        env.push((k.into(), tmp.as_os_str().to_owned()));
+    }
+    env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
+    env.push(("GIT_OPTIONAL_LOCKS".into(), "0".into()));
+    env
+}
+
+/// Whether `dir` may be a confined command's working folder (see
+/// [`assent_commands::path::project_folder`]): a `read` of the root, the home folder or
+/// `~/.ssh` would read secrets.
+pub fn folder_ok(dir: &Path, home: Option<&Path>) -> Result<(), String> {
+    let d = dir.to_str().ok_or_else(|| format!("the working folder `{}` is not UTF-8", dir.display()))?;
+    assent_commands::path::project_folder(d, home.and_then(Path::to_str))
+}
+
+/// Runs `spec` confined and waits for it: its exit status. Standard input, output and error
+/// are the caller's. Nothing runs unless every layer is in force.
+pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
+    let support = Support::detect();
+    let missing = support.missing(spec.profile);
+    if !missing.is_empty() {
+        return Err(Error::Unsupported { profile: spec.profile.as_str(), missing });
+    }
+    #[cfg(target_os = "linux")]
+    {
+        linux::run(spec)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err(Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_that_are_not_projects() {
+        let home = Path::new("/home/ann");
+        for bad in ["/", "/home", "/home/ann", "/etc", "/tmp", "/home/ann/.ssh", "/home/ann/.config/x", "rel/x"] {
+            assert!(folder_ok(Path::new(bad), Some(home)).is_err(), "{bad}");
+        }
+        for good in ["/home/ann/src/app", "/home/ann/app", "/tmp/x", "/srv/work/app"] {
+            assert!(folder_ok(Path::new(good), Some(home)).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn the_environment_keeps_no_secret() {
+        let from = [("PATH", "/usr/bin"), ("GITHUB_TOKEN", "t"), ("AWS_SECRET_ACCESS_KEY", "k"), ("LC_ALL", "C")]
+            .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = environment(from, Path::new("/tmp/x"));
+        let names: Vec<_> = env.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        assert!(names.contains(&"PATH".to_string()) && names.contains(&"LC_ALL".to_string()));
+        assert!(!names.iter().any(|n| n.contains("TOKEN") || n.contains("SECRET")));
+        assert!(env.contains(&("TMPDIR".into(), "/tmp/x".into())));
+    }
+
+    #[test]
+    fn profiles_by_name() {
+        assert_eq!(Profile::parse("read"), Some(Profile::Read));
+        assert_eq!(Profile::parse("none"), None);
+        assert_eq!(Profile::Read.as_str(), "read");
+    }
+}
