@@ -507,11 +507,10 @@ async fn every_line_the_rules_allow_runs_confined() {
         }
     }
     let _ = control_sentinel.kill();
-    eprintln!(
-        "control: the same {allowed} lines run unconfined: {} broke out, e.g. {:?}",
-        unconfined_breaks.len(),
-        unconfined_breaks.iter().take(5).collect::<Vec<_>>()
-    );
+    eprintln!("control: the same {allowed} lines run unconfined: {} broke out:", unconfined_breaks.len());
+    for b in &unconfined_breaks {
+        eprintln!("  {b}");
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     if can_confine {
         assert!(allowed > 20, "the built-in rule still allows reads ({allowed})");

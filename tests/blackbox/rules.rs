@@ -60,7 +60,7 @@ async fn an_allowed_call_is_filed_approved_and_a_denied_one_rejected_never_pendi
     assert!(id.starts_with("r_"), "{allow}");
     assert_eq!(
         allow["description"],
-        "allow any agent to run `npm test …` (not when more words write files, delete, force or rewrite, reach the network, publish or push, take privileges or act on another folder) with tool `Bash`"
+        "allow any agent to run `npm test …` (not when more words write files, delete, force or rewrite, reach the network, publish or push, take privileges or act on another folder) with tool `Bash`, unconfined"
     );
     let deny = add_rule(
         &s,

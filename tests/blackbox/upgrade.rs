@@ -69,7 +69,16 @@ async fn answers_as_before(s: &Server, expected: &Value) {
     assert_eq!(new_audit.len(), old_audit.len() + expired, "no audit row lost, none added but expiries");
     kept(&Value::Array(old_audit.clone()), &Value::Array(new_audit[..old_audit.len()].to_vec()), "audit").unwrap();
     for (key, path) in [("rules", "/rules"), ("rule_log", "/rules/log?limit=1000"), ("agents", "/agents")] {
-        kept(&expected[key], &items(s, path).await, key).unwrap();
+        let (mut was, mut now) = (expected[key].clone(), items(s, path).await);
+        if key == "rules" {
+            // A rule's words are written from its match, which is kept: they may say more in a
+            // newer release (that the built-in rule runs confined, that an allow is unconfined).
+            for r in was.as_array_mut().into_iter().flatten().chain(now.as_array_mut().into_iter().flatten()) {
+                let words = r.as_object_mut().and_then(|o| o.remove("description"));
+                assert!(words.as_ref().and_then(Value::as_str).is_some_and(|w| !w.is_empty()), "{r}");
+            }
+        }
+        kept(&was, &now, key).unwrap();
     }
     assert!(old.len() >= 6 && old_audit.len() >= 10, "the fixture holds something to keep");
     assert!(expected["rules"].as_array().is_some_and(|r| !r.is_empty()), "and a rule");

@@ -12,6 +12,9 @@
 //! - [`table`] and `programs.toml`: what programs, subcommands and options do ([`Effects`]).
 //! - [`classify`]: one command's words read against the table.
 //! - [`path`] and [`host`]: paths and hosts as rules compare them.
+//! - [`executable`] and `executable.toml`: files whose content tools run as code (a
+//!   `Makefile`, `package.json`, `.git/config`), which no rule on files covers unless it names
+//!   the file.
 //!
 //! Every bound is fixed ([`shell::MAX_LEN`], [`shell::MAX_WORDS`], [`shell::MAX_DEPTH`],
 //! [`shell::MAX_OPENERS`]): past one, the line is opaque, so an agent's input costs a bounded
@@ -19,6 +22,7 @@
 
 pub mod classify;
 pub mod effects;
+pub mod executable;
 pub mod host;
 pub mod path;
 pub mod shell;
@@ -231,19 +235,53 @@ impl Prefix {
         }
         let base = program.rsplit('/').next().unwrap_or(program);
         let first = self.words.first().map(String::as_str);
-        if first != Some(program.as_str()) && first != Some(base) {
+        // The program by any of its names (`unlink` is `rm`).
+        let t = table::table();
+        let same = |a: &str| first.is_some_and(|f| t.canonical(f) == t.canonical(a));
+        if !same(program) && !same(base) {
             return false;
+        }
+        let entry = first.and_then(|f| t.get(f));
+        // A subcommand the table does not know may be any (a git alias, npm's `publi` for
+        // `publish`): a rule naming a subcommand matches it.
+        if c.known && c.named < self.named && c.effects.any(Effects::UNKNOWN) && entry.is_some_and(|p| p.sub.is_some())
+        {
+            return true;
         }
         let named_ok =
             (1..self.named).all(|i| c.words.get(i).and_then(Option::as_deref) == Some(self.words[i].as_str()));
         if !named_ok {
             return false;
         }
+        // The program or subcommand the prefix names, as the table has it.
+        let mut p = entry;
+        for w in self.words.iter().take(self.named).skip(1) {
+            p = p.and_then(|x| x.sub.as_ref()).and_then(|s| s.get(w));
+        }
         let (want_opts, want_ops) = split_rest(self.words.iter().skip(self.named.max(1)).map(|s| Some(s.as_str())));
         let (have_opts, have_ops) = split_rest(c.words.iter().skip(self.named.max(1)).map(Option::as_deref));
+        let have_opts: Vec<String> = match p {
+            Some(p) => have_opts.iter().map(|o| p.full_option(o)).collect(),
+            None => have_opts,
+        };
         // A word known only as it runs, or a glob, may be any word.
         let any = |h: &Option<String>| h.as_deref().is_none_or(|s| s.contains(['*', '?', '[']));
-        if !want_opts.iter().all(|o| have_opts.contains(o) || have_ops.iter().any(any)) {
+        let has_option = |o: &String| match p {
+            None => have_opts.contains(o),
+            Some(p) => {
+                let o = p.full_option(o);
+                // Any spelling of it, or any option or operand that does what it does
+                // (`deny git push --force` matches `-f`, `+main`, `--force-with-lease`).
+                // An abbreviation of any spelling of it, ambiguous or not (for a deny, it may
+                // be the one the program picks).
+                p.spellings(&o).iter().any(|s| {
+                    have_opts
+                        .iter()
+                        .any(|h| h == s || (h.len() > 3 && h.starts_with("--") && s.starts_with(h.as_str())))
+                }) || p.options.get(&o).is_some_and(|x| !x.raises.is_empty() && x.raises.within(c.effects))
+            }
+        };
+        if !want_opts.iter().all(|o| has_option(o) || have_ops.iter().any(any)) {
             return false;
         }
         // Operands in order.

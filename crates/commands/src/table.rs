@@ -86,6 +86,32 @@ pub struct Program {
     /// The first operand ends its options: the rest are that program's or script's (`npx
     /// prettier --check`, `python x.py -v`).
     pub operand_ends_options: bool,
+    /// Options that are one option spelt several ways (`-r`, `-R`, `--recursive`).
+    pub same: Vec<Vec<String>>,
+}
+
+impl Program {
+    /// `o` as this program's option parser reads it: itself when listed, else the one long
+    /// option it is a unique prefix of (`--recur` for `--recursive`, as getopt_long and git
+    /// accept), else itself.
+    pub fn full_option(&self, o: &str) -> String {
+        if self.options.contains_key(o) || !o.starts_with("--") || o.len() < 4 {
+            return o.to_string();
+        }
+        let mut hits = self.options.keys().filter(|k| k.starts_with("--") && k.starts_with(o));
+        match (hits.next(), hits.next()) {
+            (Some(h), None) => h.clone(),
+            _ => o.to_string(),
+        }
+    }
+
+    /// Every spelling of the option `o` (itself included).
+    pub fn spellings(&self, o: &str) -> Vec<String> {
+        match self.same.iter().find(|s| s.iter().any(|x| x == o)) {
+            Some(s) => s.clone(),
+            None => vec![o.to_string()],
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,6 +135,8 @@ struct RawProgram {
     passes_rest: bool,
     #[serde(default)]
     operand_ends_options: bool,
+    #[serde(default)]
+    same: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -157,6 +185,8 @@ pub struct Table {
     /// Its version (`version` at the top of the file).
     pub version: u32,
     programs: HashMap<String, Program>,
+    /// Each other name of a program, and the program's own (`unlink` → `rm`).
+    aliases: HashMap<String, String>,
     changes_programs: Names,
     harmless: Names,
 }
@@ -224,7 +254,13 @@ fn program(name: &str, raw: &RawProgram, inherited: Option<&Program>) -> Result<
         sub: None,
         passes_rest: raw.passes_rest,
         operand_ends_options: raw.operand_ends_options,
+        same: raw.same.iter().map(|s| s.split_whitespace().map(str::to_string).collect()).collect(),
     };
+    for set in &p.same {
+        if let Some(o) = set.iter().find(|o| !p.options.contains_key(*o)) {
+            return Err(format!("{name}: `same` names `{o}`, which is not among its options"));
+        }
+    }
     if !raw.sub.is_empty() {
         let mut subs = BTreeMap::new();
         for (s, r) in &raw.sub {
@@ -244,10 +280,12 @@ impl Table {
     pub fn parse(text: &str) -> Result<Table, String> {
         let raw: RawTable = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut programs = HashMap::new();
+        let mut aliases = HashMap::new();
         for (name, r) in &raw.program {
             let p = program(name, r, None)?;
             for a in &r.alias {
                 programs.insert(a.clone(), p.clone());
+                aliases.insert(a.clone(), name.clone());
             }
             programs.insert(name.clone(), p);
         }
@@ -255,6 +293,7 @@ impl Table {
         Ok(Table {
             version: raw.version,
             programs,
+            aliases,
             changes_programs: Names::of(&e.changes_programs, &e.changes_programs_prefixes),
             harmless: Names::of(&e.harmless, &e.harmless_prefixes),
         })
@@ -275,6 +314,11 @@ impl Table {
         self.programs.get(name)
     }
 
+    /// A program's own name for one of its names (`rm` for `unlink`).
+    pub fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).map_or(name, String::as_str)
+    }
+
     /// Every program's name.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.programs.keys().map(String::as_str)
@@ -292,6 +336,7 @@ pub fn table() -> &'static Table {
             Table {
                 version: 0,
                 programs: HashMap::new(),
+                aliases: HashMap::new(),
                 // With no table every assignment is a change: never fewer questions.
                 changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
                 harmless: Names::default(),

@@ -657,6 +657,13 @@ export interface components {
          * @enum {string}
          */
         Channel: "app" | "notification" | "cli" | "api" | "rule" | "system" | "agent" | "remote";
+        /**
+         * @description How an allow runs the command it allows: confined by the kernel to a profile (`assent run`),
+         *     whatever the command line says. A rule without one allows the command to run as the client
+         *     runs it; only the person makes such a rule.
+         * @enum {string}
+         */
+        Confine: "read";
         /** @description The credentials. */
         CredentialList: {
             /** @description By name. */
@@ -694,6 +701,7 @@ export interface components {
             /** @description The node (Assent server) it was decided on, on a team store. */
             node?: string | null;
             rule?: components["schemas"]["RuleRef"] | null;
+            confine?: components["schemas"]["Confine"] | null;
             /** @description Through which channel. */
             channel: components["schemas"]["Channel"];
             /** @description The paired device whose passkey signed it (channel `remote`). */
@@ -1600,6 +1608,7 @@ export interface components {
             host?: string | null;
             /** @description The credential's name. */
             credential?: string | null;
+            confine?: components["schemas"]["Confine"] | null;
         };
         /** @description The rule behind a decision: its id and its words as they were when it decided. */
         RuleRef: {
@@ -1856,6 +1865,12 @@ export interface components {
             client?: "claude-code" | "codex" | "mcp-permission-prompt" | null;
             /** @description The client's permission mode at the call, as it reports it (`default`, `auto`, ...). */
             permission_mode?: string | null;
+            /**
+             * @description The client runs the command confined when a rule allows it so (`assent run`, which
+             *     Assent's Claude Code hook rewrites the call to): only then can a rule that confines
+             *     (the built-in read-only rule) allow it. Left out: such rules ask.
+             */
+            confinable?: boolean;
         };
         /** @description A `tool.call` preview: the tool and its input, pretty-printed. */
         ToolPreview: {

@@ -9,6 +9,7 @@
 //! command with what the program table says of it.
 
 mod io;
+mod opts;
 mod run;
 
 pub use run::is_shell;

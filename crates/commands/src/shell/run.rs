@@ -2,6 +2,7 @@
 //! commands (`bash -c`, `eval`, `xargs`, `find -exec`, `npx`, `watch`, `trap`) seen through, the
 //! rest read against the program table.
 
+use super::opts::Spec;
 use super::{Walker, identity};
 use crate::classify::classify;
 use crate::effects::Effects;
@@ -11,54 +12,138 @@ use crate::{Command, PathArg};
 
 /// A wrapper: a program that runs the command after its own options.
 struct Wrapper {
-    /// Its options that take a value.
-    values: &'static [&'static str],
+    /// Its options (any other makes the line opaque).
+    opts: Spec,
+    /// Its options that make it something other than a plain wrapper (a look-up, a list, an
+    /// editor, a shell).
+    not_plain: &'static [&'static str],
     /// Positional words it takes before the command (`timeout 10`).
     positionals: usize,
     /// What it adds.
     adds: Effects,
 }
 
+const fn spec(
+    flags: &'static [&'static str],
+    values: &'static [&'static str],
+    optional: &'static [&'static str],
+) -> Spec {
+    Spec { flags, values, optional, numeric: false }
+}
+
 fn wrapper(name: &str) -> Option<Wrapper> {
-    let w = |values, positionals, adds| Some(Wrapper { values, positionals, adds });
+    let w = |opts, not_plain, positionals, adds| Some(Wrapper { opts, not_plain, positionals, adds });
+    const NONE: &[&str] = &[];
     match name {
-        "sudo" | "doas" => w(
-            &[
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-r",
-                "-t",
-                "-U",
-                "-T",
-                "--user",
-                "--group",
-                "--chdir",
-                "--host",
-                "--prompt",
-                "--role",
-                "--type",
-                "--other-user",
-                "--command-timeout",
-                "--close-from",
-            ],
+        "sudo" => w(
+            spec(
+                &[
+                    "-A",
+                    "--askpass",
+                    "-b",
+                    "--background",
+                    "-B",
+                    "--bell",
+                    "-E",
+                    "-H",
+                    "--set-home",
+                    "-n",
+                    "--non-interactive",
+                    "-P",
+                    "--preserve-groups",
+                    "-S",
+                    "--stdin",
+                    "-k",
+                    "--reset-timestamp",
+                    "-K",
+                    "--remove-timestamp",
+                    "-N",
+                    "--no-update",
+                    "-l",
+                    "--list",
+                    "-e",
+                    "--edit",
+                    "-s",
+                    "--shell",
+                    "-i",
+                    "--login",
+                    "-v",
+                    "--validate",
+                    "-V",
+                    "--version",
+                ],
+                &[
+                    "-u",
+                    "--user",
+                    "-g",
+                    "--group",
+                    "-C",
+                    "--close-from",
+                    "-D",
+                    "--chdir",
+                    "-h",
+                    "--host",
+                    "-p",
+                    "--prompt",
+                    "-r",
+                    "--role",
+                    "-t",
+                    "--type",
+                    "-U",
+                    "--other-user",
+                    "-T",
+                    "--command-timeout",
+                ],
+                &["--preserve-env"],
+            ),
+            &["-l", "--list", "-e", "--edit", "-s", "--shell", "-i", "--login", "-v", "--validate", "-k", "-K"],
             0,
             Effects::PRIVILEGE,
         ),
-        "nice" => w(&["-n", "--adjustment"], 0, Effects::NONE),
-        "ionice" => w(&["-c", "-n", "-t", "--class", "--classdata"], 0, Effects::NONE),
-        "timeout" => w(&["-s", "-k", "--signal", "--kill-after"], 1, Effects::NONE),
-        "nohup" | "noglob" | "builtin" | "unbuffer" | "caffeinate" | "catchsegv" => w(&[], 0, Effects::NONE),
-        "time" => w(&["-f", "--format"], 0, Effects::NONE),
-        "command" => w(&[], 0, Effects::NONE),
-        "exec" => w(&["-a"], 0, Effects::NONE),
-        "stdbuf" => w(&["-i", "-o", "-e", "--input", "--output", "--error"], 0, Effects::NONE),
-        "setsid" => w(&[], 0, Effects::NONE),
-        "taskset" => w(&[], 1, Effects::NONE),
-        "chronic" | "ifne" | "pv" => w(&[], 0, Effects::NONE),
+        "doas" => w(spec(&["-n", "-s", "-L"], &["-u", "-C"], NONE), &["-s", "-L", "-C"], 0, Effects::PRIVILEGE),
+        "nice" => w(Spec { numeric: true, ..spec(NONE, &["-n", "--adjustment"], NONE) }, NONE, 0, Effects::NONE),
+        "ionice" => w(
+            spec(
+                &["-t", "--ignore"],
+                &["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+                NONE,
+            ),
+            &["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+            0,
+            Effects::NONE,
+        ),
+        "timeout" => w(
+            spec(
+                &["-v", "--verbose", "--foreground", "--preserve-status"],
+                &["-s", "--signal", "-k", "--kill-after"],
+                NONE,
+            ),
+            NONE,
+            1,
+            Effects::NONE,
+        ),
+        "nohup" | "noglob" | "builtin" | "catchsegv" => w(spec(NONE, NONE, NONE), NONE, 0, Effects::NONE),
+        "unbuffer" => w(spec(&["-p"], NONE, NONE), NONE, 0, Effects::NONE),
+        "caffeinate" => w(spec(&["-d", "-i", "-m", "-s", "-u"], &["-t", "-w"], NONE), NONE, 0, Effects::NONE),
+        "time" => w(
+            spec(&["-p", "--portability", "-v", "--verbose", "-q", "--quiet"], &["-f", "--format"], NONE),
+            NONE,
+            0,
+            Effects::NONE,
+        ),
+        "command" => w(spec(&["-p", "-v", "-V"], NONE, NONE), &["-v", "-V"], 0, Effects::NONE),
+        "exec" => w(spec(&["-c", "-l"], &["-a"], NONE), NONE, 0, Effects::NONE),
+        "stdbuf" => w(spec(NONE, &["-i", "-o", "-e", "--input", "--output", "--error"], NONE), NONE, 0, Effects::NONE),
+        "setsid" => w(spec(&["-c", "--ctty", "-f", "--fork", "-w", "--wait"], NONE, NONE), NONE, 0, Effects::NONE),
+        "taskset" => w(
+            spec(&["-a", "--all-tasks", "-c", "--cpu-list", "-p", "--pid"], NONE, NONE),
+            &["-p", "--pid"],
+            1,
+            Effects::NONE,
+        ),
+        "chronic" => w(spec(&["-e", "-v"], NONE, NONE), NONE, 0, Effects::NONE),
+        "ifne" => w(spec(&["-n"], NONE, NONE), NONE, 0, Effects::NONE),
+        "pv" => w(spec(NONE, NONE, NONE), NONE, 0, Effects::NONE),
         _ => None,
     }
 }
@@ -117,37 +202,32 @@ impl Walker<'_> {
         let args = &words[1..];
         // Wrappers: the command after their options.
         if let Some(w) = wrapper(&name) {
-            let mut i = 0;
+            let read = match w.opts.read(args) {
+                Ok(r) => r,
+                Err(why) => {
+                    self.opaque(format!("`{name}` with {why}, which Assent does not know"));
+                    return self.push_opaque(&name, args, via, adds, inner);
+                }
+            };
+            if read.found.iter().any(|(o, _)| w.not_plain.contains(o)) {
+                // A look-up, a list, an editor or a shell: not a plain wrapper.
+                adds |= Effects::UNKNOWN;
+            }
+            let mut i = read.end;
             let mut positional = 0;
-            while let Some(a) = args.get(i) {
-                match a.lit() {
-                    Some("--") => {
-                        i += 1;
-                        break;
-                    }
-                    Some(s) if s.starts_with('-') && s.len() > 1 => {
-                        i += 1;
-                        if w.values.contains(&s) {
-                            i += 1;
-                        }
-                        if (name == "command" && matches!(s, "-v" | "-V"))
-                            || (name == "sudo" && matches!(s, "-l" | "-e" | "-s" | "-i" | "-v" | "-k" | "-K"))
-                        {
-                            // A look-up, a list, an editor or a shell: not a plain wrapper.
-                            adds |= Effects::UNKNOWN;
-                        }
-                    }
-                    Some(_) if positional < w.positionals => {
+            while positional < w.positionals {
+                match args.get(i).map(Word::lit) {
+                    Some(Some(_)) => {
                         positional += 1;
                         i += 1;
                     }
-                    Some(_) => break,
-                    None => {
-                        // An option or the program, known only when it runs.
+                    Some(None) => {
+                        // A positional or the program, known only when it runs.
                         self.opaque(format!("`{}` runs a command known only when the line runs", name));
                         i += 1;
                         break;
                     }
+                    None => break,
                 }
             }
             via.push(name.clone());
@@ -166,6 +246,11 @@ impl Walker<'_> {
             "eval" => {
                 self.line.complex = true;
                 let mut text = Vec::new();
+                // `eval -- rm x` evaluates `rm x`.
+                let args = match args.first().and_then(Word::lit) {
+                    Some("--") => &args[1..],
+                    _ => args,
+                };
                 for a in args {
                     match a.lit() {
                         Some(s) => text.push(s.to_string()),
@@ -183,12 +268,16 @@ impl Walker<'_> {
             }
             "trap" => {
                 self.line.complex = true;
-                if let Some(s) = args.first() {
-                    match s.lit() {
-                        Some(t) if !t.starts_with('-') => self.script(t, depth + 1),
-                        Some(_) => {}
-                        None => self.opaque("`trap` with commands known only when the line runs"),
-                    }
+                const TRAP: Spec = Spec { flags: &["-l", "-p", "-P"], values: &[], optional: &[], numeric: false };
+                match TRAP.read(args) {
+                    // A list of signals or of traps set: it runs nothing.
+                    Ok(r) if !r.found.is_empty() => {}
+                    Ok(r) => match args.get(r.end).map(Word::lit) {
+                        Some(Some("-")) | None => {}
+                        Some(Some(t)) => self.script(t, depth + 1),
+                        Some(None) => self.opaque("`trap` with commands known only when the line runs"),
+                    },
+                    Err(why) => self.opaque(format!("`trap` with {why}, which Assent does not know")),
                 }
                 return self.push_classified(&name, &[], adds, reads, via, inner);
             }
@@ -262,6 +351,27 @@ impl Walker<'_> {
             return self.shell(&name, args, reads, via, adds, depth, stdin, inner);
         }
         if matches!(name.as_str(), "npx" | "pnpx" | "bunx") || is_npm_exec(&name, args) {
+            // `npx -c 'script'` runs a shell script: read like `bash -c`, never covered by an
+            // allow of the runner.
+            let mut k = 0;
+            while let Some(a) = args.get(k) {
+                let script = match a.lit() {
+                    Some("-c" | "--call") => Some(args.get(k + 1).map(Word::lit)),
+                    Some(s) if s.starts_with("--call=") => Some(Some(s.strip_prefix("--call="))),
+                    Some(s) if s.starts_with("-c") && s.len() > 2 && !s.starts_with("--") => Some(Some(Some(&s[2..]))),
+                    _ => None,
+                };
+                match script {
+                    Some(Some(Some(text))) => {
+                        self.line.complex = true;
+                        let text = text.to_string();
+                        self.script(&text, depth + 1);
+                    }
+                    Some(_) => self.opaque(format!("`{name} -c` with a script known only when the line runs")),
+                    None => {}
+                }
+                k += 1;
+            }
             // The package it runs is a command too: deny and ask rules see it.
             let start = inner_start(&name, args);
             if let Some(rest) = start.and_then(|s| args.get(s..)).filter(|r| !r.is_empty()) {
@@ -358,38 +468,44 @@ impl Walker<'_> {
         stdin: Option<Option<String>>,
         inner: bool,
     ) {
-        let mut i = 0;
+        const ENV: Spec = Spec {
+            flags: &["-i", "--ignore-environment", "-0", "--null", "-v", "--debug"],
+            values: &["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0"],
+            optional: &["--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling"],
+            numeric: false,
+        };
+        let read = match ENV.read(args) {
+            Ok(r) => r,
+            Err(why) => {
+                self.opaque(format!("`env` with {why}, which Assent does not know"));
+                return self.push_opaque("env", args, via, adds, inner);
+            }
+        };
+        for (o, _) in &read.found {
+            match *o {
+                "-S" | "--split-string" => {
+                    self.opaque("`env -S` splits a string into a command");
+                    return self.push_opaque("env", args, via, adds, inner);
+                }
+                "-C" | "--chdir" => adds |= Effects::RELOCATE,
+                "-a" | "--argv0" => adds |= Effects::UNKNOWN,
+                _ => {}
+            }
+        }
+        let mut i = read.end;
         let mut env = Vec::new();
         while let Some(a) = args.get(i) {
             let Some(s) = a.lit() else {
                 self.opaque("`env` with words known only when the line runs");
                 return self.push_opaque("env", args, via, adds, inner);
             };
-            if s == "--" {
-                i += 1;
-                break;
-            }
-            if matches!(s, "-u" | "--unset" | "-C" | "--chdir") {
-                if matches!(s, "-C" | "--chdir") {
-                    adds |= Effects::RELOCATE;
+            match s.split_once('=') {
+                Some((n, _)) if !n.is_empty() => {
+                    env.push(n.to_string());
+                    i += 1;
                 }
-                i += 2;
-                continue;
+                _ => break,
             }
-            if matches!(s, "-S" | "--split-string") || s.starts_with("-S") || s.starts_with("--split-string=") {
-                self.opaque("`env -S` splits a string into a command");
-                return self.push_opaque("env", args, via, adds, inner);
-            }
-            if s.starts_with('-') && s.len() > 1 {
-                i += 1;
-                continue;
-            }
-            if let Some((n, _)) = s.split_once('=') {
-                env.push(n.to_string());
-                i += 1;
-                continue;
-            }
-            break;
         }
         via.push("env".into());
         let rest: Vec<Word> = args.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
@@ -410,43 +526,58 @@ impl Walker<'_> {
         depth: usize,
         inner: bool,
     ) {
-        const VALUES: &[&str] = &[
-            "-n",
-            "-L",
-            "-I",
-            "-d",
-            "-P",
-            "-s",
-            "-a",
-            "-E",
-            "-e",
-            "--max-args",
-            "--max-lines",
-            "--delimiter",
-            "--max-procs",
-            "--max-chars",
-            "--arg-file",
-            "--eof",
-            "--replace",
-        ];
-        let mut i = 0;
+        const XARGS: Spec = Spec {
+            flags: &[
+                "-0",
+                "--null",
+                "-r",
+                "--no-run-if-empty",
+                "-t",
+                "--verbose",
+                "-p",
+                "--interactive",
+                "-x",
+                "--exit",
+                "-o",
+                "--open-tty",
+                "--show-limits",
+            ],
+            values: &[
+                "-n",
+                "--max-args",
+                "-L",
+                "-I",
+                "-d",
+                "--delimiter",
+                "-P",
+                "--max-procs",
+                "-s",
+                "--max-chars",
+                "-a",
+                "--arg-file",
+                "-E",
+                "--process-slot-var",
+            ],
+            optional: &["-e", "--eof", "-i", "--replace", "-l", "--max-lines"],
+            numeric: false,
+        };
+        let read = match XARGS.read(args) {
+            Ok(r) => r,
+            Err(why) => {
+                self.opaque(format!("`xargs` with {why}, which Assent does not know"));
+                return self.push_opaque("xargs", args, via, adds, inner);
+            }
+        };
         let mut extra_reads = reads;
-        while let Some(a) = args.get(i) {
-            let Some(s) = a.lit() else { break };
-            if s == "--" {
-                i += 1;
-                break;
+        for (o, v) in &read.found {
+            if matches!(*o, "-a" | "--arg-file") {
+                match v {
+                    Some(Some(f)) => extra_reads.push(Word::Lit(f.clone())),
+                    _ => extra_reads.push(Word::Unknown("…".into())),
+                }
             }
-            if !s.starts_with('-') || s.len() == 1 {
-                break;
-            }
-            if matches!(s, "-a" | "--arg-file")
-                && let Some(f) = args.get(i + 1)
-            {
-                extra_reads.push(f.clone());
-            }
-            i += if VALUES.contains(&s) { 2 } else { 1 };
         }
+        let i = read.end;
         via.push("xargs".into());
         let mut rest: Vec<Word> = args.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
         if rest.is_empty() {

@@ -312,3 +312,51 @@ fn a_prefix_is_one_plain_command() {
     assert_eq!(p.named, 2);
     assert!(p.effects.any(Effects::PUBLISH));
 }
+
+/// The forms that got past deny and ask rules in the review: runners' own options, option
+/// spellings, clusters and abbreviations, aliases of programs and subcommands.
+#[test]
+fn deny_and_ask_see_through_the_reviews_forms() {
+    for (rule, line) in [
+        ("rm", "trap -- 'rm V' EXIT"),
+        ("rm", "eval -- rm V"),
+        ("rm", "env -iS 'rm V'"),
+        ("rm", "env -i -- rm V"),
+        ("rm", "xargs -e rm < list"),
+        ("rm", "xargs -0r rm < list"),
+        ("rm", "npx -c 'rm V'"),
+        ("rm", "npx --call='rm V'"),
+        ("rm", "timeout -vs KILL 10 rm V"),
+        ("rm", "timeout --sig KILL 10 rm V"),
+        ("rm", "timeout -x 10 rm V"),
+        ("rm", "nice -5 rm V"),
+        ("rm", "sudo -Eu root rm V"),
+        ("rm", "unlink V"),
+        ("rm -rf", "rm -Rf x"),
+        ("rm -rf", "rm --recursive --force x"),
+        ("rm -rf", "rm -r -f x"),
+        ("rm -rf", "rm --recur --forc x"),
+        ("rm -rf", "rm -fR x"),
+        ("git push --force", "git push -f origin main"),
+        ("git push --force", "git push origin +main"),
+        ("git push --force", "git push --force-with-lease origin main"),
+        ("git push --force", "git push --forc origin main"),
+        ("git push", "git config alias.p push && git p origin main"),
+        ("git push", "git -C . push"),
+        ("npm publish", "npm publi"),
+        ("npm publish", "npm pub --tag x"),
+    ] {
+        assert!(denied(rule, line), "`deny {rule}` misses `{line}`");
+    }
+    // And they still tell other commands apart.
+    for (rule, line) in [
+        ("rm -rf", "rm -r x"),
+        ("rm -rf", "rm x"),
+        ("git push --force", "git push origin main"),
+        ("git push", "git status"),
+        ("npm publish", "npm test"),
+        ("rm", "timeout 10 ls"),
+    ] {
+        assert!(!denied(rule, line), "`deny {rule}` takes `{line}`");
+    }
+}

@@ -66,6 +66,27 @@ fn literal_prefix(pattern: &str) -> &str {
     &pattern[..cut]
 }
 
+/// A glob that names one path, as that path (`globset::escape`'s `[*]` read back as `*`); none
+/// when it has a wildcard.
+fn literal_glob(pattern: &str) -> Option<String> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => {
+                let (inner, close) = (chars.next()?, chars.next()?);
+                if close != ']' {
+                    return None;
+                }
+                out.push(inner);
+            }
+            '*' | '?' | '{' | '}' | ']' | '\\' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '[', '{', '\\'])
 }
@@ -209,6 +230,35 @@ impl Compiled {
         self.path_abs.as_deref().and_then(|p| p.strip_suffix("/**")).is_some_and(|d| d == abs)
     }
 
+    /// Whether an allow's path glob may cover writing `abs` (and its real path `real`): not
+    /// executable configuration (`package.json`, a `Makefile`, `.git/config`), unless the
+    /// rule names that very file, without a wildcard.
+    fn covers_writing(&self, abs: &str, real: Option<&str>, cwd: Option<&str>) -> bool {
+        let executable = |p: &str| assent_commands::executable::is_executable(p);
+        if !executable(abs) && !real.is_some_and(executable) {
+            return true;
+        }
+        let Some(rule) = self.path_abs.as_deref().and_then(literal_glob) else { return false };
+        let named = match (self.relative, rule.strip_prefix("./"), cwd) {
+            (true, Some(rest), Some(c)) => assent_commands::path::normalize(rest, Some(c)),
+            (true, _, _) => None,
+            (false, _, _) => assent_commands::path::normalize(&rule, None),
+        };
+        named.as_deref() == Some(abs)
+    }
+
+    /// Whether an allow's path glob may cover a path a command or redirection writes.
+    fn covers_write_arg(&self, s: &Subject, p: &PathArg, cwd: Option<&str>) -> bool {
+        match p {
+            PathArg::At(a) => self.covers_writing(a, s.real_of(a).as_deref(), cwd),
+            PathArg::Pattern { dir, pattern } => {
+                let name = pattern.rsplit('/').next().unwrap_or(pattern);
+                self.covers_writing(&format!("{}/{}", dir.trim_end_matches('/'), name), None, cwd)
+            }
+            PathArg::Unknown(_) => false,
+        }
+    }
+
     /// Whether the path glob takes in a path: for allow, the path and its real path must both
     /// be inside; for deny and ask, either, and a path not known matches.
     fn path_hits(&self, s: &Subject, p: &PathArg, cwd: Option<&str>) -> bool {
@@ -241,13 +291,13 @@ impl Compiled {
         }
     }
 
-    fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>) -> bool {
+    fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>, writes: bool) -> bool {
         let Some(g) = &self.path_m else { return true };
         let Some(lex) = &pf.lexical else { return self.effect != Effect::Allow };
         let l = self.glob_hits(g, lex, cwd);
         let r = pf.real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
         if self.effect == Effect::Allow {
-            l == Some(true) && r.unwrap_or(true)
+            l == Some(true) && r.unwrap_or(true) && (!writes || self.covers_writing(lex, pf.real.as_deref(), cwd))
         } else {
             l != Some(false) || r == Some(true)
         }
@@ -288,7 +338,8 @@ impl Compiled {
             Part::Whole => {
                 self.prefix.is_none()
                     && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
-                    && (self.path_m.is_none() || s.path.as_ref().is_some_and(|p| self.subject_path_hits(p, cwd)))
+                    && (self.path_m.is_none()
+                        || s.path.as_ref().is_some_and(|p| self.subject_path_hits(p, cwd, writes_its_path(s))))
             }
             Part::Opaque => {
                 (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
@@ -315,6 +366,7 @@ impl Compiled {
                         self.prefix.is_some()
                             && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
                             && paths.iter().all(|p| self.path_hits(s, p, cwd))
+                            && c.writes.iter().all(|p| self.covers_write_arg(s, p, cwd))
                     }
                     Some(_) => {
                         // A path rule sees a command's reads as a `Read` and its writes as a
@@ -340,7 +392,12 @@ impl Compiled {
                 match &self.path_m {
                     // A redirection's file is allowed only by a rule that names files.
                     None => !allow && kind_ok && tool_ok,
-                    Some(_) => kind_ok && tool_ok && self.path_hits(s, &r.path, cwd),
+                    Some(_) => {
+                        kind_ok
+                            && tool_ok
+                            && self.path_hits(s, &r.path, cwd)
+                            && (!allow || self.covers_write_arg(s, &r.path, cwd))
+                    }
                 }
             }
         }
@@ -400,6 +457,12 @@ impl Compiled {
             && self.relative == other.relative
             && input_in
     }
+}
+
+/// Whether a proposal's own path is one it writes (or deletes): every path but a reading
+/// tool's.
+fn writes_its_path(s: &Subject) -> bool {
+    !matches!(s.facts.tool.as_deref(), Some("Read" | "NotebookRead" | "Glob" | "Grep" | "LS"))
 }
 
 fn expand_home(p: &str) -> String {

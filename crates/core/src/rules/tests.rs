@@ -260,12 +260,12 @@ fn descriptions_say_the_rule_in_words() {
     };
     assert_eq!(
         describe(Effect::Allow, &m),
-        "allow agent default to run `npm test …` (not when more words write files, delete, force or rewrite, reach the network, publish or push, take privileges or act on another folder) with tool `Bash`"
+        "allow agent default to run `npm test …` (not when more words write files, delete, force or rewrite, reach the network, publish or push, take privileges or act on another folder) with tool `Bash`, unconfined"
     );
     let push = RuleMatch { input: Some("git push origin".into()), ..Default::default() };
     assert_eq!(
         describe(Effect::Allow, &push),
-        "allow any agent to run `git push origin …` (not when more words write files, delete, force or rewrite, run code, take privileges or act on another folder)"
+        "allow any agent to run `git push origin …` (not when more words write files, delete, force or rewrite, run code, take privileges or act on another folder), unconfined"
     );
     let http = RuleMatch { method: Some("post".into()), host: Some("api.github.com".into()), ..Default::default() };
     assert_eq!(describe(Effect::Deny, &http), "refuse to let any agent send POST requests to api.github.com");
@@ -312,18 +312,21 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     ]);
     assert_eq!(pick(&both, &in_proj("rm -rf x")), Some("no-rm"));
     assert_eq!(pick(&both, &in_proj("cd src && npm test")), Some("s"));
-    // A file: its folder, not below it.
+    // A file: that file alone, never its folder or what is below it.
     let f = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
     let m = similar(&f);
-    assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
+    assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/a.rs"));
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &f).is_some());
-    let sibling = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/b.rs".into()), ..Default::default() });
-    let deeper = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/d/b.rs".into()), ..Default::default() });
-    let escape = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/../x.rs".into()), ..Default::default() });
-    assert!(pick(&rules, &sibling).is_some());
-    assert!(pick(&rules, &deeper).is_none());
-    assert!(pick(&rules, &escape).is_none());
+    let at = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    for other in ["/w/sr[c]/b.rs", "/w/sr[c]/d/b.rs", "/w/sr[c]/../x.rs", "/w/sr[c]/a.rs.bak"] {
+        assert!(pick(&rules, &at(other)).is_none(), "{other}");
+    }
+    // Approving an edit of package.json, with allow similar, allows that file, not the Makefile.
+    let pkg = at("/w/proj/package.json");
+    let rules = set(vec![rule("s", Effect::Allow, similar(&pkg))]);
+    assert!(pick(&rules, &pkg).is_some());
+    assert!(pick(&rules, &at("/w/proj/Makefile")).is_none());
     // An HTTP call: origin, method, credential and the path's folder.
     let h = Subject::new(
         "a",
@@ -440,6 +443,51 @@ fn path_rules_see_the_files_a_command_reads_writes_and_redirects_to() {
     for (cmd, want) in cases {
         assert_eq!(pick(&rules, &bash_in(cmd)), want, "{cmd}");
     }
+}
+
+/// A rule on files never covers writing executable configuration unless it names the file.
+#[test]
+fn file_rules_never_cover_executable_configuration_they_do_not_name() {
+    let edit = |p: &str| {
+        Subject::new(
+            "default",
+            "tool.call",
+            Facts {
+                tool: Some("Edit".into()),
+                path: Some(p.into()),
+                cwd: Some("/w/proj".into()),
+                ..Default::default()
+            },
+        )
+    };
+    let folder = RuleMatch { tool: Some("Edit".into()), path: Some("./**".into()), ..Default::default() };
+    let named = RuleMatch { tool: Some("Edit".into()), path: Some("./package.json".into()), ..Default::default() };
+    let rules = set(vec![rule("folder", Effect::Allow, folder.clone())]);
+    assert_eq!(pick(&rules, &edit("/w/proj/src/app.ts")), Some("folder"));
+    for code in [
+        "/w/proj/package.json",
+        "/w/proj/Makefile",
+        "/w/proj/.git/config",
+        "/w/proj/.git/hooks/pre-commit",
+        "/w/proj/crates/x/build.rs",
+        "/w/proj/tests/conftest.py",
+        "/w/proj/.envrc",
+        "/w/proj/.github/workflows/ci.yml",
+        "/w/proj/.vscode/tasks.json",
+        "/w/proj/.cargo/config.toml",
+    ] {
+        assert_eq!(pick(&rules, &edit(code)), None, "{code}");
+    }
+    let rules = set(vec![rule("folder", Effect::Allow, folder), rule("named", Effect::Allow, named)]);
+    assert_eq!(pick(&rules, &edit("/w/proj/package.json")), Some("named"));
+    assert_eq!(pick(&rules, &edit("/w/proj/sub/package.json")), None);
+    // Nor through a command's write or a redirection.
+    let w = RuleMatch { path: Some("/w/proj/**".into()), ..Default::default() };
+    let cp = RuleMatch { input: Some("cp".into()), path: Some("/w/proj/**".into()), ..Default::default() };
+    let rules = set(vec![rule("write", Effect::Allow, w), rule("cp", Effect::Allow, cp)]);
+    assert_eq!(pick(&rules, &bash_in("cp a.txt b.txt")), Some("cp"));
+    assert_eq!(pick(&rules, &bash_in("cp evil Makefile")), None);
+    assert_eq!(pick(&rules, &bash_in("cp evil .git/hooks/pre-commit")), None);
 }
 
 #[test]

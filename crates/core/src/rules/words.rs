@@ -86,8 +86,11 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         what.push("do anything".to_string());
     }
     let action = what.join(" ");
-    let confined = match m.confine {
-        Some(c) if effect == Effect::Allow => format!(", confined ({})", c.as_str()),
+    // An allow of commands says how they run: confined by the kernel, or as the client runs
+    // them (a rule only the person writes).
+    let confined = match (m.confine, effect, m.input.is_some()) {
+        (Some(c), Effect::Allow, _) => format!(", confined ({})", c.as_str()),
+        (None, Effect::Allow, true) => ", unconfined".to_string(),
         _ => String::new(),
     };
     match effect {
@@ -122,8 +125,8 @@ fn raised_words(r: &[&str]) -> String {
 /// The narrowest useful rule allowing what a proposal does again, never wider than what was
 /// approved: this agent and kind; for a command that only reads, its program and subcommands
 /// with every operand inside the working folder (`./**`); for any other command, or a line that
-/// is not one plain command, the command exactly as approved; a file's folder (not below it);
-/// an HTTP call's origin, method, credential and the folder of its path.
+/// is not one plain command, the command exactly as approved; a file, that file alone; an HTTP
+/// call's origin, method, credential and the folder of its path.
 pub fn similar(s: &Subject) -> RuleMatch {
     let f = &s.facts;
     let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.clone()), ..Default::default() };
@@ -163,10 +166,11 @@ pub fn similar(s: &Subject) -> RuleMatch {
         }
         return m;
     }
-    if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref())
-        && let Some((dir, _)) = p.rsplit_once('/')
-    {
-        m.path = Some(format!("{}/*", globset::escape(if dir.is_empty() { "" } else { dir })));
+    // A file: that one file, never its folder. A rule on a folder would let later edits reach
+    // the folder's build scripts and hooks (an approved edit of `package.json` must not allow
+    // one of the `Makefile` beside it).
+    if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref()) {
+        m.path = Some(globset::escape(p));
     }
     m.method = f.method.clone();
     m.host = f.host.clone();

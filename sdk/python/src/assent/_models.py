@@ -49,6 +49,10 @@ class Channel(Enum):
     remote = "remote"
 
 
+class Confine(Enum):
+    read = "read"
+
+
 class Outcome1(Enum):
     approve = "approve"
 
@@ -813,6 +817,7 @@ class RuleMatch(BaseModel):
     credential: Annotated[str | None, Field(description="The credential's name.")] = (
         None
     )
+    confine: Confine | None = None
 
 
 class RuleRef(BaseModel):
@@ -1189,6 +1194,12 @@ class ToolCall(BaseModel):
             pattern="^[A-Za-z0-9_-]{1,40}$",
         ),
     ] = None
+    confinable: Annotated[
+        bool | None,
+        Field(
+            description="The client runs the command confined when a rule allows it so (`assent run`, which\nAssent's Claude Code hook rewrites the call to): only then can a rule that confines\n(the built-in read-only rule) allow it. Left out: such rules ask."
+        ),
+    ] = None
 
 
 class ToolPreview(BaseModel):
@@ -1385,6 +1396,7 @@ class Decision(BaseModel):
         ),
     ] = None
     rule: RuleRef | None = None
+    confine: Confine | None = None
     channel: Annotated[Channel, Field(description="Through which channel.")]
     device: Annotated[
         str | None,
