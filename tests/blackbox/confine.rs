@@ -5,6 +5,9 @@
 //! must read nothing outside the project, write nothing anywhere, print no secret, reach no
 //! network, signal nothing outside, and run no code of the project's configuration unconfined.
 //!
+//! A control runs the allowed lines again unconfined (how many would break out with the reader
+//! alone), and checks that the detector sees lines that do break out.
+//!
 //! The lines: the review's attacks (code from git's configuration, `jobs -x`, here-document
 //! quoting, `test -v` arithmetic, links out of the folder, the environment's secrets), and one
 //! or more per entry of the program table with its riskiest options, generated from
@@ -118,8 +121,16 @@ impl Scene {
             (ENV_SECRET_NAME.into(), self.env_secret.clone()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
             ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            // The toolchains stay where the person installed them, as in their own shell.
+            ("RUSTUP_HOME".into(), toolchain_home("RUSTUP_HOME", ".rustup")),
+            ("CARGO_HOME".into(), toolchain_home("CARGO_HOME", ".cargo")),
         ]
     }
+}
+
+/// Where this machine's toolchain lives (the variable, else under the test's own home).
+fn toolchain_home(var: &str, dir: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| format!("{}/{dir}", std::env::var("HOME").unwrap_or_default()))
 }
 
 fn fnv(b: &[u8]) -> u64 {
@@ -506,6 +517,20 @@ async fn every_line_the_rules_allow_runs_confined() {
             unconfined_breaks.push(format!("{line:?}: {}", why.join("; ")));
         }
     }
+    // The detector itself: lines that do break out, run unconfined, are seen to.
+    for (line, what) in [
+        (format!("touch {}/pwned-control", control.out.display()), "changed"),
+        ("cat ~/.ssh/id_rsa".to_string(), "printed the key"),
+        (format!("echo ${ENV_SECRET_NAME}"), "printed the environment's secret"),
+        (format!("curl -s http://127.0.0.1:{}/ >/dev/null", net.port), "reached the network"),
+        (format!("kill -9 {}", control_sentinel.id()), "killed a process outside"),
+    ] {
+        let before = control.snapshot();
+        let (_, output) = run_as_client(&s, &control, &line);
+        let hits = net.hits.load(std::sync::atomic::Ordering::SeqCst);
+        let why = broke(&control, &before, &output, hits, &mut control_sentinel);
+        assert!(why.iter().any(|w| w.starts_with(what)), "the detector missed {line:?}: {why:?}");
+    }
     let _ = control_sentinel.kill();
     eprintln!("control: the same {allowed} lines run unconfined: {} broke out:", unconfined_breaks.len());
     for b in &unconfined_breaks {
@@ -514,10 +539,6 @@ async fn every_line_the_rules_allow_runs_confined() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     if can_confine {
         assert!(allowed > 20, "the built-in rule still allows reads ({allowed})");
-        assert!(
-            !unconfined_breaks.is_empty(),
-            "run unconfined, none of the allowed lines broke out: the control failed"
-        );
     } else {
         // Where nothing can be confined, the rules that confine allow nothing.
         assert_eq!(allowed, 0, "allowed without confinement");

@@ -286,7 +286,10 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
     // A command that runs code: saved exactly as approved, never a prefix of it.
-    assert_eq!(shown["description"], "allow agent default to run exactly `npm test -- --grep api` with tool `Bash`");
+    assert_eq!(
+        shown["description"],
+        "allow agent default to run exactly `npm test -- --grep api` with tool `Bash`, unconfined"
+    );
     // The agent waits; the moment it hears of the approval, its next, similar proposal is
     // already decided by the rule.
     let (url, agent) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone());
@@ -409,7 +412,9 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
     let text = stdout(&out);
     assert!(text.contains(&format!("{pid} approved")), "{text}");
     assert!(
-        text.contains("saved: allow agent default to run exactly `npm run lint -- --fix` with tool `Bash` until 20"),
+        text.contains(
+            "saved: allow agent default to run exactly `npm run lint -- --fix` with tool `Bash`, unconfined until 20"
+        ),
         "{text}"
     );
     assert_eq!(propose(&s, bash("npm run lint -- --fix")).await["status"], "approved");

@@ -230,6 +230,9 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
 }
 
 fn finish(p: &Program, operands: Vec<Word>, programs: Vec<Word>, out: &mut Classified) {
+    if p.read_operands.is_some_and(|n| operands.len() > n) {
+        out.effects |= p.more_operands;
+    }
     let mut ops = operands.into_iter();
     match p.operands {
         Operands::Read => out.reads.extend(ops),

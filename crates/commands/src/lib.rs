@@ -91,10 +91,13 @@ pub struct Command {
 }
 
 impl Command {
-    /// Whether it only reads, and only inside `dir`: known to the table, its words only
-    /// reading, nothing written, every path it reads inside `dir` (real paths found by `real`).
+    /// Whether it only reads, and only inside `dir`: known to the table, every word known before
+    /// it runs, its words only reading, nothing written, every path it reads inside `dir` (real
+    /// paths found by `real`).
     pub fn only_reads_inside(&self, dir: &str, real: &dyn Fn(&str) -> Option<String>) -> bool {
         self.known
+            // Every word known before it runs: `echo $TOKEN` prints what the environment holds.
+            && self.words.iter().all(Option::is_some)
             && self.effects.only_reads()
             && self.writes.is_empty()
             && self.reads.iter().all(|r| path_inside_by(r, dir, real))

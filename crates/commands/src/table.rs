@@ -88,6 +88,11 @@ pub struct Program {
     pub operand_ends_options: bool,
     /// Options that are one option spelt several ways (`-r`, `-R`, `--recursive`).
     pub same: Vec<Vec<String>>,
+    /// With more operands than this, it does `more_operands` too (`git config KEY` reads,
+    /// `git config KEY VALUE` writes).
+    pub read_operands: Option<usize>,
+    /// What more operands than `read_operands` add.
+    pub more_operands: Effects,
 }
 
 impl Program {
@@ -137,6 +142,8 @@ struct RawProgram {
     operand_ends_options: bool,
     #[serde(default)]
     same: Vec<String>,
+    read_operands: Option<usize>,
+    more_operands: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -255,7 +262,15 @@ fn program(name: &str, raw: &RawProgram, inherited: Option<&Program>) -> Result<
         passes_rest: raw.passes_rest,
         operand_ends_options: raw.operand_ends_options,
         same: raw.same.iter().map(|s| s.split_whitespace().map(str::to_string).collect()).collect(),
+        read_operands: raw.read_operands,
+        more_operands: match &raw.more_operands {
+            Some(m) => Effects::parse(m).map_err(|e| format!("{name}: {e}"))?,
+            None => Effects::NONE,
+        },
     };
+    if p.read_operands.is_some() == p.more_operands.is_empty() {
+        return Err(format!("{name}: `read-operands` and `more-operands` go together"));
+    }
     for set in &p.same {
         if let Some(o) = set.iter().find(|o| !p.options.contains_key(*o)) {
             return Err(format!("{name}: `same` names `{o}`, which is not among its options"));

@@ -46,6 +46,19 @@ impl Walker<'_> {
                 }
             },
             ast::IoRedirect::HereDocument(_, h) => {
+                // An end marker other than a plain word, or one in plain quotes, is one bash may
+                // end where this reading does not (`<<$'a'`, a backslash-newline in it): what
+                // follows could be commands.
+                let end = h.here_end.value.as_str();
+                let bare = end
+                    .strip_prefix('\'')
+                    .and_then(|e| e.strip_suffix('\''))
+                    .or_else(|| end.strip_prefix('"').and_then(|e| e.strip_suffix('"')))
+                    .or_else(|| end.strip_prefix('\\'))
+                    .unwrap_or(end);
+                if bare.is_empty() || !bare.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+                    self.opaque("a here-document whose end marker is not a plain word");
+                }
                 if h.requires_expansion {
                     let opts = brush_parser::ParserOptions::default();
                     match brush_parser::word::parse_heredoc(&h.doc.value, &opts) {

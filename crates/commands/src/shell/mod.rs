@@ -281,6 +281,11 @@ impl<'a> Walker<'a> {
             self.script(&s, depth + 1);
             self.cwd = saved;
         }
+        // A quoted `a[$(cmd)]` is text here, but a builtin that takes a variable's name (`test
+        // -v`, `printf -v`, `read`, `declare`, `unset`, `[[ -v ]]`) evaluates its subscript.
+        if w.lit().is_some_and(|l| l.contains('[') && (l.contains("$(") || l.contains('`'))) {
+            self.opaque("a subscript that runs a command when a builtin evaluates it (`a[$(…)]`)");
+        }
         w
     }
 
@@ -289,6 +294,15 @@ impl<'a> Walker<'a> {
         let cwd = self.cwd.as_deref();
         match w {
             Word::Lit(s) => match path::normalize(s, cwd) {
+                // `..` after a link leads where the link's target's parent is, not where the
+                // words say (`lnk/../secret`): the kernel's reading is the one that counts.
+                Some(p) if std::path::Path::new(s).components().any(|c| c == std::path::Component::ParentDir) => {
+                    let joined = if s.starts_with('/') { s.clone() } else { format!("{}/{s}", cwd.unwrap_or("")) };
+                    match path::real(&joined) {
+                        Some(physical) => PathArg::At(physical),
+                        None => PathArg::At(p),
+                    }
+                }
                 Some(p) => PathArg::At(p),
                 None => PathArg::Unknown(s.clone()),
             },

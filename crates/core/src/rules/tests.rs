@@ -312,14 +312,15 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     ]);
     assert_eq!(pick(&both, &in_proj("rm -rf x")), Some("no-rm"));
     assert_eq!(pick(&both, &in_proj("cd src && npm test")), Some("s"));
-    // A file: that file alone, never its folder or what is below it.
+    // A file: its folder, not below it.
     let f = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
     let m = similar(&f);
-    assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/a.rs"));
+    assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &f).is_some());
     let at = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
-    for other in ["/w/sr[c]/b.rs", "/w/sr[c]/d/b.rs", "/w/sr[c]/../x.rs", "/w/sr[c]/a.rs.bak"] {
+    assert!(pick(&rules, &at("/w/sr[c]/b.rs")).is_some());
+    for other in ["/w/sr[c]/d/b.rs", "/w/sr[c]/../x.rs", "/w/sr[c]/Makefile", "/w/sr[c]/build.rs"] {
         assert!(pick(&rules, &at(other)).is_none(), "{other}");
     }
     // Approving an edit of package.json, with allow similar, allows that file, not the Makefile.

@@ -125,8 +125,9 @@ fn raised_words(r: &[&str]) -> String {
 /// The narrowest useful rule allowing what a proposal does again, never wider than what was
 /// approved: this agent and kind; for a command that only reads, its program and subcommands
 /// with every operand inside the working folder (`./**`); for any other command, or a line that
-/// is not one plain command, the command exactly as approved; a file, that file alone; an HTTP
-/// call's origin, method, credential and the folder of its path.
+/// is not one plain command, the command exactly as approved; a file's folder (not below it),
+/// or for executable configuration that file alone; an HTTP call's origin, method, credential
+/// and the folder of its path.
 pub fn similar(s: &Subject) -> RuleMatch {
     let f = &s.facts;
     let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.clone()), ..Default::default() };
@@ -166,11 +167,16 @@ pub fn similar(s: &Subject) -> RuleMatch {
         }
         return m;
     }
-    // A file: that one file, never its folder. A rule on a folder would let later edits reach
-    // the folder's build scripts and hooks (an approved edit of `package.json` must not allow
-    // one of the `Makefile` beside it).
+    // A file: its folder, not below it (a rule on files never covers writing executable
+    // configuration it does not name); executable configuration itself, that one file, so an
+    // approved edit of `package.json` never allows one of the `Makefile` beside it.
     if let Some(p) = s.path.as_ref().and_then(|p| p.lexical.as_deref()) {
-        m.path = Some(globset::escape(p));
+        m.path = Some(match p.rsplit_once('/') {
+            Some((dir, _)) if !assent_commands::executable::is_executable(p) => {
+                format!("{}/*", globset::escape(dir))
+            }
+            _ => globset::escape(p),
+        });
     }
     m.method = f.method.clone();
     m.host = f.host.clone();
