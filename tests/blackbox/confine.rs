@@ -683,3 +683,72 @@ async fn nested_lines_and_a_huge_path_neither_crash_nor_stall_the_server() {
     let (st, _) = s.req(reqwest::Method::GET, "/health", None, None).await;
     assert_eq!(st, reqwest::StatusCode::OK);
 }
+
+/// The built-in build-and-test rule, off until the person adds it: builds and tests run without
+/// asking, confined to writing the folder, never its executable configuration, never outside.
+#[tokio::test]
+async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
+    let scene = scene();
+    let out = scene.out.display().to_string();
+    std::fs::write(
+        scene.proj.join("Makefile"),
+        format!(
+            "all:\n\ttouch {out}/pwned-make\nbuild:\n\techo built > build.txt\nhook:\n\techo 'touch {out}/pwned-hook' > .git/hooks/pre-commit\ncfg:\n\techo '# more' >> Makefile\nnewcfg:\n\techo 'touch {out}/pwned-envrc' > .envrc\nsub:\n\tmkdir -p pkg && echo '{{}}' > pkg/package.json\n"
+        ),
+    )
+    .unwrap();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    // Off by default: a build asks.
+    assert!(matches!(ask_hook(&s, &scene, "make build", 20_000), Answer::NotAllowed(_)));
+    let (st, rule) = s
+        .req(
+            reqwest::Method::POST,
+            "/rules",
+            Some(&s.owner),
+            Some(json!({"effect": "allow", "match": {"builtin": "build_test"}})),
+        )
+        .await;
+    assert_eq!(st, reqwest::StatusCode::CREATED, "{rule}");
+    assert!(rule["description"].as_str().unwrap().contains("never its executable configuration"), "{rule}");
+    let can = assent_confine::Support::detect().can(assent_confine::Profile::Workspace);
+    let makefile = std::fs::read_to_string(scene.proj.join("Makefile")).unwrap();
+    for (n, (line, expect_ok)) in [
+        ("make build", true),
+        ("make", false),
+        ("make hook", false),
+        ("make cfg", false),
+        ("make newcfg", true),
+        ("make sub", true),
+        ("npm test", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let answer = ask_hook(&s, &scene, line, 20_001 + n);
+        if !can {
+            assert!(matches!(answer, Answer::NotAllowed(_)), "{line}: allowed where it cannot be confined");
+            continue;
+        }
+        let Answer::Allowed { command, rewritten: true } = answer else { panic!("{line}: {answer:?}") };
+        let (code, output) = run_as_client(&s, &scene, &command);
+        assert_eq!(code == Some(0), expect_ok, "{line}: {code:?} {output}");
+        if line == "make newcfg" {
+            assert!(output.contains("removed") && output.contains(".envrc"), "{output}");
+        }
+    }
+    if !can {
+        return;
+    }
+    // What it was let write, it wrote; nothing else anywhere.
+    assert_eq!(std::fs::read_to_string(scene.proj.join("build.txt")).unwrap(), "built\n");
+    assert!(
+        std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
+    );
+    assert!(!scene.proj.join(".git/hooks/pre-commit").exists());
+    assert!(!scene.proj.join(".envrc").exists(), "a new executable configuration was removed");
+    assert!(!scene.proj.join("pkg/package.json").exists(), "one in a new folder too");
+    assert_eq!(std::fs::read_to_string(scene.proj.join("Makefile")).unwrap(), makefile);
+    // A line that is more than builds and tests still asks.
+    assert!(matches!(ask_hook(&s, &scene, "make build && curl -s http://127.0.0.1:9/", 20_100), Answer::NotAllowed(_)));
+    assert!(matches!(ask_hook(&s, &scene, "make build > ~/.bashrc", 20_101), Answer::NotAllowed(_)));
+}

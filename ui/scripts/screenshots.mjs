@@ -76,6 +76,10 @@ try {
   await page.click('[data-testid="nav-rules"]');
   await page.waitForSelector('[data-testid="rule-row"]');
   await shot("rules");
+  // The built-in build-and-test rule, in words before it is turned on.
+  await page.click('[data-testid="build-test-ask"]');
+  await page.waitForSelector('[data-testid="build-test-words"]');
+  await shot("build-test");
   await page.click('[data-testid="add-rule"]');
   await page.selectOption('[data-testid="rule-effect"]', "deny");
   await page.selectOption('[data-testid="rule-kind"]', "http.request");

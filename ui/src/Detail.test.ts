@@ -179,6 +179,17 @@ describe("the detail view", () => {
       expect(screen.queryByTestId("allow-similar")).toBeNull();
     });
 
+    it("says a command a rule allowed ran confined", async () => {
+      const m = new MockBackend();
+      m.ruleList = [];
+      await m.addRule({ effect: "allow", match: { tool: "Bash", input: "ls", confine: "read" }, everything: false });
+      const p = bash(m, "p_confined", "ls -la");
+      expect(p.decision?.confine).toBe("read");
+      render(Detail, { backend: m, id: p.id });
+      const label = await screen.findByTestId("confined");
+      expect(label.textContent).toContain("Ran confined (read)");
+    });
+
     it("says a rule decided it when the rule's words were not kept", async () => {
       const m = new MockBackend();
       const p = m.proposals.find((x) => x.decision?.channel === "rule" && x.decision.outcome === "approve");

@@ -21,6 +21,23 @@ const calls = (m: MockBackend, name: string) => m.calls.filter((c) => c.name ===
 describe("the Rules page", () => {
   afterEach(cleanup);
 
+  it("offers the build-and-test rule, says what it does, and turns it on only when asked", async () => {
+    const m = empty();
+    render(Rules, { backend: m });
+    await fireEvent.click(await screen.findByTestId("build-test-ask"));
+    const words = (screen.getByTestId("build-test-words").textContent ?? "").replace(/\s+/g, " ");
+    expect(words).toContain("never its executable configuration");
+    expect(words).toContain("no network");
+    expect(calls(m, "addRule")).toHaveLength(0);
+    await fireEvent.click(screen.getByTestId("build-test-on"));
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(calls(m, "addRule")[0].args[0]).toEqual({ effect: "allow", match: { builtin: "build_test" }, everything: false });
+    expect(screen.getByTestId("rule-words").textContent).toContain("allow builds and tests");
+    // On: the offer is gone; the rule is turned off like the other built-in one.
+    expect(screen.queryByTestId("build-test")).toBeNull();
+    expect(within(rows()[0]).getByTestId("rule-builtin")).toBeTruthy();
+  });
+
   it("lists each rule in words, with its note, expiry and counts", async () => {
     const m = empty();
     const allow = await m.addRule({ effect: "allow", match: { agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test" }, everything: false, expires_in: 14 * 60 + 30 });

@@ -165,7 +165,9 @@ export class MockBackend implements Backend {
     if (r.effect === "ask") return;
     const outcome = r.effect === "allow" ? "approve" : "reject";
     const reason = r.effect === "deny" ? (r.note ?? `refused by a rule: ${r.description}`) : null;
-    p.decision = { outcome, reason, by: "rule", rule: { id: r.id, description: r.description }, channel: "rule", at: p.created_at };
+    // An allow that confines runs the command confined (the built-in read-only rule: `read`).
+    const confine = r.effect === "allow" ? (r.match.builtin === "read_only" ? "read" : r.match.builtin === "build_test" ? "workspace" : r.match.confine) : undefined;
+    p.decision = { outcome, reason, by: "rule", rule: { id: r.id, description: r.description }, channel: "rule", at: p.created_at, ...(confine ? { confine } : {}) };
     this.move(p, outcome === "approve" ? "approved" : "rejected", { outcome, reason, rule: r.id, description: r.description }, "rule", false);
     if (p.status === "approved" && p.kind !== "tool.call") this.move(p, "applied", null, "rule", false);
   }
@@ -361,6 +363,16 @@ export class MockBackend implements Backend {
       if (v == null) continue;
       if (!v.trim()) throw { code: "invalid_match", message: `\`${f}\` is empty, too long or has control characters` };
       m[f] = v;
+    }
+    if (req.match.builtin != null) {
+      if (!["read_only", "build_test"].includes(req.match.builtin) || req.effect !== "allow" || MATCH_FIELDS.some((f) => req.match[f] != null))
+        throw { code: "invalid_match", message: `no built-in rule \`${req.match.builtin}\` (there are \`allow\` \`read_only\` and \`allow\` \`build_test\`, alone)` };
+      m.builtin = req.match.builtin;
+    }
+    if (req.match.confine != null) {
+      if (req.match.confine !== "read") throw { code: "invalid_match", message: `no confinement \`${req.match.confine}\`` };
+      if (req.effect !== "allow") throw { code: "invalid_match", message: "`confine` says how an allow runs a command: it goes with `allow` only" };
+      m.confine = req.match.confine;
     }
     if (m.kind != null && !(RULE_KINDS as readonly string[]).includes(m.kind)) throw { code: "unknown_kind", message: `unknown kind \`${m.kind}\`` };
     for (const f of MATCH_FIELDS) {

@@ -87,7 +87,10 @@ const code = (s: string) => `\`${s.replaceAll("`", "'")}\``;
  */
 export function describe(effect: Effect, m: RuleMatch): string {
   if (m.builtin === "read_only") {
-    return "allow commands that only read, inside the working folder (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; never a write, a read outside the folder, or anything it cannot read)";
+    return "allow commands that only read, inside the working folder, run confined so that they can do nothing more (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; the kernel keeps them from writing, reading outside the folder, the network and the environment's secrets)";
+  }
+  if (m.builtin === "build_test") {
+    return "allow builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment";
   }
   if (m.input != null && m.exact) return `allow ${m.agent != null ? `agent ${m.agent}` : "any agent"} to run exactly ${code(m.input)}${m.tool != null ? ` with tool ${code(m.tool)}` : ""}`;
   const who = m.agent != null ? `agent ${m.agent}` : "any agent";

@@ -277,22 +277,32 @@ async fn database(home: &Home) -> Check {
 /// Whether commands a rule allows only confined can run confined here; where they cannot, those
 /// rules ask instead (safe, but the built-in read-only rule then asks for every read).
 fn confinement() -> Check {
+    use assent_confine::Profile;
     let support = assent_confine::Support::detect();
-    let missing = support.missing(assent_confine::Profile::Read);
-    if missing.is_empty() {
-        Check::ok(
+    let read = support.missing(Profile::Read);
+    let workspace = support.missing(Profile::Workspace);
+    match (read.is_empty(), workspace.is_empty()) {
+        (true, true) => Check::ok(
             "confinement",
             format!(
-                "Landlock ABI {} and seccomp: reads the built-in rule allows run confined (`assent run`)",
+                "Landlock ABI {}, seccomp and bubblewrap: commands rules allow run confined (`assent run`: read, workspace)",
                 support.landlock_abi
             ),
-        )
-    } else {
-        Check::note(
+        ),
+        (true, false) => Check::note(
             "confinement",
-            format!("commands cannot be confined: {}; rules that confine ask instead", missing.join("; ")),
+            format!(
+                "reads run confined (Landlock ABI {}); the workspace profile cannot be: {}; builds and tests ask instead",
+                support.landlock_abi,
+                workspace.join("; ")
+            ),
+            "install bubblewrap (`apt install bubblewrap`) where user namespaces are allowed",
+        ),
+        _ => Check::note(
+            "confinement",
+            format!("commands cannot be confined: {}; rules that confine ask instead", read.join("; ")),
             "a kernel with Landlock ABI 6 or newer (Linux 6.12+, `landlock` in the lsm= boot list) confines them",
-        )
+        ),
     }
 }
 

@@ -438,6 +438,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// The `assent` binary's entry point.
 pub fn main() -> ExitCode {
+    // The second stage of a confined `workspace` run (inside bubblewrap's mounts): confine this
+    // process and execute the command, before any thread or anything else.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
+        let e = assent_confine::stage_two(&args[2..]);
+        eprintln!("assent run: nothing run: {e}");
+        return ExitCode::from(run::CANNOT_CONFINE);
+    }
     let cli = Cli::parse();
     assent_apply::install_tls_provider();
     init_tracing(matches!(cli.command, Command::Serve(_)));

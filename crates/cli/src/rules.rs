@@ -120,12 +120,15 @@ pub struct MatchArgs {
     /// `--input` is the whole command, exactly (not a prefix).
     #[arg(long, requires = "input")]
     exact: bool,
-    /// A built-in rule (`read-only`: commands that only read inside the working folder).
-    #[arg(long, value_parser = ["read-only"])]
+    /// A built-in rule: `read-only` (commands that only read inside the working folder, run
+    /// confined to reading it; on in every new home) or `build-test` (builds and tests, run
+    /// confined to writing the working folder but its executable configuration, no network).
+    #[arg(long, value_parser = ["read-only", "build-test"])]
     builtin: Option<String>,
-    /// An allow runs what it covers confined (`read`: reads the working folder only, no
-    /// writes, no network, no secrets): the client runs it through `assent run`.
-    #[arg(long, value_parser = ["read"])]
+    /// An allow runs what it covers confined: `read` (reads the working folder only, no writes,
+    /// no network, no secrets) or `workspace` (also writes the folder, never its executable
+    /// configuration): the client runs it through `assent run`.
+    #[arg(long, value_parser = ["read", "workspace"])]
     confine: Option<String>,
 }
 
@@ -142,7 +145,10 @@ impl From<MatchArgs> for RuleMatch {
             credential: a.credential,
             exact: a.exact,
             builtin: a.builtin.map(|b| b.replace('-', "_")),
-            confine: a.confine.map(|_| assent_core::rules::Confine::Read),
+            confine: a.confine.as_deref().map(|c| match c {
+                "workspace" => assent_core::rules::Confine::Workspace,
+                _ => assent_core::rules::Confine::Read,
+            }),
         }
     }
 }
@@ -194,6 +200,17 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
             } else {
                 let r: Rule = serde_json::from_value(v).context("the server's answer is not a rule")?;
                 print_rule(&r);
+                if r.matches.builtin.as_deref() == Some("build_test") {
+                    println!(
+                        "\nBuilds and tests now run without asking: `npm test`, `cargo test`, `pytest`, `make` and the like,\n\
+                         when the line is nothing but such commands. Each runs confined (`assent run`, the `workspace`\n\
+                         profile): it may write inside the session's folder but never its executable configuration\n\
+                         (.git, package.json, a Makefile, CI workflows, ...), reach no network, and see no secret of the\n\
+                         environment. A build runs the project's own code: what the agent wrote into the project runs\n\
+                         too, inside those limits. Remove the rule ({}) to ask again.",
+                        r.id
+                    );
+                }
             }
         }
         RuleCmd::List { json } => {

@@ -67,8 +67,9 @@ pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Ap
 /// Runs `assent run ID`: exits with the command's code.
 pub async fn run(home: &Home, id: &str, auth: &AgentAuth) -> Result<()> {
     let client = Client::agent(home, auth)?;
-    let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
-    let jwks = client.call(reqwest::Method::GET, "/keys", None, &[]).await?;
+    // The proposal and the keys that sign its receipt, at once.
+    let (p, jwks) = tokio::join!(client.api.get(id), client.call(reqwest::Method::GET, "/keys", None, &[]));
+    let (p, jwks) = (p.map_err(|e| client.failed(e))?, jwks?);
     let keys = KeySet::from_json(&jwks).map_err(|e| anyhow::anyhow!("the server's key set: {e}"))?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64)?;
     let a = approved(&p, &keys, now)?;

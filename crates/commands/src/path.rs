@@ -45,6 +45,10 @@ pub fn real(path: &str) -> Option<String> {
     if path.len() >= MAX_PATH || !path.starts_with('/') {
         return None;
     }
+    // Most paths a command names exist: one resolution.
+    if let Ok(r) = std::fs::canonicalize(path) {
+        return normalize(r.to_str()?, None);
+    }
     let parts: Vec<Component<'_>> = Path::new(path).components().collect();
     let prefix = |n: usize| -> PathBuf { parts[..n].iter().collect() };
     // parts[0] is the root, which always resolves.

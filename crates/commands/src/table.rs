@@ -163,6 +163,8 @@ struct RawEnvironment {
 #[serde(deny_unknown_fields)]
 struct RawTable {
     version: u32,
+    #[serde(default, rename = "build-and-test")]
+    build_and_test: Vec<String>,
     #[serde(default)]
     environment: RawEnvironment,
     program: BTreeMap<String, RawProgram>,
@@ -194,6 +196,8 @@ pub struct Table {
     programs: HashMap<String, Program>,
     /// Each other name of a program, and the program's own (`unlink` → `rm`).
     aliases: HashMap<String, String>,
+    /// The command prefixes the built-in build-and-test rule covers (`npm test`, `make`).
+    pub build_and_test: Vec<String>,
     changes_programs: Names,
     harmless: Names,
 }
@@ -309,6 +313,7 @@ impl Table {
             version: raw.version,
             programs,
             aliases,
+            build_and_test: raw.build_and_test.clone(),
             changes_programs: Names::of(&e.changes_programs, &e.changes_programs_prefixes),
             harmless: Names::of(&e.harmless, &e.harmless_prefixes),
         })
@@ -352,6 +357,7 @@ pub fn table() -> &'static Table {
                 version: 0,
                 programs: HashMap::new(),
                 aliases: HashMap::new(),
+                build_and_test: Vec::new(),
                 // With no table every assignment is a change: never fewer questions.
                 changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
                 harmless: Names::default(),

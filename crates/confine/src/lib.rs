@@ -8,7 +8,10 @@
 //! - [`Profile`]: what a confined command may do. `read` reads the working folder and what
 //!   programs need to start (system folders, toolchains), writes nothing but `/dev/null` and a
 //!   private temporary folder, has no network, sends no signal and reaches no socket outside its
-//!   sandbox, gains no privilege, and sees an environment cut to an allow-list.
+//!   sandbox, gains no privilege, and sees an environment cut to an allow-list. `workspace` is
+//!   `read` plus writes inside the working folder, except its executable configuration (`.git`,
+//!   `package.json`, a `Makefile`, ...), which bubblewrap mounts read-only over itself; what the
+//!   command creates of it is removed after.
 //! - [`Support`]: what this kernel can enforce, and what is missing for a profile (a rule that
 //!   needs a profile the kernel cannot enforce does not allow: the call asks).
 //! - [`run`]: the command run under a profile, from a thread of its own that confines itself
@@ -39,6 +42,8 @@ pub enum Profile {
     /// Reads the working folder and what programs need to start; writes nothing outside a
     /// private temporary folder and `/dev/null`; no network.
     Read,
+    /// `Read`, plus writes inside the working folder but to its executable configuration.
+    Workspace,
 }
 
 impl Profile {
@@ -46,6 +51,7 @@ impl Profile {
     pub fn as_str(self) -> &'static str {
         match self {
             Profile::Read => "read",
+            Profile::Workspace => "workspace",
         }
     }
 
@@ -53,6 +59,7 @@ impl Profile {
     pub fn parse(s: &str) -> Option<Profile> {
         match s {
             "read" => Some(Profile::Read),
+            "workspace" => Some(Profile::Workspace),
             _ => None,
         }
     }
@@ -62,6 +69,9 @@ impl Profile {
         match self {
             Profile::Read => {
                 "reads the working folder only; writes nothing; no network; no secrets from the environment"
+            }
+            Profile::Workspace => {
+                "writes inside the working folder only, never its executable configuration (.git, package.json, Makefile, ...); no network; no secrets from the environment"
             }
         }
     }
@@ -116,7 +126,7 @@ impl Support {
     }
 
     /// What is missing to enforce `profile` (empty: it can be).
-    pub fn missing(&self, _profile: Profile) -> Vec<String> {
+    pub fn missing(&self, profile: Profile) -> Vec<String> {
         let mut out = Vec::new();
         if !cfg!(target_os = "linux") {
             out.push("confinement needs Linux (Landlock and seccomp)".to_string());
@@ -134,6 +144,12 @@ impl Support {
         }
         if !self.seccomp {
             out.push("seccomp filters are not available".to_string());
+        }
+        if profile == Profile::Workspace && !bwrap_works() {
+            out.push(
+                "bubblewrap (`bwrap`) does not run here, which keeps executable configuration read-only (install it; it needs unprivileged user namespaces)"
+                    .to_string(),
+            );
         }
         out
     }
@@ -204,6 +220,20 @@ pub fn folder_ok(dir: &Path, home: Option<&Path>) -> Result<(), String> {
     assent_commands::path::project_folder(d, home.and_then(Path::to_str))
 }
 
+/// Whether bubblewrap runs here (it mounts a workspace's executable configuration read-only;
+/// it needs user namespaces unless run as root). Tried once, with a process: only a `workspace`
+/// profile asks.
+pub fn bwrap_works() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        linux::bwrap_works()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// Runs `spec` confined and waits for it: its exit status. Standard input, output and error
 /// are the caller's. Nothing runs unless every layer is in force.
 pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
@@ -219,6 +249,25 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     #[cfg(not(target_os = "linux"))]
     {
         Err(Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] })
+    }
+}
+
+/// The first argument that makes a binary the second stage of a `workspace` run: inside
+/// bubblewrap's mounts, it confines itself and executes the command ([`stage_two`]). A binary
+/// that runs `workspace` commands dispatches it before anything else (before any thread).
+pub const STAGE_TWO: &str = "__assent-confined-exec";
+
+/// The second stage of a `workspace` run (`args`: what follows [`STAGE_TWO`]): confines this
+/// process and executes the command; returns only on failure, with why.
+pub fn stage_two(args: &[OsString]) -> Error {
+    #[cfg(target_os = "linux")]
+    {
+        linux::stage_two(args)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = args;
+        Error::Unsupported { profile: "workspace", missing: vec!["not Linux".into()] }
     }
 }
 
@@ -250,6 +299,7 @@ mod tests {
 
     #[test]
     fn profiles_by_name() {
+        assert_eq!(Profile::parse("workspace"), Some(Profile::Workspace));
         assert_eq!(Profile::parse("read"), Some(Profile::Read));
         assert_eq!(Profile::parse("none"), None);
         assert_eq!(Profile::Read.as_str(), "read");

@@ -8,6 +8,7 @@ use landlock::{
 };
 use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The ABI whose rights the profiles handle (a newer kernel enforces these the same way).
@@ -26,6 +27,28 @@ pub(crate) fn landlock_abi() -> u32 {
         }
     }
     0
+}
+
+/// Whether bubblewrap runs here (a mount namespace for a workspace's read-only configuration),
+/// found once.
+pub(crate) fn bwrap_works() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        bwrap().is_some_and(|b| {
+            std::process::Command::new(b)
+                .args(["--dev-bind", "/", "/", "--", "true"])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    })
+}
+
+/// Where bubblewrap is: the system's own, never one on a PATH an agent may have changed.
+fn bwrap() -> Option<PathBuf> {
+    ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].iter().map(PathBuf::from).find(|p| p.is_file())
 }
 
 /// Whether this kernel takes seccomp filters (it says so in `/proc/self/status`).
@@ -85,7 +108,11 @@ const DEVICES_READ: &[&str] = &["/dev/zero", "/dev/urandom", "/dev/random", "/de
 /// Every folder and file the profile reads besides the working folder.
 fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
-    if let Ok(entries) = std::fs::read_dir("/etc") {
+    // For anyone but root the system keeps those secrets of `/etc` unreadable already: one rule
+    // for the whole folder. Root reads everything, so each entry but the secrets is named.
+    if !is_root() {
+        out.push("/etc".into());
+    } else if let Ok(entries) = std::fs::read_dir("/etc") {
         for e in entries.flatten() {
             let name = e.file_name();
             if !ETC_SECRET.iter().any(|s| name == *s) {
@@ -115,6 +142,13 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
+/// Whether this process runs as root (its real user; read from the kernel, no unsafe call).
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines().find(|l| l.starts_with("Uid:")).is_some_and(|l| l.split_whitespace().nth(1) == Some("0"))
+    })
+}
+
 fn is_toolchain(dir: &Path, home: &Path) -> bool {
     HOME_TOOLCHAINS.iter().any(|t| dir.starts_with(home.join(t)))
 }
@@ -141,11 +175,12 @@ fn landlock(profile: Profile, cwd: &Path, tmp: &Path, home: Option<&Path>) -> Re
         Some(PathBeneath::new(fd, access))
     };
     let mut rules: Vec<PathBeneath<PathFd>> = Vec::new();
+    rules.extend(read_roots(home).iter().filter_map(|p| rule(p, read)));
     match profile {
-        Profile::Read => {
-            rules.extend(read_roots(home).iter().filter_map(|p| rule(p, read)));
-            rules.extend(rule(cwd, read));
-        }
+        Profile::Read => rules.extend(rule(cwd, read)),
+        // Everything but devices made in the folder (its executable configuration is mounted
+        // read-only over itself by bubblewrap before this).
+        Profile::Workspace => rules.extend(rule(cwd, all & !(AccessFs::MakeChar | AccessFs::MakeBlock))),
     }
     rules.extend(rule(tmp, all));
     rules.extend(rule(Path::new("/dev/null"), AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate));
@@ -215,6 +250,8 @@ fn seccomp(profile: Profile) -> Result<(), Error> {
         libc::SYS_clock_settime,
     ];
     match profile {
+        // A build sets modes and times of what it makes.
+        Profile::Workspace => {}
         // A read changes no file's mode or times either (Landlock does not mediate them).
         Profile::Read => denied.extend([
             libc::SYS_chmod,
@@ -265,16 +302,24 @@ fn seccomp(profile: Profile) -> Result<(), Error> {
     seccompiler::apply_filter(&program).map_err(err)
 }
 
-/// Runs `spec` from a thread that confines itself first; the temporary folder is removed after.
+fn home_dir() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    home.map(|h| std::fs::canonicalize(&h).unwrap_or(h))
+}
+
+/// Runs `spec` confined: `read` from a thread that confines itself first, `workspace` through
+/// bubblewrap and a second stage; the temporary folder is removed after.
 pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let cwd = std::fs::canonicalize(&spec.cwd)
         .map_err(|e| Error::Folder(format!("the working folder `{}`: {e}", spec.cwd.display())))?;
-    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-    let home = home.map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+    let home = home_dir();
     crate::folder_ok(&cwd, home.as_deref()).map_err(Error::Folder)?;
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(Error::Confine("no command to run".into()));
     };
+    if spec.profile == Profile::Workspace {
+        return workspace(&cwd, &spec.argv);
+    }
     let tmp = tempfile::Builder::new().prefix("assent-run-").tempdir()?;
     let env = crate::environment(std::env::vars_os(), tmp.path());
     let (profile, tmp_path) = (spec.profile, tmp.path().to_path_buf());
@@ -288,4 +333,134 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let status = confined.join().map_err(|_| Error::Confine("the confining thread panicked".into()))?;
     drop(tmp);
     status
+}
+
+/// Folders not searched for executable configuration: dependencies and build output, which no
+/// tool runs configuration from without the person asking (and which can hold a great many
+/// files).
+const NOT_SEARCHED: &[&str] = &[
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "dist",
+    "build",
+    "out",
+    ".next",
+    ".nuxt",
+    ".gradle",
+    ".cache",
+    ".turbo",
+    "coverage",
+];
+
+/// The most entries looked at when searching a folder for its executable configuration.
+const MAX_SEARCHED: usize = 100_000;
+
+/// The executable configuration in `cwd` (`.git`, `package.json`, `Makefile`, `.vscode`, ...),
+/// each file or folder once.
+fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut found = Vec::new();
+    let mut seen = 0;
+    let mut stack = vec![cwd.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > MAX_SEARCHED {
+                return Err(Error::Folder(format!(
+                    "`{}` holds more than {MAX_SEARCHED} files outside its dependencies and build output: too many to find its executable configuration",
+                    cwd.display()
+                )));
+            }
+            let path = e.path();
+            let rel = path.strip_prefix(cwd).unwrap_or(&path).to_string_lossy().into_owned();
+            if assent_commands::executable::is_executable(&rel) {
+                // A link is protected where it leads (a write through it lands there); one
+                // leading out of the folder needs nothing: Landlock keeps writes in the folder.
+                if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                    if let Ok(target) = std::fs::canonicalize(&path)
+                        && target.starts_with(cwd)
+                    {
+                        found.push(target);
+                    }
+                } else {
+                    found.push(path);
+                }
+                continue;
+            }
+            let name = e.file_name();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && !NOT_SEARCHED.iter().any(|n| name == *n) {
+                stack.push(path);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// A `workspace` run: bubblewrap mounts the folder's executable configuration read-only over
+/// itself, then this binary's second stage confines itself and executes the command; what of
+/// executable configuration the command created is removed after, and said.
+fn workspace(cwd: &Path, argv: &[OsString]) -> Result<std::process::ExitStatus, Error> {
+    let bwrap = bwrap().ok_or_else(|| Error::Confine("bubblewrap is not installed".into()))?;
+    let before = executable_configuration(cwd)?;
+    let tmp = tempfile::Builder::new().prefix("assent-run-").tempdir()?;
+    let exe = std::env::current_exe()?;
+    let mut c = std::process::Command::new(bwrap);
+    c.args(["--dev-bind", "/", "/"]);
+    for p in &before {
+        c.arg("--ro-bind").arg(p).arg(p);
+    }
+    c.args(["--die-with-parent", "--"]).arg(&exe).arg(crate::STAGE_TWO).arg("workspace").arg(cwd).arg(tmp.path());
+    c.arg("--").args(argv).current_dir(cwd);
+    let status = c.status()?;
+    let after = executable_configuration(cwd).unwrap_or_default();
+    for p in after.iter().filter(|p| !before.contains(p)) {
+        let removed = if p.is_dir() && !p.is_symlink() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+        match removed {
+            Ok(()) => eprintln!(
+                "assent run: removed {}: the confined command created executable configuration, which it may not leave behind",
+                p.display()
+            ),
+            Err(e) => {
+                eprintln!("assent run: the confined command created {}, which could not be removed: {e}", p.display())
+            }
+        }
+    }
+    drop(tmp);
+    Ok(status)
+}
+
+/// The second stage (inside bubblewrap's mounts): `PROFILE CWD TMP -- ARGV...`. Confines this
+/// process (single-threaded: the binary dispatches here first) and executes the command.
+pub(crate) fn stage_two(args: &[OsString]) -> Error {
+    let [profile, cwd, tmp, dashes, argv @ ..] = args else {
+        return Error::Confine("the second stage takes PROFILE CWD TMP -- COMMAND".into());
+    };
+    let Some(profile) = profile.to_str().and_then(Profile::parse) else {
+        return Error::Confine("the second stage names no profile it knows".into());
+    };
+    let Some((program, rest)) = argv.split_first().filter(|_| dashes == "--") else {
+        return Error::Confine("the second stage has no command".into());
+    };
+    let (cwd, tmp) = (Path::new(cwd), Path::new(tmp));
+    let home = home_dir();
+    if let Err(e) = crate::folder_ok(cwd, home.as_deref()) {
+        return Error::Folder(e);
+    }
+    let env = crate::environment(std::env::vars_os(), tmp);
+    if let Err(e) = landlock(profile, cwd, tmp, home.as_deref()).and_then(|()| seccomp(profile)) {
+        return e;
+    }
+    use std::os::unix::process::CommandExt;
+    let e = std::process::Command::new(program).args(rest).current_dir(cwd).env_clear().envs(env).exec();
+    Error::Io(e)
 }

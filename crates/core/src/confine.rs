@@ -14,13 +14,22 @@ pub enum Confine {
     /// Reads the working folder and what programs need to start; writes nothing outside a
     /// private temporary folder; no network; no secrets from the environment.
     Read,
+    /// `Read`, plus writes inside the working folder but to its executable configuration
+    /// (`.git`, `package.json`, a `Makefile`, ...).
+    Workspace,
 }
 
 impl Confine {
-    /// `read`.
+    /// `read`, `workspace`.
     pub fn as_str(self) -> &'static str {
         match self {
             Confine::Read => "read",
+            Confine::Workspace => "workspace",
         }
     }
+}
+
+impl Confine {
+    /// Every confinement.
+    pub const ALL: [Confine; 2] = [Confine::Read, Confine::Workspace];
 }

@@ -122,24 +122,33 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     Ok(Opened { engine, config, owner_location: owner.location })
 }
 
-/// Whether commands a rule allows only confined can run confined here (`assent run`), said in
-/// the log either way: where they cannot, those rules ask instead.
-fn confinement() -> bool {
+/// The confinements commands a rule allows only confined can run under here (`assent run`),
+/// said in the log: under any other, those rules ask instead.
+fn confinement() -> Vec<assent_core::confine::Confine> {
+    use assent_confine::Profile;
+    use assent_core::confine::Confine;
     let support = assent_confine::Support::detect();
-    let missing = support.missing(assent_confine::Profile::Read);
-    if missing.is_empty() {
+    let mut can = Vec::new();
+    for (profile, confine) in [(Profile::Read, Confine::Read), (Profile::Workspace, Confine::Workspace)] {
+        let missing = support.missing(profile);
+        if missing.is_empty() {
+            can.push(confine);
+        } else {
+            tracing::warn!(
+                profile = profile.as_str(),
+                "commands cannot be confined as `{}` here ({}): rules that confine so ask instead",
+                profile.as_str(),
+                missing.join("; ")
+            );
+        }
+    }
+    if !can.is_empty() {
         tracing::info!(
             landlock_abi = support.landlock_abi,
             "commands that rules allow confined run under Landlock and seccomp"
         );
-        true
-    } else {
-        tracing::warn!(
-            "commands cannot be confined here ({}): the built-in read-only rule and other rules that confine ask instead",
-            missing.join("; ")
-        );
-        false
     }
+    can
 }
 
 /// What the remote listener needs from this host: its settings file, the Web Push key and

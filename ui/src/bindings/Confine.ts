@@ -5,4 +5,4 @@
  * whatever the command line says. A rule without one allows the command to run as the client
  * runs it; only the person makes such a rule.
  */
-export type Confine = "read";
+export type Confine = "read" | "workspace";

@@ -57,10 +57,9 @@ pub struct EngineConfig {
     pub node: Option<String>,
     /// Who decides here: recorded on decisions and rules (`owner` on a store of one's own).
     pub person: String,
-    /// Whether this host can run a command confined (`assent run`: the kernel enforces every
-    /// layer of the profiles). When it cannot, a rule that confines allows nothing: the call
-    /// asks.
-    pub can_confine: bool,
+    /// The confinements this host can run a command under (`assent run`: the kernel enforces
+    /// every layer). A rule that confines otherwise allows nothing: the call asks.
+    pub can_confine: Vec<crate::confine::Confine>,
 }
 
 impl Default for EngineConfig {
@@ -75,7 +74,7 @@ impl Default for EngineConfig {
             content_retention_secs: 90 * 24 * 3600,
             node: None,
             person: "owner".into(),
-            can_confine: false,
+            can_confine: Vec::new(),
         }
     }
 }

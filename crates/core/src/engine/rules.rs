@@ -514,7 +514,7 @@ impl Engine {
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;
         let mut subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
-        subject.can_confine &= self.inner.config.can_confine;
+        subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
         let set = self.rule_set();
         let Some(c) = set.decide(&subject, Timestamp::now()) else {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
@@ -570,7 +570,7 @@ impl Engine {
             return (facts, None, set.seq());
         }
         let mut subject = Subject::new(agent, kind.name(), facts);
-        subject.can_confine &= self.inner.config.can_confine;
+        subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
         let ruling = set.rule(&subject, now);
         let winner = ruling.rule.map(|c| (c.clone(), ruling.confine));
         (subject.facts, winner, set.seq())

@@ -13,6 +13,24 @@ pub fn builtin_read_only() -> RuleMatch {
     RuleMatch { builtin: Some(READ_ONLY.into()), ..Default::default() }
 }
 
+/// The built-in build-and-test rule's name in a match (`"builtin": "build_test"`): off unless
+/// the person adds it.
+pub const BUILD_TEST: &str = "build_test";
+
+/// The built-in build-and-test rule's match.
+pub fn builtin_build_test() -> RuleMatch {
+    RuleMatch { builtin: Some(BUILD_TEST.into()), ..Default::default() }
+}
+
+/// The commands the build-and-test rule covers (the program table's `build-and-test`), read
+/// once.
+fn build_and_test() -> &'static [Prefix] {
+    static PREFIXES: std::sync::LazyLock<Vec<Prefix>> = std::sync::LazyLock::new(|| {
+        assent_commands::table::table().build_and_test.iter().filter_map(|t| Prefix::parse(t).ok()).collect()
+    });
+    &PREFIXES
+}
+
 /// A match, compiled for one effect.
 #[derive(Debug, Clone)]
 pub struct Compiled {
@@ -31,6 +49,8 @@ pub struct Compiled {
     pub(super) path_abs: Option<String>,
     pub(super) origin: bool,
     pub(super) read_only: bool,
+    /// The built-in build-and-test rule.
+    pub(super) build_test: bool,
 }
 
 fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, BadRule> {
@@ -148,11 +168,15 @@ impl Compiled {
         if m.exact && m.input.as_deref().is_none_or(|i| i.trim().is_empty()) {
             return Err(bad("invalid_input", "`exact` goes with the whole command in `input`"));
         }
-        let read_only = match m.builtin.as_deref() {
-            None => false,
-            Some(READ_ONLY) if effect == Effect::Allow && m.fields() == 1 => true,
+        let (read_only, build_test) = match m.builtin.as_deref() {
+            None => (false, false),
+            Some(READ_ONLY) if effect == Effect::Allow && m.fields() == 1 && m.confine.is_none() => (true, false),
+            Some(BUILD_TEST) if effect == Effect::Allow && m.fields() == 1 && m.confine.is_none() => (false, true),
             Some(b) => {
-                return Err(bad("invalid_match", format!("no built-in rule `{b}` (there is `allow` `read_only`)")));
+                return Err(bad(
+                    "invalid_match",
+                    format!("no built-in rule `{b}` (there are `allow` `read_only` and `allow` `build_test`, alone)"),
+                ));
             }
         };
         if m.confine.is_some() && effect != Effect::Allow {
@@ -172,6 +196,7 @@ impl Compiled {
             path_abs,
             origin,
             read_only,
+            build_test,
         })
     }
 
@@ -180,9 +205,22 @@ impl Compiled {
         &self.m
     }
 
-    /// How an allow runs what it covers: the built-in read-only rule always confined to `read`.
+    /// Whether it is a built-in rule (read-only, build-and-test): the broadest allows, which
+    /// need the session's folder.
+    pub(super) fn is_builtin(&self) -> bool {
+        self.read_only || self.build_test
+    }
+
+    /// How an allow runs what it covers: the built-in read-only rule always confined to `read`,
+    /// the build-and-test one to `workspace`.
     pub fn confine(&self) -> Option<Confine> {
-        if self.read_only { Some(Confine::Read) } else { self.m.confine }
+        if self.read_only {
+            Some(Confine::Read)
+        } else if self.build_test {
+            Some(Confine::Workspace)
+        } else {
+            self.m.confine
+        }
     }
 
     /// How specific it is: fields named, then command words, then literal glob characters
@@ -312,6 +350,22 @@ impl Compiled {
         let cwd = f.cwd.as_deref();
         let allow = self.effect == Effect::Allow;
         let tool = f.tool.as_deref();
+        if self.build_test {
+            return match part {
+                Part::Command(c) => {
+                    let Some(dir) = cwd else { return false };
+                    assent_commands::path::project_folder(dir, super::home().as_deref()).is_ok()
+                        && s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
+                        && !c.inner
+                        && build_and_test().iter().any(|p| p.covers(c))
+                        && c.reads
+                            .iter()
+                            .chain(&c.writes)
+                            .all(|p| assent_commands::path_inside_by(p, dir, &|x: &str| s.real_of(x)))
+                }
+                _ => false,
+            };
+        }
         if self.read_only {
             return match part {
                 Part::Command(c) => {
@@ -414,7 +468,7 @@ impl Compiled {
     /// deny or ask). Conservative: false when it cannot tell.
     pub(super) fn inside(&self, other: &Compiled) -> bool {
         // The built-in rule is the broadest allow: it never lies inside a deny or ask.
-        if self.read_only || other.read_only {
+        if self.read_only || other.read_only || self.build_test || other.build_test {
             return false;
         }
         let same = |a: &Option<String>, b: &Option<String>| {

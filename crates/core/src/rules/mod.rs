@@ -29,7 +29,7 @@ mod globs;
 mod set;
 mod words;
 
-pub use compiled::{Compiled, builtin_read_only};
+pub use compiled::{Compiled, builtin_build_test, builtin_read_only};
 pub use set::{Candidate, RuleSet, Ruling};
 pub use words::{describe, similar};
 
@@ -282,9 +282,10 @@ pub struct Subject {
     /// The real path of every path its command touches and of its working folder, found once
     /// (each rule compares them).
     reals: std::collections::HashMap<String, Option<String>>,
-    /// Whether its command can run confined: the client said it runs one so, and the host can
-    /// confine (the engine clears it otherwise). A rule that confines applies only then.
-    pub can_confine: bool,
+    /// The confinements its command can run under: the client said it runs one so (and there
+    /// is a command), and the host can confine so (the engine keeps only those). A rule that
+    /// confines applies only under one of these.
+    pub can_confine: Vec<Confine>,
 }
 
 pub(crate) fn home() -> Option<String> {
@@ -326,7 +327,7 @@ impl Subject {
         if let Some(c) = &ctx.cwd {
             reals.entry(c.clone()).or_insert_with(|| assent_commands::path::real(c));
         }
-        let can_confine = facts.confinable && line.is_some();
+        let can_confine = if facts.confinable && line.is_some() { Confine::ALL.to_vec() } else { Vec::new() };
         Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals, can_confine }
     }
 

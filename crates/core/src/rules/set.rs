@@ -93,7 +93,7 @@ impl RuleSet {
     /// in `tools` and `paths`).
     fn index(&mut self, i: usize, r: &Candidate, tools: &mut Vec<(Glob, usize)>, paths: &mut Vec<(Glob, usize)>) {
         let c = &r.compiled;
-        self.decides_without_cwd |= !c.read_only;
+        self.decides_without_cwd |= !c.is_builtin();
         if let Some(w) = c.prefix.as_ref().and_then(|p| p.words.first()) {
             self.by_word.entry(w.clone()).or_default().push(i);
             self.word_rules.push(i);
@@ -258,7 +258,9 @@ impl RuleSet {
     /// The ruling for `s` at `now`.
     pub fn rule(&self, s: &Subject, now: Timestamp) -> Ruling<'_> {
         // An allow that confines applies only to a command that can run confined.
-        let usable = |r: &Candidate| s.can_confine || r.effect != Effect::Allow || r.compiled.confine().is_none();
+        let usable = |r: &Candidate| {
+            r.effect != Effect::Allow || r.compiled.confine().is_none_or(|c| s.can_confine.contains(&c))
+        };
         let live: Vec<&Candidate> =
             self.maybe(s).into_iter().map(|i| self.rules[i].as_ref()).filter(|r| r.live(now) && usable(r)).collect();
         let mut allowed_by: Option<&Candidate> = None;
@@ -279,8 +281,8 @@ impl RuleSet {
                         confine = confine.max(a.compiled.confine());
                         // The allow named is the most specific one of the most telling part.
                         if allowed_by.is_none_or(|b| {
-                            !a.compiled.read_only
-                                && (b.compiled.read_only || b.compiled.specificity() < a.compiled.specificity())
+                            !a.compiled.is_builtin()
+                                && (b.compiled.is_builtin() || b.compiled.specificity() < a.compiled.specificity())
                         }) {
                             allowed_by = Some(a);
                         }

@@ -13,6 +13,15 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         None => "any agent".to_string(),
     };
     let mut what = Vec::new();
+    if m.builtin.as_deref() == Some("build_test") {
+        let verb = match effect {
+            Effect::Allow => "allow",
+            _ => "match",
+        };
+        return format!(
+            "{verb} builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment"
+        );
+    }
     if m.builtin.as_deref() == Some("read_only") {
         let verb = match effect {
             Effect::Allow => "allow",
