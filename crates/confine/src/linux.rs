@@ -127,6 +127,20 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
     if let Some(h) = home {
         out.extend(HOME_TOOLCHAINS.iter().map(|t| h.join(t)));
     }
+    // Toolchains installed where their variables say (`RUSTUP_HOME`, and of `CARGO_HOME` its
+    // binaries and sources only, never its credentials).
+    for (var, parts) in [
+        ("RUSTUP_HOME", &[""][..]),
+        ("CARGO_HOME", &["bin", "registry", "git"][..]),
+        ("NVM_DIR", &[""][..]),
+        ("PYENV_ROOT", &[""][..]),
+    ] {
+        let Some(dir) = std::env::var_os(var).map(PathBuf::from).filter(|d| d.is_absolute()) else { continue };
+        // Never the root, the home or a hidden folder of it (`~/.ssh`), but the toolchains'.
+        if crate::folder_ok(&dir, home).is_ok() || home.is_some_and(|h| is_toolchain(&dir, h)) {
+            out.extend(parts.iter().map(|p| if p.is_empty() { dir.clone() } else { dir.join(p) }));
+        }
+    }
     // The programs on the PATH (a toolchain elsewhere), unless an entry is the root or a
     // top-level folder, or in the home folder (another project's, `~/.config`) and not one of
     // the toolchains above.
