@@ -663,7 +663,7 @@ export interface components {
          *     runs it; only the person makes such a rule.
          * @enum {string}
          */
-        Confine: "read";
+        Confine: "read" | "workspace";
         /** @description The credentials. */
         CredentialList: {
             /** @description By name. */

@@ -202,12 +202,8 @@ impl Walker<'_> {
         let args = &words[1..];
         // Wrappers: the command after their options.
         if let Some(w) = wrapper(&name) {
-            let read = match w.opts.read(args) {
-                Ok(r) => r,
-                Err(why) => {
-                    self.opaque(format!("`{name}` with {why}, which Assent does not know"));
-                    return self.push_opaque(&name, args, via, adds, inner);
-                }
+            let Some(read) = self.options(&name, &w.opts, args) else {
+                return self.push_opaque(&name, args, via, adds, inner);
             };
             if read.found.iter().any(|(o, _)| w.not_plain.contains(o)) {
                 // A look-up, a list, an editor or a shell: not a plain wrapper.
@@ -449,6 +445,18 @@ impl Walker<'_> {
         });
     }
 
+    /// The options of `name` at the start of `args`, read by `spec`; none (the line made
+    /// opaque, saying why) when an option is one it does not know.
+    fn options(&mut self, name: &str, spec: &Spec, args: &[Word]) -> Option<super::opts::Read> {
+        match spec.read(args) {
+            Ok(r) => Some(r),
+            Err(why) => {
+                self.opaque(format!("`{name}` with {why}, which Assent does not know"));
+                None
+            }
+        }
+    }
+
     pub(super) fn push(&mut self, c: Command) {
         if self.line.commands.len() >= 512 {
             self.opaque("more than 512 commands");
@@ -474,12 +482,8 @@ impl Walker<'_> {
             optional: &["--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling"],
             numeric: false,
         };
-        let read = match ENV.read(args) {
-            Ok(r) => r,
-            Err(why) => {
-                self.opaque(format!("`env` with {why}, which Assent does not know"));
-                return self.push_opaque("env", args, via, adds, inner);
-            }
+        let Some(read) = self.options("env", &ENV, args) else {
+            return self.push_opaque("env", args, via, adds, inner);
         };
         for (o, _) in &read.found {
             match *o {
@@ -561,12 +565,8 @@ impl Walker<'_> {
             optional: &["-e", "--eof", "-i", "--replace", "-l", "--max-lines"],
             numeric: false,
         };
-        let read = match XARGS.read(args) {
-            Ok(r) => r,
-            Err(why) => {
-                self.opaque(format!("`xargs` with {why}, which Assent does not know"));
-                return self.push_opaque("xargs", args, via, adds, inner);
-            }
+        let Some(read) = self.options("xargs", &XARGS, args) else {
+            return self.push_opaque("xargs", args, via, adds, inner);
         };
         let mut extra_reads = reads;
         for (o, v) in &read.found {

@@ -13,23 +13,17 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         None => "any agent".to_string(),
     };
     let mut what = Vec::new();
-    if m.builtin.as_deref() == Some("build_test") {
-        let verb = match effect {
-            Effect::Allow => "allow",
-            _ => "match",
+    if let Some(b) = m.builtin.as_deref() {
+        let verb = if effect == Effect::Allow { "allow" } else { "match" };
+        let what = match b {
+            "build_test" => {
+                "builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment"
+            }
+            _ => {
+                "commands that only read, inside the working folder, run confined so that they can do nothing more (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; the kernel keeps them from writing, reading outside the folder, the network and the environment's secrets)"
+            }
         };
-        return format!(
-            "{verb} builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment"
-        );
-    }
-    if m.builtin.as_deref() == Some("read_only") {
-        let verb = match effect {
-            Effect::Allow => "allow",
-            _ => "match",
-        };
-        return format!(
-            "{verb} commands that only read, inside the working folder, run confined so that they can do nothing more (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; the kernel keeps them from writing, reading outside the folder, the network and the environment's secrets)"
-        );
+        return format!("{verb} {what}");
     }
     if let Some(i) = &m.input {
         if m.exact {

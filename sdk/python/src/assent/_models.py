@@ -51,6 +51,7 @@ class Channel(Enum):
 
 class Confine(Enum):
     read = "read"
+    workspace = "workspace"
 
 
 class Outcome1(Enum):
