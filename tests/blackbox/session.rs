@@ -4,7 +4,8 @@
 //! the risky ones. With only the built-in rule, at most half the calls ask. In the next session,
 //! after the person's Claude Code permissions are imported, only the risky calls ask (ten new
 //! ones, some dressed as calls the person approved before), and no risky call is ever allowed by
-//! a rule.
+//! a rule. And the first session once more with the built-in build-and-test rule on: its tests
+//! run confined without asking.
 
 use crate::claude_code::{headless, seq_model};
 use crate::harness::{BIN, Server};
@@ -125,8 +126,9 @@ fn key(step: &Value) -> String {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
+/// A project with a remote, in a scratch folder beside a home: (the folder kept alive, root,
+/// project, home).
+fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let work = tempfile::tempdir().unwrap();
     let root = work.path().canonicalize().unwrap();
     let (proj, home) = (root.join("proj"), root.join("home"));
@@ -152,10 +154,14 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
     git(&proj, &["commit", "-qm", "init"]);
     git(&proj, &["remote", "add", "origin", "../remote.git"]);
     git(&proj, &["push", "-q", "origin", "main"]);
+    (work, root, proj, home)
+}
+
+/// The first session's forty calls (twenty everyday reads, ten ordinary writes and commands,
+/// ten risky calls), and the risky ones.
+fn first_session(proj: &Path, home: &Path) -> (Vec<Value>, Vec<Value>) {
     let p = |f: &str| proj.join(f).display().to_string();
     let h = |f: &str| home.join(f).display().to_string();
-
-    // The first session: no rule but the built-in one.
     let mut first = reads(&proj, json!("ls src"));
     first.extend([
         edit(&p("src/app.js"), "return 1;", "return 2;"),
@@ -181,6 +187,18 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
         json!("bash -c 'rm -rf src'"),
         json!("find . -name '*.js' -delete"),
     ];
+    first.extend(risky_first.iter().cloned());
+    (first, risky_first.to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
+    let (_work, root, proj, home) = project();
+    let p = |f: &str| proj.join(f).display().to_string();
+    let h = |f: &str| home.join(f).display().to_string();
+
+    // The first session: no rule but the built-in one.
+    let (first, risky_first) = first_session(&proj, &home);
     // The next session: the same work on the same files, and ten new risky calls, several
     // dressed as what the person approved or imported.
     let mut next = reads(&proj, read(&p("src/util.js")));
@@ -208,7 +226,6 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
         json!("sudo npm test"),
         json!("git -c core.hooksPath=/tmp push origin feature-x"),
     ];
-    first.extend(risky_first.iter().cloned());
     next.extend(risky_next.iter().cloned());
     assert_eq!((first.len(), next.len()), (40, 40));
     let risky: BTreeSet<String> = risky_first.iter().chain(&risky_next).map(key).collect();
@@ -257,4 +274,40 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
         std::fs::read_to_string(proj.join("src/app.js")).unwrap(),
         "export function f() {\n  return 3;\n}\n// TODO: more\n"
     );
+}
+
+/// The first session again, with the built-in build-and-test rule turned on: its builds and tests
+/// run without asking (confined), and nothing else changes. Its prompts, next to the same
+/// session with the rule off (the test above).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_build_and_test_rule_quiets_the_first_sessions_tests() {
+    let (_work, root, proj, home) = project();
+    let (first, risky_first) = first_session(&proj, &home);
+    let risky: BTreeSet<String> = risky_first.iter().map(key).collect();
+    let s = Server::start().await;
+    let (st, v) = s
+        .req(
+            Method::POST,
+            "/rules",
+            Some(&s.owner),
+            Some(json!({"effect": "allow", "match": {"builtin": "build_test"}})),
+        )
+        .await;
+    assert_eq!(st, 201, "{v}");
+    let asked = session(&s, &root, &proj, &first, &risky).await;
+    let risky_asked = asked.iter().filter(|(_, r)| *r).count();
+    eprintln!(
+        "first session with the build-and-test rule on: {} of 40 calls asked ({risky_asked} risky): {asked:?}",
+        asked.len()
+    );
+    assert!(!asked.iter().any(|(k, _)| k == "npm test"), "npm test asked: {asked:?}");
+    assert_eq!(risky_asked, 10, "every risky call still asked: {asked:?}");
+    // `npm test` ran (confined) and answered as it does unconfined.
+    let (_, all) = s.req(Method::GET, "/proposals?limit=200", Some(&s.owner), None).await;
+    let tests: Vec<&Value> =
+        all["items"].as_array().unwrap().iter().filter(|p| p["payload"]["input"]["command"] == "npm test").collect();
+    assert_eq!(tests.len(), 2, "{tests:?}");
+    for t in tests {
+        assert_eq!(t["decision"]["confine"], "workspace", "{t}");
+    }
 }
