@@ -162,7 +162,7 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std:
 fn first_session(proj: &Path, home: &Path) -> (Vec<Value>, Vec<Value>) {
     let p = |f: &str| proj.join(f).display().to_string();
     let h = |f: &str| home.join(f).display().to_string();
-    let mut first = reads(&proj, json!("ls src"));
+    let mut first = reads(proj, json!("ls src"));
     first.extend([
         edit(&p("src/app.js"), "return 1;", "return 2;"),
         json!("npm test"),
