@@ -595,6 +595,23 @@ async fn a_folder_that_is_not_a_project_allows_no_read() {
     }
 }
 
+/// Declared work roots (`work_roots` in config.toml): a project outside them gets no read
+/// allowed; inside them, as before.
+#[tokio::test]
+async fn a_project_outside_the_declared_work_roots_allows_no_read() {
+    let scene = scene();
+    let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"},
+        "cwd": scene.proj, "client": "claude-code", "confinable": true}});
+    let home = scene.home.to_str().unwrap();
+    let elsewhere = format!("work_roots = [\"{}/elsewhere\"]\n", scene.root.path().display());
+    let s = Server::start_with(&elsewhere, &[("HOME", home)]).await;
+    assert_eq!(s.propose(body.clone()).await["status"], "pending");
+    let inside = format!("work_roots = [\"{}\"]\n", scene.home.display());
+    let s = Server::start_with(&inside, &[("HOME", home)]).await;
+    let want = if assent_confine_available() { "approved" } else { "pending" };
+    assert_eq!(s.propose(body).await["status"], want);
+}
+
 /// `assent run` runs only what a rule allowed confined: not a pending proposal, not one a person
 /// approved, not another agent's.
 #[tokio::test]

@@ -48,6 +48,9 @@ pub struct Config {
     pub node: Option<String>,
     /// Who decides on this server, in the team's records (default: the OS user).
     pub person: Option<String>,
+    /// The folders the person works in (`~/` allowed): when given, a session's working folder
+    /// outside all of them makes no command "inside the folder" for the built-in rules.
+    pub work_roots: Vec<std::path::PathBuf>,
     /// Decisions' receipts.
     pub receipts: ReceiptSettings,
 }
@@ -87,6 +90,7 @@ impl Default for Config {
             owner_credential: "auto".into(),
             protected_paths: Vec::new(),
             allowed_roots: Default::default(),
+            work_roots: Vec::new(),
             store: None,
             node: None,
             person: None,
@@ -187,9 +191,21 @@ impl Config {
             content_retention_secs: self.content_retention_secs,
             node: self.store.as_ref().map(|_| self.node_name()),
             person: if self.store.is_some() { self.person_name() } else { "owner".into() },
+            work_roots: self.work_roots.iter().filter_map(|r| expand_home(r)).collect(),
             ..assent_core::EngineConfig::default()
         }
     }
+}
+
+/// A work root as rules compare folders: `~/` expanded, absolute and normalized; none when it
+/// is neither absolute nor in the home.
+fn expand_home(p: &std::path::Path) -> Option<String> {
+    let s = p.to_str()?;
+    let full = match s.strip_prefix("~/") {
+        Some(rest) => format!("{}/{rest}", dirs::home_dir()?.to_str()?),
+        None => s.to_string(),
+    };
+    assent_core::rules::normalize_folder(&full)
 }
 
 #[cfg(test)]
@@ -219,6 +235,7 @@ mod tests {
             (d.max_pending_per_agent, d.max_waits_per_agent, d.owner_credential)
         );
         assert_eq!(c.receipts.ttl_secs, d.receipts.ttl_secs);
+        assert_eq!(c.work_roots, vec![std::path::PathBuf::from("~/src")]);
     }
 
     #[test]

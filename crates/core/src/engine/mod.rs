@@ -60,6 +60,9 @@ pub struct EngineConfig {
     /// The confinements this host can run a command under (`assent run`: the kernel enforces
     /// every layer). A rule that confines otherwise allows nothing: the call asks.
     pub can_confine: Vec<crate::confine::Confine>,
+    /// The folders the person works in, absolute and normalized (empty: any project folder):
+    /// a working folder outside them makes nothing "inside the folder" for the built-in rules.
+    pub work_roots: Vec<String>,
 }
 
 impl Default for EngineConfig {
@@ -75,6 +78,7 @@ impl Default for EngineConfig {
             node: None,
             person: "owner".into(),
             can_confine: Vec::new(),
+            work_roots: Vec::new(),
         }
     }
 }

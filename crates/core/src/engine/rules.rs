@@ -515,6 +515,7 @@ impl Engine {
         let prepared = self.prepare(&kind, agent, req.payload).await?;
         let mut subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));
         subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
+        subject.within_work_roots(&self.inner.config.work_roots);
         let set = self.rule_set();
         let Some(c) = set.decide(&subject, Timestamp::now()) else {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
@@ -571,6 +572,7 @@ impl Engine {
         }
         let mut subject = Subject::new(agent, kind.name(), facts);
         subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
+        subject.within_work_roots(&self.inner.config.work_roots);
         let ruling = set.rule(&subject, now);
         let winner = ruling.rule.map(|c| (c.clone(), ruling.confine));
         (subject.facts, winner, set.seq())

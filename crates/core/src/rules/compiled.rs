@@ -353,7 +353,7 @@ impl Compiled {
         if self.build_test {
             return match part {
                 Part::Command(c) => {
-                    let Some(dir) = cwd else { return false };
+                    let Some(dir) = cwd.filter(|_| s.in_work_roots) else { return false };
                     assent_commands::path::project_folder(dir, super::home().as_deref()).is_ok()
                         && s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
                         && !c.inner
@@ -369,7 +369,7 @@ impl Compiled {
         if self.read_only {
             return match part {
                 Part::Command(c) => {
-                    let Some(dir) = cwd else { return false };
+                    let Some(dir) = cwd.filter(|_| s.in_work_roots) else { return false };
                     // A working folder of `/`, the home or `~/.ssh` makes nothing "inside".
                     if assent_commands::path::project_folder(dir, super::home().as_deref()).is_err() {
                         return false;

@@ -250,6 +250,11 @@ fn start_of(s: &str) -> String {
     s[..end].to_string()
 }
 
+/// A folder as rules compare it: absolute and normalized (none when relative).
+pub fn normalize_folder(p: &str) -> Option<String> {
+    assent_commands::path::normalize(p, None).filter(|_| p.starts_with('/'))
+}
+
 /// A URL's origin as rules see it: `scheme://host:port`, the host normalized.
 pub fn origin_of(u: &url::Url) -> Option<String> {
     Some(format!("{}://{}:{}", u.scheme(), assent_commands::host::of_url(u)?, u.port_or_known_default()?))
@@ -286,6 +291,9 @@ pub struct Subject {
     /// is a command), and the host can confine so (the engine keeps only those). A rule that
     /// confines applies only under one of these.
     pub can_confine: Vec<Confine>,
+    /// Whether its working folder lies in one of the person's work roots (true when none are
+    /// declared); the built-in rules allow nothing outside them.
+    pub in_work_roots: bool,
 }
 
 pub(crate) fn home() -> Option<String> {
@@ -328,7 +336,7 @@ impl Subject {
             reals.entry(c.clone()).or_insert_with(|| assent_commands::path::real(c));
         }
         let can_confine = if facts.confinable && line.is_some() { Confine::ALL.to_vec() } else { Vec::new() };
-        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals, can_confine }
+        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals, can_confine, in_work_roots: true }
     }
 
     /// The real path of a path it touches (found once, when it was read).
@@ -342,6 +350,18 @@ impl Subject {
     /// Its command, read.
     pub fn line(&self) -> Option<&Line> {
         self.line.as_ref()
+    }
+
+    /// Takes `roots` as the person's work roots: its working folder must lie in one of them,
+    /// by its path and by its real path (none declared: any).
+    pub fn within_work_roots(&mut self, roots: &[String]) {
+        if roots.is_empty() {
+            return;
+        }
+        let Some(cwd) = self.facts.cwd.clone() else { return };
+        let real = self.real_of(&cwd);
+        let inside = |p: &str| roots.iter().any(|r| assent_commands::path::inside(p, r));
+        self.in_work_roots = inside(&cwd) && real.as_deref().is_none_or(inside);
     }
 }
 

@@ -655,3 +655,19 @@ fn the_build_and_test_rule_allows_builds_and_tests_only_and_confines_them() {
     assert!(Compiled::new(with_tool, Effect::Allow).is_err());
     assert!(Compiled::new(crate::rules::builtin_build_test(), Effect::Deny).is_err());
 }
+
+/// Declared work roots: a working folder outside them makes nothing "inside" for the built-in
+/// rules; none declared, any project folder counts.
+#[test]
+fn a_folder_outside_the_work_roots_allows_no_read() {
+    let rules = set(vec![rule("builtin", Effect::Allow, crate::rules::builtin_read_only())]);
+    let mut s = bash_in("ls");
+    s.within_work_roots(&[]);
+    assert_eq!(pick(&rules, &s), Some("builtin"));
+    let mut s = bash_in("ls");
+    s.within_work_roots(&["/w".to_string()]);
+    assert_eq!(pick(&rules, &s), Some("builtin"));
+    let mut s = bash_in("ls");
+    s.within_work_roots(&["/src".to_string(), "/w/pro".to_string()]);
+    assert_eq!(pick(&rules, &s), None);
+}
