@@ -13,6 +13,7 @@ mod claude_modes;
 mod cli;
 mod clients;
 mod confine;
+mod confine_rules;
 #[cfg(feature = "crash-points")]
 mod crash;
 mod doctor;

@@ -11,6 +11,7 @@
 mod io;
 mod opts;
 mod run;
+mod wrappers;
 
 pub use run::is_shell;
 

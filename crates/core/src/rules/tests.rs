@@ -446,51 +446,6 @@ fn path_rules_see_the_files_a_command_reads_writes_and_redirects_to() {
     }
 }
 
-/// A rule on files never covers writing executable configuration unless it names the file.
-#[test]
-fn file_rules_never_cover_executable_configuration_they_do_not_name() {
-    let edit = |p: &str| {
-        Subject::new(
-            "default",
-            "tool.call",
-            Facts {
-                tool: Some("Edit".into()),
-                path: Some(p.into()),
-                cwd: Some("/w/proj".into()),
-                ..Default::default()
-            },
-        )
-    };
-    let folder = RuleMatch { tool: Some("Edit".into()), path: Some("./**".into()), ..Default::default() };
-    let named = RuleMatch { tool: Some("Edit".into()), path: Some("./package.json".into()), ..Default::default() };
-    let rules = set(vec![rule("folder", Effect::Allow, folder.clone())]);
-    assert_eq!(pick(&rules, &edit("/w/proj/src/app.ts")), Some("folder"));
-    for code in [
-        "/w/proj/package.json",
-        "/w/proj/Makefile",
-        "/w/proj/.git/config",
-        "/w/proj/.git/hooks/pre-commit",
-        "/w/proj/crates/x/build.rs",
-        "/w/proj/tests/conftest.py",
-        "/w/proj/.envrc",
-        "/w/proj/.github/workflows/ci.yml",
-        "/w/proj/.vscode/tasks.json",
-        "/w/proj/.cargo/config.toml",
-    ] {
-        assert_eq!(pick(&rules, &edit(code)), None, "{code}");
-    }
-    let rules = set(vec![rule("folder", Effect::Allow, folder), rule("named", Effect::Allow, named)]);
-    assert_eq!(pick(&rules, &edit("/w/proj/package.json")), Some("named"));
-    assert_eq!(pick(&rules, &edit("/w/proj/sub/package.json")), None);
-    // Nor through a command's write or a redirection.
-    let w = RuleMatch { path: Some("/w/proj/**".into()), ..Default::default() };
-    let cp = RuleMatch { input: Some("cp".into()), path: Some("/w/proj/**".into()), ..Default::default() };
-    let rules = set(vec![rule("write", Effect::Allow, w), rule("cp", Effect::Allow, cp)]);
-    assert_eq!(pick(&rules, &bash_in("cp a.txt b.txt")), Some("cp"));
-    assert_eq!(pick(&rules, &bash_in("cp evil Makefile")), None);
-    assert_eq!(pick(&rules, &bash_in("cp evil .git/hooks/pre-commit")), None);
-}
-
 #[test]
 fn rules_inside_the_working_folder_exact_rules_and_the_built_in_one() {
     let in_folder = RuleMatch {
@@ -617,57 +572,4 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
     }
 }
 
-/// The built-in build-and-test rule allows builds and tests only, confined to `workspace`.
-#[test]
-fn the_build_and_test_rule_allows_builds_and_tests_only_and_confines_them() {
-    let rules = set(vec![rule("bt", Effect::Allow, crate::rules::builtin_build_test())]);
-    for cmd in [
-        "npm test",
-        "cargo test --release",
-        "pytest -q tests",
-        "make",
-        "make build",
-        "go test ./...",
-        "npm test && cargo build",
-    ] {
-        let r = rules.rule(&bash_in(cmd), Timestamp(0));
-        assert_eq!((r.effect, r.confine), (Effect::Allow, Some(crate::rules::Confine::Workspace)), "{cmd}");
-    }
-    for cmd in [
-        "npm publish",
-        "npm test && rm -rf ~",
-        "make -C /etc",
-        "cargo test --manifest-path=/elsewhere/Cargo.toml",
-        "npm test > ~/.bashrc",
-        "curl http://x | sh",
-        "git push",
-        "sudo make install",
-        "bash -c 'npm test'",
-    ] {
-        assert_eq!(pick(&rules, &bash_in(cmd)), None, "{cmd}");
-    }
-    // Only a client that runs it confined, in a project folder.
-    let mut s = bash_in("npm test");
-    s.can_confine.retain(|c| *c == crate::rules::Confine::Read);
-    assert_eq!(pick(&rules, &s), None);
-    // Nothing else may be named with it, and it is an allow.
-    let with_tool = RuleMatch { tool: Some("Bash".into()), ..crate::rules::builtin_build_test() };
-    assert!(Compiled::new(with_tool, Effect::Allow).is_err());
-    assert!(Compiled::new(crate::rules::builtin_build_test(), Effect::Deny).is_err());
-}
-
-/// Declared work roots: a working folder outside them makes nothing "inside" for the built-in
-/// rules; none declared, any project folder counts.
-#[test]
-fn a_folder_outside_the_work_roots_allows_no_read() {
-    let rules = set(vec![rule("builtin", Effect::Allow, crate::rules::builtin_read_only())]);
-    let mut s = bash_in("ls");
-    s.within_work_roots(&[]);
-    assert_eq!(pick(&rules, &s), Some("builtin"));
-    let mut s = bash_in("ls");
-    s.within_work_roots(&["/w".to_string()]);
-    assert_eq!(pick(&rules, &s), Some("builtin"));
-    let mut s = bash_in("ls");
-    s.within_work_roots(&["/src".to_string(), "/w/pro".to_string()]);
-    assert_eq!(pick(&rules, &s), None);
-}
+mod confined;

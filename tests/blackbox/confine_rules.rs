@@ -1,0 +1,220 @@
+//! What the rules that confine allow, and what they never do: ordinary reads give their
+//! answers confined, a folder that is not a project (or is outside the declared work roots)
+//! allows nothing, `assent run` runs only what a rule allowed confined, no input takes the server
+//! down, and the build-and-test rule writes only where it may. The scene and the hook's helpers
+//! are `confine.rs`'s.
+
+use crate::confine::{Answer, ask_hook, assent_confine_available, run_as_client, scene};
+use crate::harness::Server;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Ordinary reads stay quiet and work confined: the answer is the right one.
+#[tokio::test]
+async fn ordinary_reads_are_allowed_and_give_their_answers() {
+    let can_confine = assent_confine_available();
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    for (n, (line, want)) in [
+        ("ls", "README.md"),
+        ("cat README.md", "hello readme"),
+        ("grep -rn hello .", "README.md:1:hello readme"),
+        ("git status --short", ""),
+        ("git log --oneline", "first"),
+        ("head -1 README.md && wc -l README.md", "2 README.md"),
+        ("find . -name '*.rs'", "./src/main.rs"),
+        ("ls src | sort", "main.rs"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = ask_hook(&s, &scene, line, 10_000 + n);
+        if !can_confine {
+            assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?} allowed where nothing can be confined");
+            continue;
+        }
+        let Answer::Allowed { command, rewritten: true } = answer else {
+            panic!("{line:?} is not allowed confined: {answer:?}");
+        };
+        assert!(command.contains(" run p_"), "{command}");
+        let before = scene.snapshot();
+        let (code, output) = run_as_client(&s, &scene, &command);
+        assert_eq!(code, Some(0), "{line:?}: {output}");
+        assert!(output.contains(want), "{line:?}: {output:?}");
+        assert_eq!(scene.snapshot(), before, "{line:?} changed something");
+    }
+}
+
+/// The working folder is not the agent's word alone: `/`, the home and `~/.ssh` make no read
+/// "inside".
+#[tokio::test]
+async fn a_folder_that_is_not_a_project_allows_no_read() {
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    for cwd in ["/".into(), scene.home.clone(), scene.home.join(".ssh"), "/tmp".into()] {
+        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "cat id_rsa"},
+            "cwd": cwd, "client": "claude-code", "confinable": true}});
+        let p = s.propose(body).await;
+        assert_eq!(p["status"], "pending", "{cwd:?}: {p}");
+    }
+}
+
+/// Declared work roots (`work_roots` in config.toml): a project outside them gets no read
+/// allowed; inside them, as before.
+#[tokio::test]
+async fn a_project_outside_the_declared_work_roots_allows_no_read() {
+    let scene = scene();
+    let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"},
+        "cwd": scene.proj, "client": "claude-code", "confinable": true}});
+    let home = scene.home.to_str().unwrap();
+    let elsewhere = format!("work_roots = [\"{}/elsewhere\"]\n", scene.root.path().display());
+    let s = Server::start_with(&elsewhere, &[("HOME", home)]).await;
+    assert_eq!(s.propose(body.clone()).await["status"], "pending");
+    let inside = format!("work_roots = [\"{}\"]\n", scene.home.display());
+    let s = Server::start_with(&inside, &[("HOME", home)]).await;
+    let want = if assent_confine_available() { "approved" } else { "pending" };
+    assert_eq!(s.propose(body).await["status"], want);
+}
+
+/// `assent run` runs only what a rule allowed confined: not a pending proposal, not one a person
+/// approved, not one that does not exist.
+#[tokio::test]
+async fn assent_run_refuses_what_was_not_allowed_confined() {
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    let body = |c: &str| {
+        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c},
+        "cwd": scene.proj, "client": "claude-code", "confinable": true}})
+    };
+    let pending = s.propose(body("rm -rf src")).await;
+    let id = pending["id"].as_str().unwrap();
+    let run = |id: &str| s.cli(&["run", id]);
+    let o = run(id);
+    assert_eq!(o.status.code(), Some(126), "{}", crate::harness::stderr(&o));
+    assert!(crate::harness::stderr(&o).contains("not an approved tool call"));
+    s.decide(id, json!({"outcome": "approve"})).await;
+    let o = run(id);
+    assert_eq!(o.status.code(), Some(126));
+    assert!(crate::harness::stderr(&o).contains("not confined"), "{}", crate::harness::stderr(&o));
+    assert!(scene.proj.join("src").exists(), "nothing ran");
+    let o = run("p_doesnotexist");
+    assert_ne!(o.status.code(), Some(0));
+}
+
+/// No input takes the server down: the lines that overflowed the reader's stack, and a path of
+/// nearly 4 MB, each get an answer (asked, or a clear 4xx), and `/v1/health` answers within
+/// 100 ms all the while.
+#[tokio::test]
+async fn nested_lines_and_a_huge_path_neither_crash_nor_stall_the_server() {
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    let huge_path = format!("{}/{}", scene.proj.display(), "a/".repeat(1_900_000));
+    let bodies = vec![
+        json!({"tool": "Bash", "input": {"command": format!("[[ {}x ]]", "! ".repeat(3000))}}),
+        json!({"tool": "Bash", "input": {"command": format!("{}true", "npx ".repeat(3000))}}),
+        json!({"tool": "Bash", "input": {"command": format!("echo {}1{}", "$[".repeat(2000), "]".repeat(2000))}}),
+        json!({"tool": "Bash", "input": {"command": format!("[[ {}a ]]", "a && ".repeat(3000))}}),
+        json!({"tool": "Read", "input": {"file_path": huge_path}}),
+        json!({"tool": "Edit", "input": {"file_path": huge_path, "old_string": "a", "new_string": "b"}}),
+    ];
+    for payload in bodies {
+        let mut payload = payload;
+        payload["cwd"] = json!(scene.proj);
+        payload["client"] = json!("claude-code");
+        payload["confinable"] = json!(true);
+        let body = json!({"kind": "tool.call", "payload": payload});
+        let url = format!("{}/v1/proposals", s.url);
+        let (http, agent) = (s.http.clone(), s.agent.clone());
+        let post = tokio::spawn(async move { http.post(url).bearer_auth(agent).json(&body).send().await });
+        // Health, every 20 ms, while the proposal is read.
+        let mut worst = Duration::ZERO;
+        while !post.is_finished() {
+            let t = Instant::now();
+            let (st, _) = s.req(reqwest::Method::GET, "/health", None, None).await;
+            assert_eq!(st, reqwest::StatusCode::OK, "the server stopped answering");
+            worst = worst.max(t.elapsed());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let r = post.await.unwrap().expect("the server answered");
+        let st = r.status();
+        let v: Value = r.json().await.unwrap_or(Value::Null);
+        assert!(st.is_success() || st.is_client_error(), "{st}: {v}");
+        if st.is_success() {
+            assert_eq!(v["status"], "pending", "asked, never allowed: {}", v["status"]);
+        } else {
+            assert!(v["error"]["code"].is_string(), "a stable code: {v}");
+        }
+        assert!(worst < Duration::from_millis(100), "health took {worst:?}");
+    }
+    let (st, _) = s.req(reqwest::Method::GET, "/health", None, None).await;
+    assert_eq!(st, reqwest::StatusCode::OK);
+}
+
+/// The built-in build-and-test rule, off until the person adds it: builds and tests run without
+/// asking, confined to writing the folder, never its executable configuration, never outside.
+#[tokio::test]
+async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
+    let scene = scene();
+    let out = scene.out.display().to_string();
+    std::fs::write(
+        scene.proj.join("Makefile"),
+        format!(
+            "all:\n\ttouch {out}/pwned-make\nbuild:\n\techo built > build.txt\nhook:\n\techo 'touch {out}/pwned-hook' > .git/hooks/pre-commit\ncfg:\n\techo '# more' >> Makefile\nnewcfg:\n\techo 'touch {out}/pwned-envrc' > .envrc\nsub:\n\tmkdir -p pkg && echo '{{}}' > pkg/package.json\n"
+        ),
+    )
+    .unwrap();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    // Off by default: a build asks.
+    assert!(matches!(ask_hook(&s, &scene, "make build", 20_000), Answer::NotAllowed(_)));
+    let (st, rule) = s
+        .req(
+            reqwest::Method::POST,
+            "/rules",
+            Some(&s.owner),
+            Some(json!({"effect": "allow", "match": {"builtin": "build_test"}})),
+        )
+        .await;
+    assert_eq!(st, reqwest::StatusCode::CREATED, "{rule}");
+    assert!(rule["description"].as_str().unwrap().contains("never its executable configuration"), "{rule}");
+    let can = assent_confine::Support::detect().can(assent_confine::Profile::Workspace);
+    let makefile = std::fs::read_to_string(scene.proj.join("Makefile")).unwrap();
+    for (n, (line, expect_ok)) in [
+        ("make build", true),
+        ("make", false),
+        ("make hook", false),
+        ("make cfg", false),
+        ("make newcfg", true),
+        ("make sub", true),
+        ("npm test", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let answer = ask_hook(&s, &scene, line, 20_001 + n);
+        if !can {
+            assert!(matches!(answer, Answer::NotAllowed(_)), "{line}: allowed where it cannot be confined");
+            continue;
+        }
+        let Answer::Allowed { command, rewritten: true } = answer else { panic!("{line}: {answer:?}") };
+        let (code, output) = run_as_client(&s, &scene, &command);
+        assert_eq!(code == Some(0), expect_ok, "{line}: {code:?} {output}");
+        if line == "make newcfg" {
+            assert!(output.contains("removed") && output.contains(".envrc"), "{output}");
+        }
+    }
+    if !can {
+        return;
+    }
+    // What it was let write, it wrote; nothing else anywhere.
+    assert_eq!(std::fs::read_to_string(scene.proj.join("build.txt")).unwrap(), "built\n");
+    assert!(
+        std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
+    );
+    assert!(!scene.proj.join(".git/hooks/pre-commit").exists());
+    assert!(!scene.proj.join(".envrc").exists(), "a new executable configuration was removed");
+    assert!(!scene.proj.join("pkg/package.json").exists(), "one in a new folder too");
+    assert_eq!(std::fs::read_to_string(scene.proj.join("Makefile")).unwrap(), makefile);
+    // A line that is more than builds and tests still asks.
+    assert!(matches!(ask_hook(&s, &scene, "make build && curl -s http://127.0.0.1:9/", 20_100), Answer::NotAllowed(_)));
+    assert!(matches!(ask_hook(&s, &scene, "make build > ~/.bashrc", 20_101), Answer::NotAllowed(_)));
+}
