@@ -412,7 +412,9 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     let mut allowed = Vec::new();
     let mut wider = Vec::new();
     for (i, cmd) in CORPUS.iter().enumerate() {
-        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}, "cwd": proj}});
+        // As Claude Code's hook files it: an imported allow runs confined, through a client
+        // that can run it so.
+        let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}, "cwd": proj, "confinable": true}});
         let (st, v) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(body)).await;
         assert_eq!(st, 200, "{cmd}: {v}");
         if v["effect"] == "allow" {

@@ -7,6 +7,7 @@
 use crate::confine::{Answer, ask_hook, assent_confine_available, run_as_client, scene};
 use crate::harness::Server;
 use serde_json::{Value, json};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Ordinary reads stay quiet and work confined: the answer is the right one.
@@ -159,7 +160,11 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
     std::fs::write(
         scene.proj.join("Makefile"),
         format!(
-            "all:\n\ttouch {out}/pwned-make\nbuild:\n\techo built > build.txt\nhook:\n\techo 'touch {out}/pwned-hook' > .git/hooks/pre-commit\ncfg:\n\techo '# more' >> Makefile\nnewcfg:\n\techo 'touch {out}/pwned-envrc' > .envrc\nsub:\n\tmkdir -p pkg && echo '{{}}' > pkg/package.json\n"
+            "all:\n\ttouch {out}/pwned-make\nbuild:\n\techo built > build.txt\nhook:\n\techo 'touch {out}/pwned-hook' > .git/hooks/pre-commit\ncfg:\n\techo '# more' >> Makefile\nnewcfg:\n\techo 'touch {out}/pwned-envrc' > .envrc\nsub:\n\tmkdir -p pkg && echo '{{}}' > pkg/package.json\n\
+             commit:\n\tgit add build.txt && git commit -qm built\n\
+             gitcfg:\n\tgit config core.fsmonitor 'touch {out}/pwned-fsmonitor'\n\
+             gitmove:\n\tmv .git .git-aside\n\
+             commondir:\n\tmkdir -p evil && echo ../evil > .git/commondir\n"
         ),
     )
     .unwrap();
@@ -185,6 +190,12 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
         ("make cfg", false),
         ("make newcfg", true),
         ("make sub", true),
+        // Objects, refs and the index are data: a commit is written; the configuration, the
+        // hooks and the folder's place are not, and a pointer to another repository is removed.
+        ("make commit", true),
+        ("make gitcfg", false),
+        ("make gitmove", false),
+        ("make commondir", true),
         ("npm test", false),
     ]
     .into_iter()
@@ -198,6 +209,9 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
         let Answer::Allowed { command, rewritten: true } = answer else { panic!("{line}: {answer:?}") };
         let (code, output) = run_as_client(&s, &scene, &command);
         assert_eq!(code == Some(0), expect_ok, "{line}: {code:?} {output}");
+        if line == "make commondir" {
+            assert!(output.contains("removed") && output.contains("commondir"), "{output}");
+        }
         if line == "make newcfg" {
             assert!(output.contains("removed") && output.contains(".envrc"), "{output}");
         }
@@ -211,6 +225,11 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
         std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
     );
     assert!(!scene.proj.join(".git/hooks/pre-commit").exists());
+    assert!(!scene.proj.join(".git/commondir").exists() && scene.proj.join(".git/config").is_file());
+    let log = Command::new("git").args(["log", "-1", "--format=%s %an"]).current_dir(&scene.proj).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout).trim(), "built t", "the confined commit is in the repository, the person's");
+    let status = Command::new("git").args(["status", "--short"]).current_dir(&scene.proj).output().unwrap();
+    assert!(status.status.success(), "the repository is whole: {}", String::from_utf8_lossy(&status.stderr));
     assert!(!scene.proj.join(".envrc").exists(), "a new executable configuration was removed");
     assert!(!scene.proj.join("pkg/package.json").exists(), "one in a new folder too");
     assert_eq!(std::fs::read_to_string(scene.proj.join("Makefile")).unwrap(), makefile);

@@ -282,20 +282,32 @@ async fn a_rule_stops_matching_at_its_expiry_and_rules_survive_a_restart() {
 #[tokio::test]
 async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let s = Server::start().await;
+    let proj = tempfile::tempdir().unwrap();
+    let proj = proj.path().canonicalize().unwrap();
+    // As Claude Code's hook files a Bash call: it can run an allowed one confined.
+    let bash = |c: &str| {
+        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj, "confinable": true}})
+    };
+    // Where this kernel cannot confine, a confined rule allows nothing: the call asks.
+    let allowed = if assent_confine::Support::detect().can(assent_confine::Profile::Workspace) {
+        "approved"
+    } else {
+        "pending"
+    };
     let id = propose(&s, bash("npm test -- --grep api")).await["id"].as_str().unwrap().to_string();
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
-    // A command that runs code: saved exactly as approved, never a prefix of it.
+    // A command that runs code: saved exactly as approved, never a prefix of it, and confined
+    // to writing the folder.
     assert_eq!(
         shown["description"],
-        "allow agent default to run exactly `npm test -- --grep api` with tool `Bash`, unconfined"
+        "allow agent default to run exactly `npm test -- --grep api` with tool `Bash`, confined (workspace)"
     );
     // The agent waits; the moment it hears of the approval, its next, similar proposal is
     // already decided by the rule.
-    let (url, agent) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone());
+    let (url, agent, cwd) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone(), proj.clone());
     let waiter = tokio::spawn(async move {
-        let next =
-            json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}}});
+        let next = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}, "cwd": cwd, "confinable": true}});
         let http = crate::harness::http();
         let _: Value = http.get(&url).bearer_auth(&agent).send().await.unwrap().json().await.unwrap();
         let url = url.split("/proposals/").next().unwrap().to_string() + "/proposals";
@@ -305,30 +317,46 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let (st, d) = s.decide(&id, json!({"outcome": "approve", "allow_similar": {"expires_in": 3600}})).await;
     assert_eq!(st, StatusCode::OK, "{d}");
-    assert_eq!(waiter.await.unwrap(), "approved");
+    assert_eq!(waiter.await.unwrap(), allowed);
     assert_eq!(d["status"], "approved");
     assert_eq!(d["rule"]["description"], shown["description"]);
     assert_eq!(d["rule"]["match"], shown["match"]);
     let left = ms(&d["rule"]["expires_at"]) - ms(&d["rule"]["created_at"]);
     assert_eq!(left, 3_600_000);
-    assert_eq!(propose(&s, bash("npm test -- --grep api")).await["status"], "approved");
+    let again = propose(&s, bash("npm test -- --grep api")).await;
+    assert_eq!(again["status"], allowed);
+    if allowed == "approved" {
+        assert_eq!(again["decision"]["confine"], "workspace", "{again}");
+    }
     assert_eq!(propose(&s, bash("npm test")).await["status"], "pending");
     assert_eq!(propose(&s, bash("npm test -- --grep api; rm -rf ~")).await["status"], "pending");
     assert_eq!(propose(&s, bash("npm publish")).await["status"], "pending");
+    // A client that cannot run it confined (no `confinable`) is asked.
+    let plain = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}, "cwd": proj}});
+    assert_eq!(propose(&s, plain).await["status"], "pending");
+    // What needs the network has no similar rule: nothing is decided, and the person hears why.
+    let push = propose(&s, bash("git push origin main")).await["id"].as_str().unwrap().to_string();
+    let (st, v) = s.req(Method::GET, &format!("/proposals/{push}/similar"), Some(&s.owner), None).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("no_similar_rule")), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("reach the network"), "{v}");
+    let (st, v) = s.decide(&push, json!({"outcome": "approve", "allow_similar": {}})).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("no_similar_rule")), "{v}");
+    assert_eq!(s.get(&push, &s.owner.clone()).await.1["status"], "pending", "nothing decided");
 
     // A command that only reads, with the built-in rule turned off: its program and
     // subcommand, inside the session's working folder.
     let (st, _) = s.req(Method::DELETE, &format!("/rules/{BUILTIN}"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::NO_CONTENT);
-    let work = tempfile::tempdir().unwrap();
-    let cwd = work.path().canonicalize().unwrap();
-    let g = propose(&s, bash_in("git log --oneline -5", &cwd)).await["id"].as_str().unwrap().to_string();
+    let g = propose(&s, bash("git log --oneline -5")).await["id"].as_str().unwrap().to_string();
     let (_, d) = s.decide(&g, json!({"outcome": "approve", "allow_similar": {}})).await;
     assert_eq!(d["rule"]["match"]["input"], "git log", "{d}");
     assert_eq!(d["rule"]["match"]["path"], "./**", "{d}");
-    assert_eq!(propose(&s, bash_in("git log -p src", &cwd)).await["status"], "approved");
-    assert_eq!(propose(&s, bash_in("git log --output=/tmp/x", &cwd)).await["status"], "pending");
-    assert_eq!(propose(&s, bash_in("git log > ~/.bashrc", &cwd)).await["status"], "pending");
+    assert_eq!(d["rule"]["match"]["confine"], "read", "{d}");
+    let allowed_read =
+        if assent_confine::Support::detect().can(assent_confine::Profile::Read) { "approved" } else { "pending" };
+    assert_eq!(propose(&s, bash("git log -p src")).await["status"], allowed_read);
+    assert_eq!(propose(&s, bash("git log --output=/tmp/x")).await["status"], "pending");
+    assert_eq!(propose(&s, bash("git log > ~/.bashrc")).await["status"], "pending");
 
     // Files: this folder, not below it.
     let dir = tempfile::tempdir().unwrap();
@@ -406,19 +434,25 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
     ok(&out);
     assert_eq!(propose(&s, bash("cargo test")).await["status"], "pending");
 
-    let pid = propose(&s, bash("npm run lint -- --fix")).await["id"].as_str().unwrap().to_string();
+    let proj = tempfile::tempdir().unwrap();
+    let hooked = |c: &str| {
+        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj.path(), "confinable": true}})
+    };
+    let pid = propose(&s, hooked("npm run lint -- --fix")).await["id"].as_str().unwrap().to_string();
     let out = s.cli(&["approve", &pid, "--allow-similar", "--for", "15m"]);
     ok(&out);
     let text = stdout(&out);
     assert!(text.contains(&format!("{pid} approved")), "{text}");
     assert!(
         text.contains(
-            "saved: allow agent default to run exactly `npm run lint -- --fix` with tool `Bash`, unconfined until 20"
+            "saved: allow agent default to run exactly `npm run lint -- --fix` with tool `Bash`, confined (workspace) until 20"
         ),
         "{text}"
     );
-    assert_eq!(propose(&s, bash("npm run lint -- --fix")).await["status"], "approved");
-    assert_eq!(propose(&s, bash("npm run lint")).await["status"], "pending");
+    let can = assent_confine::Support::detect().can(assent_confine::Profile::Workspace);
+    let again = propose(&s, hooked("npm run lint -- --fix")).await;
+    assert_eq!(again["status"], if can { "approved" } else { "pending" });
+    assert_eq!(propose(&s, hooked("npm run lint")).await["status"], "pending");
     let out = s.cli(&["approve", &pid, "--for", "1h"]);
     assert!(!out.status.success(), "--for needs --allow-similar");
 }
@@ -469,11 +503,19 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
 
     // What Claude Code's hook files now meets those rules.
     let call = |tool: &str, input: Value| json!({"kind": "tool.call", "payload": {"tool": tool, "input": input}});
+    let hooked = |command: &str| {
+        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": root, "confinable": true}})
+    };
+    // An imported command allow runs confined (where this kernel cannot, it asks).
+    let can = |p| assent_confine::Support::detect().can(p);
+    let workspace = if can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
+    let read = if can(assent_confine::Profile::Read) { "approved" } else { "pending" };
     let src = root.join("src").join("main.ts");
     let cases = [
-        (call("Bash", json!({"command": "npm run test -- --watch"})), "approved"),
-        (call("Bash", json!({"command": "npm run test:unit"})), "pending"),
-        (call("Bash", json!({"command": "git status --short"})), "approved"),
+        (hooked("npm run test -- --watch"), workspace),
+        (call("Bash", json!({"command": "npm run test -- --watch"})), "pending"),
+        (hooked("npm run test:unit"), "pending"),
+        (hooked("git status --short"), read),
         (call("Bash", json!({"command": "npm run build"})), "pending"),
         (call("Bash", json!({"command": "ls && rm -rf src"})), "rejected"),
         (call("Bash", json!({"command": "git push origin main"})), "pending"),

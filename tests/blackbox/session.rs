@@ -3,8 +3,9 @@
 //! ten risky calls), a person who approves the ordinary calls with "allow similar" and refuses
 //! the risky ones. With only the built-in rule, at most half the calls ask. In the next session,
 //! after the person's Claude Code permissions are imported, only the risky calls ask (ten new
-//! ones, some dressed as calls the person approved before), and no risky call is ever allowed by
-//! a rule. And the first session once more with the built-in build-and-test rule on: its tests
+//! ones, some dressed as calls the person approved before) and the push (which no confined rule
+//! can allow), and no risky call is ever allowed by a rule: the saved and imported rules run
+//! what they allow confined. And the first session once more with the built-in build-and-test rule on: its tests
 //! run confined without asking.
 
 use crate::claude_code::{headless, seq_model};
@@ -78,7 +79,11 @@ async fn answer_until_done(
             } else {
                 json!({"outcome": "approve", "allow_similar": {}})
             };
-            let (st, v) = s.decide(p["id"].as_str().unwrap(), body).await;
+            let (mut st, mut v) = s.decide(p["id"].as_str().unwrap(), body).await;
+            if v["error"]["code"] == "no_similar_rule" {
+                // No confined rule lets it work (a push needs the network): approved alone.
+                (st, v) = s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+            }
             assert_eq!(st, 200, "{key}: {v}");
             asked.push((key, bad));
         }
@@ -248,8 +253,10 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
 
     let asked = session(&s, &root, &proj, &next, &risky).await;
     eprintln!("next session: {} of 40 calls asked: {asked:?}", asked.len());
+    // The push asks again: the person's imported `ask` says so, and no confined rule can let
+    // it reach the network. Every other ordinary call ran by a rule, confined.
     let ordinary: Vec<&String> = asked.iter().filter(|(_, r)| !r).map(|(k, _)| k).collect();
-    assert!(ordinary.is_empty(), "the next session asks only for risky calls: {ordinary:?}");
+    assert_eq!(ordinary, ["git push origin feature-x"], "the next session asks only for risky calls and the push");
     // Every risky call either asked or was refused by a rule; none was allowed by one.
     let (_, all) = s.req(Method::GET, "/proposals?limit=200", Some(&s.owner), None).await;
     let mut by_rule = Vec::new();
@@ -266,6 +273,15 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
         assert!(next_asked.contains(r.as_str()) || by_rule.contains(&r), "{r}: neither asked nor refused");
     }
     eprintln!("next session: refused by a rule without asking: {by_rule:?}");
+    // What the saved and imported rules allowed ran confined, and did its work: the commit is
+    // in the repository.
+    for p in all["items"].as_array().unwrap() {
+        if p["decision"]["by"] == "rule" && p["status"] == "approved" && p["payload"]["tool"] == "Bash" {
+            assert!(p["decision"]["confine"].is_string(), "allowed unconfined: {}", p["payload"]["input"]);
+        }
+    }
+    let log = Command::new("git").args(["log", "--format=%s", "-3"]).current_dir(&proj).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).lines().any(|l| l == "Add util2"), "{log:?}");
     // What the risky calls would have done, undone by the person's answers.
     assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
     assert!(!home.join(".profile").exists() && !home.join(".ssh").exists() && !home.join(".config").exists());

@@ -142,6 +142,8 @@ export function similarMatch(p: Proposal): RuleMatch {
       lead.push(w);
     }
     m.input = (lead.length <= 1 ? words : lead).map(shellQuote).join(" ");
+    // A saved rule for commands runs them confined (the backend picks `read` for reads).
+    m.confine = "workspace";
   }
   if (f.path != null && f.path.includes("/")) m.path = `${escapeGlob(f.path.slice(0, f.path.lastIndexOf("/")))}/*`;
   if (f.method != null) m.method = f.method;

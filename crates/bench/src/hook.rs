@@ -107,21 +107,12 @@ fn runs(program: &std::path::Path, args: &[&str], cwd: &str) -> Result<Vec<Durat
     Ok(lat)
 }
 
-/// A confined read (`assent run ID`, as the hook rewrote the call) next to the same command run
-/// plain, alternated in rounds; the whole of `assent run` is counted (its start, the proposal
-/// and keys fetched, the receipt checked, the confinement set up, the temporary folder removed).
-fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
-    println!(
-        "\n== confined: `{COMMAND}` through `assent run` (the read profile) next to the same command run plain by bash"
-    );
-    let st = Command::new("git").args(["init", "-q"]).current_dir(cwd).status()?;
-    if !st.success() {
-        bail!("git init failed");
-    }
-    // One call through the hook gives the proposal the rule allowed confined.
+/// Files `COMMAND` through the hook (untimed) as Claude Code would, and returns the proposal the
+/// rule allowed confined (the hook leaves it for `assent run` in the home).
+fn allowed(bin: &std::path::Path, home: &str, cwd: &str, n: usize) -> Result<String> {
     let event = json!({
         "session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": COMMAND}, "tool_use_id": format!("toolu_confined_{}", std::process::id()),
+        "tool_input": {"command": COMMAND}, "tool_use_id": format!("toolu_confined_{n}_{}", std::process::id()),
     });
     let mut child = Command::new(bin)
         .args(["--home", home, "hook", "claude-code"])
@@ -131,19 +122,60 @@ fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
     child.stdin.take().context("stdin")?.write_all(event.to_string().as_bytes())?;
     let out: serde_json::Value = serde_json::from_slice(&child.wait_with_output()?.stdout)?;
     let rewritten = out["hookSpecificOutput"]["updatedInput"]["command"].as_str().context("no rewrite")?.to_string();
-    let id = rewritten.rsplit(' ').next().context("no proposal")?.to_string();
-    let (mut conf, mut plain) = (Vec::new(), Vec::new());
+    Ok(rewritten.rsplit(' ').next().context("no proposal")?.to_string())
+}
+
+/// Times `assent run ID` in `cwd`, each on a proposal the hook just allowed (`fresh`: as the
+/// client runs it, with what the hook left), or on the same one again (what the hook left used
+/// up: the proposal and keys asked of the server); the latencies, sorted.
+fn confined_runs(bin: &std::path::Path, home: &str, cwd: &str, fresh: bool) -> Result<Vec<Duration>> {
+    let mut lat = Vec::with_capacity(CALLS);
+    let mut id = allowed(bin, home, cwd, 0)?;
+    for i in 0..CALLS + WARMUP {
+        if fresh {
+            id = allowed(bin, home, cwd, i + 1)?;
+        }
+        let t = Instant::now();
+        let out = Command::new(bin).args(["--home", home, "run", &id]).current_dir(cwd).stdin(Stdio::null()).output()?;
+        let took = t.elapsed();
+        if !out.status.success() {
+            bail!("assent run failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        if i >= WARMUP {
+            lat.push(took);
+        }
+    }
+    lat.sort();
+    Ok(lat)
+}
+
+/// A confined read (`assent run ID`, as the hook rewrote the call) next to the same command run
+/// plain, alternated in rounds; the whole of `assent run` is counted (its start, the proposal
+/// and keys read, the receipt checked, the confinement set up, the temporary folder removed).
+fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
+    println!(
+        "\n== confined: `{COMMAND}` through `assent run` (the read profile) next to the same command run plain by bash"
+    );
+    let st = Command::new("git").args(["init", "-q"]).current_dir(cwd).status()?;
+    if !st.success() {
+        bail!("git init failed");
+    }
+    let (mut conf, mut asked, mut plain) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        let c = runs(bin, &["--home", home, "run", &id], cwd)?;
+        let c = confined_runs(bin, home, cwd, true)?;
+        let a = confined_runs(bin, home, cwd, false)?;
         let p = runs(std::path::Path::new("bash"), &["-c", COMMAND], cwd)?;
         conf.push(pct(&c, 0.5));
+        asked.push(pct(&a, 0.5));
         plain.push(pct(&p, 0.5));
     }
-    conf.sort();
-    plain.sort();
-    let (c50, p50) = (conf[conf.len() / 2], plain[plain.len() / 2]);
-    println!("  assent run (confined, read):  p50 {}", ms(c50));
-    println!("  bash -c (plain):              p50 {}", ms(p50));
+    for v in [&mut conf, &mut asked, &mut plain] {
+        v.sort();
+    }
+    let (c50, a50, p50) = (conf[conf.len() / 2], asked[asked.len() / 2], plain[plain.len() / 2]);
+    println!("  assent run (confined, read), as the hook left it:  p50 {}", ms(c50));
+    println!("  assent run again (asks the server):               p50 {}", ms(a50));
+    println!("  bash -c (plain):                                   p50 {}", ms(p50));
     let above = c50.saturating_sub(p50);
     println!(
         "  => {} above the plain command at p50 (target <= {}): {}",

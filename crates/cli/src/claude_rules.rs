@@ -162,6 +162,11 @@ fn entry(source: &str, effect: Effect, anchors: &Anchors) -> Entry {
         if name == "Cd" {
             return refuse("`Cd` controls Claude Code's /cd command, not a tool an agent calls");
         }
+        if name == "Bash" && effect == Effect::Allow {
+            // Every command: run confined to the folder, as any imported command allow is.
+            let confine = Some(assent_core::rules::Confine::Workspace);
+            return rule(RuleMatch { confine, ..tool_call("Bash") });
+        }
         return rule(tool_call(&tools_of(&name, effect, false)));
     };
     match name.as_str() {
@@ -213,13 +218,19 @@ fn bash(spec: &str, effect: Effect) -> Result<RuleMatch, String> {
     // further words do not raise what the prefix does, every part of a compound command must
     // be allowed, and a redirection to a file needs a rule that allows writing it, so the
     // rule is never wider than Claude Code's own.
-    if let Err(e) = assent_commands::Prefix::parse(prefix.trim()) {
-        return Err(format!("not a command prefix Assent can read: {}", e.0));
-    }
+    let parsed = assent_commands::Prefix::parse(prefix.trim())
+        .map_err(|e| format!("not a command prefix Assent can read: {}", e.0))?;
+    // An imported allow runs what it allows confined by the kernel (`read` for a prefix that
+    // only reads, `workspace` for any other), never as the agent's text says: one that needs
+    // the network or privileges is the person's to write, unconfined, knowing it.
+    let confine = match effect {
+        Effect::Allow => Some(assent_core::rules::confinement_for(parsed.effects)?),
+        _ => None,
+    };
     // Claude Code asks before a command reads or writes outside the session's working
     // folders, whatever the allow says: so does the imported allow (`./**`).
     let path = (effect == Effect::Allow).then(|| "./**".to_string());
-    Ok(RuleMatch { input: Some(prefix.trim().to_string()), path, ..tool_call("Bash") })
+    Ok(RuleMatch { input: Some(prefix.trim().to_string()), path, confine, ..tool_call("Bash") })
 }
 
 /// A gitignore-style path pattern as an absolute path glob.
@@ -279,6 +290,17 @@ mod tests {
         assert_eq!(m("Bash(npm run test:*)", Effect::Allow).input.as_deref(), Some("npm run test"));
         assert_eq!(m("Bash(git status *)", Effect::Allow).input.as_deref(), Some("git status"));
         assert_eq!(m("Bash", Effect::Allow).tool.as_deref(), Some("Bash"));
+        // An imported allow runs confined: reads under `read`, the rest under `workspace`;
+        // one that needs the network is refused, with why; deny and ask confine nothing.
+        use assent_core::rules::Confine;
+        assert_eq!(m("Bash", Effect::Allow).confine, Some(Confine::Workspace));
+        assert_eq!(m("Bash(git status:*)", Effect::Allow).confine, Some(Confine::Read));
+        assert_eq!(m("Bash(npm run test:*)", Effect::Allow).confine, Some(Confine::Workspace));
+        assert_eq!(m("Bash(git commit:*)", Effect::Allow).confine, Some(Confine::Workspace));
+        assert_eq!(m("Bash(git push:*)", Effect::Deny).confine, None);
+        for net in ["Bash(git push:*)", "Bash(npm publish:*)", "Bash(curl:*)", "Bash(sudo apt-get:*)"] {
+            assert!(refused(net, Effect::Allow), "{net}");
+        }
         assert_eq!(m("Bash(*)", Effect::Deny), tool_call("Bash"));
         assert!(refused("Bash(npm run build)", Effect::Allow), "exact");
         assert!(refused("Bash(git * main)", Effect::Allow));

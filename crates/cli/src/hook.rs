@@ -225,7 +225,13 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
     let stop = assent_host::start::stop_signal();
     Ok(match gate(&client.api, g, stop).await {
-        Gated::Decided { verdict, .. } => verdict,
+        Gated::Decided { verdict, proposal, .. } => {
+            if matches!(verdict, Verdict::Confined { .. }) && client_kind == Agent::ClaudeCode {
+                // What `assent run` needs, left where it finds it without asking again.
+                crate::run::leave_ticket(home, &proposal);
+            }
+            verdict
+        }
         Gated::NotRunning(_) => Verdict::Ask(not_running(home)),
         Gated::Refused(e) => Verdict::Ask(handed_back(&format!("Assent refused the proposal ({e})"))),
         Gated::Stopped { id } => {

@@ -446,17 +446,31 @@ pub fn main() -> ExitCode {
         eprintln!("assent run: nothing run: {e}");
         return ExitCode::from(run::CANNOT_CONFINE);
     }
+    // A call the hook rewrote to `assent run`: straight from the ticket it left.
+    if let Some(result) = run::quick(&args) {
+        return finish(result);
+    }
     let cli = Cli::parse();
     assent_apply::install_tls_provider();
     init_tracing(matches!(cli.command, Command::Serve(_)));
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // A hook or a run is one short exchange, started once per tool call: no worker threads.
+    let mut builder = match cli.command {
+        Command::Hook(_) | Command::Run { .. } => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("assent: cannot start the async runtime: {e}");
             return ExitCode::from(exit::ERROR);
         }
     };
-    match rt.block_on(run(cli)) {
+    finish(rt.block_on(run(cli)))
+}
+
+/// The exit code for how a command ended, its error said on standard error.
+fn finish(result: anyhow::Result<()>) -> ExitCode {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A reader that stopped early (`assent list | head`) is not an error.

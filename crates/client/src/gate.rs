@@ -4,6 +4,7 @@
 //! stopped waiting) is withdrawn, so the inbox never keeps a question nobody is waiting for.
 
 use crate::{Client, Error, Waited};
+use assent_core::Proposal;
 use assent_core::verdict::{Verdict, verdict_of};
 use serde_json::{Value, json};
 use std::future::Future;
@@ -67,6 +68,8 @@ pub enum Gated {
         id: String,
         /// The answer.
         verdict: Verdict,
+        /// The proposal as it settled (its decision and receipt).
+        proposal: Box<Proposal>,
     },
     /// Nobody decided in time; the proposal was withdrawn.
     TimedOut {
@@ -145,7 +148,7 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
                 }
                 verdict = Verdict::Allow(Some(input));
             }
-            Gated::Decided { id, verdict }
+            Gated::Decided { id, verdict, proposal: Box::new(p) }
         }
         Ok(Waited::TimedOut(_)) => {
             let _ = client.withdraw(&id).await;

@@ -161,7 +161,7 @@ async fn the_gate_answers_with_the_decision() {
     seen.lock().unwrap().decide_as = Some("approved");
     let url = server(seen.clone()).await;
     match gate(&client(&url, Some(KEY.to_vec())), call(), std::future::pending()).await {
-        Gated::Decided { id, verdict } => assert_eq!((id.as_str(), verdict), ("p_1", Verdict::Allow(None))),
+        Gated::Decided { id, verdict, .. } => assert_eq!((id.as_str(), verdict), ("p_1", Verdict::Allow(None))),
         other => panic!("{other:?}"),
     }
     assert!(seen.lock().unwrap().withdrawn.is_empty());

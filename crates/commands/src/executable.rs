@@ -28,6 +28,8 @@ struct Entry {
     #[serde(default)]
     names: Vec<String>,
     #[serde(default)]
+    itself: Vec<String>,
+    #[serde(default)]
     paths: Vec<String>,
     #[serde(rename = "match")]
     matches: Vec<String>,
@@ -39,6 +41,10 @@ struct Entry {
 pub struct Executable {
     /// Names of files and folders that are executable configuration wherever they are.
     names: std::collections::HashSet<String>,
+    /// Names that are executable configuration themselves (a file's content, a folder's
+    /// place) but not for what a folder of that name holds: `.git` (a `gitdir:` file, or the
+    /// folder whose config and hooks are listed one by one).
+    itself: std::collections::HashSet<String>,
     /// Path patterns (split in names; `*` one name, a last `**` any depth) below any folder.
     paths: Vec<Vec<String>>,
 }
@@ -48,9 +54,10 @@ impl Executable {
     /// `not-match` paths do not.
     pub fn parse(text: &str) -> Result<Executable, String> {
         let file: File = toml::from_str(text).map_err(|e| format!("executable.toml: {e}"))?;
-        let mut x = Executable { names: Default::default(), paths: Vec::new() };
+        let mut x = Executable { names: Default::default(), itself: Default::default(), paths: Vec::new() };
         for e in &file.entry {
             x.names.extend(e.names.iter().cloned());
+            x.itself.extend(e.itself.iter().cloned());
             for p in &e.paths {
                 let parts: Vec<String> = p.split('/').map(str::to_string).collect();
                 if parts.iter().enumerate().any(|(i, s)| s == "**" && i + 1 != parts.len()) {
@@ -73,11 +80,23 @@ impl Executable {
     /// Whether `path` (absolute or relative, normalized) is executable configuration, or lies
     /// in a folder that is.
     pub fn is_executable(&self, path: &str) -> bool {
+        let last = path.rsplit('/').find(|s| !s.is_empty());
+        last.is_some_and(|p| self.itself.contains(p)) || self.is_executable_inside(path)
+    }
+
+    /// Whether a folder at `path` is executable configuration by its place alone, what it holds
+    /// being listed one by one (`.git`): a confined run keeps it where it is and searches it.
+    pub fn holds_listed(&self, path: &str) -> bool {
+        let last = path.rsplit('/').find(|s| !s.is_empty());
+        last.is_some_and(|p| self.itself.contains(p)) && !self.is_executable_inside(path)
+    }
+
+    /// Whether `path` is executable configuration by a name or pattern that covers what a folder
+    /// of that name holds.
+    fn is_executable_inside(&self, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        if parts.iter().any(|p| self.names.contains(*p)) {
-            return true;
-        }
-        self.paths.iter().any(|pat| (0..parts.len()).any(|start| matches_at(pat, &parts[start..])))
+        parts.iter().any(|p| self.names.contains(*p))
+            || self.paths.iter().any(|pat| (0..parts.len()).any(|start| matches_at(pat, &parts[start..])))
     }
 }
 
@@ -97,13 +116,19 @@ static LIST: LazyLock<Executable> = LazyLock::new(|| match Executable::parse(SOU
     // The embedded list is checked by the tests; a broken one takes everything for code.
     Err(e) => {
         eprintln!("{e}");
-        Executable { names: Default::default(), paths: vec![vec!["**".to_string()]] }
+        Executable { names: Default::default(), itself: Default::default(), paths: vec![vec!["**".to_string()]] }
     }
 });
 
 /// Whether `path` is executable configuration (see the module's documentation).
 pub fn is_executable(path: &str) -> bool {
     LIST.is_executable(path)
+}
+
+/// Whether a folder at `path` is executable configuration by its place alone (`.git`), what
+/// it holds listed one by one (see [`Executable::holds_listed`]).
+pub fn holds_listed(path: &str) -> bool {
+    LIST.holds_listed(path)
 }
 
 #[cfg(test)]

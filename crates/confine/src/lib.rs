@@ -192,6 +192,12 @@ pub const ENV_KEPT: &[&str] = &[
     "NVM_DIR",
     "PYENV_ROOT",
     "VIRTUAL_ENV",
+    // The person's git identity, read outside the confinement (the global configuration is
+    // not given to git inside it): a confined commit is theirs.
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
 ];
 
 /// Whether an environment variable reaches a confined command.

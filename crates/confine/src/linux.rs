@@ -337,7 +337,9 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let tmp = tempfile::Builder::new().prefix("assent-run-").tempdir()?;
     let env = crate::environment(std::env::vars_os(), tmp.path());
     let (profile, tmp_path) = (spec.profile, tmp.path().to_path_buf());
-    let mut command = std::process::Command::new(program);
+    // The program found on the command's own `PATH` here: with a path, the standard library
+    // spawns it with `posix_spawn` (no copy of this process's memory map) rather than `fork`.
+    let mut command = std::process::Command::new(on_path(program, &env));
     command.args(args).current_dir(&cwd).env_clear().envs(env);
     let confined = std::thread::Builder::new().name("assent-confined".into()).spawn(move || {
         landlock(profile, &cwd, &tmp_path, home.as_deref())?;
@@ -347,6 +349,22 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let status = confined.join().map_err(|_| Error::Confine("the confining thread panicked".into()))?;
     drop(tmp);
     status
+}
+
+/// `program` as the command's environment finds it: itself if it names a path, else the first
+/// executable file of that name on the environment's `PATH`, else itself (the spawn then fails
+/// as it would have).
+fn on_path(program: &OsString, env: &[(OsString, OsString)]) -> OsString {
+    use std::os::unix::fs::PermissionsExt;
+    if program.as_encoded_bytes().contains(&b'/') {
+        return program.clone();
+    }
+    let path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone()).unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+        .map_or_else(|| program.clone(), PathBuf::into_os_string)
 }
 
 /// Folders not searched for executable configuration: dependencies and build output, which no
@@ -376,10 +394,12 @@ const NOT_SEARCHED: &[&str] = &[
 /// The most entries looked at when searching a folder for its executable configuration.
 const MAX_SEARCHED: usize = 100_000;
 
-/// The executable configuration in `cwd` (`.git`, `package.json`, `Makefile`, `.vscode`, ...),
-/// each file or folder once.
-fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
+/// The executable configuration in `cwd` (`.git/config`, `package.json`, `Makefile`,
+/// `.vscode`, ...), each file or folder once; and the folders that are executable configuration
+/// by their place alone (`.git`), whose listed parts are among the first.
+fn executable_configuration(cwd: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
     let mut found = Vec::new();
+    let mut anchors = Vec::new();
     let mut seen = 0;
     let mut stack = vec![cwd.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -394,6 +414,12 @@ fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
             }
             let path = e.path();
             let rel = path.strip_prefix(cwd).unwrap_or(&path).to_string_lossy().into_owned();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && assent_commands::executable::holds_listed(&rel) {
+                anchors.push(path.clone());
+                stack.push(path);
+                continue;
+            }
             if assent_commands::executable::is_executable(&rel) {
                 // A link is protected where it leads (a write through it lands there); one
                 // leading out of the folder needs nothing: Landlock keeps writes in the folder.
@@ -409,7 +435,6 @@ fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
                 continue;
             }
             let name = e.file_name();
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
             if is_dir && !NOT_SEARCHED.iter().any(|n| name == *n) {
                 stack.push(path);
             }
@@ -417,7 +442,8 @@ fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
     }
     found.sort();
     found.dedup();
-    Ok(found)
+    anchors.sort();
+    Ok((found, anchors))
 }
 
 /// A `workspace` run: bubblewrap mounts the folder's executable configuration read-only over
@@ -425,18 +451,25 @@ fn executable_configuration(cwd: &Path) -> Result<Vec<PathBuf>, Error> {
 /// executable configuration the command created is removed after, and said.
 fn workspace(cwd: &Path, argv: &[OsString]) -> Result<std::process::ExitStatus, Error> {
     let bwrap = bwrap().ok_or_else(|| Error::Confine("bubblewrap is not installed".into()))?;
-    let before = executable_configuration(cwd)?;
+    let (before, anchors) = executable_configuration(cwd)?;
     let tmp = tempfile::Builder::new().prefix("assent-run-").tempdir()?;
     let exe = std::env::current_exe()?;
     let mut c = std::process::Command::new(bwrap);
     c.args(["--dev-bind", "/", "/"]);
+    // A folder such as `.git` stays writable but becomes a mount point, which cannot be moved
+    // aside and replaced by one with other configuration; its listed parts are mounted
+    // read-only after it (sorted, a parent before what it holds).
+    for p in &anchors {
+        c.arg("--bind").arg(p).arg(p);
+    }
     for p in &before {
         c.arg("--ro-bind").arg(p).arg(p);
     }
     c.args(["--die-with-parent", "--"]).arg(&exe).arg(crate::STAGE_TWO).arg("workspace").arg(cwd).arg(tmp.path());
     c.arg("--").args(argv).current_dir(cwd);
+    c.envs(git_identity());
     let status = c.status()?;
-    let after = executable_configuration(cwd).unwrap_or_default();
+    let after = executable_configuration(cwd).map(|(found, _)| found).unwrap_or_default();
     for p in after.iter().filter(|p| !before.contains(p)) {
         let removed = if p.is_dir() && !p.is_symlink() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
         match removed {
@@ -451,6 +484,34 @@ fn workspace(cwd: &Path, argv: &[OsString]) -> Result<std::process::ExitStatus, 
     }
     drop(tmp);
     Ok(status)
+}
+
+/// The person's git identity from their global configuration (which git inside the
+/// confinement does not read): `user.name` and `user.email` as the author and committer, unless
+/// the environment names them already.
+fn git_identity() -> Vec<(&'static str, String)> {
+    let get = |key: &str| {
+        let out = std::process::Command::new("git")
+            .args(["config", "--global", "--get", key])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let v = String::from_utf8(out.stdout).ok()?.trim().to_string();
+        (out.status.success() && !v.is_empty()).then_some(v)
+    };
+    let mut env = Vec::new();
+    for (key, names) in
+        [("user.name", ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"]), ("user.email", ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"])]
+    {
+        if names.iter().all(|n| std::env::var_os(n).is_some()) {
+            continue;
+        }
+        if let Some(v) = get(key) {
+            env.extend(names.iter().filter(|n| std::env::var_os(n).is_none()).map(|n| (*n, v.clone())));
+        }
+    }
+    env
 }
 
 /// The second stage (inside bubblewrap's mounts): `PROFILE CWD TMP -- ARGV...`. Confines this

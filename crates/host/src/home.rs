@@ -73,6 +73,15 @@ impl Home {
     pub fn server_json(&self) -> PathBuf {
         self.dir.join("server.json")
     }
+    /// The public keys that sign receipts, as the server last wrote them (a JWK Set): `assent
+    /// run` checks the receipt of a proposal the hook left it with these, without a request.
+    pub fn keys_json(&self) -> PathBuf {
+        self.dir.join("keys.json")
+    }
+    /// Where the hook leaves the proposals a rule allowed confined, for `assent run`.
+    pub fn runs(&self) -> PathBuf {
+        self.dir.join("runs")
+    }
     /// The remote listener's settings (written by `assent remote enable` and `disable`).
     pub fn remote_json(&self) -> PathBuf {
         self.dir.join("remote.json")

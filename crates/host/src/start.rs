@@ -18,6 +18,24 @@ use std::sync::Arc;
 
 pub use assent_secrets::owner::Where as OwnerWhere;
 
+/// Writes the public keys that sign receipts to `keys.json` (see [`Home::keys_json`]); one
+/// that cannot be written only costs `assent run` a request.
+async fn write_keys(home: &Home, engine: &Engine) {
+    let keys = match engine.receipt_keys().await {
+        Ok(k) => k,
+        Err(e) => return tracing::warn!(error = %e, "cannot read the receipt keys to write keys.json"),
+    };
+    let jwks: Vec<serde_json::Value> = keys
+        .iter()
+        .filter_map(|k| assent_receipt::PublicKey::from_base64(&k.x).ok().filter(|pk| pk.kid == k.kid))
+        .map(|pk| pk.jwk())
+        .collect();
+    let body = serde_json::json!({ "keys": jwks }).to_string();
+    if let Err(e) = assent_secrets::owner::write_private(&home.keys_json(), &body) {
+        tracing::warn!(error = %e, "cannot write keys.json");
+    }
+}
+
 /// Everything a host needs, opened on a home directory.
 pub struct Opened {
     /// The engine.
@@ -305,6 +323,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         proof_key: Some(hex::encode(&proof_key)),
     })?;
     tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
+    write_keys(&home, &opened.engine).await;
 
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let engine = opened.engine.clone();

@@ -292,6 +292,10 @@ impl Engine {
         }
         let p = self.get(&super::Principal::Owner, id).await?;
         self.refuse_if_expired(&p).await?;
+        if similar.is_some() {
+            // No rule can be saved for it: nothing is decided, the person hears why first.
+            self.similar_match(&p)?;
+        }
         let t = self.plan(actor, &p, req)?;
         let from = [t.from];
         let done = self.inner.store.transition(vec![t], true).await?;

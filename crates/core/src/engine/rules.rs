@@ -539,8 +539,13 @@ impl Engine {
     /// The rule "allow similar" would make from a proposal, in words, without saving it.
     pub async fn similar(&self, id: &str) -> Result<Similar, CoreError> {
         let p = self.get(&super::Principal::Owner, id).await?;
-        let m = crate::rules::similar(&self.subject_of(&p)?);
+        let m = self.similar_match(&p)?;
         Ok(Similar { description: describe(Effect::Allow, &m), matches: m })
+    }
+
+    /// The match "allow similar" saves for `p`, or why there is none (`no_similar_rule`).
+    pub(super) fn similar_match(&self, p: &Proposal) -> Result<RuleMatch, CoreError> {
+        crate::rules::similar(&self.subject_of(p)?).map_err(|why| CoreError::invalid("no_similar_rule", why))
     }
 
     /// Saves the "allow similar" rule of a proposal the person just approved.
@@ -550,7 +555,7 @@ impl Engine {
         p: &Proposal,
         expires_in: Option<i64>,
     ) -> Result<Rule, CoreError> {
-        let m = crate::rules::similar(&self.subject_of(p)?);
+        let m = self.similar_match(p)?;
         let note = Some(format!("allowed like proposal {}", p.id));
         self.add_rule(actor, NewRule { effect: Effect::Allow, matches: m, everything: false, expires_in, note }).await
     }

@@ -31,7 +31,7 @@ mod words;
 
 pub use compiled::{Compiled, builtin_build_test, builtin_read_only};
 pub use set::{Candidate, RuleSet, Ruling};
-pub use words::{describe, similar};
+pub use words::{confinement_for, describe, similar};
 
 pub use crate::confine::Confine;
 use crate::time::Timestamp;

@@ -286,25 +286,39 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
                 tool: Some("Bash".into()),
                 command: Some(cmd.into()),
                 cwd: Some("/w/proj".into()),
+                confinable: true,
                 ..Default::default()
             },
         )
     };
-    // A command that only reads: its program and subcommand, inside the working folder.
+    let similar = |s: &Subject| similar(s).unwrap_or_else(|e| panic!("{e}"));
+    // A command that only reads: its program and subcommand, inside the working folder,
+    // confined to reading.
     let m = similar(&in_proj("git log --oneline -5"));
     assert_eq!((m.input.as_deref(), m.path.as_deref(), m.exact), (Some("git log"), Some("./**"), false));
-    assert_eq!((m.agent.as_deref(), m.tool.as_deref()), (Some("default"), Some("Bash")));
+    assert_eq!((m.agent.as_deref(), m.tool.as_deref(), m.confine), (Some("default"), Some("Bash"), Some(Confine::Read)));
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &in_proj("git log -p")).is_some());
     assert!(pick(&rules, &in_proj("git log --output=/tmp/x")).is_none());
-    // Anything else: exactly as approved.
-    for cmd in ["git push origin main", "npm test -- --watch", "rm -rf build", "cd src && npm test", "find . -delete"] {
+    // A client that cannot run it confined is asked.
+    let mut codex = in_proj("git log -p");
+    codex.can_confine.clear();
+    assert!(pick(&rules, &codex).is_none());
+    // Anything else: exactly as approved, confined to the folder.
+    for cmd in ["npm test -- --watch", "rm -rf build", "cd src && npm test", "find . -delete", "git commit -m x"] {
         let m = similar(&in_proj(cmd));
-        assert_eq!((m.input.as_deref(), m.exact), (Some(cmd), true), "{cmd}");
+        assert_eq!((m.input.as_deref(), m.exact, m.confine), (Some(cmd), true, Some(Confine::Workspace)), "{cmd}");
     }
-    let push = set(vec![rule("s", Effect::Allow, similar(&in_proj("git push origin main")))]);
-    assert!(pick(&push, &in_proj("git push origin main")).is_some());
-    assert!(pick(&push, &in_proj("git push origin main --force")).is_none());
+    let pipe = similar(&in_proj("cat a.txt | grep -c x"));
+    assert_eq!((pipe.exact, pipe.confine), (true, Some(Confine::Read)));
+    // What no confinement lets work (the network, privileges) saves no rule, and says why.
+    for cmd in ["git push origin main", "npm install lodash", "sudo ls", "make && git push", "curl -s https://x.example"] {
+        let why = super::similar(&in_proj(cmd)).expect_err(cmd);
+        assert!(why.starts_with("No rule for similar commands") && why.contains("yours to write"), "{cmd}: {why}");
+    }
+    let rm = set(vec![rule("s", Effect::Allow, similar(&in_proj("rm -rf build")))]);
+    assert!(pick(&rm, &in_proj("rm -rf build")).is_some());
+    assert!(pick(&rm, &in_proj("rm -rf build ~")).is_none());
     // `cd src && npm test` never becomes "allow tool Bash", and never outranks `deny rm`.
     let both = set(vec![
         rule("s", Effect::Allow, similar(&in_proj("cd src && npm test"))),

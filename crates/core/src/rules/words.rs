@@ -1,6 +1,6 @@
 //! Rules in plain words, and the rule "allow similar" derives from a proposal.
 
-use super::{Effect, RuleMatch, Subject};
+use super::{Confine, Effect, RuleMatch, Subject};
 
 fn code(s: &str) -> String {
     format!("`{}`", s.replace('`', "'"))
@@ -125,17 +125,40 @@ fn raised_words(r: &[&str]) -> String {
     }
 }
 
+/// The confinement a rule Assent saves for the person ("allow similar", an imported allow)
+/// runs a command with `effects` under: `read` for one that only reads, `workspace` for any
+/// other. None where no confinement lets it work (it reaches the network, publishes, takes
+/// privileges): why, in words. Such a rule is the person's own to write, unconfined.
+pub fn confinement_for(effects: assent_commands::Effects) -> Result<Confine, String> {
+    use assent_commands::Effects as E;
+    let beyond = E::NETWORK.union(E::PUBLISH).union(E::PRIVILEGE);
+    if effects.any(beyond) {
+        let raised: Vec<&str> = effects.words().into_iter().filter(|w| ["network", "publish", "privilege"].contains(w)).collect();
+        return Err(format!(
+            "it would {}, which no confinement allows; a rule that lets it run unconfined is yours to write (`assent rule add`, or the Rules page)",
+            raised_words(&raised)
+        ));
+    }
+    Ok(if effects.only_reads() { Confine::Read } else { Confine::Workspace })
+}
+
 /// The narrowest useful rule allowing what a proposal does again, never wider than what was
 /// approved: this agent and kind; for a command that only reads, its program and subcommands
-/// with every operand inside the working folder (`./**`); for any other command, or a line that
-/// is not one plain command, the command exactly as approved; a file's folder (not below it),
-/// or for executable configuration that file alone; an HTTP call's origin, method, credential
-/// and the folder of its path.
-pub fn similar(s: &Subject) -> RuleMatch {
+/// with every operand inside the working folder (`./**`), confined to `read`; for any other
+/// command, or a line that is not one plain command, the command exactly as approved, confined
+/// to `workspace` (or `read` if it only reads); a file's folder (not below it), or for
+/// executable configuration that file alone; an HTTP call's origin, method, credential and the
+/// folder of its path. A command no confinement lets work (see [`confinement_for`]) has none:
+/// why, in words.
+pub fn similar(s: &Subject) -> Result<RuleMatch, String> {
     let f = &s.facts;
     let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.clone()), ..Default::default() };
     m.tool = f.tool.as_deref().map(globset::escape);
     if let (Some(line), Some(cmd)) = (&s.line, &f.command) {
+        let effects = line.commands.iter().fold(assent_commands::Effects::NONE, |e, c| e.union(c.effects));
+        let writes = line.commands.iter().any(|c| !c.writes.is_empty());
+        let effects = if writes { effects.union(assent_commands::Effects::WRITE) } else { effects };
+        m.confine = Some(confinement_for(effects).map_err(|why| format!("No rule for similar commands: {why}."))?);
         let reading = line.is_plain()
             && f.cwd.is_some()
             && line
@@ -157,7 +180,7 @@ pub fn similar(s: &Subject) -> RuleMatch {
                 m.exact = true;
             }
         }
-        return m;
+        return Ok(m);
     }
     if s.kind == "http.request" {
         m.host = f.origin.clone().or_else(|| f.host.clone());
@@ -168,7 +191,7 @@ pub fn similar(s: &Subject) -> RuleMatch {
         {
             m.path = Some(format!("{}/*", globset::escape(dir)));
         }
-        return m;
+        return Ok(m);
     }
     // A file: its folder, not below it (a rule on files never covers writing executable
     // configuration it does not name); executable configuration itself, that one file, so an
@@ -184,5 +207,5 @@ pub fn similar(s: &Subject) -> RuleMatch {
     m.method = f.method.clone();
     m.host = f.host.clone();
     m.credential = f.credential.clone();
-    m
+    Ok(m)
 }
