@@ -102,6 +102,53 @@ async fn assent_run_refuses_what_was_not_allowed_confined() {
     assert_ne!(o.status.code(), Some(0));
 }
 
+/// What the hook leaves for `assent run` (`runs/ID.json`) is checked as the server's answer is:
+/// a ticket whose command was changed, one moved under another proposal's name, or one for a
+/// proposal approved unconfined runs nothing of its own; `assent run` asks the server instead,
+/// and runs only what was decided. A ticket is used once.
+#[tokio::test]
+async fn a_forged_or_swapped_ticket_runs_only_what_was_decided() {
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    if !assent_confine::Support::detect().can(assent_confine::Profile::Read) {
+        return;
+    }
+    let out = scene.out.display().to_string();
+    let Answer::Allowed { command, rewritten: true } = ask_hook(&s, &scene, "cat README.md", 30_000) else {
+        panic!("a read is allowed confined")
+    };
+    let id = command.rsplit(' ').next().unwrap().to_string();
+    let ticket = s.home().join("runs").join(format!("{id}.json"));
+    assert!(ticket.is_file(), "the hook left the proposal for assent run");
+    // The command changed in the ticket: the receipt no longer matches; the server's copy runs.
+    let mut forged: Value = serde_json::from_str(&std::fs::read_to_string(&ticket).unwrap()).unwrap();
+    forged["payload"]["input"]["command"] = json!(format!("touch {out}/pwned-ticket"));
+    forged["approved_payload"] = forged["payload"].clone();
+    std::fs::write(&ticket, forged.to_string()).unwrap();
+    let (code, output) = run_as_client(&s, &scene, &command);
+    assert_eq!(code, Some(0), "{output}");
+    assert!(output.contains("hello readme"), "what was decided ran: {output}");
+    assert!(!ticket.exists(), "a ticket is used once");
+    // Another proposal's genuine ticket under this one's name, and one approved unconfined.
+    let Answer::Allowed { command: other, .. } = ask_hook(&s, &scene, "ls src", 30_001) else { panic!() };
+    let other_id = other.rsplit(' ').next().unwrap().to_string();
+    std::fs::rename(s.home().join("runs").join(format!("{other_id}.json")), &ticket).unwrap();
+    let (code, output) = run_as_client(&s, &scene, &command);
+    assert_eq!(code, Some(0), "{output}");
+    assert!(output.contains("hello readme") && !output.contains("main.rs"), "{output}");
+    let pending = s
+        .propose(json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": format!("touch {out}/pwned-approved")},
+            "cwd": scene.proj, "client": "claude-code", "confinable": true}}))
+        .await;
+    let pid = pending["id"].as_str().unwrap().to_string();
+    let (_, approved) = s.decide(&pid, json!({"outcome": "approve"})).await;
+    std::fs::create_dir_all(s.home().join("runs")).unwrap();
+    std::fs::write(s.home().join("runs").join(format!("{pid}.json")), approved.to_string()).unwrap();
+    let o = s.cli(&["run", &pid]);
+    assert_eq!(o.status.code(), Some(126), "{}", crate::harness::stderr(&o));
+    assert!(std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned")));
+}
+
 /// No input takes the server down: the lines that overflowed the reader's stack, and a path of
 /// nearly 4 MB, each get an answer (asked, or a clear 4xx), and `/v1/health` answers within
 /// 100 ms all the while.
