@@ -126,7 +126,7 @@ describe("the detail view", () => {
       expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args)).toEqual([[id, "approve", { allowSimilar: { expires_in: secs } }]]);
       const saved = m.ruleList[m.ruleList.length - 1];
       expect(m.ruleList).toHaveLength(rulesBefore + 1);
-      expect(saved.match).toEqual({ agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test" });
+      expect(saved.match).toEqual({ agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test", confine: "workspace" });
       expect(saved.expires_at === null).toBe(secs === null);
       const toast = await screen.findByText(/Rule saved/);
       expect(toast.textContent).toContain("allow agent default to run cargo test … with tool Bash");

@@ -46,7 +46,7 @@ describe("the in-memory backend", () => {
     expect((await m.similarRule(bash("p_d", "ls && rm x"))).match.input).toBeUndefined();
     const s = await m.similarRule(tool.id);
     expect(s).toEqual({
-      match: { agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test" },
+      match: { agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test", confine: "workspace" },
       description: "allow agent default to run `cargo test …` with tool `Bash`",
     });
     const file = m.proposals.find((p) => p.id === "p_group0") as Proposal;

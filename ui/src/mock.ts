@@ -370,7 +370,7 @@ export class MockBackend implements Backend {
       m.builtin = req.match.builtin;
     }
     if (req.match.confine != null) {
-      if (req.match.confine !== "read") throw { code: "invalid_match", message: `no confinement \`${req.match.confine}\`` };
+      if (req.match.confine !== "read" && req.match.confine !== "workspace") throw { code: "invalid_match", message: `no confinement \`${req.match.confine}\`` };
       if (req.effect !== "allow") throw { code: "invalid_match", message: "`confine` says how an allow runs a command: it goes with `allow` only" };
       m.confine = req.match.confine;
     }
