@@ -55,7 +55,11 @@ pub(crate) fn scene() -> Scene {
     let env_secret = format!("ENV-SECRET-{tag}-44d0");
     std::fs::write(home.join(".ssh/id_rsa"), format!("{key}\n")).unwrap();
     std::fs::write(home.join(".bashrc"), "# bashrc\n").unwrap();
-    std::fs::write(home.join(".gitconfig"), format!("[user]\n\tname = t\n\temail = t@example.com\n# {outside_secret}\n")).unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        format!("[user]\n\tname = t\n\temail = t@example.com\n# {outside_secret}\n"),
+    )
+    .unwrap();
     std::fs::write(out.join("secret.txt"), format!("{outside_secret}\n")).unwrap();
     std::fs::write(proj.join("README.md"), "hello readme\nsecond line\n").unwrap();
     std::fs::write(proj.join("src/main.rs"), "fn main() { println!(\"hi\"); }\n").unwrap();

@@ -146,7 +146,9 @@ async fn a_forged_or_swapped_ticket_runs_only_what_was_decided() {
     std::fs::write(s.home().join("runs").join(format!("{pid}.json")), approved.to_string()).unwrap();
     let o = s.cli(&["run", &pid]);
     assert_eq!(o.status.code(), Some(126), "{}", crate::harness::stderr(&o));
-    assert!(std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned")));
+    assert!(
+        std::fs::read_dir(&scene.out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
+    );
 }
 
 /// No input takes the server down: the lines that overflowed the reader's stack, and a path of
@@ -274,7 +276,11 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
     assert!(!scene.proj.join(".git/hooks/pre-commit").exists());
     assert!(!scene.proj.join(".git/commondir").exists() && scene.proj.join(".git/config").is_file());
     let log = Command::new("git").args(["log", "-1", "--format=%s %an"]).current_dir(&scene.proj).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&log.stdout).trim(), "built t", "the confined commit is in the repository, the person's");
+    assert_eq!(
+        String::from_utf8_lossy(&log.stdout).trim(),
+        "built t",
+        "the confined commit is in the repository, the person's"
+    );
     let status = Command::new("git").args(["status", "--short"]).current_dir(&scene.proj).output().unwrap();
     assert!(status.status.success(), "the repository is whole: {}", String::from_utf8_lossy(&status.stderr));
     assert!(!scene.proj.join(".envrc").exists(), "a new executable configuration was removed");

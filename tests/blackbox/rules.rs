@@ -285,15 +285,10 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let proj = tempfile::tempdir().unwrap();
     let proj = proj.path().canonicalize().unwrap();
     // As Claude Code's hook files a Bash call: it can run an allowed one confined.
-    let bash = |c: &str| {
-        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj, "confinable": true}})
-    };
+    let bash = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj, "confinable": true}});
     // Where this kernel cannot confine, a confined rule allows nothing: the call asks.
-    let allowed = if assent_confine::Support::detect().can(assent_confine::Profile::Workspace) {
-        "approved"
-    } else {
-        "pending"
-    };
+    let allowed =
+        if assent_confine::Support::detect().can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
     let id = propose(&s, bash("npm test -- --grep api")).await["id"].as_str().unwrap().to_string();
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
@@ -435,9 +430,7 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
     assert_eq!(propose(&s, bash("cargo test")).await["status"], "pending");
 
     let proj = tempfile::tempdir().unwrap();
-    let hooked = |c: &str| {
-        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj.path(), "confinable": true}})
-    };
+    let hooked = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj.path(), "confinable": true}});
     let pid = propose(&s, hooked("npm run lint -- --fix")).await["id"].as_str().unwrap().to_string();
     let out = s.cli(&["approve", &pid, "--allow-similar", "--for", "15m"]);
     ok(&out);
@@ -503,9 +496,7 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
 
     // What Claude Code's hook files now meets those rules.
     let call = |tool: &str, input: Value| json!({"kind": "tool.call", "payload": {"tool": tool, "input": input}});
-    let hooked = |command: &str| {
-        json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": root, "confinable": true}})
-    };
+    let hooked = |command: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": root, "confinable": true}});
     // An imported command allow runs confined (where this kernel cannot, it asks).
     let can = |p| assent_confine::Support::detect().can(p);
     let workspace = if can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };

@@ -136,7 +136,8 @@ fn confined_runs(bin: &std::path::Path, home: &str, cwd: &str, fresh: bool) -> R
             id = allowed(bin, home, cwd, i + 1)?;
         }
         let t = Instant::now();
-        let out = Command::new(bin).args(["--home", home, "run", &id]).current_dir(cwd).stdin(Stdio::null()).output()?;
+        let out =
+            Command::new(bin).args(["--home", home, "run", &id]).current_dir(cwd).stdin(Stdio::null()).output()?;
         let took = t.elapsed();
         if !out.status.success() {
             bail!("assent run failed: {}", String::from_utf8_lossy(&out.stderr));

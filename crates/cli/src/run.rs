@@ -77,7 +77,9 @@ fn now() -> i64 {
 /// a ticket is looked for under.
 fn ticket(home: &Home, id: &str) -> Option<std::path::PathBuf> {
     let ok = id.len() <= 64
-        && id.strip_prefix("p_").is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        && id
+            .strip_prefix("p_")
+            .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
     ok.then(|| home.runs().join(format!("{id}.json")))
 }
 

@@ -501,9 +501,10 @@ fn git_identity() -> Vec<(&'static str, String)> {
         (out.status.success() && !v.is_empty()).then_some(v)
     };
     let mut env = Vec::new();
-    for (key, names) in
-        [("user.name", ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"]), ("user.email", ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"])]
-    {
+    for (key, names) in [
+        ("user.name", ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"]),
+        ("user.email", ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"]),
+    ] {
         if names.iter().all(|n| std::env::var_os(n).is_some()) {
             continue;
         }

@@ -296,7 +296,10 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     // confined to reading.
     let m = similar(&in_proj("git log --oneline -5"));
     assert_eq!((m.input.as_deref(), m.path.as_deref(), m.exact), (Some("git log"), Some("./**"), false));
-    assert_eq!((m.agent.as_deref(), m.tool.as_deref(), m.confine), (Some("default"), Some("Bash"), Some(Confine::Read)));
+    assert_eq!(
+        (m.agent.as_deref(), m.tool.as_deref(), m.confine),
+        (Some("default"), Some("Bash"), Some(Confine::Read))
+    );
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &in_proj("git log -p")).is_some());
     assert!(pick(&rules, &in_proj("git log --output=/tmp/x")).is_none());
@@ -312,7 +315,9 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     let pipe = similar(&in_proj("cat a.txt | grep -c x"));
     assert_eq!((pipe.exact, pipe.confine), (true, Some(Confine::Read)));
     // What no confinement lets work (the network, privileges) saves no rule, and says why.
-    for cmd in ["git push origin main", "npm install lodash", "sudo ls", "make && git push", "curl -s https://x.example"] {
+    for cmd in
+        ["git push origin main", "npm install lodash", "sudo ls", "make && git push", "curl -s https://x.example"]
+    {
         let why = super::similar(&in_proj(cmd)).expect_err(cmd);
         assert!(why.starts_with("No rule for similar commands") && why.contains("yours to write"), "{cmd}: {why}");
     }

@@ -133,7 +133,8 @@ pub fn confinement_for(effects: assent_commands::Effects) -> Result<Confine, Str
     use assent_commands::Effects as E;
     let beyond = E::NETWORK.union(E::PUBLISH).union(E::PRIVILEGE);
     if effects.any(beyond) {
-        let raised: Vec<&str> = effects.words().into_iter().filter(|w| ["network", "publish", "privilege"].contains(w)).collect();
+        let raised: Vec<&str> =
+            effects.words().into_iter().filter(|w| ["network", "publish", "privilege"].contains(w)).collect();
         return Err(format!(
             "it would {}, which no confinement allows; a rule that lets it run unconfined is yours to write (`assent rule add`, or the Rules page)",
             raised_words(&raised)
