@@ -206,6 +206,36 @@ async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
     assert_eq!(s.get(p["id"].as_str().unwrap(), &s.owner).await.1["status"], "withdrawn");
 }
 
+/// Claude Code killed with SIGKILL while its hook waits (no signal reaches the hook): the hook
+/// sees its client gone and withdraws the proposal within seconds, long before its lease would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_claude_code_leaves_no_question_behind() {
+    let s = Server::start().await;
+    let work = tempfile::tempdir().unwrap();
+    let model = Model::start(work.path(), "echo never");
+    let mut claude_run = run_claude(&s, &model, work.path(), 60);
+    let p = pending(&s, &mut claude_run).await;
+    let id = p["id"].as_str().unwrap().to_string();
+    claude_run.kill().unwrap();
+    let killed = Instant::now();
+    let _ = claude_run.wait();
+    loop {
+        let (_, now) = s.get(&id, &s.owner).await;
+        if now["status"] != "pending" {
+            assert_eq!(now["status"], "withdrawn", "{now}");
+            break;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "still pending {:?} after Claude Code was killed",
+            killed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    assert!(!audit.to_string().contains("lease"), "withdrawn by the hook, not by the lease: {audit}");
+}
+
 /// Permission entries a person might have in Claude Code, and command lines an agent sends:
 /// everyday ones and the forms that try to get more out of an allow (quoting, chaining,
 /// redirections, wrappers, options that write, run code or force).

@@ -170,6 +170,69 @@ async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
     assert_eq!(aud.status.code(), Some(16), "{}", crate::harness::stderr(&aud));
     let keys = s.cli(&["receipt", "keys"]);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&crate::harness::stdout(&keys)).unwrap(), jwks);
+    // A rejection's receipt is valid only when asked for any outcome.
+    let r = s.propose_tool("make destroy").await;
+    s.decide(&r, json!({"outcome": "reject", "reason": "no"})).await;
+    let rejected = receipt(&s, &r).await;
+    let keys = file.to_str().unwrap();
+    let no = s.cli(&["receipt", "verify", &rejected, "--keys", keys]);
+    assert_eq!(no.status.code(), Some(19), "{}", crate::harness::stderr(&no));
+    let audit = s.cli(&["receipt", "verify", &rejected, "--keys", keys, "--any-outcome"]);
+    assert!(audit.status.success(), "{}", crate::harness::stderr(&audit));
+    assert!(crate::harness::stdout(&audit).contains("\"reject\""), "{}", crate::harness::stdout(&audit));
+}
+
+/// Numbers a double cannot hold exactly are refused at every door, so a receipt can never bind
+/// two values: over the API (a payload and an edit), and through the hook; the edge values
+/// that are allowed get receipts that bind them exactly.
+#[tokio::test]
+async fn a_number_a_double_cannot_hold_is_refused_and_the_edges_bind_exactly() {
+    let s = Server::start().await;
+    let keys = key_set(&s).await;
+    let call = |raw: &str| {
+        format!(r#"{{"kind": "tool.call", "payload": {{"tool": "publish", "input": {{"post_id": {raw}}}}}}}"#)
+    };
+    for raw in ["1152921504606846977", "-9007199254740993", "9007199254740992", "1e300", "9007199254740993.0", "0.1"] {
+        let r = s
+            .http
+            .post(format!("{}/v1/proposals", s.url))
+            .bearer_auth(&s.agent)
+            .header("content-type", "application/json")
+            .body(call(raw))
+            .send()
+            .await
+            .unwrap();
+        let (st, v) = (r.status(), r.json::<serde_json::Value>().await.unwrap());
+        if raw == "0.1" {
+            assert_eq!(st, reqwest::StatusCode::CREATED, "a fraction is a double, as every JSON reader takes it: {v}");
+            continue;
+        }
+        assert_eq!(st, reqwest::StatusCode::UNPROCESSABLE_ENTITY, "{raw}: {v}");
+        assert_eq!(v["error"]["code"], "invalid_number", "{v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains("/input/post_id"), "{v}");
+    }
+    // The largest safe integer and its negative are allowed, and bound exactly.
+    for n in [9_007_199_254_740_991_i64, -9_007_199_254_740_991] {
+        let p = s.propose(json!({"kind": "tool.call", "payload": {"tool": "publish", "input": {"post_id": n}}})).await;
+        let id = p["id"].as_str().unwrap();
+        s.decide(id, json!({"outcome": "approve"})).await;
+        let c = verify(&receipt(&s, id).await, &keys, &Expect { approved: true, ..Default::default() }, now()).unwrap();
+        assert_eq!(c.payload_sha256, payload_sha256(&json!({"tool": "publish", "input": {"post_id": n}})));
+        assert_ne!(c.payload_sha256, payload_sha256(&json!({"tool": "publish", "input": {"post_id": n - n.signum()}})));
+    }
+    // An edit carrying one is refused, and nothing is decided.
+    let p = s.propose(json!({"kind": "tool.call", "payload": {"tool": "publish", "input": {"post_id": 1}}})).await;
+    let id = p["id"].as_str().unwrap();
+    let edit: serde_json::Value =
+        serde_json::from_str(r#"{"outcome": "approve", "edits": {"input": {"post_id": 1152921504606846977}}}"#)
+            .unwrap();
+    let (st, v) = s.decide(id, edit).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (reqwest::StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_number")),
+        "{v}"
+    );
+    assert_eq!(s.get(id, &s.owner.clone()).await.1["status"], "pending");
 }
 
 #[tokio::test]

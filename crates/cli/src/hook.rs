@@ -222,8 +222,14 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         carry_receipt: client_kind == Agent::ClaudeCode,
         confinable: confinable(client_kind, tool, &ev["tool_input"]),
     };
-    // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP).
-    let stop = assent_host::start::stop_signal();
+    // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP), or by
+    // dying (SIGKILL: no signal reaches the hook, but it is handed to another parent).
+    let stop = async {
+        tokio::select! {
+            () = assent_host::start::stop_signal() => {}
+            () = client_gone() => {}
+        }
+    };
     Ok(match gate(&client.api, g, stop).await {
         Gated::Decided { verdict, proposal, .. } => {
             if matches!(verdict, Verdict::Confined { .. }) && client_kind == Agent::ClaudeCode {
@@ -242,6 +248,22 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         }
         Gated::Lost { id, .. } => Verdict::Ask(handed_back(&format!("Lost contact with Assent while waiting on {id}"))),
     })
+}
+
+/// Resolves once the process that started the hook (the client) is gone.
+async fn client_gone() {
+    #[cfg(unix)]
+    {
+        let parent = std::os::unix::process::parent_id();
+        loop {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            if std::os::unix::process::parent_id() != parent {
+                return;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    std::future::pending::<()>().await
 }
 
 fn not_running(home: &Home) -> String {

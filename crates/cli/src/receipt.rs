@@ -24,7 +24,7 @@ pub enum ReceiptCmd {
     /// Check a receipt: exit 0 and its claims when valid; otherwise a one-line reason and an
     /// exit code of its own (10 malformed, 11 algorithm, 12 unknown key, 13 signature,
     /// 14 expired, 15 not yet valid, 16 audience, 17 payload or input, 19 not an approval,
-    /// 20 another tool).
+    /// 20 another tool). Only an approval is valid unless `--any-outcome` says otherwise.
     Verify {
         /// The receipt (a compact JWS), or `-` to read it from standard input.
         token: String,
@@ -43,9 +43,13 @@ pub enum ReceiptCmd {
         /// The keys to trust, a JWK Set file (offline); default: the running server's.
         #[arg(long, value_name = "JWKS-FILE")]
         keys: Option<PathBuf>,
-        /// Only an approval is valid.
-        #[arg(long)]
+        /// Only an approval is valid (the default; kept for scripts that say so).
+        #[arg(long, hide = true, conflicts_with = "any_outcome")]
         approved: bool,
+        /// A receipt of any outcome is valid (a rejection, a request for changes): for an audit,
+        /// never before acting.
+        #[arg(long)]
+        any_outcome: bool,
     },
 }
 
@@ -98,7 +102,7 @@ pub async fn run(home: &Home, cmd: ReceiptCmd) -> Result<()> {
                 }
             }
         }
-        ReceiptCmd::Verify { token, payload, audience, tool, input, keys, approved } => {
+        ReceiptCmd::Verify { token, payload, audience, tool, input, keys, approved: _, any_outcome } => {
             let token = if token == "-" {
                 let mut t = String::new();
                 std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)?;
@@ -118,7 +122,8 @@ pub async fn run(home: &Home, cmd: ReceiptCmd) -> Result<()> {
                 .map(|d| d.as_secs() as i64)
                 .unwrap_or(0);
             let tool_call = tool.as_deref().zip(input.as_ref()).map(|(name, input)| ToolCall { name, input });
-            let expect = Expect { payload: payload.as_ref(), audience: audience.as_deref(), tool_call, approved };
+            let expect =
+                Expect { payload: payload.as_ref(), audience: audience.as_deref(), tool_call, approved: !any_outcome };
             match verify(&token, &keys, &expect, now) {
                 Ok(claims) => println!("{}", serde_json::to_string_pretty(&claims)?),
                 Err(r) => {

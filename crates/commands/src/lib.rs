@@ -52,8 +52,11 @@ pub enum PathArg {
         /// The pattern as written.
         pattern: String,
     },
-    /// Not known before the line runs (a variable, a relative path with no working folder).
+    /// Not known before the line runs (a variable, a substitution, a glob that may climb).
     Unknown(String),
+    /// A literal relative path with no working folder to resolve it: its name is known, its
+    /// folder is not.
+    Relative(String),
 }
 
 /// A file a redirection writes.
@@ -353,7 +356,7 @@ pub fn path_inside_by(p: &PathArg, dir: &str, real: &dyn Fn(&str) -> Option<Stri
     let at = match p {
         PathArg::At(a) => a.as_str(),
         PathArg::Pattern { dir: d, .. } => d.as_str(),
-        PathArg::Unknown(_) => return false,
+        PathArg::Unknown(_) | PathArg::Relative(_) => return false,
     };
     if !path::inside(at, dir) {
         return false;

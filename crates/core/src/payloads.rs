@@ -149,6 +149,8 @@ fn formatted(format: &str, nullable: bool, description: &str) -> utoipa::openapi
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(ty)
         .format(Some(SchemaFormat::Custom(format.to_string())))
+        // Never empty: the server refuses an empty one (422), so the document does too.
+        .min_length(Some(1))
         .description(Some(description))
         .build()
 }

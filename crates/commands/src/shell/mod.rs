@@ -305,6 +305,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 Some(p) => PathArg::At(p),
+                None if cwd.is_none() && !s.starts_with('/') => PathArg::Relative(s.clone()),
                 None => PathArg::Unknown(s.clone()),
             },
             Word::Glob(g) => {

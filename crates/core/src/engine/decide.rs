@@ -102,6 +102,7 @@ pub struct BatchResult {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GroupDecision {
     /// The group.
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub group_id: String,
     /// The agent whose group it is (needed when more than one agent used this `group_id`).
     #[serde(default)]
@@ -223,6 +224,9 @@ impl Engine {
         }
         if req.outcome != Outcome::Approve && req.edits.is_some() {
             return Err(CoreError::invalid("invalid_edits", "edits go with approve only"));
+        }
+        if let Some(edits) = &req.edits {
+            super::propose::refuse_beyond_i_json(edits, "edit")?;
         }
         let edited_payload = match (&req.edits, req.outcome) {
             (Some(edits), Outcome::Approve) => Some(self.inner.kinds.get(&p.kind)?.edit(&p.payload, edits)?),

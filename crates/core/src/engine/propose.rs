@@ -105,6 +105,21 @@ pub struct Proposed {
     pub created: bool,
 }
 
+/// Refuses a number in `v` that a double cannot hold exactly (see
+/// [`crate::canonical::beyond_i_json`]): `invalid_number`, naming where it is.
+pub(super) fn refuse_beyond_i_json(v: &Value, what: &str) -> Result<(), CoreError> {
+    match crate::canonical::beyond_i_json(v) {
+        None => Ok(()),
+        Some(at) => Err(CoreError::invalid(
+            "invalid_number",
+            format!(
+                "the {what} holds a number at `{}` beyond 2^53 - 1 (9007199254740991), which a double cannot hold exactly: send it as a string",
+                if at.is_empty() { "/" } else { &at }
+            ),
+        )),
+    }
+}
+
 impl Engine {
     /// Lets `kind` validate and preview a payload `agent` sent, off the async workers when the
     /// kind touches the file system or network.
@@ -161,6 +176,7 @@ impl Engine {
             envelope(&mut req, cfg)?;
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
+        refuse_beyond_i_json(&req.payload, "payload")?;
         let Prepared { payload, base, preview } = self.prepare(&kind, agent, req.payload).await?;
 
         let now = Timestamp::now();

@@ -293,7 +293,7 @@ impl Compiled {
                 let name = pattern.rsplit('/').next().unwrap_or(pattern);
                 self.covers_writing(&format!("{}/{}", dir.trim_end_matches('/'), name), None, cwd)
             }
-            PathArg::Unknown(_) => false,
+            PathArg::Unknown(_) | PathArg::Relative(_) => false,
         }
     }
 
@@ -326,7 +326,29 @@ impl Compiled {
                 }
             }
             PathArg::Unknown(_) => !allow,
+            // No working folder: its folder could be any, but not its name. A deny or ask
+            // whose glob could never end in that name does not decide it (the call asks).
+            PathArg::Relative(rel) => !allow && !s.relative_off.get() && self.may_end_in(rel),
         }
+    }
+
+    /// Whether this rule's path glob could take in some path ending in `rel` (relative, its
+    /// folder unknown): its last name could be `rel`'s, or it spans folders (`**`).
+    fn may_end_in(&self, rel: &str) -> bool {
+        let Some(rule) = self.path_abs.as_deref() else { return true };
+        let name = rel.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+        if name.is_empty() || name == "." || name == ".." {
+            return true;
+        }
+        let last = rule.trim_end_matches('/').rsplit('/').next().unwrap_or(rule);
+        if last.contains("**") {
+            return true;
+        }
+        globset::GlobBuilder::new(last)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_or(true, |g| g.compile_matcher().is_match(name))
     }
 
     fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>, writes: bool) -> bool {

@@ -294,6 +294,9 @@ pub struct Subject {
     /// Whether its working folder lies in one of the person's work roots (true when none are
     /// declared); the built-in rules allow nothing outside them.
     pub in_work_roots: bool,
+    /// While set, a relative path with no working folder to resolve it takes in no path rule:
+    /// how the rule set tells a deny that refuses only through such a path (which then asks).
+    pub(crate) relative_off: std::cell::Cell<bool>,
 }
 
 pub(crate) fn home() -> Option<String> {
@@ -336,7 +339,17 @@ impl Subject {
             reals.entry(c.clone()).or_insert_with(|| assent_commands::path::real(c));
         }
         let can_confine = if facts.confinable && line.is_some() { Confine::ALL.to_vec() } else { Vec::new() };
-        Subject { agent: agent.into(), kind: kind.into(), facts, line, path, reals, can_confine, in_work_roots: true }
+        Subject {
+            agent: agent.into(),
+            kind: kind.into(),
+            facts,
+            line,
+            path,
+            reals,
+            can_confine,
+            in_work_roots: true,
+            relative_off: std::cell::Cell::new(false),
+        }
     }
 
     /// The real path of a path it touches (found once, when it was read).

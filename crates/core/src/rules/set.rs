@@ -207,7 +207,7 @@ impl RuleSet {
                         queries.extend(s.real_of(a));
                         queries.push(a.clone());
                     }
-                    PathArg::Pattern { .. } | PathArg::Unknown(_) => unknown = true,
+                    PathArg::Pattern { .. } | PathArg::Unknown(_) | PathArg::Relative(_) => unknown = true,
                 }
             }
         }
@@ -324,7 +324,7 @@ impl RuleSet {
                     })
                     .unwrap_or(stops[0])
             });
-            if winner.effect == Effect::Deny {
+            if winner.effect == Effect::Deny && !refuses_only_through_a_relative_path(winner, s, part) {
                 return Ruling { effect: Effect::Deny, rule: Some(winner), confine: None };
             }
             if asked.as_ref().is_none_or(|a| a.rule.is_none()) {
@@ -339,6 +339,23 @@ impl RuleSet {
             None => Ruling { effect: Effect::Ask, rule: None, confine: None },
         }
     }
+}
+
+/// Whether `deny` takes in `part` only through a relative path with no working folder to
+/// resolve it (the MCP permission prompt reports none): its folder could be any, so the rule
+/// does not refuse, and the call asks.
+fn refuses_only_through_a_relative_path(deny: &Candidate, s: &Subject, part: super::compiled::Part<'_>) -> bool {
+    let relative = s.line.as_ref().is_some_and(|l| {
+        let touched = l.commands.iter().flat_map(|c| c.reads.iter().chain(&c.writes));
+        touched.chain(l.redirects.iter().map(|r| &r.path)).any(|p| matches!(p, PathArg::Relative(_)))
+    });
+    if !relative {
+        return false;
+    }
+    s.relative_off.set(true);
+    let still = deny.compiled.applies(s, part);
+    s.relative_off.set(false);
+    !still
 }
 
 fn bad_globs(e: globset::Error) -> BadRule {

@@ -592,3 +592,4 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
 }
 
 mod confined;
+mod folders;

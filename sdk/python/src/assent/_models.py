@@ -191,7 +191,8 @@ class FileDelete(BaseModel):
     path: Annotated[
         str,
         Field(
-            description="The real, absolute path of an existing regular file to delete, where a file.write may write."
+            description="The real, absolute path of an existing regular file to delete, where a file.write may write.",
+            min_length=1,
         ),
     ]
 
@@ -203,7 +204,8 @@ class FileWrite(BaseModel):
     path: Annotated[
         str,
         Field(
-            description="The real, absolute path of the file to write: its folder exists, it is not a folder, a link or a special file, and it is outside Assent's home, ~/.ssh, ~/.gnupg, keychain files, /proc, /sys, /dev and the configured protected paths (and inside the allowed roots, when configured)."
+            description="The real, absolute path of the file to write: its folder exists, it is not a folder, a link or a special file, and it is outside Assent's home, ~/.ssh, ~/.gnupg, keychain files, /proc, /sys, /dev and the configured protected paths (and inside the allowed roots, when configured).",
+            min_length=1,
         ),
     ]
     content: Annotated[str, Field(description="The new content.")]
@@ -301,7 +303,8 @@ class HttpRequest1(BaseModel):
     url: Annotated[
         str,
         Field(
-            description="The full URL: https, with a host and no user name or password in it (plain http only to a loopback origin the named credential allows)."
+            description="The full URL: https, with a host and no user name or password in it (plain http only to a loopback origin the named credential allows).",
+            min_length=1,
         ),
     ]
     headers: Annotated[
@@ -323,7 +326,8 @@ class HttpRequest1(BaseModel):
     credential: Annotated[
         str | None,
         Field(
-            description="The name of a credential Assent holds (404 `unknown_credential` if none has it), allowed for the URL's origin; Assent injects its secret."
+            description="The name of a credential Assent holds (404 `unknown_credential` if none has it), allowed for the URL's origin; Assent injects its secret.",
+            min_length=1,
         ),
     ] = None
 
@@ -343,7 +347,8 @@ class HttpRequest2(BaseModel):
     url: Annotated[
         str,
         Field(
-            description="The full URL: https, with a host and no user name or password in it (plain http only to a loopback origin the named credential allows)."
+            description="The full URL: https, with a host and no user name or password in it (plain http only to a loopback origin the named credential allows).",
+            min_length=1,
         ),
     ]
     headers: Annotated[
@@ -365,7 +370,8 @@ class HttpRequest2(BaseModel):
     credential: Annotated[
         str | None,
         Field(
-            description="The name of a credential Assent holds (404 `unknown_credential` if none has it), allowed for the URL's origin; Assent injects its secret."
+            description="The name of a credential Assent holds (404 `unknown_credential` if none has it), allowed for the URL's origin; Assent injects its secret.",
+            min_length=1,
         ),
     ] = None
 
@@ -1431,7 +1437,7 @@ class GroupDecision(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    group_id: Annotated[str, Field(description="The group.")]
+    group_id: Annotated[str, Field(description="The group.", min_length=1)]
     agent: Annotated[
         str | None,
         Field(
