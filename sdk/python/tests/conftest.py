@@ -72,6 +72,22 @@ class Server:
         t.start()
         return t
 
+    def decide_slowly(self, n: int, after: float, decision: dict | None = None) -> threading.Thread:
+        """Once `n` proposals are pending, lets `after` seconds pass, then decides them all
+        (oldest first) with `decision` (an approval unless given), from another thread: a
+        person who takes their time over a whole turn."""
+        def run():
+            deadline = time.monotonic() + 30
+            while len(items := self.owner_call("GET", "/proposals?status=pending")["items"]) < n:
+                assert time.monotonic() < deadline, "the turn's proposals never all became pending"
+                time.sleep(0.05)
+            time.sleep(after)
+            for p in reversed(items):
+                self.owner_call("POST", f"/proposals/{p['id']}/decision", decision or {"outcome": "approve"})
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from claude_agent_sdk import ClaudeAgentOptions, query
 
@@ -71,3 +72,44 @@ def test_undecided_and_unreachable_are_denied(server, tmp_path, monkeypatch):
     monkeypatch.setenv("ASSENT_HOME", str(tmp_path / "nowhere"))
     gone = asyncio.run(ask(None))
     assert gone.behavior == "deny" and "could not ask the person" in gone.message
+
+
+def test_a_retry_gets_the_same_proposal_and_a_reused_id_a_new_one(server):
+    ctx = SimpleNamespace(tool_use_id="call_0")
+
+    async def go():
+        async with AsyncAssent() as a:
+            decide = can_use_tool(a, session_id="cas-reuse", timeout=30)
+            server.decide_next({"outcome": "approve"})
+            # Asked twice for the same call before an answer (a retry): one proposal.
+            both = await asyncio.gather(decide("Bash", {"command": "ls"}, ctx), decide("Bash", {"command": "ls"}, ctx))
+            assert [r.behavior for r in both] == ["allow", "allow"]
+            assert len(server.owner_call("GET", "/proposals?session_id=cas-reuse")["items"]) == 1
+            # The same id once answered is another call (ids numbered afresh each turn) ...
+            server.decide_next({"outcome": "reject", "reason": "not twice"})
+            again = await decide("Bash", {"command": "ls"}, ctx)
+            assert again.behavior == "deny" and "not twice" in again.message
+            # ... and another run (a callback of its own) never gets an earlier decision.
+            server.decide_next({"outcome": "reject", "reason": "new run, new question"})
+            other = await can_use_tool(a, session_id="cas-reuse", timeout=30)("Bash", {"command": "ls"}, ctx)
+            assert other.behavior == "deny" and "new run" in other.message
+
+    asyncio.run(go())
+    items = server.owner_call("GET", "/proposals?session_id=cas-reuse")["items"]
+    assert sorted(p["status"] for p in items) == ["approved", "rejected", "rejected"]
+
+
+def test_the_persons_input_replaces_the_models_whole(server):
+    async def ask(edits):
+        async with AsyncAssent() as a:
+            server.decide_next({"outcome": "approve", "edits": {"input": edits}})
+            return await can_use_tool(a, timeout=30)("Bash", {"command": "rm -r build", "recursive": True}, None)
+
+    deleted = asyncio.run(ask({"command": "rm build"}))
+    assert deleted.behavior == "allow" and deleted.updated_input == {"command": "rm build"}
+    added = asyncio.run(ask({"command": "rm -r build", "recursive": True, "dry_run": True}))
+    assert added.updated_input == {"command": "rm -r build", "recursive": True, "dry_run": True}
+    changed = asyncio.run(ask({"command": "ls build", "recursive": False}))
+    assert changed.updated_input == {"command": "ls build", "recursive": False}
+    not_an_input = asyncio.run(ask("ls"))
+    assert not_an_input.behavior == "deny", "an input that is not an object never falls back to the model's"

@@ -133,3 +133,29 @@ def test_a_batch_in_one_group_and_a_sessions_counts(server):
         server.owner_call("POST", f"/proposals/{b.items[0].proposal.id}/decision", {"outcome": "approve"})
         c = a.session("t-1")
         assert (c.pending, c.total, c.by_status) == (1, 2, {"pending": 1, "approved": 1})
+
+
+def test_the_server_dying_mid_wait_is_assent_not_running(server):
+    import time
+
+    with Assent() as a:
+        p = a.propose_tool("t", {})
+        threading.Timer(0.5, server.proc.kill).start()
+        started = time.monotonic()
+        with pytest.raises(assent.AssentNotRunning) as e:
+            a.wait(p.id, timeout=30)
+        assert time.monotonic() - started < 10, "the wait ended when the server did"
+        assert "stopped answering" in str(e.value)
+        with pytest.raises(assent.AssentNotRunning):
+            a.get(p.id)
+
+
+def test_the_server_dying_mid_async_wait_is_assent_not_running(server):
+    async def go():
+        async with AsyncAssent() as a:
+            p = await a.propose_tool("t", {})
+            asyncio.get_running_loop().call_later(0.5, server.proc.kill)
+            with pytest.raises(assent.AssentNotRunning):
+                await a.wait(p.id, timeout=30)
+
+    asyncio.run(go())

@@ -123,3 +123,44 @@ def test_a_write_built_by_the_function_is_carried_out_by_assent(server, tmp_path
     with pytest.raises(assent.Rejected):
         save_notes("other\n")
     assert target.read_text() == "edited by the person\n"
+
+
+def test_the_function_receives_exactly_the_approved_arguments(server):
+    got = []
+
+    @gated
+    def remove(**args) -> None:
+        got.append(args)
+
+    proposed = {"path": "build", "recursive": True}
+    for edited in [{"path": "build"},                                         # deletes an argument
+                   {"path": "build", "recursive": True, "dry_run": True},     # adds one
+                   {"path": "dist", "recursive": True}]:                      # changes one
+        server.decide_next({"outcome": "approve", "edits": {"input": edited}})
+        remove(**proposed)
+        assert got[-1] == edited, "exactly the person's input, nothing of the proposed one merged back"
+    server.decide_next({"outcome": "approve"})
+    remove(**proposed)
+    assert got[-1] == proposed, "approved as proposed"
+
+
+def test_approved_arguments_that_do_not_fit_never_run(server):
+    calls.clear()
+    for edited, why in [({"post_id": 7}, "leave out `force`"),                      # would come back as False
+                        ({"post_id": 7, "force": True, "purge": True}, "add `purge`"),
+                        ("7", "not arguments by name")]:
+        server.decide_next({"outcome": "approve", "edits": {"input": edited}})
+        with pytest.raises(assent.Failed) as e:
+            delete_post(7, force=True)
+        assert e.value.code == "arguments_unfit" and why in str(e.value)
+    assert calls == [], "the function did not run"
+    server.decide_next({"outcome": "approve", "edits": {"input": {"post_id": 9, "force": False}}})
+    assert delete_post(7, force=True) == "deleted 9"
+    assert calls == [(9, False)]
+
+    @gated
+    async def tag(post_id: int, *tags: str) -> tuple:
+        return post_id, tags
+
+    server.decide_next({"outcome": "approve", "edits": {"input": {"post_id": 3, "tags": ["a", "b"]}}})
+    assert asyncio.run(tag(3, "a")) == (3, ("a", "b"))

@@ -83,3 +83,28 @@ def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_pat
     with pytest.raises(assent.AssentNotRunning):
         invoke(agent(), {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t3"}})
     assert ran == []
+
+
+def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
+    # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
+    # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
+    ran = []
+
+    @tool
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{n}"}
+                                            for n in (1, 2)])
+    model = Scripted(messages=iter([turn, AIMessage(content="done")]))
+    agent = create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
+                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+    slow = server.decide_slowly(2, after=17)
+    with Assent() as client:
+        result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t4"}}, client=client,
+                        timeout=60)
+    slow.join()
+    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    assert result["messages"][-1].content == "done"

@@ -103,3 +103,73 @@ def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_pat
     with pytest.raises(assent.AssentNotRunning):
         asyncio.run(run(again, "go"))
     assert ran == []
+
+
+class OneTurn(Model):
+    """Makes every call of `calls` in one turn (ids `call_0`, `call_1`, ... as local model
+    servers number them), then answers "done"."""
+
+    def __init__(self, calls: list[tuple[str, dict]]):
+        self.calls = calls
+
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+                           **kwargs):
+        answered = isinstance(input, list) and any(
+            isinstance(i, dict) and i.get("type") == "function_call_output" for i in input)
+        if not answered:
+            output = [ResponseFunctionToolCall(type="function_call", name=name, arguments=json.dumps(args),
+                                               call_id=f"call_{n}", id=f"fc_{n}", status="completed")
+                      for n, (name, args) in enumerate(self.calls)]
+            return ModelResponse(output=output, usage=Usage(), response_id=None)
+        text = ResponseOutputText(type="output_text", text="done", annotations=[])
+        msg = ResponseOutputMessage(type="message", id="msg_1", role="assistant", status="completed", content=[text])
+        return ModelResponse(output=[msg], usage=Usage(), response_id=None)
+
+    async def stream_response(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+def deleter(ran: list):
+    @function_tool(needs_approval=True)
+    def delete_post(post_id: int) -> str:
+        """Deletes a post."""
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    return delete_post
+
+
+def test_a_reused_call_id_in_a_new_run_asks_the_person_again(server):
+    ran = []
+    tool = deleter(ran)
+
+    async def go(decision):
+        server.decide_next(decision)
+        agent = Agent(name="blog", tools=[tool], model=OneTurn([("delete_post", {"post_id": 7})]))
+        async with AsyncAssent() as client:
+            return await run(agent, "go", client=client, session_id="oa-reuse", timeout=30)
+
+    asyncio.run(go({"outcome": "approve"}))
+    assert ran == [7]
+    asyncio.run(go({"outcome": "reject", "reason": "once is enough"}))
+    assert ran == [7], "the second run's call_0 waited for the person, who said no"
+    items = server.owner_call("GET", "/proposals?session_id=oa-reuse")["items"]
+    assert sorted(p["status"] for p in items) == ["approved", "rejected"]
+
+
+def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
+    # The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
+    # for plus the server's one-second sweep: as short as shows a lapse.
+    ran = []
+    agent = Agent(name="blog", tools=[deleter(ran)],
+                  model=OneTurn([("delete_post", {"post_id": 1}), ("delete_post", {"post_id": 2})]))
+    slow = server.decide_slowly(2, after=17)
+
+    async def go():
+        async with AsyncAssent() as client:
+            return await run(agent, "go", client=client, timeout=60)
+
+    result = asyncio.run(go())
+    slow.join()
+    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    assert result.final_output == "done"

@@ -77,3 +77,68 @@ def test_assent_not_running_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(assent.AssentNotRunning):
         run_sync(agent, "go")
     assert ran == []
+
+
+def test_a_reused_call_id_in_a_new_run_asks_the_person_again(server):
+    # A local model server numbers calls from call_0 in every run: the second run's call_0,
+    # with the same arguments, must be a new proposal for the person, not the first run's answer.
+    seen, ran = [], []
+    agent = agent_with([("delete_post", {"post_id": 7})], seen, ran)
+    with Assent() as client:
+        server.decide_next({"outcome": "approve"})
+        run_sync(agent, "go", client=client, session_id="reuse", timeout=30)
+        assert ran == [7]
+        server.decide_next({"outcome": "reject", "reason": "once is enough"})
+        run_sync(agent, "go", client=client, session_id="reuse", timeout=30)
+    assert ran == [7], "the second run waited for the person, who said no"
+    assert "once is enough" in seen[-1]
+    items = server.owner_call("GET", "/proposals?session_id=reuse")["items"]
+    assert sorted(p["status"] for p in items) == ["approved", "rejected"]
+
+
+def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
+    # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
+    # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
+    ran = []
+
+    def model(messages, info):
+        if any(isinstance(p, ToolReturnPart) for m in messages for p in getattr(m, "parts", [])):
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("delete_post", {"post_id": 1}, tool_call_id="call_0"),
+                                    ToolCallPart("delete_post", {"post_id": 2}, tool_call_id="call_1")])
+
+    agent = Agent(FunctionModel(model), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain(requires_approval=True)
+    def delete_post(post_id: int) -> str:
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    slow = server.decide_slowly(2, after=17)
+    with Assent() as client:
+        result = run_sync(agent, "go", client=client, timeout=60)
+    slow.join()
+    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    assert result.output == "done"
+
+
+def test_the_tool_runs_with_the_persons_arguments_whole(server):
+    ran = []
+
+    def agent():
+        a = Agent(scripted([("rm", {"path": "build", "recursive": True})], []), output_type=[str, DeferredToolRequests])
+
+        @a.tool_plain(requires_approval=True)
+        def rm(path: str, recursive: bool = False, dry_run: bool = False) -> str:
+            ran.append((path, recursive, dry_run))
+            return "done"
+
+        return a
+
+    with Assent() as client:
+        for edited in [{"path": "build"}, {"path": "build", "recursive": True, "dry_run": True},
+                       {"path": "dist", "recursive": True}]:
+            server.decide_next({"outcome": "approve", "edits": {"input": edited}})
+            run_sync(agent(), "go", client=client, timeout=30)
+    assert ran == [("build", False, False), ("build", True, True), ("dist", True, False)], \
+        "a deleted argument is not the model's any more, an added one is there, a changed one changed"

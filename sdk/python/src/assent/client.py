@@ -53,6 +53,14 @@ def _request(ep: _discover.Endpoint, method: str, path: str, json_body: Any, par
     }
 
 
+def _gone(ep: _discover.Endpoint, e: httpx.TransportError) -> AssentNotRunning:
+    """The SDK's error for a request that got no answer: nothing listening (nothing was sent),
+    or the server went away mid-request (it died, or the connection dropped during a wait)."""
+    if isinstance(e, httpx.ConnectError):
+        return AssentNotRunning(f"Assent is not running at {ep.url}")
+    return AssentNotRunning(f"Assent at {ep.url} stopped answering ({type(e).__name__}: {e})")
+
+
 def _events(lines: Iterator[str]) -> Iterator[dict]:
     data: list[str] = []
     for line in lines:
@@ -93,8 +101,10 @@ class Assent:
             try:
                 res = self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
                 answer = res.json()
-            except httpx.ConnectError:
-                raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            except httpx.TransportError as e:
+                # No answer at all (a connection to a server that has since died included):
+                # nothing to take for an impostor.
+                raise _gone(ep, e) from None
             except (httpx.HTTPError, ValueError):
                 answer = None
             _discover.check_proof(ep, ch, answer)
@@ -106,9 +116,9 @@ class Assent:
         ep = self._endpoint()
         try:
             res = self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
-        except httpx.ConnectError:
+        except httpx.TransportError as e:
             self._ep = None
-            raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            raise _gone(ep, e) from None
         return _raise_for(res)
 
     def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
@@ -176,12 +186,16 @@ class Assent:
     def events(self) -> Iterator[dict]:
         """The agent's events as they happen (`GET /v1/events`): each a dict with `type`."""
         ep = self._endpoint()
-        with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
-                               timeout=httpx.Timeout(30, read=None)) as res:
-            if not res.is_success:
-                res.read()
-                _raise_for(res)
-            yield from _events(res.iter_lines())
+        try:
+            with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
+                                   timeout=httpx.Timeout(30, read=None)) as res:
+                if not res.is_success:
+                    res.read()
+                    _raise_for(res)
+                yield from _events(res.iter_lines())
+        except httpx.TransportError as e:
+            self._ep = None
+            raise _gone(ep, e) from None
 
     def keys(self) -> dict:
         """The public keys that sign decisions' receipts (a JWK Set), from the proven server."""
@@ -214,8 +228,10 @@ class AsyncAssent:
             try:
                 res = await self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
                 answer = res.json()
-            except httpx.ConnectError:
-                raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            except httpx.TransportError as e:
+                # No answer at all (a connection to a server that has since died included):
+                # nothing to take for an impostor.
+                raise _gone(ep, e) from None
             except (httpx.HTTPError, ValueError):
                 answer = None
             _discover.check_proof(ep, ch, answer)
@@ -227,9 +243,9 @@ class AsyncAssent:
         ep = await self._endpoint()
         try:
             res = await self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
-        except httpx.ConnectError:
+        except httpx.TransportError as e:
             self._ep = None
-            raise AssentNotRunning(f"Assent is not running at {ep.url}") from None
+            raise _gone(ep, e) from None
         return _raise_for(res)
 
     async def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
@@ -289,19 +305,24 @@ class AsyncAssent:
 
     async def events(self) -> AsyncIterator[dict]:
         ep = await self._endpoint()
-        async with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
-                                     timeout=httpx.Timeout(30, read=None)) as res:
-            if not res.is_success:
-                await res.aread()
-                _raise_for(res)
-            data: list[str] = []
-            async for line in res.aiter_lines():
-                if line == "":
-                    if data:
-                        yield json.loads("\n".join(data))
-                        data = []
-                elif line.startswith("data:"):
-                    data.append(line[5:].lstrip())
+        try:
+            async with self._http.stream("GET", f"{ep.url}/v1/events",
+                                         headers={"authorization": f"Bearer {ep.token}"},
+                                         timeout=httpx.Timeout(30, read=None)) as res:
+                if not res.is_success:
+                    await res.aread()
+                    _raise_for(res)
+                data: list[str] = []
+                async for line in res.aiter_lines():
+                    if line == "":
+                        if data:
+                            yield json.loads("\n".join(data))
+                            data = []
+                    elif line.startswith("data:"):
+                        data.append(line[5:].lstrip())
+        except httpx.TransportError as e:
+            self._ep = None
+            raise _gone(ep, e) from None
 
     async def keys(self) -> dict:
         return await self._call("GET", "/keys")

@@ -12,7 +12,10 @@ class AssentError(Exception):
 
 
 class AssentNotRunning(AssentError):
-    """No Assent answered (nothing was sent): start the app or `assent serve`."""
+    """No Assent answered: nothing listens where it should (nothing was sent), or it stopped
+    answering mid-request (the server died during a wait, the connection dropped). Start the
+    app or `assent serve`. A proposal sent just before may have been filed: filing it again
+    with the same idempotency key files nothing twice."""
 
 
 class Impostor(AssentError):
@@ -70,7 +73,9 @@ class Withdrawn(NotApproved):
 
 
 class Failed(NotApproved):
-    """Approved, but Assent could not carry it out (`code`, `message`)."""
+    """Approved, but it could not be carried out as approved (`code`, `message`): Assent's
+    applying it failed, or the approved arguments do not fit a gated function
+    (`arguments_unfit`), which then did not run."""
 
     def __init__(self, proposal_id: str, code: str, message: str):
         super().__init__(proposal_id, f"approved, but applying it failed ({code}): {message}")
@@ -78,8 +83,9 @@ class Failed(NotApproved):
 
 
 class ReceiptInvalid(AssentError):
-    """A decision's receipt did not verify: `code` says why (`bad_signature`, `expired`,
-    `wrong_audience`, `payload_mismatch`, `wrong_tool`, `not_approved`, ...)."""
+    """A decision's receipt did not verify, or could not be checked: `code` says why
+    (`malformed`, `bad_signature`, `algorithm`, `expired`, `not_yet_valid`, `not_approved`,
+    `wrong_outcome`, `wrong_audience`, `payload_mismatch`, `wrong_tool`, `unsafe_integer`)."""
 
     def __init__(self, code: str, message: str):
         super().__init__(f"{code}: {message}")

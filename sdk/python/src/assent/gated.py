@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -51,19 +52,41 @@ def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict:
     return out
 
 
-def _call_with(fn: Callable, approved: dict) -> tuple[tuple, dict]:
-    """The call of `fn` with the approved arguments (by name; `*args` as a list)."""
+def _call_with(fn: Callable, proposal_id: str, approved: Any) -> tuple[tuple, dict]:
+    """The call of `fn` with exactly the approved arguments, by name (`*args` as a list): none
+    left out and none added. The person saw every argument, defaults included, so one they
+    deleted must not come back as the function's default, and one they added must not be
+    dropped; either way the arguments do not fit and `fn` does not run (Failed)."""
+
+    def unfit(why: str) -> Failed:
+        return Failed(proposal_id, "arguments_unfit", f"{why}; {getattr(fn, '__name__', 'the function')} did not run")
+
+    if not isinstance(approved, dict):
+        raise unfit(f"the approved input {json.dumps(approved)} is not arguments by name")
     params = inspect.signature(fn).parameters
+    kinds = {p.kind for p in params.values()}
+    named = {n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_KEYWORD}
+    extra = {k: v for k, v in approved.items() if k not in named}
+    if extra and inspect.Parameter.VAR_KEYWORD not in kinds:
+        raise unfit(f"the approved arguments add `{next(iter(extra))}`, which it does not take")
+    # Before a `*args`, arguments go by position (by name they would clash with it).
+    by_position = {inspect.Parameter.POSITIONAL_ONLY}
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        by_position.add(inspect.Parameter.POSITIONAL_OR_KEYWORD)
     args: list = []
     kwargs: dict = {}
     for name, p in params.items():
-        if p.kind is inspect.Parameter.VAR_POSITIONAL:
-            args.extend(approved.get(name, []))
-        elif p.kind is inspect.Parameter.VAR_KEYWORD:
-            kwargs.update({k: v for k, v in approved.items() if k not in params})
-        elif p.kind is inspect.Parameter.POSITIONAL_ONLY:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(extra)
+        elif name not in approved:
+            raise unfit(f"the approved arguments leave out `{name}`")
+        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+            if not isinstance(approved[name], list):
+                raise unfit(f"the approved `{name}` is not a list")
+            args.extend(approved[name])
+        elif p.kind in by_position:
             args.append(approved[name])
-        elif name in approved:
+        else:
             kwargs[name] = approved[name]
     return tuple(args), kwargs
 
@@ -111,10 +134,13 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
           kind: str = "tool.call") -> Any:
     """Makes `fn` ask a person first. Calling it files a `tool.call` proposal (the tool is
     `tool`, else the function's name; the input its arguments by name), shows `preview(...)`'s
-    text as the agent's title when given, and waits. Approved, `fn` runs with the arguments the
-    person approved: their edits replace arguments at the top level, by name. Otherwise it
-    raises Rejected (with the reason), Refined (with the feedback), Expired or Withdrawn, and
-    `fn` does not run. A wait past `timeout` seconds withdraws the proposal and raises Expired.
+    text as the agent's title when given, and waits. Approved, `fn` runs with exactly the
+    arguments the person approved: their edited input whole when they edited it, never merged
+    with the proposed one. The proposal shows every argument, defaults included, so approved
+    arguments that leave one out (it would come back as its default) or add one `fn` does not
+    take raise Failed (`arguments_unfit`) and `fn` does not run. Otherwise it raises Rejected
+    (with the reason), Refined (with the feedback), Expired or Withdrawn, and `fn` does not run.
+    A wait past `timeout` seconds withdraws the proposal and raises Expired.
 
     `receipt=True` also checks the decision's signed receipt (`assent[receipts]`) against the
     arguments about to be used before running. `requires_approval=False` runs `fn` directly,
@@ -157,7 +183,7 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
                 p = await c.wait(p.id, timeout, withdraw_on_timeout=True)
                 approved = outcome(p)
                 check(await c.keys() if receipt else None, p, approved)
-                a, k = _call_with(f, approved)
+                a, k = _call_with(f, p.id, approved)
                 return await f(*a, **k)
 
             return run_async  # type: ignore[return-value]
@@ -170,7 +196,7 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
             p = c.wait(p.id, timeout, withdraw_on_timeout=True)
             approved = outcome(p)
             check(c.keys() if receipt else None, p, approved)
-            a, k = _call_with(f, approved)
+            a, k = _call_with(f, p.id, approved)
             return f(*a, **k)
 
         return run  # type: ignore[return-value]

@@ -15,6 +15,7 @@ without a decision.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
@@ -22,27 +23,34 @@ from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 from ..client import AsyncAssent
 from ..errors import AssentError, NotApproved
 from ..gated import outcome
+from ._common import CallKeys
 
 
 def can_use_tool(client: AsyncAssent | None = None, *, timeout: float = 3600, session_id: str | None = None,
                  audience: str | None = None) -> Any:
-    """A `can_use_tool` callback that asks the person in Assent."""
+    """A `can_use_tool` callback that asks the person in Assent. Make one for each `query` (or
+    client session): its proposals' idempotency keys are the tool-use id under a random key of
+    its own, so a model that reuses ids never gets another run's decision."""
+    keys = CallKeys("claude-agent-sdk")
 
     async def decide(tool_name: str, tool_input: dict, context: Any) -> Any:
         c = client or AsyncAssent()
-        key = getattr(context, "tool_use_id", None)
+        use_id = getattr(context, "tool_use_id", None)
         try:
-            p = await c.propose_tool(
-                tool_name, tool_input, session_id=session_id, audience=audience, lease_secs=15,
-                idempotency_key=f"claude-agent-sdk:{key}"[:200] if key else None,
-            )
+            p = await c.propose_tool(tool_name, tool_input, session_id=session_id, audience=audience, lease_secs=15,
+                                     idempotency_key=keys.key(use_id))
             done = await c.wait(p.id, timeout, withdraw_on_timeout=True)
         except AssentError as e:
             return PermissionResultDeny(message=f"Assent could not ask the person ({e}); denied for safety")
+        keys.done(use_id)
         try:
             approved = outcome(done)
         except NotApproved as e:
             return PermissionResultDeny(message=str(e))
-        return PermissionResultAllow(updated_input=approved if isinstance(approved, dict) else tool_input)
+        if not isinstance(approved, dict):
+            return PermissionResultDeny(message=f"The person approved this only with the input {json.dumps(approved)}, "
+                                        "which is not a tool's input: it did not run")
+        # The person's input whole, never merged with the model's: what runs is what they approved.
+        return PermissionResultAllow(updated_input=approved)
 
     return decide

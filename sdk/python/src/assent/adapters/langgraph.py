@@ -2,11 +2,13 @@
 
 `HumanInTheLoopMiddleware` (and any node that calls `interrupt()` with a HITL request) pauses
 the graph with action requests. `decide` files each as a `tool.call` proposal (all of a round
-at once) and answers with the decisions the middleware takes: `approve`, `edit` (the person's
-edits, as the edited action), `reject` with their reason, and a request for changes as `respond`
-(the model reads the person's words as the tool's answer; `reject` when the tool does not allow
-`respond`). No decision in time: rejected, the proposal withdrawn. `invoke` / `ainvoke` run a
-graph to its end, resuming every interrupt from Assent.
+at once, every interrupt's), waits on them all at once (an open wait keeps a proposal's lease,
+so none is withdrawn while the person decides another) and answers with the decisions the
+middleware takes: `approve`, `edit` (the person's arguments whole, as the edited action),
+`reject` with their reason, and a request for changes as `respond` (the model reads the
+person's words as the tool's answer; `reject` when the tool does not allow `respond`). No
+decision in time: rejected, the proposal withdrawn. `invoke` / `ainvoke` run a graph to its
+end, resuming every interrupt from Assent.
 
     from langchain.agents import create_agent
     from langchain.agents.middleware import HumanInTheLoopMiddleware
@@ -20,6 +22,7 @@ graph to its end, resuming every interrupt from Assent.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langgraph.types import Command
@@ -27,6 +30,7 @@ from langgraph.types import Command
 from ..client import Assent, AsyncAssent
 from ..errors import NotApproved, Refined
 from ..gated import outcome
+from ._common import await_all, same_args, wait_all
 
 
 def _allowed(request: dict, name: str) -> list[str]:
@@ -45,41 +49,65 @@ def _decision(p: Any, action: dict, allowed: list[str]) -> dict:
         return {"type": "reject", "message": str(e)}
     except NotApproved as e:
         return {"type": "reject", "message": str(e)}
-    if approved == action.get("args", {}):
+    if same_args(approved, action.get("args", {})):
         return {"type": "approve"}
+    if not isinstance(approved, dict):
+        return {"type": "reject", "message": f"The person approved this only with the input {json.dumps(approved)}, "
+                "which is not arguments for this tool: it did not run"}
     if "edit" in allowed:
+        # The person's arguments whole: the middleware runs the call with these and no others.
         return {"type": "edit", "edited_action": {"name": action["name"], "args": approved}}
     return {"type": "reject", "message": "The person approved this only as edited in Assent: call it again with "
-            f"these arguments: {approved}"}
+            f"these arguments: {json.dumps(approved)}"}
 
 
-def _file(c: Assent, action: dict, session_id: str | None, audience: str | None) -> Any:
-    title = (action.get("description") or "").splitlines()[0][:200] or None
-    return c.propose_tool(action["name"], action.get("args", {}), title=title, session_id=session_id,
-                          audience=audience, lease_secs=15)
+def _actions(requests: list[dict]) -> list[tuple[int, dict]]:
+    """Every action of `requests`, with the index of the request it belongs to."""
+    return [(n, a) for n, r in enumerate(requests) for a in r.get("action_requests", [])]
+
+
+def _answers(requests: list[dict], actions: list[tuple[int, dict]], done: list[Any]) -> list[dict]:
+    """Each request's answer (`{"decisions": [...]}`), from its actions' settled proposals."""
+    out: list[dict] = [{"decisions": []} for _ in requests]
+    for (n, a), p in zip(actions, done):
+        out[n]["decisions"].append(_decision(p, a, _allowed(requests[n], a["name"])))
+    return out
+
+
+def _envelope(action: dict, session_id: str | None, audience: str | None) -> dict:
+    lines = (action.get("description") or "").splitlines()
+    return {"title": lines[0][:200] if lines and lines[0] else None, "session_id": session_id, "audience": audience,
+            "lease_secs": 15}
+
+
+def _decide_all(requests: list[dict], c: Assent, timeout: float, session_id: str | None,
+                audience: str | None) -> list[dict]:
+    """The answers to several HITL requests (a round's interrupts): every action filed first,
+    then all waited on at once, so none is withdrawn while the person decides another."""
+    actions = _actions(requests)
+    filed = [c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)) for _, a in actions]
+    return _answers(requests, actions, wait_all(c, [p.id for p in filed], timeout))
+
+
+async def _adecide_all(requests: list[dict], c: AsyncAssent, timeout: float, session_id: str | None,
+                       audience: str | None) -> list[dict]:
+    """`_decide_all`, awaited."""
+    actions = _actions(requests)
+    filed = [await c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience))
+             for _, a in actions]
+    return _answers(requests, actions, await await_all(c, [p.id for p in filed], timeout))
 
 
 def decide(request: dict, client: Assent | None = None, *, timeout: float = 3600, session_id: str | None = None,
            audience: str | None = None) -> dict:
     """The answer (`{"decisions": [...]}`) to one HITL request, from the person in Assent."""
-    c = client or Assent()
-    actions = request.get("action_requests", [])
-    filed = [(a, _file(c, a, session_id, audience)) for a in actions]
-    return {"decisions": [_decision(c.wait(p.id, timeout, withdraw_on_timeout=True), a, _allowed(request, a["name"]))
-                          for a, p in filed]}
+    return _decide_all([request], client or Assent(), timeout, session_id, audience)[0]
 
 
 async def adecide(request: dict, client: AsyncAssent | None = None, *, timeout: float = 3600,
                   session_id: str | None = None, audience: str | None = None) -> dict:
     """`decide`, awaited."""
-    c = client or AsyncAssent()
-    filed = []
-    for a in request.get("action_requests", []):
-        title = (a.get("description") or "").splitlines()[0][:200] or None
-        filed.append((a, await c.propose_tool(a["name"], a.get("args", {}), title=title, session_id=session_id,
-                                              audience=audience, lease_secs=15)))
-    return {"decisions": [_decision(await c.wait(p.id, timeout, withdraw_on_timeout=True), a,
-                                    _allowed(request, a["name"])) for a, p in filed]}
+    return (await _adecide_all([request], client or AsyncAssent(), timeout, session_id, audience))[0]
 
 
 def _resume(interrupts: list, answers: list[dict]) -> Command:
@@ -95,7 +123,7 @@ def invoke(graph: Any, input: Any, config: dict, *, client: Assent | None = None
     result = graph.invoke(input, config)
     while isinstance(result, dict) and result.get("__interrupt__"):
         interrupts = result["__interrupt__"]
-        answers = [decide(i.value, c, timeout=timeout, session_id=session_id, audience=audience) for i in interrupts]
+        answers = _decide_all([i.value for i in interrupts], c, timeout, session_id, audience)
         result = graph.invoke(_resume(interrupts, answers), config)
     return result
 
@@ -107,7 +135,6 @@ async def ainvoke(graph: Any, input: Any, config: dict, *, client: AsyncAssent |
     result = await graph.ainvoke(input, config)
     while isinstance(result, dict) and result.get("__interrupt__"):
         interrupts = result["__interrupt__"]
-        answers = [await adecide(i.value, c, timeout=timeout, session_id=session_id, audience=audience)
-                   for i in interrupts]
+        answers = await _adecide_all([i.value for i in interrupts], c, timeout, session_id, audience)
         result = await graph.ainvoke(_resume(interrupts, answers), config)
     return result

@@ -2,12 +2,16 @@
 
 Tools declared with `needs_approval=True` pause the run: its result lists `interruptions`.
 `run` (and `run_sync`) files each as a `tool.call` proposal (all of a round at once, the
-arguments as the model gave them), waits, and settles the run's state with the person's
-answers: `approve`, or `reject` with their words for the model (`rejection_message`), then
-resumes until the agent answers. An approval with edits cannot run as edited here (the SDK
-approves the call as the model made it), so it is answered as a rejection that tells the model
-the edited arguments to call again with, which comes back to Assent as a new proposal. No
-decision in time: rejected, and the proposal withdrawn.
+arguments as the model gave them), waits on them all at once (an open wait keeps a proposal's
+lease, so none is withdrawn while the person decides another), and settles the run's state
+with the person's answers: `approve`, or `reject` with their words for the model
+(`rejection_message`), then resumes until the agent answers. An approval with edits cannot run
+as edited here (the SDK approves the call as the model made it), so it is answered as a
+rejection that tells the model the edited arguments to call again with, which comes back to
+Assent as a new proposal. No decision in time: rejected, and the proposal withdrawn. A
+proposal's idempotency key is its call id under a random key made for each round: a model that
+reuses ids such as `call_0` (as local model servers do) files new proposals, never getting an
+earlier decision.
 
     from agents import Agent, function_tool
     from assent.adapters.openai_agents import run
@@ -28,6 +32,7 @@ from agents import Runner
 from ..client import AsyncAssent
 from ..errors import NotApproved
 from ..gated import outcome
+from ._common import await_all, call_key, new_run_key, same_args
 
 
 def _arguments(item: Any) -> dict:
@@ -39,23 +44,28 @@ def _arguments(item: Any) -> dict:
 
 
 async def settle(state: Any, interruptions: list, client: AsyncAssent, *, timeout: float = 3600,
-                 session_id: str | None = None, audience: str | None = None) -> None:
-    """Approves or rejects each of `interruptions` on `state` as the person decides in Assent."""
+                 session_id: str | None = None, audience: str | None = None, run_key: str | None = None) -> None:
+    """Approves or rejects each of `interruptions` on `state` as the person decides in Assent,
+    waiting on them all at once. `run_key` scopes the idempotency keys (the call ids): settling
+    the same interruptions again with the same `run_key` (a retry) files nothing twice, while
+    another run never gets an earlier run's decision; left out, each call of `settle` is a run
+    of its own (as each round of `run` is)."""
+    run_key = run_key or new_run_key()
     filed = []
     for item in interruptions:
         args = _arguments(item)
-        key = f"openai-agents:{item.call_id}"[:200] if getattr(item, "call_id", None) else None
+        key = call_key("openai-agents", run_key, getattr(item, "call_id", None))
         p = await client.propose_tool(item.tool_name or item.name, args, session_id=session_id, audience=audience,
                                       lease_secs=15, idempotency_key=key)
         filed.append((item, args, p))
-    for item, args, p in filed:
-        done = await client.wait(p.id, timeout, withdraw_on_timeout=True)
+    done = await await_all(client, [p.id for _, _, p in filed], timeout)
+    for (item, args, _), p in zip(filed, done):
         try:
-            approved = outcome(done)
+            approved = outcome(p)
         except NotApproved as e:
             state.reject(item, rejection_message=str(e))
             continue
-        if approved == args:
+        if same_args(approved, args):
             state.approve(item)
         else:
             state.reject(item, rejection_message=(

@@ -2,11 +2,15 @@
 
 A tool declared with `requires_approval=True` ends the run with `DeferredToolRequests` (the
 agent's `output_type` includes it). `settle` files each call as a `tool.call` proposal (all of
-them first, so the person sees them together), waits, and answers with `DeferredToolResults`:
-approved as asked (`True`), approved with the person's edits (`ToolApproved(override_args=...)`),
-or denied with what the model should read (`ToolDenied`: the reason, the requested changes, or
-that nobody decided in time, the proposal then withdrawn). `run_sync` / `run` drive a whole run,
-settling every round of approvals until the agent answers.
+them first, so the person sees them together), waits on them all at once (an open wait keeps a
+proposal's lease, so none is withdrawn while the person decides another), and answers with
+`DeferredToolResults`: approved as asked (`True`), approved with the person's edited arguments
+whole (`ToolApproved(override_args=...)`), or denied with what the model should read
+(`ToolDenied`: the reason, the requested changes, or that nobody decided in time, the proposal
+then withdrawn). `run_sync` / `run` drive a whole run,
+settling every round of approvals until the agent answers. A proposal's idempotency key is its
+tool-call id under a random key made for each round: a model that reuses ids such as `call_0`
+(as local model servers do) files new proposals, never getting an earlier decision.
 
     from pydantic_ai import Agent, DeferredToolRequests
     from assent.adapters.pydantic_ai import run_sync
@@ -21,6 +25,7 @@ settling every round of approvals until the agent answers.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
@@ -28,6 +33,7 @@ from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved,
 from ..client import Assent, AsyncAssent
 from ..errors import NotApproved
 from ..gated import outcome
+from ._common import await_all, call_key, new_run_key, same_args, wait_all
 
 
 def _answer(p: Any, asked: dict) -> Any:
@@ -35,39 +41,57 @@ def _answer(p: Any, asked: dict) -> Any:
         approved = outcome(p)
     except NotApproved as e:
         return ToolDenied(str(e))
-    return True if approved == asked else ToolApproved(override_args=approved)
+    if same_args(approved, asked):
+        return True
+    if not isinstance(approved, dict):
+        return ToolDenied(f"The person approved this only with the input {json.dumps(approved)}, which is not "
+                          "arguments for this tool: it did not run")
+    # The person's input whole: Pydantic AI runs the call with these arguments and no others.
+    return ToolApproved(override_args=approved)
 
 
-def _envelope(call: Any, session_id: str | None, audience: str | None) -> dict:
+def _envelope(call: Any, run_key: str, session_id: str | None, audience: str | None) -> dict:
     return {"session_id": session_id, "audience": audience, "lease_secs": 15,
-            "idempotency_key": f"pydantic-ai:{call.tool_call_id}"[:200]}
+            "idempotency_key": call_key("pydantic-ai", run_key, call.tool_call_id)}
 
 
 def settle(requests: DeferredToolRequests, client: Assent | None = None, *, timeout: float = 3600,
-           session_id: str | None = None, audience: str | None = None) -> DeferredToolResults:
-    """The person's answers (through Assent) to every approval `requests` holds."""
+           session_id: str | None = None, audience: str | None = None,
+           run_key: str | None = None) -> DeferredToolResults:
+    """The person's answers (through Assent) to every approval `requests` holds, all of them
+    waited on at once. `run_key` scopes the idempotency keys: settling the same requests again
+    with the same `run_key` (a retry) files nothing twice, while another run never gets an
+    earlier run's decision; left out, each call of `settle` is a run of its own (as each round of
+    `run_sync` is)."""
     c = client or Assent()
+    run_key = run_key or new_run_key()
     results = DeferredToolResults()
     filed = []
     for call in requests.approvals:
         asked = call.args_as_dict()
-        filed.append((call, asked, c.propose_tool(call.tool_name, asked, **_envelope(call, session_id, audience))))
-    for call, asked, p in filed:
-        results.approvals[call.tool_call_id] = _answer(c.wait(p.id, timeout, withdraw_on_timeout=True), asked)
+        filed.append((call, asked,
+                      c.propose_tool(call.tool_name, asked, **_envelope(call, run_key, session_id, audience))))
+    done = wait_all(c, [p.id for _, _, p in filed], timeout)
+    for (call, asked, _), p in zip(filed, done):
+        results.approvals[call.tool_call_id] = _answer(p, asked)
     return results
 
 
 async def asettle(requests: DeferredToolRequests, client: AsyncAssent | None = None, *, timeout: float = 3600,
-                  session_id: str | None = None, audience: str | None = None) -> DeferredToolResults:
+                  session_id: str | None = None, audience: str | None = None,
+                  run_key: str | None = None) -> DeferredToolResults:
     """`settle`, awaited."""
     c = client or AsyncAssent()
+    run_key = run_key or new_run_key()
     results = DeferredToolResults()
     filed = []
     for call in requests.approvals:
         asked = call.args_as_dict()
-        filed.append((call, asked, await c.propose_tool(call.tool_name, asked, **_envelope(call, session_id, audience))))
-    for call, asked, p in filed:
-        results.approvals[call.tool_call_id] = _answer(await c.wait(p.id, timeout, withdraw_on_timeout=True), asked)
+        filed.append((call, asked, await c.propose_tool(call.tool_name, asked,
+                                                        **_envelope(call, run_key, session_id, audience))))
+    done = await await_all(c, [p.id for _, _, p in filed], timeout)
+    for (call, asked, _), p in zip(filed, done):
+        results.approvals[call.tool_call_id] = _answer(p, asked)
     return results
 
 

@@ -1,0 +1,102 @@
+"""What the adapters share: idempotency keys scoped to one run, comparing arguments as JSON, and
+waiting on every proposal of a turn at once."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..client import Assent, AsyncAssent
+from ..errors import AssentError
+
+#: The longest Idempotency-Key the server takes.
+KEY_MAX = 200
+
+
+def new_run_key() -> str:
+    """A fresh random key for one run. Idempotency keys are kept per agent for good, and models
+    (local model servers above all) reuse tool-call ids such as `call_0` from run to run: a key
+    made of the id alone would hand a new run an earlier run's decision."""
+    return secrets.token_hex(8)
+
+
+def call_key(framework: str, run_key: str, call_id: str | None) -> str | None:
+    """The Idempotency-Key of one tool call of a run: a retry of it within the run gets the same
+    proposal, another run never does. An id that could not go in a header as it is (too long,
+    not visible ASCII) goes in as its SHA-256, so two ids never share a key."""
+    if not call_id:
+        return None
+    key = f"{framework}:{run_key}:{call_id}"
+    if len(key) <= KEY_MAX and all("!" <= ch <= "~" for ch in key):
+        return key
+    return f"{framework}:{run_key}:sha256:{hashlib.sha256(call_id.encode()).hexdigest()}"
+
+
+class CallKeys:
+    """The idempotency keys of an adapter asked call by call (a framework's permission
+    callback): a random key of its own, and the tool-call id. A call asked again before it got
+    an answer (a retry) gets the same proposal; once answered, the same id is a new call (a
+    model that numbers its calls afresh each turn) and gets a new proposal."""
+
+    def __init__(self, framework: str):
+        self.framework, self.run, self.answered = framework, new_run_key(), Counter[str]()
+
+    def key(self, call_id: str | None) -> str | None:
+        if not call_id:
+            return None
+        n = self.answered[call_id]
+        return call_key(self.framework, f"{self.run}.{n}" if n else self.run, call_id)
+
+    def done(self, call_id: str | None) -> None:
+        """`call_id` got its answer: the next call with this id is another call."""
+        if call_id:
+            self.answered[call_id] += 1
+
+
+def same_args(a: Any, b: Any) -> bool:
+    """Whether two sets of arguments are the same JSON. Python's `==` takes `True` for `1` and
+    `1.0`; a person who changed one into the other approved something else."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _withdraw_pending(client: Assent, ids: list[str]) -> None:
+    for i in ids:
+        try:
+            client.withdraw(i)
+        except AssentError:
+            pass  # decided meanwhile (its answer stands), or Assent is gone
+
+
+def wait_all(client: Assent, ids: list[str], timeout: float | None) -> list[Any]:
+    """Waits on every proposal at once (one thread each), each settled proposal in the order of
+    `ids`. Each open wait holds its proposal's lease: the server withdraws a leased proposal
+    nobody waits on, so waiting on one while the others of the turn sit unwatched would lose
+    them after the lease. Should waiting fail or be interrupted, those still pending are
+    withdrawn (so the other waits end too) before the error goes on."""
+    if len(ids) <= 1:
+        return [client.wait(i, timeout, withdraw_on_timeout=True) for i in ids]
+    with ThreadPoolExecutor(max_workers=len(ids), thread_name_prefix="assent-wait") as pool:
+        futures = [pool.submit(client.wait, i, timeout, withdraw_on_timeout=True) for i in ids]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            _withdraw_pending(client, ids)
+            raise
+
+
+async def await_all(client: AsyncAssent, ids: list[str], timeout: float | None) -> list[Any]:
+    """`wait_all`, awaited: the waits run together; should one fail (or this be cancelled), the
+    others are cancelled, which withdraws their proposals."""
+    tasks = [asyncio.ensure_future(client.wait(i, timeout, withdraw_on_timeout=True)) for i in ids]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
