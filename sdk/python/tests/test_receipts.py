@@ -88,7 +88,10 @@ def test_malformed_claims_are_receipt_invalid(body):
 
 def test_values_that_are_not_json_cannot_be_checked():
     token = sign(claims())
-    for bad in [{"x": float("nan")}, {"x": float("inf")}, {"x": {1, 2}}, {1: "int key"}, {"x": object()}]:
+    cycle: dict = {}
+    cycle["self"] = cycle
+    for bad in [{"x": float("nan")}, {"x": float("inf")}, {"x": {1, 2}}, {1: "int key"}, {"x": object()},
+                {"x": "\ud800"}, cycle]:
         assert code_of(token, tool="delete_post", input=bad) == "malformed"
         assert code_of(token, payload=bad) == "malformed"
     assert code_of(token, now="now") == "malformed"

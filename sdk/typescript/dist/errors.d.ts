@@ -3,7 +3,8 @@
 export declare class AssentError extends Error {
     name: string;
 }
-/** No Assent answered (nothing was sent): start the app or `assent serve`. */
+/** No Assent answered: nothing listens where it should (nothing was sent), or it stopped
+ * answering mid-request (the server died during a wait). Start the app or `assent serve`. */
 export declare class AssentNotRunning extends AssentError {
     name: string;
 }
@@ -45,12 +46,17 @@ export declare class Expired extends NotApproved {
 export declare class Withdrawn extends NotApproved {
     name: string;
 }
+/** Approved, but it could not be carried out as approved: Assent's applying it failed, or the
+ * approved input is not arguments a gated function takes (`arguments_unfit`), which then did
+ * not run. */
 export declare class Failed extends NotApproved {
     readonly code: string;
     name: string;
     constructor(proposalId: string, code: string, message: string);
 }
-/** A receipt did not verify; `code` says why. */
+/** A receipt did not verify, or could not be checked; `code` says why (`malformed`,
+ * `bad_signature`, `algorithm`, `expired`, `not_yet_valid`, `not_approved`, `wrong_outcome`,
+ * `wrong_audience`, `payload_mismatch`, `wrong_tool`, `unsafe_integer`). */
 export declare class ReceiptInvalid extends AssentError {
     readonly code: string;
     name: string;

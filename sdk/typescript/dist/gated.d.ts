@@ -25,7 +25,8 @@ export interface GateOptions<A> {
     sessionId?: string;
 }
 /** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
- * it files a `tool.call` proposal and waits: approved, `fn` runs with the approved arguments (a
- * person's edits replace arguments at the top level, by name); otherwise it throws Rejected,
+ * it files a `tool.call` proposal and waits: approved, `fn` runs with exactly the approved
+ * arguments, the person's edited input whole when they edited it, never merged with the
+ * proposed ones (an argument they deleted stays deleted); otherwise it throws Rejected,
  * Refined, Expired or Withdrawn and `fn` does not run. */
 export declare function gated<A extends Record<string, unknown>, R>(fn: (args: A) => R | Promise<R>, o?: GateOptions<A>): (args: A) => Promise<R>;

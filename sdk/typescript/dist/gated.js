@@ -11,8 +11,10 @@ export function outcome(p) {
         case "approved":
         case "applying":
         case "applied": {
+            // The input as approved, even when not an object (a person's edit may make it anything
+            // JSON): a caller must not take a `null` for "no arguments".
             const approved = (p.approved_payload ?? p.payload);
-            return approved.input ?? {};
+            return approved.input === undefined ? {} : approved.input;
         }
         case "rejected":
             throw new Rejected(p.id, d?.reason ?? null);
@@ -26,9 +28,18 @@ export function outcome(p) {
             throw new Expired(p.id, "nobody decided in time");
     }
 }
+/** The approved arguments as one object, or Failed (`arguments_unfit`): a person's edit may make
+ * the input anything JSON, and `fn` takes one object of named arguments. */
+function argumentsOf(p, approved, tool) {
+    if (typeof approved === "object" && approved !== null && !Array.isArray(approved)) {
+        return approved;
+    }
+    throw new Failed(p.id, "arguments_unfit", `the approved input ${JSON.stringify(approved)} is not arguments by name; ${tool} did not run`);
+}
 /** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
- * it files a `tool.call` proposal and waits: approved, `fn` runs with the approved arguments (a
- * person's edits replace arguments at the top level, by name); otherwise it throws Rejected,
+ * it files a `tool.call` proposal and waits: approved, `fn` runs with exactly the approved
+ * arguments, the person's edited input whole when they edited it, never merged with the
+ * proposed ones (an argument they deleted stays deleted); otherwise it throws Rejected,
  * Refined, Expired or Withdrawn and `fn` does not run. */
 export function gated(fn, o = {}) {
     if (o.requiresApproval === false)
@@ -62,10 +73,12 @@ export function gated(fn, o = {}) {
             lease_secs: 15,
         });
         const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
-        const approved = outcome(done);
+        const approved = argumentsOf(done, outcome(done), tool);
         if (o.receipt) {
             await verifyReceipt(done.decision?.receipt ?? "", await client.keys(), { tool, input: approved, audience: o.audience });
         }
-        return fn({ ...args, ...approved });
+        // Exactly what was approved, and nothing of `args`: spreading them under it would bring back
+        // an argument the person deleted.
+        return fn(approved);
     };
 }

@@ -31,10 +31,15 @@ export interface Expect {
     input?: unknown;
     payload?: unknown;
     audience?: string;
-    /** Only an approval will do (default true). */
-    approved?: boolean;
+    /** The outcome the receipt must record (default `"approve"`: only an approval will do). Name
+     * another (`"reject"`, `"refine"`) to accept it instead, explicitly. */
+    outcome?: string;
     /** Unix seconds (default now). */
     now?: number;
 }
-/** The receipt's claims, or ReceiptInvalid with a code saying why not. */
+/** The receipt's claims, or ReceiptInvalid with a code saying why not, and never another error,
+ * whatever token, keys, arguments or payload it is given. Only an approval verifies unless
+ * `e.outcome` names the outcome expected instead (`not_approved`; another named outcome is
+ * `wrong_outcome`). Arguments or a payload holding an integer beyond 2^53-1 cannot be checked
+ * (`unsafe_integer`). */
 export declare function verifyReceipt(token: string, keys: unknown, e?: Expect): Promise<Claims>;

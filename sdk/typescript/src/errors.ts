@@ -5,7 +5,8 @@ export class AssentError extends Error {
   override name = "AssentError";
 }
 
-/** No Assent answered (nothing was sent): start the app or `assent serve`. */
+/** No Assent answered: nothing listens where it should (nothing was sent), or it stopped
+ * answering mid-request (the server died during a wait). Start the app or `assent serve`. */
 export class AssentNotRunning extends AssentError {
   override name = "AssentNotRunning";
 }
@@ -59,6 +60,9 @@ export class Withdrawn extends NotApproved {
   override name = "Withdrawn";
 }
 
+/** Approved, but it could not be carried out as approved: Assent's applying it failed, or the
+ * approved input is not arguments a gated function takes (`arguments_unfit`), which then did
+ * not run. */
 export class Failed extends NotApproved {
   override name = "Failed";
   constructor(proposalId: string, readonly code: string, message: string) {
@@ -66,7 +70,9 @@ export class Failed extends NotApproved {
   }
 }
 
-/** A receipt did not verify; `code` says why. */
+/** A receipt did not verify, or could not be checked; `code` says why (`malformed`,
+ * `bad_signature`, `algorithm`, `expired`, `not_yet_valid`, `not_approved`, `wrong_outcome`,
+ * `wrong_audience`, `payload_mismatch`, `wrong_tool`, `unsafe_integer`). */
 export class ReceiptInvalid extends AssentError {
   override name = "ReceiptInvalid";
   constructor(readonly code: string, message: string) {

@@ -4,7 +4,7 @@
 
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { ReceiptInvalid } from "./errors.js";
 
 /** Seconds of clock difference tolerated. */
@@ -51,37 +51,122 @@ export interface Expect {
   input?: unknown;
   payload?: unknown;
   audience?: string;
-  /** Only an approval will do (default true). */
-  approved?: boolean;
+  /** The outcome the receipt must record (default `"approve"`: only an approval will do). Name
+   * another (`"reject"`, `"refine"`) to accept it instead, explicitly. */
+  outcome?: string;
   /** Unix seconds (default now). */
   now?: number;
 }
 
-/** The receipt's claims, or ReceiptInvalid with a code saying why not. */
-export async function verifyReceipt(token: string, keys: unknown, e: Expect = {}): Promise<Claims> {
-  let c: Claims;
+/** Throws ReceiptInvalid unless `value` is JSON whose RFC 8785 form is one unambiguous value:
+ * an integer beyond 2^53-1 in magnitude (`unsafe_integer`: JavaScript itself reads 2^60+1 as
+ * 2^60, so no hash over it says what was approved), or what is not JSON (`malformed`). Values
+ * JSON.stringify leaves out (an `undefined` property) are left out here too. */
+function checkHashable(value: unknown, where: string, seen: Set<object>): void {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new ReceiptInvalid("malformed", `${where} is ${value}, which is not a JSON number`);
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      throw new ReceiptInvalid("unsafe_integer", `${where} is ${value}, beyond 2^53-1: no hash of it is unambiguous`);
+    }
+  } else if (typeof value === "bigint") {
+    const unsafe = value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER);
+    throw new ReceiptInvalid(unsafe ? "unsafe_integer" : "malformed", `${where} is the BigInt ${value}, which is not JSON`);
+  } else if (typeof value === "object" && value !== null && !seen.has(value)) {
+    seen.add(value);
+    for (const [k, v] of Object.entries(value)) checkHashable(v, `${where}.${k}`, seen);
+  }
+}
+
+/** The hash of `value` as a receipt names it, or ReceiptInvalid when it cannot be taken
+ * unambiguously (see checkHashable; a cycle or a lone surrogate is `malformed`). */
+function checkedHash(value: unknown, what: string): string {
+  if (value === undefined) throw new ReceiptInvalid("malformed", `${what}: none given to check the receipt against`);
+  checkHashable(value, what, new Set());
   try {
-    const r = await jwtVerify(token, createLocalJWKSet(keys as JSONWebKeySet), {
-      algorithms: ["EdDSA", "Ed25519"],
-      typ: "assent-receipt+jwt",
-      clockTolerance: SKEW,
-      currentDate: e.now === undefined ? undefined : new Date(e.now * 1000),
-    });
-    c = r.payload as unknown as Claims;
+    return sha256Jcs(value);
   } catch (err) {
-    const code = (err as { code?: string }).code === "ERR_JWT_EXPIRED" ? "expired" : "bad_signature";
-    throw new ReceiptInvalid(code, `not a valid Assent receipt (${(err as Error).message})`);
+    throw new ReceiptInvalid("malformed", `${what}: not JSON (${(err as Error).message})`);
+  }
+}
+
+/** The claims every receipt has, and their types (`aud`, `tool` and `input_sha256` may be
+ * absent). */
+const REQUIRED = { iat: "integer", exp: "integer", outcome: "string", kind: "string", payload_sha256: "string" } as const;
+const OPTIONAL = ["aud", "tool", "input_sha256"] as const;
+
+function claimsOf(payload: Uint8Array): Claims {
+  let c: unknown;
+  try {
+    c = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
+  } catch {
+    throw new ReceiptInvalid("malformed", "its claims are not JSON");
+  }
+  if (typeof c !== "object" || c === null || Array.isArray(c)) throw new ReceiptInvalid("malformed", "its claims are not a JSON object");
+  const r = c as Record<string, unknown>;
+  for (const [name, kind] of Object.entries(REQUIRED)) {
+    const ok = kind === "integer" ? Number.isSafeInteger(r[name]) : typeof r[name] === "string";
+    if (!ok) throw new ReceiptInvalid("malformed", `its \`${name}\` claim is missing or not a${kind === "integer" ? "n" : ""} ${kind}`);
+  }
+  for (const name of OPTIONAL) {
+    if (r[name] !== undefined && r[name] !== null && typeof r[name] !== "string") {
+      throw new ReceiptInvalid("malformed", `its \`${name}\` claim is not a string`);
+    }
+  }
+  return c as Claims;
+}
+
+const SIGNATURE_CODES: Record<string, string> = {
+  ERR_JWS_INVALID: "malformed",
+  ERR_JOSE_ALG_NOT_ALLOWED: "algorithm",
+  ERR_JOSE_NOT_SUPPORTED: "algorithm",
+};
+
+/** The payload of `token`, its signature checked with `keys`. */
+async function signed(token: unknown, keys: unknown): Promise<{ payload: Uint8Array; typ: unknown }> {
+  if (typeof token !== "string" || token.split(".").length !== 3) {
+    throw new ReceiptInvalid("malformed", "a receipt is a compact JWS: three parts joined by dots");
+  }
+  let keySet;
+  try {
+    keySet = createLocalJWKSet(keys as JSONWebKeySet);
+  } catch (err) {
+    throw new ReceiptInvalid("malformed", `the keys are not a JWK Set of Assent's (${(err as Error).message})`);
+  }
+  try {
+    const r = await compactVerify(token, keySet, { algorithms: ["EdDSA", "Ed25519"] });
+    return { payload: r.payload, typ: r.protectedHeader.typ };
+  } catch (err) {
+    const code = SIGNATURE_CODES[(err as { code?: string }).code ?? ""] ?? "bad_signature";
+    throw new ReceiptInvalid(code, `not a receipt Assent's keys verify (${(err as Error).message})`);
+  }
+}
+
+/** The receipt's claims, or ReceiptInvalid with a code saying why not, and never another error,
+ * whatever token, keys, arguments or payload it is given. Only an approval verifies unless
+ * `e.outcome` names the outcome expected instead (`not_approved`; another named outcome is
+ * `wrong_outcome`). Arguments or a payload holding an integer beyond 2^53-1 cannot be checked
+ * (`unsafe_integer`). */
+export async function verifyReceipt(token: string, keys: unknown, e: Expect = {}): Promise<Claims> {
+  const { payload, typ } = await signed(token, keys);
+  if (typ !== "assent-receipt+jwt") throw new ReceiptInvalid("algorithm", "not typed as an Assent receipt");
+  const c = claimsOf(payload);
+  if (e.now !== undefined && typeof e.now !== "number") throw new ReceiptInvalid("malformed", "`now` is Unix seconds");
+  const now = e.now ?? Date.now() / 1000;
+  if (now > c.exp + SKEW) throw new ReceiptInvalid("expired", `expired at ${c.exp}`);
+  if (c.iat > now + SKEW) throw new ReceiptInvalid("not_yet_valid", `issued in the future (${c.iat})`);
+  const want = e.outcome ?? "approve";
+  if (c.outcome !== want) {
+    throw new ReceiptInvalid(want === "approve" ? "not_approved" : "wrong_outcome", `the decision was ${c.outcome}, not ${want}`);
   }
   if (e.audience !== undefined && c.aud !== e.audience) {
     throw new ReceiptInvalid("wrong_audience", `made for ${JSON.stringify(c.aud ?? null)}, not ${JSON.stringify(e.audience)}`);
   }
-  if (e.payload !== undefined && c.payload_sha256 !== sha256Jcs(e.payload)) {
+  if (e.payload !== undefined && c.payload_sha256 !== checkedHash(e.payload, "the payload")) {
     throw new ReceiptInvalid("payload_mismatch", "the payload is not the one approved");
   }
   if (e.tool !== undefined) {
     if (c.kind !== "tool.call" || !namesTool(c.tool ?? "", e.tool)) throw new ReceiptInvalid("wrong_tool", `made for ${JSON.stringify(c.tool ?? null)}`);
-    if (c.input_sha256 !== sha256Jcs(e.input)) throw new ReceiptInvalid("payload_mismatch", "the arguments are not the ones approved");
+    if (c.input_sha256 !== checkedHash(e.input, "the arguments")) throw new ReceiptInvalid("payload_mismatch", "the arguments are not the ones approved");
   }
-  if ((e.approved ?? true) && c.outcome !== "approve") throw new ReceiptInvalid("not_approved", `the decision was ${c.outcome}`);
   return c;
 }

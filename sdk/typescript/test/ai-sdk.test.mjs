@@ -78,3 +78,34 @@ test("undecided is withdrawn and denied; Assent unreachable is denied", async ()
   assert.equal(gone.type, "denied");
   assert.match(gone.reason, /could not ask the person/);
 });
+
+test("a retry gets the same proposal; a reused id, answered or in a new run, a new one", async () => {
+  const s = await serve();
+  try {
+    const client = new Assent({ home: s.home });
+    const call = { toolCall: { toolName: "delete_post", toolCallId: "call_0", input: { post_id: 7 } } };
+    const decide = assentToolApproval({ client, sessionId: "ai-reuse", timeout: 30 });
+    let decided = s.decideNext({ outcome: "approve" });
+    // Asked twice for the same call before an answer (a retry): one proposal.
+    const both = await Promise.all([decide(call), decide(call)]);
+    await decided;
+    assert.deepEqual(both.map((b) => b.type), ["approved", "approved"]);
+    assert.equal((await s.call("GET", "/proposals?session_id=ai-reuse")).items.length, 1);
+    // The same id once answered is another call (ids numbered afresh each step) ...
+    decided = s.decideNext({ outcome: "reject", reason: "not twice" });
+    const again = await decide(call);
+    await decided;
+    assert.equal(again.type, "denied");
+    assert.match(again.reason, /not twice/);
+    // ... and another run (an assentToolApproval of its own) never gets an earlier decision.
+    decided = s.decideNext({ outcome: "reject", reason: "new run, new question" });
+    const other = await assentToolApproval({ client, sessionId: "ai-reuse", timeout: 30 })(call);
+    await decided;
+    assert.equal(other.type, "denied");
+    assert.match(other.reason, /new run/);
+    const asked = await s.call("GET", "/proposals?session_id=ai-reuse");
+    assert.deepEqual(asked.items.map((p) => p.status).sort(), ["approved", "rejected", "rejected"]);
+  } finally {
+    s.stop();
+  }
+});

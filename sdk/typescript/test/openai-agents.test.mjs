@@ -82,3 +82,68 @@ test("undecided is withdrawn; Assent not running is a clear error", async () => 
     (e) => e.name === "AssentNotRunning");
   assert.deepEqual(ran, []);
 });
+
+/** Makes every call of `calls` in one turn (ids `call_0`, `call_1`, ... as local model servers
+ * number them), then answers "done". */
+function oneTurn(calls) {
+  return {
+    async getResponse(request) {
+      const items = Array.isArray(request.input) ? request.input : [];
+      if (!items.some((i) => i.type === "function_call_result")) {
+        return { usage: new Usage(), responseId: "r1", output: calls.map(([name, args], n) =>
+          ({ type: "function_call", id: `fc${n}`, callId: `call_${n}`, name, arguments: JSON.stringify(args), status: "completed" })) };
+      }
+      return { usage: new Usage(), responseId: "r_end", output: [{ type: "message", id: "m1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }] };
+    },
+    async *getStreamedResponse() {
+      throw new Error("not used");
+    },
+  };
+}
+
+function deleter(ran) {
+  return tool({ name: "delete_post", description: "Deletes a post.", parameters: z.object({ post_id: z.number() }),
+    needsApproval: true, execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; } });
+}
+
+test("a reused call id in a new run asks the person again", async () => {
+  const s = await serve();
+  try {
+    const ran = [];
+    const deletePost = deleter(ran);
+    const client = new Assent({ home: s.home });
+    const go = async (decision) => {
+      const decided = s.decideNext(decision);
+      const agent = new Agent({ name: "blog", tools: [deletePost], model: oneTurn([["delete_post", { post_id: 7 }]]) });
+      await runWithAssent(agent, "go", { client, sessionId: "oaj-reuse", timeout: 30 });
+      await decided;
+    };
+    await go({ outcome: "approve" });
+    assert.deepEqual(ran, [7]);
+    await go({ outcome: "reject", reason: "once is enough" });
+    assert.deepEqual(ran, [7], "the second run's call_0 waited for the person, who said no");
+    const asked = await s.call("GET", "/proposals?session_id=oaj-reuse");
+    assert.deepEqual(asked.items.map((p) => p.status).sort(), ["approved", "rejected"]);
+  } finally {
+    s.stop();
+  }
+});
+
+test("every call of a turn outlives the lease while the person decides", async () => {
+  const s = await serve();
+  try {
+    const ran = [];
+    const agent = new Agent({ name: "blog", tools: [deleter(ran)],
+      model: oneTurn([["delete_post", { post_id: 1 }], ["delete_post", { post_id: 2 }]]) });
+    // The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
+    // for plus the server's one-second sweep: as short as shows a lapse.
+    const slow = s.decideSlowly(2, 17);
+    const result = await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), timeout: 60 });
+    const answers = await slow;
+    assert.deepEqual(answers.map((a) => a.status), ["approved", "approved"], "neither was withdrawn before the person decided");
+    assert.deepEqual(ran.sort(), [1, 2]);
+    assert.equal(result.finalOutput, "done");
+  } finally {
+    s.stop();
+  }
+});

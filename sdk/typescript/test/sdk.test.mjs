@@ -55,6 +55,34 @@ test("gated runs with what was approved, and not otherwise", async () => {
   }
 });
 
+test("gated's function receives exactly the approved object", async () => {
+  const s = await serve();
+  try {
+    const client = new assent.Assent({ home: s.home });
+    const got = [];
+    const remove = assent.gated(function remove(args) { got.push(args); }, { client, receipt: true });
+    const proposed = { path: "build", recursive: true };
+    for (const edited of [
+      { path: "build" }, // deletes an argument: `recursive: true` must not come back
+      { path: "build", recursive: true, dry_run: true }, // adds one
+      { path: "dist", recursive: true }, // changes one
+    ]) {
+      const decided = s.decideNext({ outcome: "approve", edits: { input: edited } });
+      await remove({ ...proposed });
+      await decided;
+      assert.deepEqual(got.at(-1), edited, "exactly the person's input, nothing of the proposed one merged back");
+    }
+    for (const edited of ["rm build", null, ["build"]]) {
+      const decided = s.decideNext({ outcome: "approve", edits: { input: edited } });
+      await assert.rejects(remove({ ...proposed }), (e) => e instanceof assent.Failed && e.code === "arguments_unfit");
+      await decided;
+    }
+    assert.equal(got.length, 3, "an input that is not arguments by name never runs");
+  } finally {
+    s.stop();
+  }
+});
+
 test("a write the function builds is carried out by Assent", async () => {
   const s = await serve();
   try {
@@ -157,7 +185,7 @@ test("the generated schema and the built files are what the sources make", () =>
     "docs/openapi.json changed: run `npm run generate && npm run build` in sdk/typescript and commit");
   mkdirSync(join(out, "dist"));
   execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.json"), "--outDir", join(out, "dist")], { stdio: "ignore" });
-  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js", "adapters/openai-agents.js"]) {
+  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js", "adapters/openai-agents.js", "adapters/common.js"]) {
     assert.equal(readFileSync(join(out, "dist", f), "utf8"), readFileSync(join(root, "dist", f), "utf8"), `dist/${f} is stale: run npm run build`);
   }
 });

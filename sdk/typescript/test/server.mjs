@@ -50,5 +50,18 @@ export async function serve() {
       }
     }
   };
-  return { home, url, call, pending, decideNext, decideInTurn, stop: () => proc.kill() };
+  /** Once `n` proposals are pending, lets `afterSecs` pass, then approves them all, oldest
+   * first: a person who takes their time over a whole turn. Resolves to the answers. */
+  const decideSlowly = async (n, afterSecs) => {
+    let items = [];
+    for (let i = 0; (items = (await call("GET", "/proposals?status=pending")).items).length < n; i++) {
+      if (i > 600) throw new Error("the turn's proposals never all became pending");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, afterSecs * 1000));
+    const answers = [];
+    for (const p of items.reverse()) answers.push(await call("POST", `/proposals/${p.id}/decision`, { outcome: "approve" }));
+    return answers;
+  };
+  return { home, url, call, pending, decideNext, decideInTurn, decideSlowly, stop: () => proc.kill() };
 }

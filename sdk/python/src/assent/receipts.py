@@ -64,8 +64,15 @@ def sha256_jcs(value: Any) -> str:
 
 
 def _checked_hash(value: Any, what: str) -> str:
-    _check_hashable(value, what)
-    return sha256_jcs(value)
+    """The hash of `value` as a receipt names it, or ReceiptInvalid when it cannot be taken
+    unambiguously (a cycle, or a string RFC 8785 cannot write, is `malformed` too)."""
+    try:
+        _check_hashable(value, what)
+        return sha256_jcs(value)
+    except RecursionError:
+        raise ReceiptInvalid("malformed", f"{what}: nested too deep, or a cycle") from None
+    except (ValueError, TypeError, UnicodeError) as e:
+        raise ReceiptInvalid("malformed", f"{what}: not JSON ({e})") from None
 
 
 def names_tool(claimed: str, name: str) -> bool:

@@ -6,7 +6,9 @@
  * words (the model reads them in the tool's `execution-denied` result). The AI SDK runs a call
  * only as the model made it, so an approval with edits is answered as a denial naming the
  * edited input to call again with (that call comes back to Assent). No decision in time:
- * denied, the proposal withdrawn. Assent unreachable: denied.
+ * denied, the proposal withdrawn. Assent unreachable: denied. A model that reuses tool-call ids
+ * (`call_0` in every run, as local model servers do) is asked again each run: the keys are
+ * scoped to the `assentToolApproval()` made for the run.
  *
  *     import { generateText, stepCountIs } from "ai";
  *     import { assentToolApproval } from "assent/ai-sdk";
@@ -29,7 +31,9 @@ export interface ToolApprovalOptions {
     sessionId?: string;
     audience?: string;
 }
-/** A `toolApproval` function that asks the person in Assent. */
+/** A `toolApproval` function that asks the person in Assent. Make one for each run (each
+ * `generateText` / `streamText` call): its proposals' idempotency keys are the tool-call id
+ * under a random key of its own, so a model that reuses ids never gets another run's decision. */
 export declare function assentToolApproval(o?: ToolApprovalOptions): ({ toolCall }: {
     toolCall: {
         toolName: string;

@@ -1,11 +1,15 @@
 /** The OpenAI Agents SDK for JavaScript: Assent settles a run's tool approvals.
  *
  * Tools declared with `needsApproval: true` pause the run: its result lists `interruptions`.
- * `runWithAssent` files each as a `tool.call` proposal (all of a round at once), waits, approves
- * or rejects the run's state with the person's answers (`message` carries their words to the
- * model), and resumes until the agent answers. The SDK runs a call only as the model made it, so
- * an approval with edits is answered as a rejection naming the edited arguments to call again
- * with. No decision in time: rejected, the proposal withdrawn.
+ * `runWithAssent` files each as a `tool.call` proposal (all of a round at once), waits on them
+ * all at once (an open wait keeps a proposal's lease, so none is withdrawn while the person
+ * decides another), approves or rejects the run's state with the person's answers (`message`
+ * carries their words to the model), and resumes until the agent answers. The SDK runs a call
+ * only as the model made it, so an approval with edits is answered as a rejection naming the
+ * edited arguments to call again with. No decision in time: rejected, the proposal withdrawn. A
+ * proposal's idempotency key is its call id under a random key made for each round: a model that
+ * reuses ids such as `call_0` (as local model servers do) files new proposals, never getting an
+ * earlier decision.
  *
  *     import { Agent, tool } from "@openai/agents";
  *     import { runWithAssent } from "assent/openai-agents";
@@ -16,6 +20,7 @@ import { Assent } from "../client.js";
 import { NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
 import { sameJson } from "../receipts.js";
+import { callKey, newRunKey, waitAll } from "./common.js";
 function argumentsOf(item) {
     try {
         const v = JSON.parse(item.rawItem.arguments ?? "{}");
@@ -34,6 +39,9 @@ export async function runWithAssent(agent, input, o = {}) {
     let result = await run(agent, input, o.runOptions);
     while (result.interruptions?.length) {
         const state = result.state;
+        // Each round its own key: a model that numbers its calls afresh (`call_0` again) never gets
+        // an earlier decision.
+        const runKey = newRunKey();
         const filed = [];
         for (const item of result.interruptions) {
             const args = argumentsOf(item);
@@ -41,14 +49,16 @@ export async function runWithAssent(agent, input, o = {}) {
                 session_id: o.sessionId,
                 audience: o.audience,
                 lease_secs: 15,
-                idempotencyKey: item.rawItem.callId ? `openai-agents:${item.rawItem.callId}`.slice(0, 200) : undefined,
+                idempotencyKey: callKey("openai-agents", runKey, item.rawItem.callId),
             });
             filed.push({ item, args, p });
         }
-        for (const { item, args, p } of filed) {
-            const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+        // All at once: an open wait keeps a proposal's lease, so none is withdrawn while the person
+        // decides another.
+        const done = await waitAll(client, filed.map((f) => f.p.id), o.timeout ?? 3600);
+        filed.forEach(({ item, args }, n) => {
             try {
-                const approved = outcome(done);
+                const approved = outcome(done[n]);
                 if (sameJson(approved, args))
                     state.approve(item);
                 else
@@ -62,7 +72,7 @@ export async function runWithAssent(agent, input, o = {}) {
                 else
                     throw e;
             }
-        }
+        });
         result = await run(agent, state, o.runOptions);
     }
     return result;

@@ -6,7 +6,9 @@
  * words (the model reads them in the tool's `execution-denied` result). The AI SDK runs a call
  * only as the model made it, so an approval with edits is answered as a denial naming the
  * edited input to call again with (that call comes back to Assent). No decision in time:
- * denied, the proposal withdrawn. Assent unreachable: denied.
+ * denied, the proposal withdrawn. Assent unreachable: denied. A model that reuses tool-call ids
+ * (`call_0` in every run, as local model servers do) is asked again each run: the keys are
+ * scoped to the `assentToolApproval()` made for the run.
  *
  *     import { generateText, stepCountIs } from "ai";
  *     import { assentToolApproval } from "assent/ai-sdk";
@@ -18,6 +20,7 @@ import { Assent } from "../client.js";
 import { AssentError, NotApproved } from "../errors.js";
 import { outcome } from "../gated.js";
 import { sameJson } from "../receipts.js";
+import { CallKeys } from "./common.js";
 
 /** The status `toolApproval` answers with. */
 export type ApprovalStatus = { type: "approved"; reason?: string } | { type: "denied"; reason?: string };
@@ -30,8 +33,11 @@ export interface ToolApprovalOptions {
   audience?: string;
 }
 
-/** A `toolApproval` function that asks the person in Assent. */
+/** A `toolApproval` function that asks the person in Assent. Make one for each run (each
+ * `generateText` / `streamText` call): its proposals' idempotency keys are the tool-call id
+ * under a random key of its own, so a model that reuses ids never gets another run's decision. */
 export function assentToolApproval(o: ToolApprovalOptions = {}) {
+  const keys = new CallKeys("ai-sdk");
   return async ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }): Promise<ApprovalStatus> => {
     const client = o.client ?? new Assent();
     try {
@@ -39,9 +45,10 @@ export function assentToolApproval(o: ToolApprovalOptions = {}) {
         session_id: o.sessionId,
         audience: o.audience,
         lease_secs: 15,
-        idempotencyKey: `ai-sdk:${toolCall.toolCallId}`.slice(0, 200),
+        idempotencyKey: keys.key(toolCall.toolCallId),
       });
       const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
+      keys.done(toolCall.toolCallId);
       const approved = outcome(done);
       if (sameJson(approved, toolCall.input)) return { type: "approved" };
       return {
