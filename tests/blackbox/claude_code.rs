@@ -212,7 +212,8 @@ async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
 async fn a_killed_claude_code_leaves_no_question_behind() {
     let s = Server::start().await;
     let work = tempfile::tempdir().unwrap();
-    let model = Model::start(work.path(), "echo never");
+    let marker = work.path().join("marker.txt");
+    let model = Model::start(work.path(), &format!("echo never > {}", marker.display()));
     let mut claude_run = run_claude(&s, &model, work.path(), 60);
     let p = pending(&s, &mut claude_run).await;
     let id = p["id"].as_str().unwrap().to_string();
@@ -234,6 +235,7 @@ async fn a_killed_claude_code_leaves_no_question_behind() {
     }
     let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
     assert!(!audit.to_string().contains("lease"), "withdrawn by the hook, not by the lease: {audit}");
+    assert!(!marker.exists());
 }
 
 /// Permission entries a person might have in Claude Code, and command lines an agent sends:

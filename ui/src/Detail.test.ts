@@ -10,6 +10,30 @@ import type { AuditEntry } from "./bindings/AuditEntry";
 describe("the detail view", () => {
   afterEach(cleanup);
 
+  it("never shows one proposal with buttons that act on another, while the other loads", async () => {
+    const m = new MockBackend();
+    const [a, b] = m.proposals.filter((x) => x.status === "pending");
+    if (!a || !b) throw new Error("fixture");
+    // The second one loads slowly (a large proposal on a slow link).
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const get = m.get.bind(m);
+    m.get = async (id: string) => {
+      if (id === b.id) await gate;
+      return get(id);
+    };
+    const { rerender } = render(Detail, { backend: m, id: a.id });
+    await screen.findByTestId("approve");
+    await rerender({ backend: m, id: b.id });
+    // While B loads: A is gone, and nothing can be decided.
+    expect(screen.queryByTestId("approve")).toBeNull();
+    expect(screen.getByText("Loading…")).toBeTruthy();
+    release();
+    await fireEvent.click(await screen.findByTestId("approve"));
+    await waitFor(() => expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args[0])).toEqual([b.id]));
+    expect(m.proposals.find((x) => x.id === a.id)?.status).toBe("pending");
+  });
+
   it("shows Assent's diff with the hidden character marked", async () => {
     const m = new MockBackend();
     render(Detail, { backend: m, id: "p_iqgvopaka4n7slxa5lqrbpr4cu" });
