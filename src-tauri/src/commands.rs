@@ -66,6 +66,9 @@ pub async fn list_proposals(
 pub struct Detail {
     proposal: Proposal,
     audit: Vec<AuditEntry>,
+    /// The SHA-256 of its canonical payload: what the view sends back as `seen` with a
+    /// decision, so that a decision is only ever for the proposal on screen.
+    payload_sha256: String,
 }
 
 /// One proposal with its audit trail.
@@ -73,10 +76,12 @@ pub struct Detail {
 pub async fn get_proposal(d: State<'_, Desktop>, id: String) -> Res<Detail> {
     let proposal = d.engine.get(&Principal::Owner, &id).await?;
     let audit = d.engine.audit_of(&Principal::Owner, &id).await?;
-    Ok(Detail { proposal, audit })
+    let payload_sha256 = assent_core::canonical::canonical_sha256(&proposal.payload);
+    Ok(Detail { proposal, audit, payload_sha256 })
 }
 
-/// The person decides.
+/// The person decides. (Tauri commands take their arguments one by one.)
+#[allow(clippy::too_many_arguments)]
 #[tauri::command]
 pub async fn decide(
     d: State<'_, Desktop>,
@@ -86,8 +91,9 @@ pub async fn decide(
     feedback: Option<String>,
     edits: Option<Value>,
     allow_similar: Option<assent_core::proposal::AllowSimilar>,
+    seen: Option<String>,
 ) -> Res<assent_core::engine::Decided> {
-    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar };
+    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar, seen };
     Ok(d.engine.decide_one(&d.engine.person(Channel::App), &id, req).await?)
 }
 

@@ -317,14 +317,20 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     assert_eq!(d.text_becomes("[data-testid=\"status-badge\"]", "rejected").await, "rejected");
 
     // Approve and allow similar: the rule in words first; it then decides the next one.
-    let bash = |title: &str, command: &str| json!({"kind": "tool.call", "title": title, "payload": {"tool": "Bash", "input": {"command": command}}});
+    // As Claude Code's hook files a Bash call, from a project: a saved rule runs it confined.
+    let project = tempfile::tempdir().unwrap();
+    let cwd = project.path().canonicalize().unwrap();
+    let bash = |title: &str, command: &str| json!({"kind": "tool.call", "title": title, "payload": {"tool": "Bash", "input": {"command": command}, "cwd": cwd, "confinable": true}});
     let id = propose(bash("Run the tests in watch mode", "npm test -- --watch")).await;
     let waiter = wait(id.clone());
     d.click(&format!("[data-testid=\"row\"][data-id=\"{id}\"]")).await;
     d.click("[data-testid=\"allow-similar\"]").await;
     let words = d.text("[data-testid=\"similar-words\"]").await;
     // A command that runs code is saved exactly as approved.
-    assert!(words.contains("allow agent default to run exactly npm test -- --watch with tool Bash"), "{words}");
+    assert!(
+        words.contains("allow agent default to run exactly npm test -- --watch with tool Bash, confined (workspace)"),
+        "{words}"
+    );
     assert!(words.contains("for 1 hour"), "{words}");
     d.screenshot("app-allow-similar.png").await;
     d.click("[data-testid=\"confirm-similar\"]").await;

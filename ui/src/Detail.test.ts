@@ -31,6 +31,7 @@ describe("the detail view", () => {
     release();
     await fireEvent.click(await screen.findByTestId("approve"));
     await waitFor(() => expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args[0])).toEqual([b.id]));
+    expect((m.calls.find((c) => c.name === "decide")?.args[2] as { seen?: string }).seen).toBe(`seen:${b.id}`);
     expect(m.proposals.find((x) => x.id === a.id)?.status).toBe("pending");
   });
 
@@ -96,7 +97,7 @@ describe("the detail view", () => {
     await fireEvent.input(screen.getByTestId("reason"), { target: { value: "not on main" } });
     await fireEvent.click(confirm);
     await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("rejected"));
-    expect(m.calls.find((c) => c.name === "decide")?.args).toEqual([id, "reject", { reason: "not on main" }]);
+    expect(m.calls.find((c) => c.name === "decide")?.args).toEqual([id, "reject", { reason: "not on main", seen: `seen:${id}` }]);
   });
 
   it("approves an edited tool input", async () => {
@@ -108,7 +109,7 @@ describe("the detail view", () => {
     await fireEvent.input(editor, { target: { value: '{"command": "cargo test -q"}' } });
     await fireEvent.click(screen.getByText("Approve edited", { selector: ".form button" }));
     await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
-    expect(m.calls.find((c) => c.name === "decide")?.args[2]).toEqual({ edits: { input: { command: "cargo test -q" } } });
+    expect(m.calls.find((c) => c.name === "decide")?.args[2]).toEqual({ edits: { input: { command: "cargo test -q" } }, seen: expect.stringMatching(/^seen:/) });
   });
 
   it("shows a preview no shape fits as it was stored, and nothing else", async () => {
@@ -147,7 +148,7 @@ describe("the detail view", () => {
       expect(panel.textContent).toContain(words);
       await fireEvent.click(screen.getByTestId("confirm-similar"));
       await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
-      expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args)).toEqual([[id, "approve", { allowSimilar: { expires_in: secs } }]]);
+      expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args)).toEqual([[id, "approve", { allowSimilar: { expires_in: secs }, seen: `seen:${id}` }]]);
       const saved = m.ruleList[m.ruleList.length - 1];
       expect(m.ruleList).toHaveLength(rulesBefore + 1);
       expect(saved.match).toEqual({ agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test", confine: "workspace" });

@@ -32,6 +32,8 @@ export interface DecideOptions {
   edits?: unknown;
   /** Approve and also save the narrowest rule allowing proposals like this one. */
   allowSimilar?: AllowSimilar;
+  /** The payload hash of the proposal on screen: a decision for any other is refused. */
+  seen?: string;
 }
 
 export interface ListParams {
@@ -47,6 +49,8 @@ export interface ListParams {
 export interface Detail {
   proposal: Proposal;
   audit: AuditEntry[];
+  /** SHA-256 of the proposal's canonical payload, sent back with a decision as `seen`. */
+  payload_sha256?: string;
 }
 
 export interface AppInfo {

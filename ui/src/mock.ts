@@ -209,7 +209,8 @@ export class MockBackend implements Backend {
 
   async get(id: string): Promise<Detail> {
     const p = this.find(id);
-    return { proposal: structuredClone(p), audit: structuredClone(this.audits.get(id) ?? []) };
+    // A stand-in for the payload's hash: one per proposal, as the server's is.
+    return { proposal: structuredClone(p), audit: structuredClone(this.audits.get(id) ?? []), payload_sha256: `seen:${id}` };
   }
 
   private find(id: string): Proposal {
@@ -231,6 +232,7 @@ export class MockBackend implements Backend {
   async decide(id: string, outcome: Outcome, o: DecideOptions = {}): Promise<Decided> {
     this.calls.push({ name: "decide", args: [id, outcome, o] });
     const p = this.find(id);
+    if (o.seen !== undefined && o.seen !== `seen:${id}`) throw { code: "not_what_was_shown", message: `the proposal shown is not \`${id}\`` };
     if (p.status !== "pending") throw { code: "invalid_state", message: `proposal ${id} is ${p.status}, not pending` };
     if (outcome === "reject" && !o.reason?.trim()) throw { code: "invalid_field", message: "a rejection needs a reason" };
     const similar = o.allowSimilar;

@@ -183,7 +183,7 @@ export class Remote {
 
   async get(id: string): Promise<Detail> {
     const d = await this.call<{ proposal: Shown; audit: Detail["audit"] }>("GET", `/proposals/${encodeURIComponent(id)}`);
-    return { proposal: this.seen(d.proposal), audit: d.audit };
+    return { proposal: this.seen(d.proposal), audit: d.audit, payload_sha256: d.proposal.payload_sha256 };
   }
 
   async list(p: ListParams): Promise<Page> {

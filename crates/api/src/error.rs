@@ -42,6 +42,10 @@ impl ApiError {
 /// the proposal it revises, the file to delete): answered 404, like any other missing thing.
 pub const NAMES_NOTHING: [&str; 3] = ["target_not_found", "unknown_credential", "unknown_supersedes"];
 
+/// Codes of a decision made on another proposal than the one the person was shown: answered
+/// 409, as any decision the proposal's state no longer allows.
+pub const NOT_SHOWN: [&str; 1] = ["not_what_was_shown"];
+
 impl From<CoreError> for ApiError {
     fn from(e: CoreError) -> Self {
         let status = match &e {
@@ -50,6 +54,8 @@ impl From<CoreError> for ApiError {
             | CoreError::IdempotencyConflict
             | CoreError::Conflict(_)
             | CoreError::RulesChanged => StatusCode::CONFLICT,
+            // A decision for another proposal than the one the person was shown.
+            e @ CoreError::Invalid { .. } if NOT_SHOWN.contains(&e.code()) => StatusCode::CONFLICT,
             // A well-formed body naming something that does not exist: the thing is not found.
             e @ CoreError::Invalid { .. } if NAMES_NOTHING.contains(&e.code()) => StatusCode::NOT_FOUND,
             CoreError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,

@@ -78,7 +78,13 @@ fn collect() -> (BTreeMap<u16, BTreeSet<String>>, BTreeSet<String>) {
     for (path, text) in &files {
         for c in invalid.captures_iter(text) {
             // A body naming something that does not exist is answered 404 (`NAMES_NOTHING`).
-            let status = if assent_api::error::NAMES_NOTHING.contains(&&c[1]) { 404 } else { 422 };
+            let status = if assent_api::error::NAMES_NOTHING.contains(&&c[1]) {
+                404
+            } else if assent_api::error::NOT_SHOWN.contains(&&c[1]) {
+                409
+            } else {
+                422
+            };
             request.entry(status).or_default().insert(c[1].to_string());
         }
         for c in api.captures_iter(text) {

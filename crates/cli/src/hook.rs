@@ -250,9 +250,41 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
     })
 }
 
-/// Resolves once the process that started the hook (the client) is gone.
+/// Resolves once the client that started the hook is gone: the hook's parent, or (a client
+/// that runs its hooks through a shell, which outlives it) the parent's parent.
 async fn client_gone() {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
+    {
+        // A live process by its id: its parent and its start time (so a reused id is not taken
+        // for it); none once it has exited (a zombie included).
+        fn stat(pid: u32) -> Option<(u32, String)> {
+            let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // After the command name (in parentheses, which may hold anything): state, ppid, ...
+            let rest = s.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
+                return None;
+            }
+            Some((fields.get(1)?.parse().ok()?, fields.get(19)?.to_string()))
+        }
+        let parent = std::os::unix::process::parent_id();
+        let mut watched = Vec::new();
+        if let Some((grand, start)) = stat(parent) {
+            watched.push((parent, start));
+            if let Some((_, g_start)) = stat(grand).filter(|_| grand > 1) {
+                watched.push((grand, g_start));
+            }
+        }
+        loop {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            if std::os::unix::process::parent_id() != parent
+                || watched.iter().any(|(pid, start)| stat(*pid).is_none_or(|(_, s)| s != *start))
+            {
+                return;
+            }
+        }
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
     {
         let parent = std::os::unix::process::parent_id();
         loop {

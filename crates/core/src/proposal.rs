@@ -378,6 +378,13 @@ pub struct DecisionRequest {
     /// Assent saves the narrowest rule that covers it and returns it with the decision.
     #[serde(default)]
     pub allow_similar: Option<AllowSimilar>,
+    /// What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+    /// their screen. A decision that names another proposal than the one shown is refused (409
+    /// `not_what_was_shown`) and changes nothing. The app and the phone send it.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null", optional))]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-f]{64}$"))]
+    pub seen: Option<String>,
 }
 
 /// "Approve and allow similar": how long the rule lasts.

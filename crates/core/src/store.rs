@@ -26,6 +26,11 @@ pub struct ReceiptKey {
     pub publish_until: Option<Timestamp>,
 }
 
+/// How long an idempotency key answers with its first proposal: a retry within a day gets it
+/// back; after that the key files a new proposal (a model server that reuses tool-call ids
+/// such as `call_0` never receives an old decision), and the old proposal keeps its history.
+pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
+
 /// An idempotency key and the hash of the request it was first used with.
 #[derive(Debug, Clone)]
 pub struct Idempotency {

@@ -76,8 +76,17 @@ pub(crate) async fn insert<C: Conn>(
     check_rules_seq(c, rec.rules_seq).await?;
     let p = &rec.proposal;
     if let Some(idem) = &rec.idempotency {
-        let read = |r: &dyn crate::conn::Cols| Ok((r.text("id")?, r.text_opt("request_sha256")?));
-        if let Some((id, hash)) = c.one(sql::IDEMPOTENT, &args![&p.agent, &idem.key, node], read).await? {
+        let read = |r: &dyn crate::conn::Cols| Ok((r.text("id")?, r.text_opt("request_sha256")?, r.int("created_at")?));
+        let found = c.one(sql::IDEMPOTENT, &args![&p.agent, &idem.key, node], read).await?;
+        // A key past its time answers no more: it files a new proposal.
+        let found = match found {
+            Some((id, _, at)) if at < p.created_at.0 - assent_core::store::IDEMPOTENCY_TTL_MS => {
+                c.exec(sql::RELEASE_KEY, &args![&id]).await?;
+                None
+            }
+            other => other,
+        };
+        if let Some((id, hash, _)) = found {
             if hash.as_deref() != Some(idem.request_sha256.as_str()) {
                 return Err(CoreError::IdempotencyConflict);
             }

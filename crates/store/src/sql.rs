@@ -113,7 +113,9 @@ pub(crate) fn insert(n: usize, pg: bool) -> String {
     format!("{INSERT} VALUES {}", (0..n).map(row).collect::<Vec<_>>().join(", "))
 }
 pub(crate) const IDEMPOTENT: &str =
-    "SELECT id, request_sha256 FROM proposals WHERE agent = $1 AND idempotency_key = $2 AND node = $3";
+    "SELECT id, request_sha256, created_at FROM proposals WHERE agent = $1 AND idempotency_key = $2 AND node = $3";
+/// An idempotency key past its time, freed for a new proposal.
+pub(crate) const RELEASE_KEY: &str = "UPDATE proposals SET idempotency_key = NULL WHERE id = $1";
 pub(crate) const SUPERSEDED: &str = "SELECT agent, node, status FROM proposals WHERE id = $1";
 /// SQLite keeps each agent's count by triggers (migration 0009); PostgreSQL counts on its index.
 pub(crate) const PENDING: Twin = Twin {

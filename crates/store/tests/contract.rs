@@ -120,6 +120,36 @@ async fn inserts_read_back_and_keep_their_promises() {
     }
 }
 
+/// An idempotency key answers with its first proposal for a day, then files a new one: a
+/// retry is never a replay of an old decision.
+#[tokio::test]
+async fn an_idempotency_key_is_a_retry_for_a_day_never_a_replay() {
+    let day = assent_core::store::IDEMPOTENCY_TTL_MS;
+    for (db, s, _dir) in stores().await {
+        let keyed = |id: &str, at: i64| {
+            let mut p = proposal(id, 1);
+            p.created_at = Timestamp(at);
+            p.updated_at = p.created_at;
+            p.expires_at = Timestamp(at + 10 * day);
+            let mut r = record(p);
+            r.idempotency = Some(Idempotency { key: "call_0".into(), request_sha256: "h".into() });
+            r
+        };
+        let first = created(&s, keyed("p_0001", 1_000)).await;
+        match s.insert(keyed("p_0002", 1_000 + day)).await {
+            Ok(Inserted::Existing(e)) => assert_eq!(e.id, first.id, "{db}: a retry within the day"),
+            other => panic!("{db}: {other:?}"),
+        }
+        let later = created(&s, keyed("p_0003", 1_001 + day)).await;
+        assert_eq!(later.id, "p_0003", "{db}: a day on, a new proposal");
+        match s.insert(keyed("p_0004", 2_000 + day)).await {
+            Ok(Inserted::Existing(e)) => assert_eq!(e.id, "p_0003", "{db}: the new one answers retries now"),
+            other => panic!("{db}: {other:?}"),
+        }
+        assert!(s.get("p_0001").await.unwrap().is_some(), "{db}: the old proposal keeps its history");
+    }
+}
+
 #[tokio::test]
 async fn a_status_change_is_a_compare_and_set_and_atomic_batches_are_all_or_nothing() {
     for (db, s, _dir) in stores().await {

@@ -31,7 +31,14 @@ fn owner() -> Actor {
 }
 
 fn approve() -> DecisionRequest {
-    DecisionRequest { outcome: Outcome::Approve, reason: None, feedback: None, edits: None, allow_similar: None }
+    DecisionRequest {
+        outcome: Outcome::Approve,
+        reason: None,
+        feedback: None,
+        edits: None,
+        allow_similar: None,
+        seen: None,
+    }
 }
 
 async fn propose(e: &Engine, agent: &str, body: serde_json::Value) -> String {

@@ -623,6 +623,12 @@ export interface components {
             edits?: unknown;
             /** @description Refused in a batch (that item's error): "allow similar" goes with the approval of one proposal. */
             allow_similar?: Record<string, never> | null;
+            /**
+             * @description What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+             *     their screen. A decision that names another proposal than the one shown is refused (409
+             *     `not_what_was_shown`) and changes nothing. The app and the phone send it.
+             */
+            seen?: string | null;
             /** @description The proposal's id. */
             id: string;
         };
@@ -725,6 +731,12 @@ export interface components {
             /** @description Changes to the payload (approve only), in the kind's edit form. */
             edits?: unknown;
             allow_similar?: components["schemas"]["AllowSimilar"] | null;
+            /**
+             * @description What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+             *     their screen. A decision that names another proposal than the one shown is refused (409
+             *     `not_what_was_shown`) and changes nothing. The app and the phone send it.
+             */
+            seen?: string | null;
         } | {
             /**
              * @description The outcome.
@@ -735,6 +747,12 @@ export interface components {
             reason?: string | null;
             /** @description What to change (refine). */
             feedback?: string | null;
+            /**
+             * @description What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+             *     their screen. A decision that names another proposal than the one shown is refused (409
+             *     `not_what_was_shown`) and changes nothing. The app and the phone send it.
+             */
+            seen?: string | null;
         } | {
             /**
              * @description The outcome.
@@ -745,6 +763,12 @@ export interface components {
             reason?: string | null;
             /** @description What the agent should change (not blank). */
             feedback: string;
+            /**
+             * @description What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+             *     their screen. A decision that names another proposal than the one shown is refused (409
+             *     `not_what_was_shown`) and changes nothing. The app and the phone send it.
+             */
+            seen?: string | null;
         };
         /** @description A paired device as the person sees it (never its passkey). */
         DeviceInfo: {
@@ -1999,7 +2023,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not in a state that allows it (already decided, an idempotency key reused with another body). Codes: `conflict`, `idempotency_conflict`, `invalid_state`, `remote_disabled`, `remote_port_busy`. */
+        /** @description Not in a state that allows it (already decided, an idempotency key reused with another body). Codes: `conflict`, `idempotency_conflict`, `invalid_state`, `not_what_was_shown`, `remote_disabled`, `remote_port_busy`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -2011,7 +2035,7 @@ export interface components {
                          * @description Stable: match on it
                          * @enum {string}
                          */
-                        code: "conflict" | "idempotency_conflict" | "invalid_state" | "remote_disabled" | "remote_port_busy";
+                        code: "conflict" | "idempotency_conflict" | "invalid_state" | "not_what_was_shown" | "remote_disabled" | "remote_port_busy";
                         /** @description For people; may change */
                         message: string;
                     };
@@ -2056,7 +2080,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body or the query is not valid for this endpoint. Codes: `ambiguous_group`, `feedback_required`, `forbidden_header`, `host_not_allowed`, `insecure_url`, `internal`, `invalid_agent_name`, `invalid_allow_similar`, `invalid_credential_name`, `invalid_cursor`, `invalid_device_name`, `invalid_edits`, `invalid_expiry`, `invalid_field`, `invalid_glob`, `invalid_header`, `invalid_host`, `invalid_idempotency_key`, `invalid_input`, `invalid_match`, `invalid_ntfy`, `invalid_origin`, `invalid_path`, `invalid_push_after`, `invalid_payload`, `invalid_request`, `invalid_scheme`, `invalid_secret`, `invalid_url`, `not_a_regular_file`, `outside_allowed_roots`, `path_is_directory`, `path_is_symlink`, `path_not_absolute`, `protected_path`, `target_too_large`, `too_broad`, `unknown_kind`, `unreadable_target`. */
+        /** @description The body or the query is not valid for this endpoint. Codes: `ambiguous_group`, `feedback_required`, `forbidden_header`, `host_not_allowed`, `insecure_url`, `internal`, `invalid_agent_name`, `invalid_allow_similar`, `invalid_credential_name`, `invalid_cursor`, `invalid_device_name`, `invalid_edits`, `invalid_expiry`, `invalid_field`, `invalid_glob`, `invalid_header`, `invalid_host`, `invalid_idempotency_key`, `invalid_input`, `invalid_match`, `invalid_ntfy`, `invalid_number`, `invalid_origin`, `invalid_path`, `invalid_push_after`, `invalid_payload`, `invalid_request`, `invalid_scheme`, `invalid_secret`, `invalid_url`, `no_similar_rule`, `not_a_regular_file`, `outside_allowed_roots`, `path_is_directory`, `path_is_symlink`, `path_not_absolute`, `protected_path`, `target_too_large`, `too_broad`, `unknown_kind`, `unreadable_target`. */
         Error422: {
             headers: {
                 [name: string]: unknown;
@@ -2068,7 +2092,7 @@ export interface components {
                          * @description Stable: match on it
                          * @enum {string}
                          */
-                        code: "ambiguous_group" | "feedback_required" | "forbidden_header" | "host_not_allowed" | "insecure_url" | "internal" | "invalid_agent_name" | "invalid_allow_similar" | "invalid_credential_name" | "invalid_cursor" | "invalid_device_name" | "invalid_edits" | "invalid_expiry" | "invalid_field" | "invalid_glob" | "invalid_header" | "invalid_host" | "invalid_idempotency_key" | "invalid_input" | "invalid_match" | "invalid_ntfy" | "invalid_origin" | "invalid_path" | "invalid_push_after" | "invalid_payload" | "invalid_request" | "invalid_scheme" | "invalid_secret" | "invalid_url" | "not_a_regular_file" | "outside_allowed_roots" | "path_is_directory" | "path_is_symlink" | "path_not_absolute" | "protected_path" | "target_too_large" | "too_broad" | "unknown_kind" | "unreadable_target";
+                        code: "ambiguous_group" | "feedback_required" | "forbidden_header" | "host_not_allowed" | "insecure_url" | "internal" | "invalid_agent_name" | "invalid_allow_similar" | "invalid_credential_name" | "invalid_cursor" | "invalid_device_name" | "invalid_edits" | "invalid_expiry" | "invalid_field" | "invalid_glob" | "invalid_header" | "invalid_host" | "invalid_idempotency_key" | "invalid_input" | "invalid_match" | "invalid_ntfy" | "invalid_number" | "invalid_origin" | "invalid_path" | "invalid_push_after" | "invalid_payload" | "invalid_request" | "invalid_scheme" | "invalid_secret" | "invalid_url" | "no_similar_rule" | "not_a_regular_file" | "outside_allowed_roots" | "path_is_directory" | "path_is_symlink" | "path_not_absolute" | "protected_path" | "target_too_large" | "too_broad" | "unknown_kind" | "unreadable_target";
                         /** @description For people; may change */
                         message: string;
                     };

@@ -27,4 +27,10 @@ edits: JsonValue | null,
  * Also allow proposals like this one from now on (approve only, one proposal at a time):
  * Assent saves the narrowest rule that covers it and returns it with the decision.
  */
-allow_similar: AllowSimilar | null, };
+allow_similar: AllowSimilar | null, 
+/**
+ * What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on
+ * their screen. A decision that names another proposal than the one shown is refused (409
+ * `not_what_was_shown`) and changes nothing. The app and the phone send it.
+ */
+seen?: string | null, };

@@ -196,6 +196,14 @@ impl Engine {
             Outcome::Reject => Action::Reject,
             Outcome::Refine => Action::Refine,
         };
+        if let Some(seen) = &req.seen
+            && *seen != crate::canonical::canonical_sha256(&p.payload)
+        {
+            return Err(CoreError::invalid(
+                "not_what_was_shown",
+                format!("the proposal shown is not `{}`: nothing was decided; look at it again", clip(&p.id, 80)),
+            ));
+        }
         let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
         let now = Timestamp::now();
         let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
@@ -415,6 +423,7 @@ impl Engine {
                 feedback: g.feedback.clone(),
                 edits: None,
                 allow_similar: None,
+                seen: None,
             };
             ts.push(self.plan(actor, p, req)?);
         }

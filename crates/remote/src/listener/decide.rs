@@ -214,6 +214,8 @@ pub(super) async fn decide(
                 feedback: ask.feedback.clone(),
                 edits: ask.edits.clone(),
                 allow_similar: None,
+                // The passkey signed the hash of the payload the phone showed.
+                seen: Some(i.payload_sha256.clone()),
             },
         })
         .collect();

@@ -74,6 +74,13 @@ class DecisionRequest1(BaseModel):
         ),
     ] = None
     allow_similar: AllowSimilar | None = None
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
+    ] = None
 
 
 class Outcome2(Enum):
@@ -88,6 +95,13 @@ class DecisionRequest2(BaseModel):
     reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
     feedback: Annotated[
         str | None, Field(description="What to change (refine).", max_length=10000)
+    ] = None
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
     ] = None
 
 
@@ -109,6 +123,13 @@ class DecisionRequest3(BaseModel):
             pattern="\\S",
         ),
     ]
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
+    ] = None
 
 
 class DecisionRequest(
@@ -1315,6 +1336,13 @@ class BatchItem(BaseModel):
         dict[str, Any] | None,
         Field(
             description='Refused in a batch (that item\'s error): "allow similar" goes with the approval of one proposal.'
+        ),
+    ] = None
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
         ),
     ] = None
     id: Annotated[str, Field(description="The proposal's id.")]
