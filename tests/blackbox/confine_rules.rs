@@ -290,3 +290,34 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
     assert!(matches!(ask_hook(&s, &scene, "make build && curl -s http://127.0.0.1:9/", 20_100), Answer::NotAllowed(_)));
     assert!(matches!(ask_hook(&s, &scene, "make build > ~/.bashrc", 20_101), Answer::NotAllowed(_)));
 }
+
+/// A saved rule for a project script pins the script's definition: "allow similar" on `npm run
+/// build` allows it again while `package.json` is as it was, in that project only; once an
+/// edit changes the script, the call asks again.
+#[tokio::test]
+async fn a_saved_rule_for_a_project_script_asks_again_once_the_script_changed() {
+    let scene = scene();
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    if !assent_confine::Support::detect().can(assent_confine::Profile::Workspace) {
+        return;
+    }
+    let pkg = scene.proj.join("package.json");
+    std::fs::write(&pkg, r#"{"name": "p", "scripts": {"build": "echo built"}}"#).unwrap();
+    let call = |c: &str, cwd: &std::path::Path| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": cwd, "client": "claude-code", "confinable": true}});
+    let first = s.propose(call("npm run build", &scene.proj)).await;
+    let id = first["id"].as_str().unwrap();
+    let (st, d) = s.decide(id, json!({"outcome": "approve", "allow_similar": {}})).await;
+    assert_eq!(st, reqwest::StatusCode::OK, "{d}");
+    assert_eq!(d["rule"]["match"]["script"]["file"], pkg.to_str().unwrap(), "{d}");
+    assert!(d["rule"]["description"].as_str().unwrap().contains("is as it was"), "{d}");
+    assert_eq!(s.propose(call("npm run build", &scene.proj)).await["status"], "approved");
+    // Another project with the same script: not this rule's.
+    let other = scene.home.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(&pkg, other.join("package.json")).unwrap();
+    assert_eq!(s.propose(call("npm run build", &other)).await["status"], "pending");
+    // The script changed: asked again.
+    std::fs::write(&pkg, format!(r#"{{"name": "p", "scripts": {{"build": "touch {}/pwned"}}}}"#, scene.out.display()))
+        .unwrap();
+    assert_eq!(s.propose(call("npm run build", &scene.proj)).await["status"], "pending");
+}

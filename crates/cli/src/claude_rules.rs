@@ -170,7 +170,7 @@ fn entry(source: &str, effect: Effect, anchors: &Anchors) -> Entry {
         return rule(tool_call(&tools_of(&name, effect, false)));
     };
     match name.as_str() {
-        "Bash" => bash(&spec, effect).map_or_else(|why| refuse(&why), rule),
+        "Bash" => bash(&spec, effect, anchors.relative.as_deref()).map_or_else(|why| refuse(&why), rule),
         "Read" | "Edit" => match path(&spec, effect, anchors) {
             Ok(glob) => rule(RuleMatch { path: Some(glob), ..tool_call(&tools_of(&name, effect, true)) }),
             Err(why) => refuse(&why),
@@ -196,7 +196,7 @@ fn entry(source: &str, effect: Effect, anchors: &Anchors) -> Entry {
 }
 
 /// `Bash(npm run test:*)` and `Bash(npm run test *)` are the command prefix `npm run test`.
-fn bash(spec: &str, effect: Effect) -> Result<RuleMatch, String> {
+fn bash(spec: &str, effect: Effect, project: Option<&Path>) -> Result<RuleMatch, String> {
     let prefix = if let Some(p) = spec.strip_suffix(":*") {
         if p.contains('*') {
             return Err("a `*` before the trailing `:*`".into());
@@ -230,7 +230,11 @@ fn bash(spec: &str, effect: Effect) -> Result<RuleMatch, String> {
     // Claude Code asks before a command reads or writes outside the session's working
     // folders, whatever the allow says: so does the imported allow (`./**`).
     let path = (effect == Effect::Allow).then(|| "./**".to_string());
-    Ok(RuleMatch { input: Some(prefix.trim().to_string()), path, confine, ..tool_call("Bash") })
+    // An allow of a project script (`npm run test`, `make`) pins its definition in the
+    // project the settings belong to, as it is now: changed, the rule asks again.
+    let words: Vec<&str> = parsed.words.iter().map(String::as_str).collect();
+    let script = project.filter(|_| effect == Effect::Allow).and_then(|p| assent_core::rules::scripts::pin(&words, p));
+    Ok(RuleMatch { input: Some(prefix.trim().to_string()), path, confine, script, ..tool_call("Bash") })
 }
 
 /// A gitignore-style path pattern as an absolute path glob.

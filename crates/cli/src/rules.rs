@@ -149,6 +149,8 @@ impl From<MatchArgs> for RuleMatch {
                 "workspace" => assent_core::rules::Confine::Workspace,
                 _ => assent_core::rules::Confine::Read,
             }),
+            // A person's own rule from the command line pins no script.
+            script: None,
         }
     }
 }

@@ -1633,6 +1633,7 @@ export interface components {
             /** @description The credential's name. */
             credential?: string | null;
             confine?: components["schemas"]["Confine"] | null;
+            script?: components["schemas"]["ScriptPin"] | null;
         };
         /** @description The rule behind a decision: its id and its words as they were when it decided. */
         RuleRef: {
@@ -1824,6 +1825,13 @@ export interface components {
             header: string;
             /** @enum {string} */
             type: "header";
+        };
+        /** @description The file that defines a project's scripts, and its content's hash when a rule was saved. */
+        ScriptPin: {
+            /** @description The file (absolute): `package.json`, a `Makefile`, a `justfile`. */
+            file: string;
+            /** @description SHA-256 (hex) of its content when the rule was saved. */
+            sha256: string;
         };
         /** @description A session's proposals by status. */
         SessionCounts: {

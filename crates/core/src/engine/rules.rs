@@ -543,9 +543,19 @@ impl Engine {
         Ok(Similar { description: describe(Effect::Allow, &m), matches: m })
     }
 
-    /// The match "allow similar" saves for `p`, or why there is none (`no_similar_rule`).
+    /// The match "allow similar" saves for `p`, or why there is none (`no_similar_rule`); a
+    /// command that runs a project script pins the script's definition as it is now.
     pub(super) fn similar_match(&self, p: &Proposal) -> Result<RuleMatch, CoreError> {
-        crate::rules::similar(&self.subject_of(p)?).map_err(|why| CoreError::invalid("no_similar_rule", why))
+        let subject = self.subject_of(p)?;
+        let mut m = crate::rules::similar(&subject).map_err(|why| CoreError::invalid("no_similar_rule", why))?;
+        if m.input.is_some()
+            && let (Some(cwd), Some(line)) = (subject.facts.cwd.as_deref(), subject.line.as_ref())
+            && let [only] = line.commands.as_slice()
+        {
+            let words: Option<Vec<&str>> = only.words.iter().map(|w| w.as_deref()).collect();
+            m.script = words.and_then(|w| crate::rules::scripts::pin(&w, std::path::Path::new(cwd)));
+        }
+        Ok(m)
     }
 
     /// Saves the "allow similar" rule of a proposal the person just approved.

@@ -179,6 +179,16 @@ impl Compiled {
                 ));
             }
         };
+        if let Some(pin) = &m.script {
+            let hex =
+                pin.sha256.len() == 64 && pin.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            if effect != Effect::Allow || m.input.is_none() || !pin.file.starts_with('/') || !hex {
+                return Err(bad(
+                    "invalid_match",
+                    "`script` pins an allowed command's project script: an absolute `file` and the `sha256` (hex) of its content",
+                ));
+            }
+        }
         if m.confine.is_some() && effect != Effect::Allow {
             return Err(bad("invalid_match", "`confine` says how an allow runs a command: it goes with `allow` only"));
         }
@@ -366,6 +376,12 @@ impl Compiled {
     /// Whether it applies to one part of `s`.
     pub(super) fn applies(&self, s: &Subject, part: Part<'_>) -> bool {
         if !self.fields_match(s) {
+            return false;
+        }
+        // A pinned project script: in its project, while its definition is unchanged.
+        if let Some(pin) = &self.m.script
+            && !super::scripts::holds(pin, s.facts.cwd.as_deref())
+        {
             return false;
         }
         let f = &s.facts;

@@ -26,6 +26,7 @@
 
 mod compiled;
 mod globs;
+pub mod scripts;
 mod set;
 mod words;
 
@@ -36,6 +37,7 @@ pub use words::{confinement_for, describe, similar};
 pub use crate::confine::Confine;
 use crate::time::Timestamp;
 use assent_commands::{Context, Line};
+pub use scripts::ScriptPin;
 use serde::{Deserialize, Serialize};
 
 /// What a rule does to a proposal it matches.
@@ -122,6 +124,12 @@ pub struct RuleMatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub confine: Option<Confine>,
+    /// The project script an allow of a command runs (`npm run build`, `make test`), as it was
+    /// when the rule was saved: the rule applies in that project only, and only while the file
+    /// that defines the script is unchanged. "Allow similar" and the import set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub script: Option<ScriptPin>,
 }
 
 impl RuleMatch {

@@ -91,11 +91,14 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
     let action = what.join(" ");
     // An allow of commands says how they run: confined by the kernel, or as the client runs
     // them (a rule only the person writes).
-    let confined = match (m.confine, effect, m.input.is_some()) {
+    let mut confined = match (m.confine, effect, m.input.is_some()) {
         (Some(c), Effect::Allow, _) => format!(", confined ({})", c.as_str()),
         (None, Effect::Allow, true) => ", unconfined".to_string(),
         _ => String::new(),
     };
+    if let Some(pin) = &m.script {
+        confined.push_str(&format!(", while {} is as it was", code(&pin.file)));
+    }
     match effect {
         Effect::Allow => format!("allow {who} to {action}{confined}"),
         Effect::Ask => format!("always ask before {who} may {action}"),

@@ -802,52 +802,6 @@ class RemoteStatus(BaseModel):
     ] = None
 
 
-class RuleMatch(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    agent: Annotated[str | None, Field(description="The agent's name.")] = None
-    kind: Annotated[str | None, Field(description="The kind.")] = None
-    tool: Annotated[
-        str | None, Field(description="The tool's name, a glob (`tool.call`).")
-    ] = None
-    input: Annotated[
-        str | None,
-        Field(
-            description="The leading words of the tool's command (`tool.call` with a `command` input), or with\n`exact`, the whole command."
-        ),
-    ] = None
-    exact: Annotated[
-        bool | None,
-        Field(
-            description='`input` is the whole command line, exactly (what "allow similar" saves for a command\nthat writes, deletes, pushes or runs code).'
-        ),
-    ] = None
-    builtin: Annotated[
-        str | None,
-        Field(
-            description="A built-in rule (`read_only`: commands that only read inside the working folder)."
-        ),
-    ] = None
-    path: Annotated[
-        str | None,
-        Field(
-            description="The file's path, a glob (file kinds, and a tool's `file_path`, `path` or\n`notebook_path` input)."
-        ),
-    ] = None
-    method: Annotated[str | None, Field(description="The HTTP method.")] = None
-    host: Annotated[
-        str | None,
-        Field(
-            description="The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`): an\n`http.request`'s, or a tool's `url` input."
-        ),
-    ] = None
-    credential: Annotated[str | None, Field(description="The credential's name.")] = (
-        None
-    )
-    confine: Confine | None = None
-
-
 class RuleRef(BaseModel):
     id: Annotated[str, Field(description="The rule's id.")]
     description: Annotated[str, Field(description="The rule in plain words.")]
@@ -1129,6 +1083,21 @@ class Scheme(RootModel[Scheme1 | Scheme2 | Scheme3]):
     ]
 
 
+class ScriptPin(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    file: Annotated[
+        str,
+        Field(
+            description="The file (absolute): `package.json`, a `Makefile`, a `justfile`."
+        ),
+    ]
+    sha256: Annotated[
+        str, Field(description="SHA-256 (hex) of its content when the rule was saved.")
+    ]
+
+
 ByStatusAdditionalProperty = TypeAliasType(
     "ByStatusAdditionalProperty", Annotated[int, Field(ge=0)]
 )
@@ -1144,11 +1113,6 @@ class SessionCounts(BaseModel):
         dict[str, ByStatusAdditionalProperty],
         Field(description="How many in each status (only the statuses it has)."),
     ]
-
-
-class Similar(BaseModel):
-    match: Annotated[RuleMatch, Field(description="Its match.")]
-    description: Annotated[str, Field(description="It in plain words.")]
 
 
 class Stats(BaseModel):
@@ -1599,29 +1563,6 @@ class NewProposal(RootModel[NewProposal1 | NewProposal2 | NewProposal3 | NewProp
     ]
 
 
-class NewRule(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    effect: Annotated[Effect, Field(description="What it does.")]
-    match: Annotated[RuleMatch | None, Field(description="What it matches.")] = None
-    everything: Annotated[
-        bool | None,
-        Field(description="Set to make an empty match mean every proposal."),
-    ] = None
-    expires_in: Annotated[
-        int | None,
-        Field(
-            description="Seconds until it stops matching, 1 to 31,622,400 (none: until removed).",
-            ge=1,
-            le=31622400,
-        ),
-    ] = None
-    note: Annotated[
-        str | None, Field(description="A note (a denied proposal's reason).")
-    ] = None
-
-
 class Preview1(ToolPreview):
     type: Type3
 
@@ -1685,56 +1626,51 @@ class Rotated(BaseModel):
     ]
 
 
-class Rule(BaseModel):
-    id: Annotated[str, Field(description="Its id (`r_...`).")]
-    effect: Annotated[Effect, Field(description="What it does.")]
-    match: Annotated[RuleMatch, Field(description="What it matches.")]
-    everything: Annotated[
-        bool | None,
-        Field(description="Set when it deliberately matches every proposal."),
+class RuleMatch(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    agent: Annotated[str | None, Field(description="The agent's name.")] = None
+    kind: Annotated[str | None, Field(description="The kind.")] = None
+    tool: Annotated[
+        str | None, Field(description="The tool's name, a glob (`tool.call`).")
     ] = None
-    note: Annotated[
-        str | None, Field(description="The person's note (a denied proposal's reason).")
-    ] = None
-    description: Annotated[str, Field(description="The rule in plain words.")]
-    created_by: Annotated[
-        str,
-        Field(
-            description="Who made it (`owner`, or the person's name on a team store)."
-        ),
-    ]
-    node: Annotated[
+    input: Annotated[
         str | None,
-        Field(description="The node (Assent server) it was made on, on a team store."),
-    ] = None
-    created_channel: Annotated[Channel, Field(description="Through which channel.")]
-    created_at: Annotated[Timestamp, Field(description="When.")]
-    expires_at: Timestamp | None = None
-    matched: Annotated[
-        int,
         Field(
-            description="How many proposals it decided or sent to the inbox (the winning rule only).",
-            ge=0,
+            description="The leading words of the tool's command (`tool.call` with a `command` input), or with\n`exact`, the whole command."
         ),
-    ]
-
-
-class RuleLogEntry(BaseModel):
-    seq: Annotated[int, Field(description="Position in the log.")]
-    rule_id: Annotated[str, Field(description="The rule.")]
-    event: Annotated[str, Field(description="`added` or `removed`.")]
-    actor: Annotated[str, Field(description="Who.")]
-    channel: Annotated[Channel, Field(description="Through which channel.")]
-    at: Annotated[Timestamp, Field(description="When.")]
-    rule: Annotated[Rule, Field(description="The rule as it was.")]
-
-
-class RuleLogPage(BaseModel):
-    items: Annotated[list[RuleLogEntry], Field(description="In order.")]
-    next_after: Annotated[
-        int | None,
-        Field(description="When the page is full: the `after` to ask for next."),
     ] = None
+    exact: Annotated[
+        bool | None,
+        Field(
+            description='`input` is the whole command line, exactly (what "allow similar" saves for a command\nthat writes, deletes, pushes or runs code).'
+        ),
+    ] = None
+    builtin: Annotated[
+        str | None,
+        Field(
+            description="A built-in rule (`read_only`: commands that only read inside the working folder)."
+        ),
+    ] = None
+    path: Annotated[
+        str | None,
+        Field(
+            description="The file's path, a glob (file kinds, and a tool's `file_path`, `path` or\n`notebook_path` input)."
+        ),
+    ] = None
+    method: Annotated[str | None, Field(description="The HTTP method.")] = None
+    host: Annotated[
+        str | None,
+        Field(
+            description="The HTTP host (`api.github.com`), or an origin (`https://api.github.com:443`): an\n`http.request`'s, or a tool's `url` input."
+        ),
+    ] = None
+    credential: Annotated[str | None, Field(description="The credential's name.")] = (
+        None
+    )
+    confine: Confine | None = None
+    script: ScriptPin | None = None
 
 
 class RuleTest1(BaseModel):
@@ -1820,26 +1756,9 @@ class RuleTest(RootModel[RuleTest1 | RuleTest2 | RuleTest3 | RuleTest4]):
     ]
 
 
-class RuleView(Rule):
-    would_have_matched: Annotated[
-        int,
-        Field(
-            description="How many of the latest proposals (up to 10,000) it matches, whatever decided them.",
-            ge=0,
-        ),
-    ]
-    saved_this_week: Annotated[
-        int,
-        Field(
-            description="How many proposals of the last seven days it decided without asking anyone.",
-            ge=0,
-        ),
-    ]
-
-
-class Verdict(BaseModel):
-    effect: Annotated[Effect, Field(description="`allow`, `deny` or `ask`.")]
-    rule: Rule | None = None
+class Similar(BaseModel):
+    match: Annotated[RuleMatch, Field(description="Its match.")]
+    description: Annotated[str, Field(description="It in plain words.")]
 
 
 class Batch1(BaseModel):
@@ -1955,6 +1874,29 @@ class NewBatch(BaseModel):
     ] = None
 
 
+class NewRule(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    effect: Annotated[Effect, Field(description="What it does.")]
+    match: Annotated[RuleMatch | None, Field(description="What it matches.")] = None
+    everything: Annotated[
+        bool | None,
+        Field(description="Set to make an empty match mean every proposal."),
+    ] = None
+    expires_in: Annotated[
+        int | None,
+        Field(
+            description="Seconds until it stops matching, 1 to 31,622,400 (none: until removed).",
+            ge=1,
+            le=31622400,
+        ),
+    ] = None
+    note: Annotated[
+        str | None, Field(description="A note (a denied proposal's reason).")
+    ] = None
+
+
 class Preview2(FilePreview):
     type: Type4
 
@@ -2063,22 +2005,78 @@ class ProposedItem(BaseModel):
     error: ErrorInfo | None = None
 
 
-class RuleList(BaseModel):
-    items: Annotated[list[RuleView], Field(description="Oldest first.")]
-    recent: Annotated[
+class Rule(BaseModel):
+    id: Annotated[str, Field(description="Its id (`r_...`).")]
+    effect: Annotated[Effect, Field(description="What it does.")]
+    match: Annotated[RuleMatch, Field(description="What it matches.")]
+    everything: Annotated[
+        bool | None,
+        Field(description="Set when it deliberately matches every proposal."),
+    ] = None
+    note: Annotated[
+        str | None, Field(description="The person's note (a denied proposal's reason).")
+    ] = None
+    description: Annotated[str, Field(description="The rule in plain words.")]
+    created_by: Annotated[
+        str,
+        Field(
+            description="Who made it (`owner`, or the person's name on a team store)."
+        ),
+    ]
+    node: Annotated[
+        str | None,
+        Field(description="The node (Assent server) it was made on, on a team store."),
+    ] = None
+    created_channel: Annotated[Channel, Field(description="Through which channel.")]
+    created_at: Annotated[Timestamp, Field(description="When.")]
+    expires_at: Timestamp | None = None
+    matched: Annotated[
         int,
         Field(
-            description="How many recent proposals `would_have_matched` looked at.",
+            description="How many proposals it decided or sent to the inbox (the winning rule only).",
             ge=0,
         ),
     ]
-    total: Annotated[
-        int, Field(description="How many rules are in force, on every page.", ge=0)
-    ]
+
+
+class RuleLogEntry(BaseModel):
+    seq: Annotated[int, Field(description="Position in the log.")]
+    rule_id: Annotated[str, Field(description="The rule.")]
+    event: Annotated[str, Field(description="`added` or `removed`.")]
+    actor: Annotated[str, Field(description="Who.")]
+    channel: Annotated[Channel, Field(description="Through which channel.")]
+    at: Annotated[Timestamp, Field(description="When.")]
+    rule: Annotated[Rule, Field(description="The rule as it was.")]
+
+
+class RuleLogPage(BaseModel):
+    items: Annotated[list[RuleLogEntry], Field(description="In order.")]
     next_after: Annotated[
         int | None,
-        Field(description="The `after` to ask for the next page; none on the last."),
+        Field(description="When the page is full: the `after` to ask for next."),
     ] = None
+
+
+class RuleView(Rule):
+    would_have_matched: Annotated[
+        int,
+        Field(
+            description="How many of the latest proposals (up to 10,000) it matches, whatever decided them.",
+            ge=0,
+        ),
+    ]
+    saved_this_week: Annotated[
+        int,
+        Field(
+            description="How many proposals of the last seven days it decided without asking anyone.",
+            ge=0,
+        ),
+    ]
+
+
+class Verdict(BaseModel):
+    effect: Annotated[Effect, Field(description="`allow`, `deny` or `ask`.")]
+    rule: Rule | None = None
 
 
 class Decided(Proposal):
@@ -2107,3 +2105,21 @@ class ProposedBatch(BaseModel):
     ]
     filed: Annotated[int, Field(description="How many were filed.", ge=0)]
     refused: Annotated[int, Field(description="How many were refused.", ge=0)]
+
+
+class RuleList(BaseModel):
+    items: Annotated[list[RuleView], Field(description="Oldest first.")]
+    recent: Annotated[
+        int,
+        Field(
+            description="How many recent proposals `would_have_matched` looked at.",
+            ge=0,
+        ),
+    ]
+    total: Annotated[
+        int, Field(description="How many rules are in force, on every page.", ge=0)
+    ]
+    next_after: Annotated[
+        int | None,
+        Field(description="The `after` to ask for the next page; none on the last."),
+    ] = None
