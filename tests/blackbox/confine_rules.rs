@@ -176,13 +176,22 @@ async fn nested_lines_and_a_huge_path_neither_crash_nor_stall_the_server() {
         let url = format!("{}/v1/proposals", s.url);
         let (http, agent) = (s.http.clone(), s.agent.clone());
         let post = tokio::spawn(async move { http.post(url).bearer_auth(agent).json(&body).send().await });
-        // Health, every 20 ms, while the proposal is read.
+        // Health, every 20 ms, while the proposal is read. A slow answer is asked once more at
+        // once: a stalled server is slow twice in a row, where a test machine's other work
+        // (two cores, the suite in parallel) delays one answer now and then.
         let mut worst = Duration::ZERO;
         while !post.is_finished() {
-            let t = Instant::now();
-            let (st, _) = s.req(reqwest::Method::GET, "/health", None, None).await;
-            assert_eq!(st, reqwest::StatusCode::OK, "the server stopped answering");
-            worst = worst.max(t.elapsed());
+            let health = || async {
+                let t = Instant::now();
+                let (st, _) = s.req(reqwest::Method::GET, "/health", None, None).await;
+                assert_eq!(st, reqwest::StatusCode::OK, "the server stopped answering");
+                t.elapsed()
+            };
+            let mut took = health().await;
+            if took >= Duration::from_millis(100) {
+                took = took.min(health().await);
+            }
+            worst = worst.max(took);
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let r = post.await.unwrap().expect("the server answered");
