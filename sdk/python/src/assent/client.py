@@ -61,15 +61,23 @@ def _gone(ep: _discover.Endpoint, e: httpx.TransportError) -> AssentNotRunning:
     return AssentNotRunning(f"Assent at {ep.url} stopped answering ({type(e).__name__}: {e})")
 
 
+def _event(line: str, data: list[str]) -> dict | None:
+    """Feeds one line of an event stream; the event a blank line completes, if any."""
+    if line == "":
+        if data:
+            event = json.loads("\n".join(data))
+            data.clear()
+            return event
+    elif line.startswith("data:"):
+        data.append(line[5:].lstrip())
+    return None
+
+
 def _events(lines: Iterator[str]) -> Iterator[dict]:
     data: list[str] = []
     for line in lines:
-        if line == "":
-            if data:
-                yield json.loads("\n".join(data))
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip())
+        if (event := _event(line, data)) is not None:
+            yield event
 
 
 class Assent:
@@ -314,12 +322,8 @@ class AsyncAssent:
                     _raise_for(res)
                 data: list[str] = []
                 async for line in res.aiter_lines():
-                    if line == "":
-                        if data:
-                            yield json.loads("\n".join(data))
-                            data = []
-                    elif line.startswith("data:"):
-                        data.append(line[5:].lstrip())
+                    if (event := _event(line, data)) is not None:
+                        yield event
         except httpx.TransportError as e:
             self._ep = None
             raise _gone(ep, e) from None
