@@ -32,7 +32,7 @@ done
 
 echo "== the installed files"
 dpkg -L assent > "$work/files"
-for f in /usr/bin/assent /usr/bin/assent-desktop /usr/share/applications/Assent.desktop \
+for f in /usr/bin/assent /usr/bin/assent-run /usr/bin/assent-desktop /usr/share/applications/Assent.desktop \
   /usr/share/metainfo/dev.assent.inbox.metainfo.xml /usr/share/icons/hicolor/32x32/apps/assent-desktop.png \
   /usr/share/icons/hicolor/128x128/apps/assent-desktop.png /usr/share/icons/hicolor/256x256/apps/assent-desktop.png \
   /usr/share/icons/hicolor/512x512/apps/assent-desktop.png /usr/share/man/man1/assent.1.gz \

@@ -69,6 +69,7 @@ import json, os, sys
 root, binary, stage = sys.argv[1:4]
 files = {
     "/usr/bin/assent": os.path.join(root, binary),
+    "/usr/bin/assent-run": os.path.join(root, os.path.dirname(binary), "assent-run"),
     "/usr/share/metainfo/dev.assent.inbox.metainfo.xml": os.path.join(root, "packaging/linux/dev.assent.inbox.metainfo.xml"),
     "/usr/share/doc/assent/copyright": os.path.join(root, "packaging/linux/copyright"),
     "/usr/share/bash-completion/completions/assent": os.path.join(root, stage, "completions/assent"),

@@ -161,6 +161,15 @@ impl Driver {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+    /// The element's text now, none if there is no such element (no waiting).
+    async fn text_now(&self, css: &str) -> Option<String> {
+        let e = self.find(css).await?;
+        self.call(reqwest::Method::GET, &format!("/element/{e}/text"), None).await.as_str().map(String::from)
+    }
+    /// Runs `script` in the page.
+    async fn execute(&self, script: &str) -> Value {
+        self.call(reqwest::Method::POST, "/execute/sync", Some(json!({"script": script, "args": []}))).await
+    }
     async fn type_into(&self, css: &str, text: &str) {
         let e = self.wait_for(css).await;
         self.call(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
@@ -315,6 +324,52 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     assert_eq!(done["status"], "rejected", "{done}");
     assert_eq!(done["decision"]["reason"], "not on a Friday");
     assert_eq!(d.text_becomes("[data-testid=\"status-badge\"]", "rejected").await, "rejected");
+
+    // A slow load never shows one proposal with buttons that act on another. The app's loads
+    // of a proposal are held 1.5 s (a slow machine, or a large proposal); while one is shown,
+    // another row is clicked: until it has loaded, nothing of the first and no buttons are on
+    // screen, and the approval made once it shows is of the one shown.
+    let tool = |title: &str, command: &str| json!({"kind": "tool.call", "title": title, "payload": {"tool": "Bash", "input": {"command": command}}});
+    let first = propose(tool("Restart the staging database", "systemctl restart staging-db")).await;
+    let second = propose(tool("Say hello", "echo second-proposal")).await;
+    d.click(&format!("[data-testid=\"row\"][data-id=\"{first}\"]")).await;
+    eventually("the first proposal shown", || async {
+        d.text_now("[data-testid=\"detail\"]").await.is_some_and(|t| t.contains("restart staging-db"))
+    })
+    .await;
+    d.wait_for("[data-testid=\"approve\"]").await;
+    let slowed = d
+        .execute(
+            "const real = window.__TAURI_INTERNALS__; const slow = Object.create(real);
+             Object.defineProperty(slow, 'invoke', { value: (cmd, args, opts) => cmd === 'get_proposal'
+               ? new Promise((r) => setTimeout(r, 1500)).then(() => real.invoke(cmd, args, opts))
+               : real.invoke(cmd, args, opts) });
+             window.__TAURI_INTERNALS__ = slow; return window.__TAURI_INTERNALS__ === slow;",
+        )
+        .await;
+    assert_eq!(slowed, json!(true), "the page's calls could not be slowed");
+    let clicked = Instant::now();
+    d.click(&format!("[data-testid=\"row\"][data-id=\"{second}\"]")).await;
+    let mut looked = 0;
+    while clicked.elapsed() < Duration::from_millis(1000) {
+        let detail = d.text_now("[data-testid=\"detail\"]").await.unwrap_or_default();
+        assert!(!detail.contains("restart staging-db"), "the first proposal is still shown: {detail}");
+        assert!(d.find("[data-testid=\"approve\"]").await.is_none(), "buttons while the second loads: {detail}");
+        looked += 1;
+    }
+    assert!(looked >= 2, "the page was looked at {looked} times while it loaded");
+    eventually("the second proposal shown", || async {
+        d.text_now("[data-testid=\"detail\"]").await.is_some_and(|t| t.contains("echo second-proposal"))
+    })
+    .await;
+    d.execute("window.__TAURI_INTERNALS__ = Object.getPrototypeOf(window.__TAURI_INTERNALS__); return true;").await;
+    let waiter = wait(second.clone());
+    d.click("[data-testid=\"approve\"]").await;
+    let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();
+    assert_eq!((done["id"].as_str(), done["decision"]["outcome"].as_str()), (Some(second.as_str()), Some("approve")));
+    let first_now: Value =
+        http.get(format!("{base}/proposals/{first}")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(first_now["status"], "pending", "{first_now}");
 
     // Approve and allow similar: the rule in words first; it then decides the next one.
     // As Claude Code's hook files a Bash call, from a project: a saved rule runs it confined.

@@ -3,7 +3,7 @@
 //! which rewrites the call to `assent run`), next to a hook that does nothing but read its input
 //! and answer (`cat`), in the same run. Then what confinement costs: the rewritten command
 //! (`assent run ID`: the proposal fetched, its receipt checked, the command run under the `read`
-//! profile) next to the same command run plain by bash.
+//! profile) next to the same command run plain, both by bash as the client runs them.
 
 use crate::server;
 use crate::{ms, pct, verdict};
@@ -107,8 +107,8 @@ fn runs(program: &std::path::Path, args: &[&str], cwd: &str) -> Result<Vec<Durat
     Ok(lat)
 }
 
-/// Files `COMMAND` through the hook (untimed) as Claude Code would, and returns the proposal the
-/// rule allowed confined (the hook leaves it for `assent run` in the home).
+/// Files `COMMAND` through the hook (untimed) as Claude Code would, and returns the command the
+/// hook rewrote it to (`assent-run ... run ID`: the hook left the proposal for it in the home).
 fn allowed(bin: &std::path::Path, home: &str, cwd: &str, n: usize) -> Result<String> {
     let event = json!({
         "session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -121,26 +121,24 @@ fn allowed(bin: &std::path::Path, home: &str, cwd: &str, n: usize) -> Result<Str
         .spawn()?;
     child.stdin.take().context("stdin")?.write_all(event.to_string().as_bytes())?;
     let out: serde_json::Value = serde_json::from_slice(&child.wait_with_output()?.stdout)?;
-    let rewritten = out["hookSpecificOutput"]["updatedInput"]["command"].as_str().context("no rewrite")?.to_string();
-    Ok(rewritten.rsplit(' ').next().context("no proposal")?.to_string())
+    Ok(out["hookSpecificOutput"]["updatedInput"]["command"].as_str().context("no rewrite")?.to_string())
 }
 
-/// Times `assent run ID` in `cwd`, each on a proposal the hook just allowed (`fresh`: as the
-/// client runs it, with what the hook left), or on the same one again (what the hook left used
-/// up: the proposal and keys asked of the server); the latencies, sorted.
+/// Times the rewritten command in `cwd`, run by bash as the client runs it, each on a proposal
+/// the hook just allowed (`fresh`: with what the hook left), or on the same one again (what the
+/// hook left used up: the proposal and keys asked of the server); the latencies, sorted.
 fn confined_runs(bin: &std::path::Path, home: &str, cwd: &str, fresh: bool) -> Result<Vec<Duration>> {
     let mut lat = Vec::with_capacity(CALLS);
-    let mut id = allowed(bin, home, cwd, 0)?;
+    let mut rewritten = allowed(bin, home, cwd, 0)?;
     for i in 0..CALLS + WARMUP {
         if fresh {
-            id = allowed(bin, home, cwd, i + 1)?;
+            rewritten = allowed(bin, home, cwd, i + 1)?;
         }
         let t = Instant::now();
-        let out =
-            Command::new(bin).args(["--home", home, "run", &id]).current_dir(cwd).stdin(Stdio::null()).output()?;
+        let out = Command::new("bash").args(["-c", &rewritten]).current_dir(cwd).stdin(Stdio::null()).output()?;
         let took = t.elapsed();
         if !out.status.success() {
-            bail!("assent run failed: {}", String::from_utf8_lossy(&out.stderr));
+            bail!("`{rewritten}` failed: {}", String::from_utf8_lossy(&out.stderr));
         }
         if i >= WARMUP {
             lat.push(took);
@@ -150,12 +148,13 @@ fn confined_runs(bin: &std::path::Path, home: &str, cwd: &str, fresh: bool) -> R
     Ok(lat)
 }
 
-/// A confined read (`assent run ID`, as the hook rewrote the call) next to the same command run
-/// plain, alternated in rounds; the whole of `assent run` is counted (its start, the proposal
-/// and keys read, the receipt checked, the confinement set up, the temporary folder removed).
+/// A confined read (the call as the hook rewrote it, run by bash) next to the same command run
+/// plain by bash, alternated in rounds; the whole of `assent-run` is counted (its start, the
+/// proposal and keys read, the receipt checked, the confinement set up, the temporary folder
+/// removed).
 fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
     println!(
-        "\n== confined: `{COMMAND}` through `assent run` (the read profile) next to the same command run plain by bash"
+        "\n== confined: `{COMMAND}` as the hook rewrote it (`assent-run`, the read profile) next to the same command, both run by bash"
     );
     let st = Command::new("git").args(["init", "-q"]).current_dir(cwd).status()?;
     if !st.success() {
@@ -174,9 +173,9 @@ fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
         v.sort();
     }
     let (c50, a50, p50) = (conf[conf.len() / 2], asked[asked.len() / 2], plain[plain.len() / 2]);
-    println!("  assent run (confined, read), as the hook left it:  p50 {}", ms(c50));
-    println!("  assent run again (asks the server):               p50 {}", ms(a50));
-    println!("  bash -c (plain):                                   p50 {}", ms(p50));
+    println!("  bash -c 'assent-run ... run ID' (confined, read):  p50 {}", ms(c50));
+    println!("  the same again (no ticket: asks the server):      p50 {}", ms(a50));
+    println!("  bash -c '{COMMAND}' (plain):             p50 {}", ms(p50));
     let above = c50.saturating_sub(p50);
     println!(
         "  => {} above the plain command at p50 (target <= {}): {}",

@@ -131,6 +131,8 @@ pub struct Decide {
     pub edits: Option<String>,
     /// Allow similar proposals from now on, for this many seconds (or until removed).
     pub similar: Option<Option<i64>>,
+    /// The SHA-256 of the payload the person was shown (one proposal).
+    pub seen: Option<String>,
     /// Print JSON.
     pub json: bool,
 }
@@ -147,6 +149,9 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
     }
     if d.similar.is_some() {
         bail!("--allow-similar goes with one proposal at a time");
+    }
+    if d.seen.is_some() {
+        bail!("--seen goes with one proposal at a time");
     }
     let body = match &group {
         Some(g) => json!({"group_id": g, "agent": agent, "outcome": d.outcome, "reason": d.reason}),
@@ -229,6 +234,9 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
     if let Some(expires_in) = d.similar {
         body["allow_similar"] = json!({ "expires_in": expires_in });
     }
+    if let Some(seen) = d.seen {
+        body["seen"] = json!(seen);
+    }
     let client = Client::owner(home)?;
     let p = client.call(Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
     if d.json {
@@ -236,6 +244,10 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
         return Ok(());
     }
     println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+    // What was decided, in Assent's words: the person reads what their decision was about.
+    if let Ok(typed) = serde_json::from_value::<Proposal>(p.clone()) {
+        println!("what        {}", output::safe(&output::computed_title(&typed)));
+    }
     if let Some(rule) = p.get("rule").filter(|r| r.is_object()) {
         let until =
             rule["expires_at"].as_str().map(|t| format!(" until {t}")).unwrap_or_else(|| " until removed".into());

@@ -172,6 +172,10 @@ pub enum Command {
         /// How long that rule lasts (15m, 1h, 1d; default: until removed).
         #[arg(long = "for", value_name = "DURATION", requires = "allow_similar", value_parser = rules::parse_duration)]
         for_: Option<i64>,
+        /// Decide only if the proposal is still what `assent show` printed: its payload's
+        /// SHA-256 (the `sha256` line). One proposal at a time.
+        #[arg(long, value_name = "SHA256")]
+        seen: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -184,6 +188,10 @@ pub enum Command {
         /// Why (the agent is told).
         #[arg(long)]
         reason: String,
+        /// Decide only if the proposal is still what `assent show` printed: its payload's
+        /// SHA-256 (the `sha256` line). One proposal at a time.
+        #[arg(long, value_name = "SHA256")]
+        seen: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -388,18 +396,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { targets, reason, edits, allow_similar, for_, json } => {
+        Command::Approve { targets, reason, edits, allow_similar, for_, seen, json } => {
             let similar = allow_similar.then_some(for_);
-            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, json };
+            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, seen, json };
             commands::decide_many(&home, targets, d).await
         }
-        Command::Reject { targets, reason, json } => {
+        Command::Reject { targets, reason, seen, json } => {
             let d = commands::Decide {
                 outcome: "reject",
                 reason: Some(reason),
                 feedback: None,
                 edits: None,
                 similar: None,
+                seen,
                 json,
             };
             commands::decide_many(&home, targets, d).await
@@ -412,6 +421,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 feedback: Some(feedback),
                 edits: None,
                 similar: None,
+                seen: None,
                 json,
             };
             commands::decide(&home, &id, d).await
@@ -466,6 +476,16 @@ pub fn main() -> ExitCode {
         }
     };
     finish(rt.block_on(run(cli)))
+}
+
+/// The `assent-run` binary's entry point: what a hook rewrote a call to, run from the ticket
+/// the hook left, or handed to the full `assent` (see [`run::RUNNER`]).
+pub fn runner_main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(result) = run::quick(&args) {
+        return finish(result);
+    }
+    finish(run::hand_over(&args))
 }
 
 /// The exit code for how a command ended, its error said on standard error.

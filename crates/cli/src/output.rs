@@ -127,6 +127,14 @@ pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
         }
     }
     kv("what", format!("{} (computed by Assent)", safe(&computed_title(p))));
+    // What `--seen` takes: a decision with it is refused if the payload is not this one.
+    kv(
+        "sha256",
+        format!(
+            "{} (of the payload; decide with --seen to decide only this)",
+            assent_core::canonical::canonical_sha256(&p.payload)
+        ),
+    );
     if let Some(t) = &p.title {
         kv("title", format!("{} (the agent's words)", safe(t)));
     }

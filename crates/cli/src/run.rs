@@ -98,20 +98,48 @@ pub fn leave_ticket(home: &Home, p: &assent_core::Proposal) {
         }
     }
     if let Ok(body) = serde_json::to_string(p) {
-        let _ = assent_secrets::owner::write_private(&path, &body);
+        // Written in place and not synced: `assent run` starts after this process has ended,
+        // and a ticket lost to a crash only costs the run a request.
+        let _ = write_user_only(&path, body.as_bytes());
     }
 }
 
+/// Writes `path` (readable by this user alone), replacing what it held.
+fn write_user_only(path: &std::path::Path, body: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)?.write_all(body)
+}
+
 /// What the ticket the hook left for `id` approved, its receipt checked with the keys the
-/// server wrote; none if anything is missing or not as it should be. The ticket is used once.
-fn from_ticket(home: &Home, id: &str) -> Option<Approved> {
+/// server wrote; none if anything is missing or not as it should be. The ticket is used once:
+/// it is removed by a thread of its own while the command runs (removing a file just written
+/// can take a millisecond, on a disk mounted with `discard` say): join it once the command ran.
+fn from_ticket(home: &Home, id: &str) -> Option<(Approved, Removing)> {
     let path = ticket(home, id)?;
     let text = std::fs::read(&path).ok()?;
-    let _ = std::fs::remove_file(&path);
+    let removing = std::thread::Builder::new().name("assent-ticket".into()).spawn(move || {
+        let _ = std::fs::remove_file(&path);
+    });
     let p: assent_core::Proposal = serde_json::from_slice(&text).ok()?;
     let jwks: Value = serde_json::from_slice(&std::fs::read(home.keys_json()).ok()?).ok()?;
     let keys = KeySet::from_json(&jwks).ok()?;
-    (p.id == id).then(|| approved(&p, &keys, now()).ok()).flatten()
+    let a = (p.id == id).then(|| approved(&p, &keys, now()).ok()).flatten()?;
+    Some((a, Removing(removing.ok())))
+}
+
+/// The ticket's removal under way.
+struct Removing(Option<std::thread::JoinHandle<()>>);
+
+impl Removing {
+    fn join(self) {
+        if let Some(h) = self.0 {
+            let _ = h.join();
+        }
+    }
 }
 
 /// `assent --home HOME [--token-file F] run ID`, the command as the hook rewrites a call: run
@@ -125,14 +153,47 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
         _ => return None,
     };
     let home = Home { dir: home.into() };
-    let a = from_ticket(&home, id)?;
-    Some(execute(id, a))
+    let (a, removing) = from_ticket(&home, id)?;
+    let done = execute(id, a);
+    removing.join();
+    Some(done)
+}
+
+/// The small binary that runs what a hook rewrote: `assent-run --home HOME [--token-file F] run
+/// ID`, the same arguments as `assent`'s. It runs from the ticket, and hands anything else to
+/// the `assent` beside it.
+pub const RUNNER: &str = "assent-run";
+
+/// `assent-run` without a good ticket: the same arguments to the full `assent` beside it, in
+/// this process (which asks the server, or says what is wrong).
+pub fn hand_over(args: &[std::ffi::OsString]) -> Result<()> {
+    let exe = std::env::current_exe().context("where this binary is")?;
+    let full = exe.with_file_name(format!("assent{}", std::env::consts::EXE_SUFFIX));
+    let mut c = std::process::Command::new(&full);
+    c.args(args.iter().skip(1));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = c.exec();
+        Err(refuse(format!("nothing run: `{}` could not be started: {e}", full.display())))
+    }
+    #[cfg(not(unix))]
+    {
+        let status = c.status().map_err(|e| refuse(format!("nothing run: `{}`: {e}", full.display())))?;
+        match status.code() {
+            Some(0) => Ok(()),
+            c => Err(ExitError::new(c.and_then(|c| u8::try_from(c).ok()).unwrap_or(exit::ERROR), "").into()),
+        }
+    }
 }
 
 /// Runs `assent run ID`: exits with the command's code.
 pub async fn run(home: &Home, id: &str, auth: &AgentAuth) -> Result<()> {
     let a = match from_ticket(home, id) {
-        Some(a) => a,
+        Some((a, removing)) => {
+            removing.join();
+            a
+        }
         None => {
             let client = Client::agent(home, auth)?;
             // The proposal and the keys that sign its receipt, at once.

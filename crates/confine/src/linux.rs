@@ -105,9 +105,28 @@ const HOME_TOOLCHAINS: &[&str] = &[
 /// Device files a command may read; `/dev/null` it may also write.
 const DEVICES_READ: &[&str] = &["/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"];
 
+/// A path a profile reads, and whether it is a folder when that is known already (an entry
+/// of a folder listing says so without another system call).
+struct Root {
+    path: PathBuf,
+    dir: Option<bool>,
+}
+
+impl From<PathBuf> for Root {
+    fn from(path: PathBuf) -> Root {
+        Root { path, dir: None }
+    }
+}
+
+impl From<&str> for Root {
+    fn from(path: &str) -> Root {
+        Root { path: path.into(), dir: None }
+    }
+}
+
 /// Every folder and file the profile reads besides the working folder.
-fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
+fn read_roots(home: Option<&Path>) -> Vec<Root> {
+    let mut out: Vec<Root> = SYSTEM.iter().map(|p| Root::from(*p)).collect();
     // For anyone but root the system keeps those secrets of `/etc` unreadable already: one rule
     // for the whole folder. Root reads everything, so each entry but the secrets is named.
     if !is_root() {
@@ -116,7 +135,9 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let name = e.file_name();
             if !ETC_SECRET.iter().any(|s| name == *s) {
-                out.push(e.path());
+                // A link is taken where it leads (the rule is on what it names).
+                let dir = e.file_type().ok().filter(|t| !t.is_symlink()).map(|t| t.is_dir());
+                out.push(Root { path: e.path(), dir });
             }
         }
     }
@@ -125,7 +146,7 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
         out.push(c.into());
     }
     if let Some(h) = home {
-        out.extend(HOME_TOOLCHAINS.iter().map(|t| h.join(t)));
+        out.extend(HOME_TOOLCHAINS.iter().map(|t| Root::from(h.join(t))));
     }
     // Toolchains installed where their variables say (`RUSTUP_HOME`, and of `CARGO_HOME` its
     // binaries and sources only, never its credentials).
@@ -138,7 +159,7 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
         let Some(dir) = std::env::var_os(var).map(PathBuf::from).filter(|d| d.is_absolute()) else { continue };
         // Never the root, the home or a hidden folder of it (`~/.ssh`), but the toolchains'.
         if crate::folder_ok(&dir, home).is_ok() || home.is_some_and(|h| is_toolchain(&dir, h)) {
-            out.extend(parts.iter().map(|p| if p.is_empty() { dir.clone() } else { dir.join(p) }));
+            out.extend(parts.iter().map(|p| Root::from(if p.is_empty() { dir.clone() } else { dir.join(p) })));
         }
     }
     // The programs on the PATH (a toolchain elsewhere), unless an entry is the root or a
@@ -148,11 +169,11 @@ fn read_roots(home: Option<&Path>) -> Vec<PathBuf> {
         for dir in std::env::split_paths(&path) {
             let in_home = home.is_some_and(|h| dir.starts_with(h));
             if (!in_home && crate::folder_ok(&dir, home).is_ok()) || home.is_some_and(|h| is_toolchain(&dir, h)) {
-                out.push(dir);
+                out.push(dir.into());
             }
         }
     }
-    out.extend(DEVICES_READ.iter().map(PathBuf::from));
+    out.extend(DEVICES_READ.iter().map(|d| Root::from(*d)));
     out
 }
 
@@ -182,14 +203,15 @@ fn landlock(profile: Profile, cwd: &Path, tmp: &Path, home: Option<&Path>) -> Re
         .and_then(|r| r.scope(Scope::from_all(ABI_USED)))
         .and_then(|r| r.create())
         .map_err(landlock_err)?;
-    let rule = |path: &Path, access: BitFlags<AccessFs>| -> Option<PathBeneath<PathFd>> {
+    let known = |path: &Path, dir: Option<bool>, access: BitFlags<AccessFs>| -> Option<PathBeneath<PathFd>> {
         let fd = PathFd::new(path).ok()?;
         // A file takes only a file's rights.
-        let access = if path.is_dir() { access } else { access & AccessFs::from_file(ABI_USED) };
+        let access = if dir.unwrap_or_else(|| path.is_dir()) { access } else { access & AccessFs::from_file(ABI_USED) };
         Some(PathBeneath::new(fd, access))
     };
+    let rule = |path: &Path, access: BitFlags<AccessFs>| known(path, None, access);
     let mut rules: Vec<PathBeneath<PathFd>> = Vec::new();
-    rules.extend(read_roots(home).iter().filter_map(|p| rule(p, read)));
+    rules.extend(read_roots(home).iter().filter_map(|r| known(&r.path, r.dir, read)));
     match profile {
         Profile::Read => rules.extend(rule(cwd, read)),
         // Everything but devices made in the folder (its executable configuration is mounted

@@ -116,6 +116,9 @@ enum Act {
 /// One notification Assent showed: its proposal (none for a summary) and its action keys.
 struct Shown {
     proposal: Option<String>,
+    /// The SHA-256 of the canonical payload the notification described: what a decision from
+    /// it says was seen (a proposal whose payload is not that any more is not decided).
+    seen: Option<String>,
     keys: Vec<(String, Act)>,
 }
 
@@ -220,14 +223,17 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
         let found = {
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             let hit = st.shown.get(&id).and_then(|s| {
-                s.keys.iter().find(|(k, _)| !k.is_empty() && *k == action).map(|(_, a)| (*a, s.proposal.clone()))
+                s.keys
+                    .iter()
+                    .find(|(k, _)| !k.is_empty() && *k == action)
+                    .map(|(_, a)| (*a, s.proposal.clone(), s.seen.clone()))
             });
-            if matches!(hit, Some((Act::Approve | Act::Reject, _))) {
+            if matches!(hit, Some((Act::Approve | Act::Reject, _, _))) {
                 st.shown.remove(&id);
             }
             hit
         };
-        let Some((act, proposal)) = found else {
+        let Some((act, proposal, seen)) = found else {
             tracing::debug!(id, "a notification action that is not one of Assent's");
             continue;
         };
@@ -239,8 +245,7 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
                     _ => (Outcome::Reject, Some("Rejected from the notification".to_string())),
                 };
                 let actor = engine.person(Channel::Notification);
-                let req =
-                    DecisionRequest { outcome, reason, feedback: None, edits: None, allow_similar: None, seen: None };
+                let req = DecisionRequest { outcome, reason, feedback: None, edits: None, allow_similar: None, seen };
                 match engine.decide(&actor, &p, req).await {
                     Ok(done) => {
                         tracing::info!(proposal = %p, status = %done.status.as_str(), "decided from a notification")
@@ -334,7 +339,7 @@ async fn show(
     state: &Arc<Mutex<State>>,
     summary: &str,
     body: &str,
-    proposal: Option<String>,
+    proposal: Option<(String, String)>,
     acts: &[(Act, &str)],
 ) {
     let mut keys: Vec<(String, Act)> = acts.iter().map(|(a, _)| (key(), *a)).collect();
@@ -361,7 +366,8 @@ async fn show(
         Ok(id) => {
             keys.push(("default".into(), Act::Open));
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
-            st.shown.insert(id, Shown { proposal, keys });
+            let (proposal, seen) = proposal.unzip();
+            st.shown.insert(id, Shown { proposal, seen, keys });
             if st.shown.len() > 1000 {
                 let oldest = st.shown.keys().min().copied();
                 if let Some(o) = oldest {
@@ -381,7 +387,8 @@ async fn show_one(conn: &zbus::Connection, engine: &Engine, state: &Arc<Mutex<St
         &[(Act::Approve, "Approve"), (Act::Reject, "Reject"), (Act::Open, "Open")]
     };
     let summary = format!("{} proposes {}", p.agent, if destructive { "a destructive change" } else { "a change" });
-    show(conn, state, &summary, &what(p), Some(p.id.clone()), acts).await;
+    let seen = assent_core::canonical::canonical_sha256(&p.payload);
+    show(conn, state, &summary, &what(p), Some((p.id.clone(), seen)), acts).await;
 }
 
 async fn show_summary(conn: &zbus::Connection, state: &Arc<Mutex<State>>, ps: &[Proposal], n: usize) {

@@ -165,12 +165,37 @@ export class Assent {
   async *events(signal?: AbortSignal): AsyncGenerator<Record<string, unknown>> {
     await this.#client();
     const ep = this.#ep as Endpoint;
-    const res = await fetch(`${ep.url}/v1/events`, { headers: { authorization: `Bearer ${ep.token}` }, signal });
+    // A connection refused, or one that ends while the stream is read (the server stopped),
+    // is Assent not running, as for every other call; a stop the caller asked for stays theirs.
+    const gone = (e: unknown): never => {
+      if ((e as Error).name === "AbortError") throw e;
+      this.#api = null;
+      throw new AssentNotRunning(`Assent is not running at ${ep.url} (${(e as Error).message})`);
+    };
+    const res = await fetch(`${ep.url}/v1/events`, { headers: { authorization: `Bearer ${ep.token}` }, signal }).catch(
+      gone,
+    );
     if (!res.ok || !res.body) throw failure(res.status, await res.json().catch(() => null));
+    const reader = res.body.getReader();
+    try {
+      yield* this.#blocks(reader, gone);
+    } finally {
+      // A caller that stops reading closes the stream.
+      reader.cancel().catch(() => undefined);
+    }
+  }
+
+  async *#blocks(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    gone: (e: unknown) => never,
+  ): AsyncGenerator<Record<string, unknown>> {
     const decoder = new TextDecoder();
     let buf = "";
-    for await (const chunk of res.body) {
-      buf += decoder.decode(chunk as Uint8Array, { stream: true });
+    for (;;) {
+      const { done, value } = await reader.read().catch(gone);
+      // The stream has no end of its own: one the server ends is a server going away.
+      if (done) gone(new Error("the server ended the event stream"));
+      buf += decoder.decode(value as Uint8Array, { stream: true });
       let end;
       while ((end = buf.indexOf("\n\n")) >= 0) {
         const block = buf.slice(0, end);

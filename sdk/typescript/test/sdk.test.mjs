@@ -177,6 +177,23 @@ test("not running, and an impostor never gets the token", async () => {
   assert.deepEqual(seen, [null], "only the unauthenticated hello reached it");
 });
 
+test("events: a server that stops mid-stream, or is gone, is AssentNotRunning", async () => {
+  const s = await serve();
+  const a = new assent.Assent({ home: s.home });
+  const stream = a.events();
+  const first = stream.next();
+  await a.proposeTool("t", { n: 1 });
+  assert.equal((await first).value.type, "proposal.created");
+  s.stop();
+  await assert.rejects(
+    (async () => {
+      for await (const _ of stream);
+    })(),
+    (e) => e instanceof assent.AssentNotRunning,
+  );
+  await assert.rejects(a.events().next(), (e) => e instanceof assent.AssentNotRunning);
+});
+
 test("the generated schema and the built files are what the sources make", () => {
   const root = join(here, "..");
   const out = mkdtempSync(join(tmpdir(), "assent-gen-"));
