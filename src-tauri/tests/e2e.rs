@@ -340,11 +340,12 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
     d.wait_for("[data-testid=\"approve\"]").await;
     let slowed = d
         .execute(
-            "const real = window.__TAURI_INTERNALS__; const slow = Object.create(real);
-             Object.defineProperty(slow, 'invoke', { value: (cmd, args, opts) => cmd === 'get_proposal'
-               ? new Promise((r) => setTimeout(r, 1500)).then(() => real.invoke(cmd, args, opts))
-               : real.invoke(cmd, args, opts) });
-             window.__TAURI_INTERNALS__ = slow; return window.__TAURI_INTERNALS__ === slow;",
+            // Tauri's calls go through the page's `fetch` (its `ipc:` protocol).
+            "const real = window.fetch; window.__realFetch = real;
+             window.fetch = (url, init) => String(url).includes('get_proposal')
+               ? new Promise((r) => setTimeout(r, 1500)).then(() => real(url, init))
+               : real(url, init);
+             return window.fetch !== real;",
         )
         .await;
     assert_eq!(slowed, json!(true), "the page's calls could not be slowed");
@@ -362,7 +363,7 @@ async fn the_app_shows_a_proposal_and_a_click_decides_it() {
         d.text_now("[data-testid=\"detail\"]").await.is_some_and(|t| t.contains("echo second-proposal"))
     })
     .await;
-    d.execute("window.__TAURI_INTERNALS__ = Object.getPrototypeOf(window.__TAURI_INTERNALS__); return true;").await;
+    d.execute("window.fetch = window.__realFetch; return true;").await;
     let waiter = wait(second.clone());
     d.click("[data-testid=\"approve\"]").await;
     let done = tokio::time::timeout(Duration::from_secs(30), waiter).await.unwrap().unwrap();

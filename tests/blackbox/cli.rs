@@ -45,8 +45,25 @@ async fn propose_wait_and_decide_from_two_processes() {
     assert!(table.contains("STATUS") && table.contains(&id) && table.contains("deploy"), "{table}");
     let shown = stdout(&s.cli(&["show", &id]));
     assert!(shown.contains("make deploy") && shown.contains("the agent's words"), "{shown}");
-    let out = s.cli(&["approve", &id, "--reason", "go", "--edits", r#"{"input":{"command":"make deploy-staging"}}"#]);
+    // `show` names the payload's hash; a decision with another `--seen` decides nothing.
+    let seen = shown.lines().find_map(|l| l.strip_prefix("sha256")).and_then(|l| l.split_whitespace().next());
+    let seen = seen.unwrap_or_else(|| panic!("no sha256 line: {shown}")).to_string();
+    let out = s.cli(&["approve", &id, "--seen", &"0".repeat(64)]);
+    assert!(!out.status.success() && stderr(&out).contains("not_what_was_shown"), "{}", stderr(&out));
+    assert!(s.cli(&["approve", &id, "other", "--seen", &seen]).status.code() != Some(0), "--seen with two");
+    let out = s.cli(&[
+        "approve",
+        &id,
+        "--reason",
+        "go",
+        "--seen",
+        &seen,
+        "--edits",
+        r#"{"input":{"command":"make deploy-staging"}}"#,
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // What was decided, in Assent's words.
+    assert!(stdout(&out).contains("what        Bash: make deploy-staging"), "{}", stdout(&out));
     let out = waiter.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let p: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();

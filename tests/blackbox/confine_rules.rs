@@ -37,13 +37,24 @@ async fn ordinary_reads_are_allowed_and_give_their_answers() {
         let Answer::Allowed { command, rewritten: true } = answer else {
             panic!("{line:?} is not allowed confined: {answer:?}");
         };
-        assert!(command.contains(" run p_"), "{command}");
+        // The small runner beside `assent`, with `assent`'s own arguments.
+        assert!(command.contains("/assent-run") && command.contains(" run p_"), "{command}");
         let before = scene.snapshot();
         let (code, output) = run_as_client(&s, &scene, &command);
         assert_eq!(code, Some(0), "{line:?}: {output}");
         assert!(output.contains(want), "{line:?}: {output:?}");
         assert_eq!(scene.snapshot(), before, "{line:?} changed something");
+        if n == 0 {
+            // Run again, the ticket used up: the runner hands over to `assent`, which asks the
+            // server, and the answer is the same.
+            let (code, again) = run_as_client(&s, &scene, &command);
+            assert_eq!((code, again.contains(want)), (Some(0), true), "{line:?} again: {again}");
+        }
     }
+    // Anything but a run is handed to `assent` as it is.
+    let runner = std::path::Path::new(env!("CARGO_BIN_EXE_assent")).with_file_name("assent-run");
+    let o = Command::new(&runner).arg("--version").output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("assent "), "{o:?}");
 }
 
 /// The working folder is not the agent's word alone: `/`, the home and `~/.ssh` make no read

@@ -244,8 +244,12 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
         return Ok(());
     }
     println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
-    // What was decided, in Assent's words: the person reads what their decision was about.
-    if let Ok(typed) = serde_json::from_value::<Proposal>(p.clone()) {
+    // What was decided, in Assent's words (an edit as edited): the person reads what their
+    // decision was about.
+    if let Ok(mut typed) = serde_json::from_value::<Proposal>(p.clone()) {
+        if let Some(edited) = typed.approved_payload.take() {
+            typed.payload = edited;
+        }
         println!("what        {}", output::safe(&output::computed_title(&typed)));
     }
     if let Some(rule) = p.get("rule").filter(|r| r.is_object()) {
