@@ -1,8 +1,8 @@
 //! The hook's own cost: a rule-allowed Bash call through `assent hook claude-code` (a process
 //! per call, as Claude Code runs it: the event on standard input, the answer on standard output,
-//! which rewrites the call to `assent run`), next to a hook that does nothing but read its input
+//! which rewrites the call to `assent-run`), next to a hook that does nothing but read its input
 //! and answer (`cat`), in the same run. Then what confinement costs: the rewritten command
-//! (`assent run ID`: the proposal fetched, its receipt checked, the command run under the `read`
+//! (`assent-run ... run ID`: the ticket read, its receipt checked, the command run under the `read`
 //! profile) next to the same command run plain, both by bash as the client runs them.
 
 use crate::server;
