@@ -257,28 +257,10 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
 /// Resolves once the client that started the hook is gone: the hook's parent, or (a client
 /// that runs its hooks through a shell, which outlives it) the parent's parent.
 async fn client_gone() {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
-        // A live process by its id: its parent and its start time (so a reused id is not taken
-        // for it); none once it has exited (a zombie included).
-        fn stat(pid: u32) -> Option<(u32, String)> {
-            let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // After the command name (in parentheses, which may hold anything): state, ppid, ...
-            let rest = s.rsplit_once(')')?.1;
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
-                return None;
-            }
-            Some((fields.get(1)?.parse().ok()?, fields.get(19)?.to_string()))
-        }
         let parent = std::os::unix::process::parent_id();
-        let mut watched = Vec::new();
-        if let Some((grand, start)) = stat(parent) {
-            watched.push((parent, start));
-            if let Some((_, g_start)) = stat(grand).filter(|_| grand > 1) {
-                watched.push((grand, g_start));
-            }
-        }
+        let watched = watched(parent);
         loop {
             tokio::time::sleep(Duration::from_millis(250)).await;
             if std::os::unix::process::parent_id() != parent
@@ -288,18 +270,40 @@ async fn client_gone() {
             }
         }
     }
-    #[cfg(all(unix, not(target_os = "linux")))]
-    {
-        let parent = std::os::unix::process::parent_id();
-        loop {
-            tokio::time::sleep(Duration::from_millis(250)).await;
-            if std::os::unix::process::parent_id() != parent {
-                return;
-            }
-        }
-    }
     #[cfg(not(unix))]
     std::future::pending::<()>().await
+}
+
+/// The processes watched besides the parent (see [`client_gone`]), each with its start time
+/// (so a reused id is not taken for it): the parent and its parent, where the system says.
+#[cfg(unix)]
+fn watched(parent: u32) -> Vec<(u32, String)> {
+    let mut watched = Vec::new();
+    if let Some((grand, start)) = stat(parent) {
+        watched.push((parent, start));
+        if let Some((_, g_start)) = stat(grand).filter(|_| grand > 1) {
+            watched.push((grand, g_start));
+        }
+    }
+    watched
+}
+
+/// A live process by its id: its parent and its start time; none once it has exited (a zombie
+/// included). Read from `/proc` on Linux; elsewhere nothing is known, and only a change of the
+/// hook's own parent is seen.
+#[cfg(unix)]
+fn stat(pid: u32) -> Option<(u32, String)> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name (in parentheses, which may hold anything): state, ppid, ...
+    let rest = s.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
+        return None;
+    }
+    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.to_string()))
 }
 
 fn not_running(home: &Home) -> String {

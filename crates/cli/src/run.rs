@@ -87,16 +87,8 @@ fn ticket(home: &Home, id: &str) -> Option<std::path::PathBuf> {
 /// one that cannot be written only costs the run a request.
 pub fn leave_ticket(home: &Home, p: &assent_core::Proposal) {
     let Some(path) = ticket(home, &p.id) else { return };
+    // Tickets of calls the client never ran go after an hour (the server looks for them).
     let _ = std::fs::create_dir_all(home.runs());
-    // Tickets of calls the client never ran (the person stopped it) go after an hour.
-    if let Ok(old) = std::fs::read_dir(home.runs()) {
-        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        for e in old.flatten() {
-            if e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
     if let Ok(body) = serde_json::to_string(p) {
         // Written in place and not synced: `assent run` starts after this process has ended,
         // and a ticket lost to a crash only costs the run a request.

@@ -36,6 +36,17 @@ async fn write_keys(home: &Home, engine: &Engine) {
     }
 }
 
+/// Removes what in `runs` is older than an hour.
+fn prune_runs(runs: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(runs) else { return };
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for e in entries.flatten() {
+        if e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Everything a host needs, opened on a home directory.
 pub struct Opened {
     /// The engine.
@@ -324,6 +335,17 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     })?;
     tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
     write_keys(&home, &opened.engine).await;
+    // Tickets the hook left for calls the client never ran (the person stopped it) go after an
+    // hour; looked for every ten minutes, off the hook's path.
+    let runs = home.runs();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(600));
+        loop {
+            every.tick().await;
+            let runs = runs.clone();
+            let _ = tokio::task::spawn_blocking(move || prune_runs(&runs)).await;
+        }
+    });
 
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let engine = opened.engine.clone();
@@ -379,5 +401,24 @@ impl Running {
             Ok(Err(e)) => e.into(),
             Err(e) => anyhow::anyhow!("the API server task failed: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    #[test]
+    fn tickets_older_than_an_hour_are_pruned() {
+        let dir = std::env::temp_dir().join(format!("assent-prune-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (old, new) = (dir.join("p_old.json"), dir.join("p_new.json"));
+        for p in [&old, &new] {
+            std::fs::write(p, "{}").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        std::fs::File::options().write(true).open(&old).unwrap().set_modified(two_hours_ago).unwrap();
+        super::prune_runs(&dir);
+        assert!(!old.exists() && new.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
