@@ -460,7 +460,7 @@ pub fn main() -> ExitCode {
     if let Some(result) = run::quick(&args) {
         return finish(result);
     }
-    let cli = Cli::parse();
+    let cli = hook_only(&args).unwrap_or_else(Cli::parse);
     assent_apply::install_tls_provider();
     init_tracing(matches!(cli.command, Command::Serve(_)));
     // A hook or a run is one short exchange, started once per tool call: no worker threads.
@@ -476,6 +476,34 @@ pub fn main() -> ExitCode {
         }
     };
     finish(rt.block_on(run(cli)))
+}
+
+/// `assent [--home DIR] hook ...` alone: a hook runs before every tool call, and building the
+/// whole command line's parser was a fifth of its start.
+#[derive(Debug, Parser)]
+#[command(name = "assent")]
+struct HookOnly {
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    #[command(subcommand)]
+    command: HookOnlyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HookOnlyCommand {
+    #[command(subcommand)]
+    Hook(hook::HookCmd),
+}
+
+/// `args` as a hook's command line, parsed by the hook's parser alone; none when they are
+/// anything else (help included), which the whole parser then reads and answers.
+fn hook_only(args: &[std::ffi::OsString]) -> Option<Cli> {
+    if !args.iter().skip(1).any(|a| a == "hook") {
+        return None;
+    }
+    let h = HookOnly::try_parse_from(args).ok()?;
+    let HookOnlyCommand::Hook(cmd) = h.command;
+    Some(Cli { home: h.home, command: Command::Hook(cmd) })
 }
 
 /// The `assent-run` binary's entry point: what a hook rewrote a call to, run from the ticket
@@ -507,6 +535,37 @@ fn finish(result: anyhow::Result<()>) -> ExitCode {
             }
             eprintln!("assent: {e:#}");
             ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The hook's own parser reads a hook's command line as the whole parser does, and leaves
+    /// everything else to it.
+    #[test]
+    fn the_hook_parser_agrees_with_the_whole_one() {
+        let os = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for line in [
+            &["assent", "hook", "claude-code"][..],
+            &["assent", "--home", "/h", "hook", "claude-code", "--timeout", "590"],
+            &["assent", "hook", "codex", "--tools", "Bash,Edit", "--skip", "Read", "--token-file", "/t"],
+            &["assent", "--home", "/h", "hook", "claude-code", "--token-file", "/t", "--timeout", "5"],
+        ] {
+            let quick = hook_only(&os(line)).unwrap_or_else(|| panic!("{line:?} not read as a hook"));
+            let whole = Cli::try_parse_from(os(line)).unwrap();
+            assert_eq!(format!("{quick:?}"), format!("{whole:?}"), "{line:?}");
+        }
+        for other in [
+            &["assent", "hook", "--help"][..],
+            &["assent", "hook", "claude-code", "--no-such-flag"],
+            &["assent", "propose", "--title", "hook"],
+            &["assent", "list"],
+        ] {
+            assert!(hook_only(&os(other)).is_none(), "{other:?}");
         }
     }
 }
