@@ -264,7 +264,7 @@ async fn client_gone() {
         loop {
             tokio::time::sleep(Duration::from_millis(250)).await;
             if std::os::unix::process::parent_id() != parent
-                || watched.iter().any(|(pid, start)| stat(*pid).is_none_or(|(_, s)| s != *start))
+                || watched.iter().any(|(pid, start)| assent_confine::process(*pid).is_none_or(|p| p.start != *start))
             {
                 return;
             }
@@ -279,31 +279,13 @@ async fn client_gone() {
 #[cfg(unix)]
 fn watched(parent: u32) -> Vec<(u32, String)> {
     let mut watched = Vec::new();
-    if let Some((grand, start)) = stat(parent) {
-        watched.push((parent, start));
-        if let Some((_, g_start)) = stat(grand).filter(|_| grand > 1) {
-            watched.push((grand, g_start));
+    if let Some(p) = assent_confine::process(parent) {
+        watched.push((parent, p.start));
+        if let Some(g) = assent_confine::process(p.parent).filter(|_| p.parent > 1) {
+            watched.push((p.parent, g.start));
         }
     }
     watched
-}
-
-/// A live process by its id: its parent and its start time; none once it has exited (a zombie
-/// included). Read from `/proc` on Linux; elsewhere nothing is known, and only a change of the
-/// hook's own parent is seen.
-#[cfg(unix)]
-fn stat(pid: u32) -> Option<(u32, String)> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command name (in parentheses, which may hold anything): state, ppid, ...
-    let rest = s.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
-        return None;
-    }
-    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.to_string()))
 }
 
 fn not_running(home: &Home) -> String {

@@ -146,6 +146,14 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
     };
     let home = Home { dir: home.into() };
     let (a, removing) = from_ticket(&home, id)?;
+    if a.profile == assent_confine::Profile::Read {
+        // A read becomes the command, in this process (which has this one thread once the
+        // ticket is removed): nothing waits on it, nothing is cleaned up after it.
+        removing.join();
+        let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
+        let e = assent_confine::exec(&spec, &home.runs().join("tmp"));
+        return Some(Err(refuse(format!("{id} not run: {e}"))));
+    }
     let done = execute(id, a);
     removing.join();
     Some(done)
@@ -199,13 +207,14 @@ pub async fn run(home: &Home, id: &str, auth: &AgentAuth) -> Result<()> {
     tokio::task::spawn_blocking(move || execute(&id, a)).await.context("the confined run stopped")?
 }
 
+/// The command line as bash runs it.
+fn bash(command: String) -> Vec<std::ffi::OsString> {
+    vec!["bash".into(), "-c".into(), command.into()]
+}
+
 /// Runs what `id` approved, confined; exits with the command's code.
 fn execute(id: &str, a: Approved) -> Result<()> {
-    let spec = assent_confine::Spec {
-        profile: a.profile,
-        cwd: a.cwd.into(),
-        argv: vec!["bash".into(), "-c".into(), a.command.into()],
-    };
+    let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
     let status = assent_confine::run(&spec).map_err(|e| refuse(format!("{id} not run: {e}")))?;
     match status.code() {
         Some(0) => Ok(()),

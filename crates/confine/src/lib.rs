@@ -258,6 +258,65 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     }
 }
 
+/// Runs a `read` spec confined in this process, which becomes the command (no second process
+/// waits on it): for a process with one thread. Its private temporary folder is made in
+/// `tmp_root`, named after this process and when it started, and stays until
+/// [`prune_temporary`] finds that process gone. Returns only when nothing could be run, with why.
+pub fn exec(spec: &Spec, tmp_root: &Path) -> Error {
+    let missing = Support::detect().missing(spec.profile);
+    if !missing.is_empty() {
+        return Error::Unsupported { profile: spec.profile.as_str(), missing };
+    }
+    #[cfg(target_os = "linux")]
+    {
+        linux::exec(spec, tmp_root)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = tmp_root;
+        Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
+    }
+}
+
+/// Removes the temporary folders [`exec`] made in `tmp_root` whose command has ended.
+pub fn prune_temporary(tmp_root: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp_root) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some((pid, start)) = name.to_str().and_then(|n| n.split_once('-')) else { continue };
+        let alive = pid.parse().ok().and_then(process).is_some_and(|p| p.start == start);
+        if !alive {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// A live process, as the system's process table says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Process {
+    /// Its parent's id.
+    pub parent: u32,
+    /// When it started (in the system's clock ticks since boot: with the id, it names one
+    /// process, never a later one given the same id).
+    pub start: String,
+}
+
+/// The process `pid`; none once it has exited (a zombie included), or where there is no
+/// process table to read (not Linux).
+pub fn process(pid: u32) -> Option<Process> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name (in parentheses, which may hold anything): state, ppid, ...
+    let rest = s.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
+        return None;
+    }
+    Some(Process { parent: fields.get(1)?.parse().ok()?, start: fields.get(19)?.to_string() })
+}
+
 /// The first argument that makes a binary the second stage of a `workspace` run: inside
 /// bubblewrap's mounts, it confines itself and executes the command ([`stage_two`]). A binary
 /// that runs `workspace` commands dispatches it before anything else (before any thread).
@@ -280,6 +339,25 @@ pub fn stage_two(args: &[OsString]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn temporary_folders_of_ended_commands_are_pruned() {
+        let root = std::env::temp_dir().join(format!("assent-tmp-prune-{}", std::process::id()));
+        let me = process(std::process::id()).expect("this process");
+        let (live, ended, reused) = (
+            root.join(format!("{}-{}", std::process::id(), me.start)),
+            root.join("4194304-1"),
+            // The same id, started at another time: another process.
+            root.join(format!("{}-{}0", std::process::id(), me.start)),
+        );
+        for d in [&live, &ended, &reused] {
+            std::fs::create_dir_all(d).expect("made");
+        }
+        prune_temporary(&root);
+        assert!(live.exists() && !ended.exists() && !reused.exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
 
     #[test]
     fn folders_that_are_not_projects() {

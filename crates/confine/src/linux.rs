@@ -58,7 +58,24 @@ pub(crate) fn seccomp_available() -> bool {
 
 /// System folders a program needs to start and run: read and executed, never written.
 const SYSTEM: &[&str] =
-    &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store", "/snap", "/proc", "/sys"];
+    &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store", "/snap", "/sys"];
+
+/// What of `/proc` a command reads: the system's figures, never a process's folder. Landlock
+/// alone does not keep a confined command from reading another process's `/proc/PID/environ`
+/// of the same user (measured: `crates/confine/tests/read.rs`), the agent's client's secrets
+/// included; `/proc/self` is a process's folder too (and would be the one that confined it).
+const PROC_READ: &[&str] = &[
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/version",
+    "/proc/filesystems",
+    "/proc/cgroups",
+    "/proc/swaps",
+    "/proc/sys",
+];
 
 /// Entries of `/etc` never read: password hashes, sudo's rules, SSH host keys, TLS private keys,
 /// stored network and VPN passwords, container registries' logins.
@@ -173,7 +190,7 @@ fn read_roots(home: Option<&Path>) -> Vec<Root> {
             }
         }
     }
-    out.extend(DEVICES_READ.iter().map(|d| Root::from(*d)));
+    out.extend(DEVICES_READ.iter().chain(PROC_READ).map(|d| Root::from(*d)));
     out
 }
 
@@ -371,6 +388,43 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let status = confined.join().map_err(|_| Error::Confine("the confining thread panicked".into()))?;
     drop(tmp);
     status
+}
+
+/// A `read` run in this process (see [`crate::exec`]).
+pub(crate) fn exec(spec: &Spec, tmp_root: &Path) -> Error {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::process::CommandExt;
+    if spec.profile != Profile::Read {
+        return Error::Confine("only a read runs in place: a workspace run is cleaned up after".into());
+    }
+    let cwd = match std::fs::canonicalize(&spec.cwd) {
+        Ok(c) => c,
+        Err(e) => return Error::Folder(format!("the working folder `{}`: {e}", spec.cwd.display())),
+    };
+    let home = home_dir();
+    if let Err(e) = crate::folder_ok(&cwd, home.as_deref()) {
+        return Error::Folder(e);
+    }
+    let Some((program, args)) = spec.argv.split_first() else {
+        return Error::Confine("no command to run".into());
+    };
+    let Some(me) = crate::process(std::process::id()) else {
+        return Error::Confine("this process is not in the process table".into());
+    };
+    let tmp = tmp_root.join(format!("{}-{}", std::process::id(), me.start));
+    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(tmp_root).and_then(|()| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::DirBuilder::new().mode(0o700).create(&tmp)
+    });
+    if let Err(e) = made {
+        return Error::Io(e);
+    }
+    let env = crate::environment(std::env::vars_os(), &tmp);
+    let program = on_path(program, &env);
+    if let Err(e) = landlock(Profile::Read, &cwd, &tmp, home.as_deref()).and_then(|()| seccomp(Profile::Read)) {
+        return e;
+    }
+    Error::Io(std::process::Command::new(program).args(args).current_dir(&cwd).env_clear().envs(env).exec())
 }
 
 /// `program` as the command's environment finds it: itself if it names a path, else the first

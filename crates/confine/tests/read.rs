@@ -25,19 +25,37 @@ fn world() -> World {
     World { _root: root, proj, outside }
 }
 
-/// Runs `script` with bash under `read` in `cwd`: its exit code and both streams.
+/// Runs `script` with bash under `read` in `cwd`, both ways a read runs (a confined thread
+/// spawning it, and this process becoming it): the first's exit code, and both's streams. Both
+/// must end alike.
 fn sh(cwd: &Path, script: &str) -> (i32, String) {
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .env("CONFINE_CHILD_CWD", cwd)
-        .env("CONFINE_CHILD_SCRIPT", script)
-        .env("CONFINE_TEST_TOKEN", "tok-5e1f")
-        .args(["--exact", "child", "--nocapture", "--include-ignored"])
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&status.stdout), String::from_utf8_lossy(&status.stderr));
-    let code =
-        text.lines().find_map(|l| l.strip_prefix("CONFINED-EXIT ")).and_then(|c| c.trim().parse().ok()).unwrap_or(-1);
-    (code, text)
+    let tmp_root = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    for in_place in [false, true] {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.env("CONFINE_CHILD_CWD", cwd).env("CONFINE_CHILD_SCRIPT", script).env("CONFINE_TEST_TOKEN", "tok-5e1f");
+        if in_place {
+            c.env("CONFINE_CHILD_IN_PLACE", tmp_root.path());
+        }
+        let o = c.args(["--exact", "child", "--nocapture", "--include-ignored"]).output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let code = if in_place {
+            o.status.code().unwrap_or(-1)
+        } else {
+            text.lines()
+                .find_map(|l| l.strip_prefix("CONFINED-EXIT "))
+                .and_then(|c| c.trim().parse().ok())
+                .unwrap_or(-1)
+        };
+        outs.push((code, text));
+    }
+    let ((code, text), (in_place, in_place_text)) = (outs[0].clone(), outs[1].clone());
+    assert_eq!(code == 0, in_place == 0, "{script}: run {code}, in place {in_place}: {text}\n{in_place_text}");
+    assert!(!in_place_text.contains("CONFINED-ERROR"), "{in_place_text}");
+    // What the in-place run left is gone once it has ended.
+    assent_confine::prune_temporary(tmp_root.path());
+    assert_eq!(std::fs::read_dir(tmp_root.path()).unwrap().count(), 0, "{script}: its temporary folder stayed");
+    (code, format!("{text}\n{in_place_text}"))
 }
 
 /// Runs in a process of its own (the test binary again): confining is for life.
@@ -48,8 +66,14 @@ fn child() {
         return;
     };
     let spec = Spec { profile: Profile::Read, cwd: cwd.into(), argv: vec!["bash".into(), "-c".into(), script.into()] };
+    if let Some(tmp_root) = std::env::var_os("CONFINE_CHILD_IN_PLACE") {
+        // Returns only when nothing ran.
+        println!("CONFINED-ERROR {}", assent_confine::exec(&spec, Path::new(&tmp_root)));
+        std::process::exit(125);
+    }
     match run(&spec) {
-        Ok(status) => println!("CONFINED-EXIT {}", status.code().unwrap_or(-2)),
+        // On a line of its own, whatever the command printed last.
+        Ok(status) => println!("\nCONFINED-EXIT {}", status.code().unwrap_or(-2)),
         Err(e) => println!("CONFINED-ERROR {e}"),
     }
 }
@@ -68,6 +92,11 @@ fn reads_inside_the_folder_and_nothing_outside() {
         return;
     }
     let w = world();
+    let mut holder = std::process::Command::new("sh")
+        .args(["-c", "sleep 60 # tok-5e1f"])
+        .env("HELD_TOKEN", "tok-5e1f")
+        .spawn()
+        .unwrap();
     let (code, out) = sh(&w.proj, "cat README.md && ls src && git --version >/dev/null");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("hello"), "{out}");
@@ -78,12 +107,23 @@ fn reads_inside_the_folder_and_nothing_outside() {
         "cat ~/.ssh/id_rsa ~/.bash_history ~/.gitconfig".to_string(),
         "cat /etc/shadow".to_string(),
         "cat /proc/$PPID/environ".to_string(),
+        // Another process of the same user, whose environment and command line hold a token.
+        format!("cat /proc/{}/environ", holder.id()),
+        format!("tr '\\0' '\\n' < /proc/{}/environ", holder.id()),
+        "cat /proc/*/environ".to_string(),
+        format!("cat /proc/{}/cmdline", holder.id()),
+        "cat /proc/self/environ".to_string(),
         "ls ~".to_string(),
     ] {
         let (code, out) = sh(&w.proj, &attack);
         assert_ne!(code, 0, "{attack}: {out}");
-        assert!(!out.contains("TOP-SECRET") && !out.contains("root:"), "{attack}: {out}");
+        assert!(!out.contains("TOP-SECRET") && !out.contains("root:") && !out.contains("tok-5e1f"), "{attack}: {out}");
     }
+    let _ = holder.kill();
+    let _ = holder.wait();
+    // What programs read of `/proc` is there.
+    let (code, out) = sh(&w.proj, "head -1 /proc/cpuinfo && cat /proc/sys/kernel/ostype && nproc");
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]

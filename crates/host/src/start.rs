@@ -343,7 +343,12 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         loop {
             every.tick().await;
             let runs = runs.clone();
-            let _ = tokio::task::spawn_blocking(move || prune_runs(&runs)).await;
+            let _ = tokio::task::spawn_blocking(move || {
+                prune_runs(&runs);
+                // And the temporary folders of confined reads that have ended.
+                assent_confine::prune_temporary(&runs.join("tmp"));
+            })
+            .await;
         }
     });
 
