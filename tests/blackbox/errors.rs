@@ -115,6 +115,12 @@ async fn each_error_has_its_status_and_code() {
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
     let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(json!(["g", "approve"]))).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+    // A `seen` that is not a SHA-256 is the request's fault, in a batch too: nothing is decided.
+    let (st, v) = s.decide(&existing, json!({"outcome": "approve", "seen": ""})).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_field"), "{v}");
+    let batch = json!({"items": [{"id": existing, "outcome": "approve", "seen": "XYZ"}]});
+    let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(batch)).await;
+    assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_field"), "{v}");
     let (st, v) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(json!(["tool.call", {"tool": "x"}]))).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
     // 429 too many pending (limit 3; one is decided already)

@@ -150,6 +150,28 @@ fn expired_error(p: &Proposal) -> CoreError {
     }
 }
 
+/// A decision's fields as its schema has them, before anything is looked up: `seen` a SHA-256
+/// in lower-case hexadecimal, the words within their length.
+fn check_form(req: &DecisionRequest) -> Result<(), CoreError> {
+    if let Some(s) = &req.seen
+        && !(s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    {
+        return Err(CoreError::invalid(
+            "invalid_field",
+            "`seen` is the SHA-256 of the payload shown: 64 lower-case hexadecimal digits",
+        ));
+    }
+    for (field, v) in [("reason", &req.reason), ("feedback", &req.feedback)] {
+        if v.as_ref().is_some_and(|s| s.chars().count() > REASON_MAX) {
+            return Err(CoreError::invalid(
+                "invalid_field",
+                format!("`{field}` is longer than {REASON_MAX} characters"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Engine {
     /// Settles proposals whose time ran out before the sweeper got to them, so a decision that
     /// arrives late finds them `expired`.
@@ -290,6 +312,7 @@ impl Engine {
     /// A person decides one proposal, and with `allow_similar` also saves the rule that allows
     /// proposals like it from now on (returned with the decision).
     pub async fn decide_one(&self, actor: &Actor, id: &str, mut req: DecisionRequest) -> Result<Decided, CoreError> {
+        check_form(&req)?;
         let similar = req.allow_similar.take();
         if let Some(s) = &similar {
             if req.outcome != Outcome::Approve {
@@ -329,6 +352,11 @@ impl Engine {
     /// A person decides several proposals; each stands alone, and one that someone else
     /// settled meanwhile is reported as skipped.
     pub async fn decide_batch(&self, actor: &Actor, items: Vec<BatchItem>) -> Result<BatchResult, CoreError> {
+        // A request not of its schema's form decides nothing (its items' answers are about
+        // proposals, not about the request).
+        for item in &items {
+            check_form(&item.decision)?;
+        }
         let mut results: Vec<BatchItemResult> = Vec::with_capacity(items.len());
         let mut planned = Vec::new(); // (index in results, transition)
         for item in items {
