@@ -31,6 +31,8 @@
 //! command that needs confinement.
 
 #[cfg(target_os = "linux")]
+mod found;
+#[cfg(target_os = "linux")]
 mod linux;
 
 use std::ffi::OsString;
