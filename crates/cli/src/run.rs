@@ -108,30 +108,16 @@ fn write_user_only(path: &std::path::Path, body: &[u8]) -> std::io::Result<()> {
 
 /// What the ticket the hook left for `id` approved, its receipt checked with the keys the
 /// server wrote; none if anything is missing or not as it should be. The ticket is used once:
-/// it is removed by a thread of its own while the command runs (removing a file just written
-/// can take a millisecond, on a disk mounted with `discard` say): join it once the command ran.
-fn from_ticket(home: &Home, id: &str) -> Option<(Approved, Removing)> {
+/// renamed to `ID.used` at once (removing a file just written can take a millisecond, on a disk
+/// mounted with `discard` say), and removed by the server.
+fn from_ticket(home: &Home, id: &str) -> Option<Approved> {
     let path = ticket(home, id)?;
     let text = std::fs::read(&path).ok()?;
-    let removing = std::thread::Builder::new().name("assent-ticket".into()).spawn(move || {
-        let _ = std::fs::remove_file(&path);
-    });
+    std::fs::rename(&path, path.with_extension("used")).ok()?;
     let p: assent_core::Proposal = serde_json::from_slice(&text).ok()?;
     let jwks: Value = serde_json::from_slice(&std::fs::read(home.keys_json()).ok()?).ok()?;
     let keys = KeySet::from_json(&jwks).ok()?;
-    let a = (p.id == id).then(|| approved(&p, &keys, now()).ok()).flatten()?;
-    Some((a, Removing(removing.ok())))
-}
-
-/// The ticket's removal under way.
-struct Removing(Option<std::thread::JoinHandle<()>>);
-
-impl Removing {
-    fn join(self) {
-        if let Some(h) = self.0 {
-            let _ = h.join();
-        }
-    }
+    (p.id == id).then(|| approved(&p, &keys, now()).ok()).flatten()
 }
 
 /// `assent --home HOME [--token-file F] run ID`, the command as the hook rewrites a call: run
@@ -145,18 +131,15 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
         _ => return None,
     };
     let home = Home { dir: home.into() };
-    let (a, removing) = from_ticket(&home, id)?;
+    let a = from_ticket(&home, id)?;
     if a.profile == assent_confine::Profile::Read {
-        // A read becomes the command, in this process (which has this one thread once the
-        // ticket is removed): nothing waits on it, nothing is cleaned up after it.
-        removing.join();
+        // A read becomes the command, in this process (which has this one thread): nothing
+        // waits on it, nothing is cleaned up after it.
         let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
         let e = assent_confine::exec(&spec, &home.runs().join("tmp"));
         return Some(Err(refuse(format!("{id} not run: {e}"))));
     }
-    let done = execute(id, a);
-    removing.join();
-    Some(done)
+    Some(execute(id, a))
 }
 
 /// The small binary that runs what a hook rewrote: `assent-run --home HOME [--token-file F] run
@@ -190,10 +173,7 @@ pub fn hand_over(args: &[std::ffi::OsString]) -> Result<()> {
 /// Runs `assent run ID`: exits with the command's code.
 pub async fn run(home: &Home, id: &str, auth: &AgentAuth) -> Result<()> {
     let a = match from_ticket(home, id) {
-        Some((a, removing)) => {
-            removing.join();
-            a
-        }
+        Some(a) => a,
         None => {
             let client = Client::agent(home, auth)?;
             // The proposal and the keys that sign its receipt, at once.

@@ -36,12 +36,15 @@ async fn write_keys(home: &Home, engine: &Engine) {
     }
 }
 
-/// Removes what in `runs` is older than an hour.
+/// Removes the tickets in `runs` that were used, and those older than an hour.
 fn prune_runs(runs: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(runs) else { return };
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     for e in entries.flatten() {
-        if e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago) {
+        let used = e.path().extension().is_some_and(|x| x == "used");
+        if e.file_type().is_ok_and(|t| t.is_file())
+            && (used || e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago))
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -416,14 +419,14 @@ mod tests {
     fn tickets_older_than_an_hour_are_pruned() {
         let dir = std::env::temp_dir().join(format!("assent-prune-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (old, new) = (dir.join("p_old.json"), dir.join("p_new.json"));
-        for p in [&old, &new] {
+        let (old, new, used) = (dir.join("p_old.json"), dir.join("p_new.json"), dir.join("p_run.used"));
+        for p in [&old, &new, &used] {
             std::fs::write(p, "{}").unwrap();
         }
         let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
         std::fs::File::options().write(true).open(&old).unwrap().set_modified(two_hours_ago).unwrap();
         super::prune_runs(&dir);
-        assert!(!old.exists() && new.exists());
+        assert!(!old.exists() && new.exists() && !used.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
