@@ -360,9 +360,16 @@ fn home_dir() -> Option<PathBuf> {
     home.map(|h| std::fs::canonicalize(&h).unwrap_or(h))
 }
 
-/// Runs `spec` confined: `read` from a thread that confines itself first, `workspace` through
-/// bubblewrap and a second stage; the temporary folder is removed after.
-pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
+/// What a run starts from: its working folder (resolved, and a project's), the home folder, the
+/// program and its arguments.
+struct Checked<'a> {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    program: &'a OsString,
+    args: &'a [OsString],
+}
+
+fn checked(spec: &Spec) -> Result<Checked<'_>, Error> {
     let cwd = std::fs::canonicalize(&spec.cwd)
         .map_err(|e| Error::Folder(format!("the working folder `{}`: {e}", spec.cwd.display())))?;
     let home = home_dir();
@@ -370,6 +377,13 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(Error::Confine("no command to run".into()));
     };
+    Ok(Checked { cwd, home, program, args })
+}
+
+/// Runs `spec` confined: `read` from a thread that confines itself first, `workspace` through
+/// bubblewrap and a second stage; the temporary folder is removed after.
+pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
+    let Checked { cwd, home, program, args } = checked(spec)?;
     if spec.profile == Profile::Workspace {
         return workspace(&cwd, &spec.argv);
     }
@@ -397,16 +411,9 @@ pub(crate) fn exec(spec: &Spec, tmp_root: &Path) -> Error {
     if spec.profile != Profile::Read {
         return Error::Confine("only a read runs in place: a workspace run is cleaned up after".into());
     }
-    let cwd = match std::fs::canonicalize(&spec.cwd) {
+    let Checked { cwd, home, program, args } = match checked(spec) {
         Ok(c) => c,
-        Err(e) => return Error::Folder(format!("the working folder `{}`: {e}", spec.cwd.display())),
-    };
-    let home = home_dir();
-    if let Err(e) = crate::folder_ok(&cwd, home.as_deref()) {
-        return Error::Folder(e);
-    }
-    let Some((program, args)) = spec.argv.split_first() else {
-        return Error::Confine("no command to run".into());
+        Err(e) => return e,
     };
     let Some(me) = crate::process(std::process::id()) else {
         return Error::Confine("this process is not in the process table".into());
