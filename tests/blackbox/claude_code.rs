@@ -119,7 +119,9 @@ impl Drop for Model {
 fn run_claude(s: &Server, model: &Model, work: &std::path::Path, timeout: u64) -> Child {
     let home = work.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let hook = format!("'{BIN}' --home '{}' hook claude-code --timeout {timeout}", s.home().display());
+    // The small binary, as the README's settings name it: what waits it hands to `assent`.
+    let runner = std::path::Path::new(BIN).with_file_name("assent-run");
+    let hook = format!("'{}' --home '{}' hook claude-code --timeout {timeout}", runner.display(), s.home().display());
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook, "timeout": 120}]}]}});
     let file = work.join("settings.json");
     std::fs::write(&file, settings.to_string()).unwrap();

@@ -168,7 +168,8 @@ pub(crate) fn event(cwd: &Path, command: &str, n: usize) -> String {
 /// The hook's answer for `command` in the scene's project (the hook's wait kept short: a line
 /// no rule allows stays pending, and is withdrawn).
 pub(crate) fn ask_hook(s: &Server, scene: &Scene, command: &str, n: usize) -> Answer {
-    let mut child = Command::new(BIN)
+    // The small binary, as the README's settings name it (it hands what waits to `assent`).
+    let mut child = Command::new(std::path::Path::new(BIN).with_file_name("assent-run"))
         .arg("--home")
         .arg(s.home())
         .args(["hook", "claude-code", "--timeout", "0"])

@@ -208,3 +208,54 @@ async fn not_running_and_read_only_tools() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
+
+/// `assent-run hook claude-code`, the small binary the README's settings name: a call a rule
+/// decides at once is answered by it alone, as the whole `assent` answers it; one that waits
+/// for the person is handed to the whole `assent` with the same event, which finds the call
+/// already filed (one proposal) and waits; a tool it does not gate gets no output; with Assent
+/// stopped, the call goes back to the client's own settings.
+#[tokio::test]
+async fn the_small_hook_answers_as_the_whole_one() {
+    let runner = std::path::Path::new(BIN).with_file_name("assent-run");
+    let mut s = Server::start().await;
+    let spawn = |program: &std::path::Path, s: &Server, event: &Value| {
+        let mut child = Command::new(program)
+            .arg("--home")
+            .arg(s.home())
+            .args(["hook", "claude-code", "--timeout", "20"])
+            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
+        child
+    };
+    let call = |id: &str, tool: &str, command: &str| {
+        json!({"session_id": "s-small", "cwd": "/home/dev/shop", "hook_event_name": "PreToolUse", "tool_name": tool,
+               "tool_input": {"command": command}, "tool_use_id": id, "permission_mode": "default"})
+    };
+    // A call that waits: handed over, decided by the person, answered.
+    let waiting = spawn(&runner, &s, &call("toolu_small_1", "Bash", "npm publish"));
+    let p = s.first_pending().await;
+    let id = p["id"].as_str().unwrap().to_string();
+    s.decide(&id, json!({"outcome": "reject", "reason": "not from this branch"})).await;
+    let (_, out) = finish(waiting);
+    let v = parse(&out);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("not from this branch"));
+    let (_, all) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(all["items"].as_array().unwrap().len(), 1, "filed once: {all}");
+    // The same settled call again, answered by the small binary alone: as the whole one does.
+    let small = finish(spawn(&runner, &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
+    let whole = finish(spawn(std::path::Path::new(BIN), &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
+    assert_eq!(parse(&small), parse(&whole));
+    // Not gated: nothing said.
+    assert_eq!(finish(spawn(&runner, &s, &call("toolu_small_2", "Read", "x"))).1, "");
+    // Assent stopped: back to the client's own settings.
+    s.stop();
+    let v = parse(&finish(spawn(&runner, &s, &call("toolu_small_3", "Bash", "npm publish"))).1);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("not running"), "{v}");
+}

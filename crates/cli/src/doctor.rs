@@ -341,7 +341,7 @@ fn claude_code() -> Check {
             Check::note(
                 NAME,
                 "installed, but no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
-                "add the hook `assent hook claude-code` to ~/.claude/settings.json (README: \"Claude Code\")",
+                "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (README: \"Claude Code\")",
             )
         } else {
             Check::ok(NAME, "not installed here (nothing to wire)")

@@ -199,20 +199,14 @@ fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite) -> Value 
     }
 }
 
-async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) -> Result<Verdict> {
-    let tool = ev["tool_name"].as_str().context("the hook event has no tool_name")?;
-    let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
-    let client = match Client::agent(home, &args.auth) {
-        Ok(c) => c,
-        Err(_) => return Ok(Verdict::Ask(not_running(home))),
-    };
+/// The call of `ev` as the hook gates it.
+fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate {
     // What identifies the tool call (its session and its id), never the hook's own flags.
     let session = ev["session_id"].as_str().unwrap_or("-");
     let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
-    let timeout = args.timeout.min(HOOK_EXPIRY_SECS - 60);
-    let g = Gate {
+    Gate {
         tool: tool.to_string(),
-        input,
+        input: ev.get("tool_input").cloned().unwrap_or(json!({})),
         cwd: ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(str::to_string),
         client: Some(if client_kind == Agent::Codex { "codex" } else { "claude-code" }.into()),
         permission_mode: ev["permission_mode"]
@@ -222,10 +216,24 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
         session_id: ev["session_id"].as_str().map(str::to_string),
         idempotency_key: key,
         expires_in: HOOK_EXPIRY_SECS,
-        wait: Duration::from_secs(timeout),
+        wait: Duration::from_secs(timeout(args)),
         carry_receipt: client_kind == Agent::ClaudeCode,
         confinable: confinable(client_kind, tool, &ev["tool_input"]),
+    }
+}
+
+/// How long the hook waits for the person, in seconds.
+fn timeout(args: &HookArgs) -> u64 {
+    args.timeout.min(HOOK_EXPIRY_SECS - 60)
+}
+
+async fn decide(home: &Home, call: &Call) -> Result<Verdict> {
+    let tool = call.ev["tool_name"].as_str().context("the hook event has no tool_name")?;
+    let client = match Client::agent(home, &call.args.auth) {
+        Ok(c) => c,
+        Err(_) => return Ok(Verdict::Ask(not_running(home))),
     };
+    let g = gate_of(call.client, &call.args, &call.ev, tool);
     // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP), or by
     // dying (SIGKILL: no signal reaches the hook, but it is handed to another parent).
     let stop = async {
@@ -234,9 +242,15 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
             () = client_gone() => {}
         }
     };
-    Ok(match gate(&client.api, g, stop).await {
+    Ok(answer(home, call, gate(&client.api, g, stop).await))
+}
+
+/// The verdict for how gating ended.
+fn answer(home: &Home, call: &Call, gated: Gated) -> Verdict {
+    let timeout = timeout(&call.args);
+    match gated {
         Gated::Decided { verdict, proposal, .. } => {
-            if matches!(verdict, Verdict::Confined { .. }) && client_kind == Agent::ClaudeCode {
+            if matches!(verdict, Verdict::Confined { .. }) && call.client == Agent::ClaudeCode {
                 // What `assent run` needs, left where it finds it without asking again.
                 crate::run::leave_ticket(home, &proposal);
             }
@@ -251,9 +265,26 @@ async fn decide(home: &Home, client_kind: Agent, args: &HookArgs, ev: &Value) ->
             Verdict::Ask(handed_back(&format!("No decision in Assent within {timeout} s (proposal {id} withdrawn)")))
         }
         Gated::Lost { id, .. } => Verdict::Ask(handed_back(&format!("Lost contact with Assent while waiting on {id}"))),
-    })
+    }
 }
 
+/// The answer without waiting, from `assent-run`'s one blocking exchange (see [`quick`]): a
+/// call a rule decided at once. None for anything else, which the whole hook then answers.
+fn at_once(home: &Home, call: &Call) -> Option<Verdict> {
+    let tool = call.ev["tool_name"].as_str()?;
+    let g = gate_of(call.client, &call.args, &call.ev, tool);
+    // Filed again by the whole hook, the call must be found as the same one.
+    let key = g.idempotency_key.clone()?;
+    let ep = (crate::client::endpoint(home))()?;
+    let token = crate::client::agent_token(home, &call.args.auth).ok()?;
+    let mut server = assent_client::loopback::Loopback::connect(&ep, Duration::from_secs(3)).ok()?;
+    let (body, wants_receipt) = g.body();
+    let auth = format!("Bearer {token}");
+    let headers = [("authorization", auth.as_str()), ("assent-client", "cli"), ("idempotency-key", key.as_str())];
+    let a = server.send("POST", "/v1/proposals", &headers, Some(&serde_json::to_vec(&body).ok()?)).ok()?;
+    let p: assent_core::Proposal = serde_json::from_slice(&a.body).ok().filter(|_| (200..300).contains(&a.status))?;
+    p.settled.then(|| answer(home, call, assent_client::decided(&body, wants_receipt, p)))
+}
 /// Resolves once the client that started the hook is gone: the hook's parent, or (a client
 /// that runs its hooks through a shell, which outlives it) the parent's parent.
 async fn client_gone() {
@@ -292,15 +323,21 @@ fn not_running(home: &Home) -> String {
     handed_back(&format!("Assent is not running (home {}), so no person saw this call", home.dir.display()))
 }
 
-/// Runs a hook: one JSON line on standard output.
-pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+/// A hook's call, read and checked.
+struct Call {
+    client: Agent,
+    args: HookArgs,
+    event: Event,
+    ev: Value,
+}
+
+/// The call the event `raw` asks about; none when the hook lets it be (a tool it does not gate).
+fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
     let (client, args) = match cmd {
         HookCmd::ClaudeCode(a) => (Agent::ClaudeCode, a),
         HookCmd::Codex(a) => (Agent::Codex, a),
     };
-    let mut raw = String::new();
-    std::io::stdin().read_to_string(&mut raw).context("cannot read the hook event from standard input")?;
-    let ev: Value = serde_json::from_str(&raw).context("the hook event on standard input is not JSON")?;
+    let ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
     let event = match ev["hook_event_name"].as_str() {
         Some("PreToolUse") => Event::PreToolUse,
         Some("PermissionRequest") => Event::PermissionRequest,
@@ -310,15 +347,64 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
     let tool = ev["tool_name"].as_str().unwrap_or("");
     if !gated(tool, &args) {
         // Not ours to gate: no output leaves the client's normal behaviour.
-        return Ok(());
+        return Ok(None);
     }
     if client == Agent::Codex && event != Event::PermissionRequest {
         bail!("assent hook codex answers PermissionRequest events (Codex's only permission hook)");
     }
-    let verdict = decide(home, client, &args, &ev).await?;
-    let rewrite = Rewrite::new(home, &args.auth, ev.get("tool_input").cloned().unwrap_or(json!({})));
-    println!("{}", output(client, event, &verdict, &rewrite));
+    Ok(Some(Call { client, args, event, ev }))
+}
+
+fn stdin() -> Result<String> {
+    let mut raw = String::new();
+    std::io::stdin().read_to_string(&mut raw).context("cannot read the hook event from standard input")?;
+    Ok(raw)
+}
+
+/// Prints the answer to `call`: one JSON line.
+fn say(home: &Home, call: &Call, verdict: &Verdict) {
+    let rewrite = Rewrite::new(home, &call.args.auth, call.ev.get("tool_input").cloned().unwrap_or(json!({})));
+    println!("{}", output(call.client, call.event, verdict, &rewrite));
+}
+
+/// Runs a hook: one JSON line on standard output.
+pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+    let Some(call) = read(cmd, &stdin()?)? else { return Ok(()) };
+    let verdict = decide(home, &call).await?;
+    say(home, &call, &verdict);
     Ok(())
+}
+
+/// How `assent-run` answered a hook (see [`quick`]).
+pub enum Quick {
+    /// Answered (or failed, said).
+    Answered(Result<()>),
+    /// For the whole `assent` to answer, with the event read from standard input.
+    HandOver(String),
+}
+
+/// A hook in `assent-run`, which starts in a fraction of the whole `assent`'s time: the call
+/// filed in one blocking exchange, and answered when a rule decided it at once (the call of
+/// nearly every hook). Anything else (a call that waits for the person, no tool-use id, a
+/// refusal to word, no server) is handed to the whole `assent`, which files the same call again
+/// under the same key and finds it filed.
+pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
+    let raw = match stdin() {
+        Ok(r) => r,
+        Err(e) => return Quick::Answered(Err(e)),
+    };
+    let call = match read(cmd, &raw) {
+        Ok(Some(call)) => call,
+        Ok(None) => return Quick::Answered(Ok(())),
+        Err(e) => return Quick::Answered(Err(e)),
+    };
+    match at_once(home, &call) {
+        Some(verdict) => {
+            say(home, &call, &verdict);
+            Quick::Answered(Ok(()))
+        }
+        None => Quick::HandOver(raw),
+    }
 }
 
 #[cfg(test)]

@@ -513,7 +513,18 @@ pub fn runner_main() -> ExitCode {
     if let Some(result) = run::quick(&args) {
         return finish(result);
     }
-    finish(run::hand_over(&args))
+    // A hook: answered here when a rule decides the call at once.
+    if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {
+        let home = match Home::resolve(home) {
+            Ok(h) => h,
+            Err(e) => return finish(Err(e)),
+        };
+        return match hook::quick(&home, cmd) {
+            hook::Quick::Answered(result) => finish(result),
+            hook::Quick::HandOver(input) => finish(run::hand_over(&args, Some(input))),
+        };
+    }
+    finish(run::hand_over(&args, None))
 }
 
 /// The exit code for how a command ended, its error said on standard error.

@@ -131,13 +131,14 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
         _ => return None,
     };
     let home = Home { dir: home.into() };
+    // A read becomes the command, in this process (which has this one thread): nothing waits on
+    // it, nothing is cleaned up after it. Its confinement is made ready meanwhile, on a second
+    // thread (nearly every ticket is for a read).
+    let preparing = ticket(&home, id).is_some().then(|| assent_confine::prepare(&home.runs().join("tmp")));
     let a = from_ticket(&home, id)?;
-    if a.profile == assent_confine::Profile::Read {
-        // A read becomes the command, in this process (which has this one thread): nothing
-        // waits on it, nothing is cleaned up after it.
+    if let (assent_confine::Profile::Read, Some(preparing)) = (a.profile, preparing) {
         let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
-        let e = assent_confine::exec(&spec, &home.runs().join("tmp"));
-        return Some(Err(refuse(format!("{id} not run: {e}"))));
+        return Some(Err(refuse(format!("{id} not run: {}", preparing.exec(&spec)))));
     }
     Some(execute(id, a))
 }
@@ -147,13 +148,21 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
 /// the `assent` beside it.
 pub const RUNNER: &str = "assent-run";
 
-/// `assent-run` without a good ticket: the same arguments to the full `assent` beside it, in
-/// this process (which asks the server, or says what is wrong).
-pub fn hand_over(args: &[std::ffi::OsString]) -> Result<()> {
+/// What `assent-run` could not do itself (no good ticket, a hook to wait in): the same
+/// arguments to the full `assent` beside it, in this process (which asks the server, or says
+/// what is wrong), with `input` as its standard input when this process read its own already.
+pub fn hand_over(args: &[std::ffi::OsString], input: Option<String>) -> Result<()> {
     let exe = std::env::current_exe().context("where this binary is")?;
     let full = exe.with_file_name(format!("assent{}", std::env::consts::EXE_SUFFIX));
     let mut c = std::process::Command::new(&full);
     c.args(args.iter().skip(1));
+    if let Some(input) = input {
+        // A file with no name, read from its start: a pipe's buffer might not hold it all.
+        use std::io::{Seek, Write};
+        let mut f = tempfile::tempfile().context("a file for the hook's event")?;
+        f.write_all(input.as_bytes()).and_then(|()| f.rewind()).context("a file for the hook's event")?;
+        c.stdin(f);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;

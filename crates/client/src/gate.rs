@@ -96,7 +96,7 @@ pub enum Gated {
 
 impl Gate {
     /// The proposal's body, and whether the tool asks for a receipt.
-    fn body(&self) -> (Value, bool) {
+    pub fn body(&self) -> (Value, bool) {
         // No title or summary: a gated call carries no words of the agent, and what Assent
         // says of it (its description, its notes) comes from the payload, on the server.
         let mut input = self.input.clone();
@@ -137,19 +137,7 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
     };
     let id = p.id.clone();
     match client.wait_settled(p, Some(Instant::now() + g.wait), stop).await {
-        Ok(Waited::Settled(p)) => {
-            let mut verdict = verdict_of(&p);
-            if wants_receipt && let Verdict::Allow(edited) = &verdict {
-                // The input to run: the person's edit, or the call as proposed; with the receipt.
-                let mut input = edited.clone().unwrap_or_else(|| body["payload"]["input"].clone());
-                if let (Some(i), Some(r)) = (input.as_object_mut(), p.decision.as_ref().and_then(|d| d.receipt.clone()))
-                {
-                    i.insert(RECEIPT_ARG.into(), json!(r));
-                }
-                verdict = Verdict::Allow(Some(input));
-            }
-            Gated::Decided { id, verdict, proposal: Box::new(p) }
-        }
+        Ok(Waited::Settled(p)) => decided(&body, wants_receipt, p),
         Ok(Waited::TimedOut(_)) => {
             let _ = client.withdraw(&id).await;
             Gated::TimedOut { id }
@@ -160,6 +148,21 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
         }
         Err(error) => Gated::Lost { id, error },
     }
+}
+
+/// The answer for `p`, settled, filed with `body` ([`Gate::body`]): what was decided, with the
+/// decision's receipt in the input to run when the tool asked for one.
+pub fn decided(body: &Value, wants_receipt: bool, p: Proposal) -> Gated {
+    let mut verdict = verdict_of(&p);
+    if wants_receipt && let Verdict::Allow(edited) = &verdict {
+        // The input to run: the person's edit, or the call as proposed; with the receipt.
+        let mut input = edited.clone().unwrap_or_else(|| body["payload"]["input"].clone());
+        if let (Some(i), Some(r)) = (input.as_object_mut(), p.decision.as_ref().and_then(|d| d.receipt.clone())) {
+            i.insert(RECEIPT_ARG.into(), json!(r));
+        }
+        verdict = Verdict::Allow(Some(input));
+    }
+    Gated::Decided { id: p.id.clone(), verdict, proposal: Box::new(p) }
 }
 
 #[cfg(test)]

@@ -11,8 +11,9 @@
 //! challenge): a program that took the port after Assent stopped never sees a token.
 
 mod gate;
+pub mod loopback;
 
-pub use gate::{Gate, Gated, LEASE_SECS, RECEIPT_ARG, gate, mcp_server};
+pub use gate::{Gate, Gated, LEASE_SECS, RECEIPT_ARG, decided, gate, mcp_server};
 
 use assent_core::proposal::Proposal;
 use reqwest::{Method, StatusCode};

@@ -31,6 +31,10 @@
 //! command that needs confinement.
 
 #[cfg(target_os = "linux")]
+mod bpf;
+#[cfg(target_os = "linux")]
+mod direct;
+#[cfg(target_os = "linux")]
 mod found;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -265,18 +269,67 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
 /// `tmp_root`, named after this process and when it started, and stays until
 /// [`prune_temporary`] finds that process gone. Returns only when nothing could be run, with why.
 pub fn exec(spec: &Spec, tmp_root: &Path) -> Error {
-    let missing = Support::detect().missing(spec.profile);
-    if !missing.is_empty() {
-        return Error::Unsupported { profile: spec.profile.as_str(), missing };
-    }
+    prepare(tmp_root).exec(spec)
+}
+
+/// A `read` run in this process being made ready on a thread of its own (see [`prepare`]).
+pub struct Preparing {
+    #[cfg(target_os = "linux")]
+    ready: Option<std::thread::JoinHandle<Result<linux::Ready, Error>>>,
+}
+
+/// Starts making a `read` run in this process ready (see [`exec`]) on a thread of its own, while
+/// the caller finds out what it is to run: the kernel's support checked, the private temporary
+/// folder made in `tmp_root`, the Landlock ruleset built but for the working folder's rule, the
+/// seccomp filter compiled. Nothing is enforced until [`Preparing::exec`]; dropped unused, the
+/// thread is waited for and the folder removed.
+pub fn prepare(tmp_root: &Path) -> Preparing {
     #[cfg(target_os = "linux")]
     {
-        linux::exec(spec, tmp_root)
+        let tmp_root = tmp_root.to_path_buf();
+        let ready = std::thread::Builder::new().name("assent-ready".into()).spawn(move || {
+            let missing = Support::detect().missing(Profile::Read);
+            if !missing.is_empty() {
+                return Err(Error::Unsupported { profile: Profile::Read.as_str(), missing });
+            }
+            linux::ready(&tmp_root)
+        });
+        Preparing { ready: ready.ok() }
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = tmp_root;
-        Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
+        Preparing {}
+    }
+}
+
+impl Preparing {
+    /// Runs `spec` (a `read`) confined in this process, which becomes the command, once the
+    /// thread that made it ready has ended (so this process has one thread again). Returns only
+    /// when nothing could be run, with why.
+    pub fn exec(mut self, spec: &Spec) -> Error {
+        #[cfg(target_os = "linux")]
+        {
+            let ready = match self.ready.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(Ok(ready))) => ready,
+                Some(Ok(Err(e))) => return e,
+                _ => return Error::Confine("the run could not be made ready".into()),
+            };
+            linux::exec(spec, ready)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
+        }
+    }
+}
+
+impl Drop for Preparing {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(Ok(Ok(ready))) = self.ready.take().map(std::thread::JoinHandle::join) {
+            let _ = std::fs::remove_dir_all(ready.tmp());
+        }
     }
 }
 

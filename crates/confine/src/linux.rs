@@ -1,13 +1,12 @@
 //! The Linux layers: Landlock (filesystem rights, TCP, scopes), then a seccomp filter, installed
 //! by a thread of its own on itself before it spawns the command.
 
+use crate::bpf::Check;
 use crate::{Error, Profile, Spec};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope,
+    RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
 };
-use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -211,6 +210,20 @@ fn landlock_err(e: impl std::fmt::Display) -> Error {
 
 /// Confines the calling thread (and what it spawns from now on) to `profile`.
 fn landlock(profile: Profile, cwd: &Path, tmp: &Path, home: Option<&Path>) -> Result<(), Error> {
+    enforce(ruleset(tmp, home)?, profile, cwd)
+}
+
+/// The rights a file takes of `access`: only a file's, unless it is a folder (`dir`, where
+/// known already).
+fn beneath(path: &Path, dir: Option<bool>, access: BitFlags<AccessFs>) -> Option<PathBeneath<PathFd>> {
+    let fd = PathFd::new(path).ok()?;
+    let access = if dir.unwrap_or_else(|| path.is_dir()) { access } else { access & AccessFs::from_file(ABI_USED) };
+    Some(PathBeneath::new(fd, access))
+}
+
+/// The Landlock ruleset of either profile with every rule but the working folder's (see
+/// [`enforce`]).
+fn ruleset(tmp: &Path, home: Option<&Path>) -> Result<RulesetCreated, Error> {
     let all = AccessFs::from_all(ABI_USED);
     let read = AccessFs::from_read(ABI_USED);
     let mut ruleset = Ruleset::default()
@@ -220,25 +233,32 @@ fn landlock(profile: Profile, cwd: &Path, tmp: &Path, home: Option<&Path>) -> Re
         .and_then(|r| r.scope(Scope::from_all(ABI_USED)))
         .and_then(|r| r.create())
         .map_err(landlock_err)?;
-    let known = |path: &Path, dir: Option<bool>, access: BitFlags<AccessFs>| -> Option<PathBeneath<PathFd>> {
-        let fd = PathFd::new(path).ok()?;
-        // A file takes only a file's rights.
-        let access = if dir.unwrap_or_else(|| path.is_dir()) { access } else { access & AccessFs::from_file(ABI_USED) };
-        Some(PathBeneath::new(fd, access))
-    };
-    let rule = |path: &Path, access: BitFlags<AccessFs>| known(path, None, access);
     let mut rules: Vec<PathBeneath<PathFd>> = Vec::new();
-    rules.extend(read_roots(home).iter().filter_map(|r| known(&r.path, r.dir, read)));
-    match profile {
-        Profile::Read => rules.extend(rule(cwd, read)),
-        // Everything but devices made in the folder (its executable configuration is mounted
-        // read-only over itself by bubblewrap before this).
-        Profile::Workspace => rules.extend(rule(cwd, all & !(AccessFs::MakeChar | AccessFs::MakeBlock))),
-    }
-    rules.extend(rule(tmp, all));
-    rules.extend(rule(Path::new("/dev/null"), AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate));
+    rules.extend(read_roots(home).iter().filter_map(|r| beneath(&r.path, r.dir, read)));
+    rules.extend(beneath(tmp, Some(true), all));
+    rules.extend(beneath(
+        Path::new("/dev/null"),
+        Some(false),
+        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate,
+    ));
     for r in rules {
         ruleset = ruleset.add_rule(r).map_err(landlock_err)?;
+    }
+    Ok(ruleset)
+}
+
+/// Confines the calling thread with `ruleset` and the working folder's rule of `profile`.
+fn enforce(ruleset: RulesetCreated, profile: Profile, cwd: &Path) -> Result<(), Error> {
+    let all = AccessFs::from_all(ABI_USED);
+    let folder = match profile {
+        Profile::Read => AccessFs::from_read(ABI_USED),
+        // Everything but devices made in the folder (its executable configuration is mounted
+        // read-only over itself by bubblewrap before this).
+        Profile::Workspace => all & !(AccessFs::MakeChar | AccessFs::MakeBlock),
+    };
+    let mut ruleset = ruleset;
+    if let Some(rule) = beneath(cwd, None, folder) {
+        ruleset = ruleset.add_rule(rule).map_err(landlock_err)?;
     }
     let status = ruleset.restrict_self().map_err(landlock_err)?;
     if status.ruleset != RulesetStatus::FullyEnforced || !status.no_new_privs {
@@ -248,10 +268,19 @@ fn landlock(profile: Profile, cwd: &Path, tmp: &Path, home: Option<&Path>) -> Re
 }
 
 /// The system calls a confined command is refused (`EPERM`), whatever their arguments but for
-/// `ioctl` (only terminal input injection) and `clone` (only new namespaces).
+/// `ioctl` (only terminal input injection) and `clone` (only new namespaces); installed on the
+/// calling thread.
 fn seccomp(profile: Profile) -> Result<(), Error> {
-    let err = |e: seccompiler::Error| Error::Confine(format!("seccomp: {e}"));
-    let backend = |e: seccompiler::BackendError| Error::Confine(format!("seccomp: {e}"));
+    apply(&filter(profile)?)
+}
+
+/// Installs `filter` on the calling thread.
+fn apply(filter: &seccompiler::BpfProgram) -> Result<(), Error> {
+    seccompiler::apply_filter(filter).map_err(|e| Error::Confine(format!("seccomp: {e}")))
+}
+
+/// The filter of [`seccomp`], compiled.
+fn filter(profile: Profile) -> Result<seccompiler::BpfProgram, Error> {
     let mut denied: Vec<i64> = vec![
         // Sockets of every family: UDP and raw networks (Landlock covers TCP only), netlink, and
         // UNIX sockets, through which the session bus reaches the keychain. A pair of connected
@@ -316,43 +345,25 @@ fn seccomp(profile: Profile) -> Result<(), Error> {
             libc::SYS_futimesat,
         ]),
     }
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = denied.into_iter().map(|n| (n, Vec::new())).collect();
-    // Typing into the terminal the command was started from (`TIOCSTI`, `TIOCLINUX`).
-    let ioctl = |req: u64| {
-        SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, req).and_then(|c| SeccompRule::new(vec![c]))
-    };
-    // The request's type is the C library's (`c_ulong` on glibc, `c_int` on musl).
+    let mut rules: Vec<(i64, Check)> = denied.into_iter().map(|n| (n, Check::Refuse(libc::EPERM as u32))).collect();
+    // Typing into the terminal the command was started from (`TIOCSTI`, `TIOCLINUX`): the
+    // kernel reads the request as 32 bits. (Its type is the C library's: `c_ulong` on glibc,
+    // `c_int` on musl.)
     #[allow(clippy::unnecessary_cast)]
-    let (sti, linux) = (libc::TIOCSTI as u64, libc::TIOCLINUX as u64);
-    rules.insert(libc::SYS_ioctl, vec![ioctl(sti).map_err(backend)?, ioctl(linux).map_err(backend)?]);
-    // `clone` making a namespace (each flag its own rule: any one of them set).
-    let mut clone_rules = Vec::new();
-    for flag in [
-        libc::CLONE_NEWUSER,
-        libc::CLONE_NEWNS,
-        libc::CLONE_NEWNET,
-        libc::CLONE_NEWPID,
-        libc::CLONE_NEWIPC,
-        libc::CLONE_NEWUTS,
-        libc::CLONE_NEWCGROUP,
-    ] {
-        let f = flag as u64;
-        let c = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(f), f).map_err(backend)?;
-        clone_rules.push(SeccompRule::new(vec![c]).map_err(backend)?);
-    }
-    rules.insert(libc::SYS_clone, clone_rules);
-    let arch = std::env::consts::ARCH.try_into().map_err(backend)?;
-    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
-        .map_err(backend)?;
-    let program: seccompiler::BpfProgram = filter.try_into().map_err(backend)?;
-    seccompiler::apply_filter(&program).map_err(err)?;
+    rules.push((libc::SYS_ioctl, Check::Equals { arg: 1, values: vec![libc::TIOCSTI as u32, libc::TIOCLINUX as u32] }));
+    // `clone` making a namespace: any of the flags set (all of them in the low 32 bits).
+    let namespaces = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWCGROUP;
+    rules.push((libc::SYS_clone, Check::AnyBit { arg: 0, bits: namespaces as u32 }));
     // `clone3` passes its flags in memory a filter cannot read: it answers "not implemented", on
-    // which the C library falls back to `clone`, whose flags the filter above reads.
-    let clone3: BTreeMap<i64, Vec<SeccompRule>> = [(libc::SYS_clone3, Vec::new())].into_iter().collect();
-    let filter = SeccompFilter::new(clone3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)
-        .map_err(backend)?;
-    let program: seccompiler::BpfProgram = filter.try_into().map_err(backend)?;
-    seccompiler::apply_filter(&program).map_err(err)
+    // which the C library falls back to `clone`, whose flags are read above.
+    rules.push((libc::SYS_clone3, Check::Refuse(libc::ENOSYS as u32)));
+    crate::bpf::program(&rules).map_err(|e| Error::Confine(format!("seccomp: {e}")))
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -392,46 +403,94 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let (profile, tmp_path) = (spec.profile, tmp.path().to_path_buf());
     // The program found on the command's own `PATH` here: with a path, the standard library
     // spawns it with `posix_spawn` (no copy of this process's memory map) rather than `fork`.
-    let mut command = std::process::Command::new(on_path(program, &env));
-    command.args(args).current_dir(&cwd).env_clear().envs(env);
+    let (direct, shelled) = (unshelled(&spec.argv, &env), (on_path(program, &env), args.to_vec()));
+    let folder = cwd.clone();
+    let command = move |(program, args): &(OsString, Vec<OsString>)| {
+        let mut c = std::process::Command::new(program);
+        c.args(args).current_dir(&folder).env_clear().envs(env.iter().cloned());
+        c
+    };
     let confined = std::thread::Builder::new().name("assent-confined".into()).spawn(move || {
         landlock(profile, &cwd, &tmp_path, home.as_deref())?;
         seccomp(profile)?;
-        Ok::<_, Error>(command.status()?)
+        match direct.as_ref().map(|d| command(d).status()) {
+            // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
+            Some(Err(e)) if e.raw_os_error() == Some(libc::ENOEXEC) => Ok(command(&shelled).status()?),
+            Some(status) => Ok(status?),
+            None => Ok::<_, Error>(command(&shelled).status()?),
+        }
     })?;
     let status = confined.join().map_err(|_| Error::Confine("the confining thread panicked".into()))?;
     drop(tmp);
     status
 }
 
-/// A `read` run in this process (see [`crate::exec`]).
-pub(crate) fn exec(spec: &Spec, tmp_root: &Path) -> Error {
+/// What a `read` run in this process needs before it knows what it runs (see
+/// [`crate::prepare`]): its private temporary folder made, its Landlock ruleset but the working
+/// folder's rule, its seccomp filter compiled.
+pub(crate) struct Ready {
+    tmp: PathBuf,
+    ruleset: RulesetCreated,
+    filter: seccompiler::BpfProgram,
+}
+
+impl Ready {
+    /// The temporary folder.
+    pub(crate) fn tmp(&self) -> &Path {
+        &self.tmp
+    }
+}
+
+/// Makes a `read` run in this process ready (see [`Ready`]), its temporary folder in `tmp_root`.
+pub(crate) fn ready(tmp_root: &Path) -> Result<Ready, Error> {
     use std::os::unix::fs::DirBuilderExt;
+    let me = crate::process(std::process::id())
+        .ok_or_else(|| Error::Confine("this process is not in the process table".into()))?;
+    let tmp = tmp_root.join(format!("{}-{}", std::process::id(), me.start));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(tmp_root).and_then(|()| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::DirBuilder::new().mode(0o700).create(&tmp)
+    })?;
+    let home = home_dir();
+    Ok(Ready { ruleset: ruleset(&tmp, home.as_deref())?, filter: filter(Profile::Read)?, tmp })
+}
+
+/// A `read` run in this process, made ready (see [`crate::Preparing::exec`]).
+pub(crate) fn exec(spec: &Spec, ready: Ready) -> Error {
     use std::os::unix::process::CommandExt;
     if spec.profile != Profile::Read {
         return Error::Confine("only a read runs in place: a workspace run is cleaned up after".into());
     }
-    let Checked { cwd, home, program, args } = match checked(spec) {
+    let Checked { cwd, program, args, .. } = match checked(spec) {
         Ok(c) => c,
         Err(e) => return e,
     };
-    let Some(me) = crate::process(std::process::id()) else {
-        return Error::Confine("this process is not in the process table".into());
-    };
-    let tmp = tmp_root.join(format!("{}-{}", std::process::id(), me.start));
-    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(tmp_root).and_then(|()| {
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::DirBuilder::new().mode(0o700).create(&tmp)
-    });
-    if let Err(e) = made {
-        return Error::Io(e);
-    }
+    let Ready { tmp, ruleset, filter } = ready;
     let env = crate::environment(std::env::vars_os(), &tmp);
-    let program = on_path(program, &env);
-    if let Err(e) = landlock(Profile::Read, &cwd, &tmp, home.as_deref()).and_then(|()| seccomp(Profile::Read)) {
+    let (direct, shelled) = (unshelled(&spec.argv, &env), (on_path(program, &env), args.to_vec()));
+    if let Err(e) = enforce(ruleset, Profile::Read, &cwd).and_then(|()| apply(&filter)) {
         return e;
     }
-    Error::Io(std::process::Command::new(program).args(args).current_dir(&cwd).env_clear().envs(env).exec())
+    let exec = |(program, args): &(OsString, Vec<OsString>)| {
+        std::process::Command::new(program).args(args).current_dir(&cwd).env_clear().envs(env.iter().cloned()).exec()
+    };
+    if let Some(d) = &direct {
+        let e = exec(d);
+        // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
+        if e.raw_os_error() != Some(libc::ENOEXEC) {
+            return Error::Io(e);
+        }
+    }
+    Error::Io(exec(&shelled))
+}
+
+/// A `bash -c` line of plain words as bash would execute it: the program it finds on the
+/// command's `PATH` and the words (see [`crate::direct`]); none where bash is to run the line.
+fn unshelled(argv: &[OsString], env: &[(OsString, OsString)]) -> Option<(OsString, Vec<OsString>)> {
+    let words = crate::direct::unshelled(argv)?;
+    let path = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone())?;
+    let (name, args) = words.split_first()?;
+    Some((crate::direct::on_path(name, &path)?.into_os_string(), args.to_vec()))
 }
 
 /// `program` as the command's environment finds it: itself if it names a path, else the first
