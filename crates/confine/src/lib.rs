@@ -288,11 +288,12 @@ pub fn prepare(tmp_root: &Path) -> Preparing {
     {
         let tmp_root = tmp_root.to_path_buf();
         let ready = std::thread::Builder::new().name("assent-ready".into()).spawn(move || {
-            let missing = Support::detect().missing(Profile::Read);
-            if !missing.is_empty() {
-                return Err(Error::Unsupported { profile: Profile::Read.as_str(), missing });
-            }
-            linux::ready(&tmp_root)
+            // The ruleset requires what the profile needs (it fails where the kernel cannot);
+            // what is missing is looked up only then, for the message.
+            linux::ready(&tmp_root).map_err(|e| {
+                let missing = Support::detect().missing(Profile::Read);
+                if missing.is_empty() { e } else { Error::Unsupported { profile: Profile::Read.as_str(), missing } }
+            })
         });
         Preparing { ready: ready.ok() }
     }
