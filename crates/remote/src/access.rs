@@ -3,6 +3,11 @@
 //! survives a restart: a restart ends every session and every code, and the phone logs in again
 //! with its passkey. Every secret here is random (the operating system's), single use where it
 //! decides anything, short-lived, and bounded in number, so a flood fills nothing.
+//!
+//! Failed attempts close only the door they came through ([`Door`]): pairing, logging in, or
+//! one device's decisions. Someone with no session can slow pairing and logging in, each on
+//! its own and for a bounded while, but never a paired device's session, which reads and
+//! decides whatever strangers send.
 
 use assent_core::secret::random_bytes;
 use assent_core::time::Timestamp;
@@ -17,10 +22,44 @@ pub const SESSION_MS: i64 = 12 * 3600 * 1000;
 pub const IDLE_MS: i64 = 30 * 60 * 1000;
 /// How long a decision's nonce may be signed with.
 pub const NONCE_MS: i64 = 2 * 60 * 1000;
-/// Failures (a wrong code, an assertion that did not verify) that lock the listener...
+/// Failures at one door (a wrong code, an assertion that did not verify) that close it...
 pub const LOCK_AFTER: usize = 10;
-/// ...when they fall within this long, and for this long after the last of them.
+/// ...when they fall within this long: for [`FIRST_LOCK_MS`], twice as long each time it
+/// closes again, at most this long; a door quiet this long after it opened starts over.
 pub const LOCK_MS: i64 = 15 * 60 * 1000;
+/// How long a door first stays closed.
+pub const FIRST_LOCK_MS: i64 = 60 * 1000;
+
+/// Where a failed attempt came in: each door is closed on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Door {
+    /// Pairing: a code and a new passkey (no session needed).
+    Pair,
+    /// Logging in with a passkey (no session needed).
+    Login,
+    /// One paired device's decisions (its session's assertions).
+    Decide(String),
+}
+
+impl Door {
+    /// The door's name in the remote log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Door::Pair => "pair",
+            Door::Login => "login",
+            Door::Decide(_) => "decide",
+        }
+    }
+}
+
+/// One door's recent failures and how long it stays closed.
+#[derive(Default)]
+struct Backoff {
+    failures: VecDeque<Timestamp>,
+    until: Option<Timestamp>,
+    /// How many times it closed in a row (each closing twice as long).
+    closings: u32,
+}
 
 /// Most codes, sessions and nonces held at once (expired ones go first).
 const MOST: usize = 64;
@@ -74,10 +113,8 @@ pub struct Access {
     sessions: HashMap<[u8; 32], Session>,
     /// Nonces, with the device they were issued to and when.
     nonces: HashMap<[u8; 32], (String, Timestamp)>,
-    /// When recent failures happened (within [`LOCK_MS`]).
-    failures: VecDeque<Timestamp>,
-    /// Until when everything is refused.
-    locked_until: Option<Timestamp>,
+    /// Each door's failures (at most one per paired device's decisions, and two).
+    doors: HashMap<Door, Backoff>,
 }
 
 fn hash(s: &str) -> [u8; 32] {
@@ -95,25 +132,48 @@ fn room<V>(map: &mut HashMap<[u8; 32], V>, live: impl Fn(&V) -> bool) -> Result<
 }
 
 impl Access {
-    /// Refused while locked out.
-    pub fn check(&self, now: Timestamp) -> Result<(), Refusal> {
-        match self.locked_until {
+    /// Refused while `door` is closed.
+    pub fn check(&self, door: &Door, now: Timestamp) -> Result<(), Refusal> {
+        match self.doors.get(door).and_then(|b| b.until) {
             Some(until) if now.0 < until.0 => Err(Refusal::LockedOut { until }),
             _ => Ok(()),
         }
     }
 
-    /// Counts a failure (a wrong code, an assertion that did not verify): the [`LOCK_AFTER`]th
-    /// within [`LOCK_MS`] locks everything out for [`LOCK_MS`].
-    pub fn failed(&mut self, now: Timestamp) {
-        while self.failures.front().is_some_and(|t| now.0 - t.0 >= LOCK_MS) {
-            self.failures.pop_front();
+    /// Counts a failure at `door`: the [`LOCK_AFTER`]th within [`LOCK_MS`] closes that door
+    /// (and no other) for [`FIRST_LOCK_MS`], doubled each time it closes again, at most
+    /// [`LOCK_MS`]. True when this failure closed it.
+    pub fn failed(&mut self, door: &Door, now: Timestamp) -> bool {
+        if let Door::Decide(_) = door {
+            // At most one entry per device that ever failed; a flood of devices is not possible
+            // (a session is needed), but the map stays bounded all the same.
+            if !self.doors.contains_key(door) && self.doors.len() >= MOST {
+                self.doors.retain(|d, b| !matches!(d, Door::Decide(_)) || b.until.is_some_and(|u| now.0 < u.0));
+            }
         }
-        self.failures.push_back(now);
-        if self.failures.len() >= LOCK_AFTER {
-            self.locked_until = Some(Timestamp(now.0 + LOCK_MS));
-            self.failures.clear();
+        let b = self.doors.entry(door.clone()).or_default();
+        if b.until.is_some_and(|u| now.0 - u.0 >= LOCK_MS) {
+            // Quiet for long enough since it opened: it starts over.
+            b.closings = 0;
+            b.until = None;
         }
+        while b.failures.front().is_some_and(|t| now.0 - t.0 >= LOCK_MS) {
+            b.failures.pop_front();
+        }
+        b.failures.push_back(now);
+        if b.failures.len() < LOCK_AFTER {
+            return false;
+        }
+        let ms = FIRST_LOCK_MS.saturating_mul(1 << b.closings.min(16)).min(LOCK_MS);
+        b.until = Some(Timestamp(now.0 + ms));
+        b.closings = b.closings.saturating_add(1);
+        b.failures.clear();
+        true
+    }
+
+    /// Opens the pairing door: the owner, at the computer, asked for a new code.
+    pub fn open_pairing(&mut self) {
+        self.doors.remove(&Door::Pair);
     }
 
     /// A new pairing code, for the link and QR code the person opens on the phone.
@@ -124,17 +184,26 @@ impl Access {
         Ok(code)
     }
 
-    /// Uses a pairing code: once, within [`CODE_MS`]. A wrong one counts as a failure.
-    pub fn redeem(&mut self, code: &str, now: Timestamp) -> Result<(), Refusal> {
-        self.check(now)?;
-        match self.codes.remove(&hash(code)) {
-            Some(at) if now.0 - at.0 < CODE_MS => Ok(()),
-            Some(_) => Err(Refusal::ExpiredCode),
-            None => {
-                self.failed(now);
-                Err(Refusal::UnknownCode)
+    /// Whether `code` is a pairing code still to be used, within [`CODE_MS`]: its hash, which
+    /// [`Access::redeem`] takes once the pairing is done. A wrong code counts as a failure at
+    /// the pairing door (true in the second place when it closed it).
+    pub fn valid_code(&mut self, code: &str, now: Timestamp) -> Result<[u8; 32], (Refusal, bool)> {
+        self.check(&Door::Pair, now).map_err(|r| (r, false))?;
+        let key = hash(code);
+        match self.codes.get(&key) {
+            Some(at) if now.0 - at.0 < CODE_MS => Ok(key),
+            Some(_) => {
+                self.codes.remove(&key);
+                Err((Refusal::ExpiredCode, false))
             }
+            None => Err((Refusal::UnknownCode, self.failed(&Door::Pair, now))),
         }
+    }
+
+    /// Uses the pairing code of hash `key` up (its pairing is done): false if it was used or
+    /// expired meanwhile.
+    pub fn redeem(&mut self, key: &[u8; 32], now: Timestamp) -> bool {
+        self.codes.remove(key).is_some_and(|at| now.0 - at.0 < CODE_MS)
     }
 
     /// A session for `device`, after its passkey logged in: the cookie's value.
@@ -178,10 +247,10 @@ impl Access {
         self.nonces.retain(|_, (d, _)| d != device);
     }
 
-    /// Ends everything (the listener was turned off).
+    /// Ends everything (the listener was turned off); closed doors stay closed.
     pub fn clear(&mut self) {
-        let (failures, locked_until) = (std::mem::take(&mut self.failures), self.locked_until);
-        *self = Access { failures, locked_until, ..Access::default() };
+        let doors = std::mem::take(&mut self.doors);
+        *self = Access { doors, ..Access::default() };
     }
 
     /// A fresh nonce for a decision `device` is about to sign.
@@ -225,32 +294,72 @@ mod tests {
         let mut a = Access::default();
         let code = a.pairing_code(T).unwrap();
         assert_eq!(code.len(), 64, "256 random bits");
-        assert_eq!(a.redeem(&code, at(CODE_MS - 1)), Ok(()));
-        assert_eq!(a.redeem(&code, at(CODE_MS - 1)), Err(Refusal::UnknownCode), "used");
+        // Checked as often as needed (a cancelled passkey sheet tries again), used once.
+        let key = a.valid_code(&code, at(1)).unwrap();
+        assert_eq!(a.valid_code(&code, at(2)), Ok(key));
+        assert!(a.redeem(&key, at(CODE_MS - 1)));
+        assert!(!a.redeem(&key, at(CODE_MS - 1)), "used");
+        assert_eq!(a.valid_code(&code, at(3)), Err((Refusal::UnknownCode, false)), "used");
         let late = a.pairing_code(T).unwrap();
-        assert_eq!(a.redeem(&late, at(CODE_MS)), Err(Refusal::ExpiredCode));
-        assert_eq!(a.redeem(&late, at(CODE_MS)), Err(Refusal::UnknownCode), "gone once tried");
+        let key = a.valid_code(&late, at(CODE_MS - 1)).unwrap();
+        assert!(!a.redeem(&key, at(CODE_MS)), "expired between the two");
+        let later = a.pairing_code(T).unwrap();
+        assert_eq!(a.valid_code(&later, at(CODE_MS)), Err((Refusal::ExpiredCode, false)));
+        assert_eq!(a.valid_code(&later, at(CODE_MS)), Err((Refusal::UnknownCode, false)), "gone once tried");
         assert_ne!(a.pairing_code(T).unwrap(), a.pairing_code(T).unwrap());
     }
 
     #[test]
-    fn ten_failures_lock_everything_out_for_a_while() {
+    fn failures_close_only_their_own_door_for_a_while_and_longer_each_time() {
         let mut a = Access::default();
         let good = a.pairing_code(T).unwrap();
         for i in 0..LOCK_AFTER as i64 {
-            assert_eq!(a.redeem("guess", at(i)), Err(Refusal::UnknownCode));
+            let closed = i == LOCK_AFTER as i64 - 1;
+            assert_eq!(a.valid_code("guess", at(i)), Err((Refusal::UnknownCode, closed)), "{i}");
         }
-        let until = Timestamp(at(LOCK_AFTER as i64 - 1).0 + LOCK_MS);
-        assert_eq!(a.redeem(&good, at(20)), Err(Refusal::LockedOut { until }), "even the right code");
-        assert_eq!(a.check(Timestamp(until.0 - 1)), Err(Refusal::LockedOut { until }));
-        assert_eq!(a.check(until), Ok(()), "for a while");
-        assert_eq!(a.redeem(&good, until), Err(Refusal::ExpiredCode), "a code does not outlive the lockout");
-        // Failures spread out over more than the window never lock.
+        let until = Timestamp(at(LOCK_AFTER as i64 - 1).0 + FIRST_LOCK_MS);
+        assert_eq!(a.valid_code(&good, at(20)), Err((Refusal::LockedOut { until }, false)), "even the right code");
+        assert_eq!(a.check(&Door::Pair, Timestamp(until.0 - 1)), Err(Refusal::LockedOut { until }));
+        // Every other door stays open, and so does every session.
+        let s = a.login("pixel", at(20)).unwrap();
+        assert_eq!(a.check(&Door::Login, at(20)), Ok(()));
+        assert_eq!(a.check(&Door::Decide("pixel".into()), at(20)), Ok(()));
+        assert_eq!(a.session(&s, at(20)).as_deref(), Ok("pixel"));
+        assert_eq!(a.check(&Door::Pair, until), Ok(()), "for a while");
+        assert!(a.valid_code(&good, until).is_ok());
+        // Closed again at once: twice as long; and so on, at most LOCK_MS.
+        let mut t = until.0;
+        let mut want = 2 * FIRST_LOCK_MS;
+        for _ in 0..6 {
+            for _ in 0..LOCK_AFTER {
+                a.failed(&Door::Pair, Timestamp(t));
+            }
+            assert_eq!(a.check(&Door::Pair, Timestamp(t)), Err(Refusal::LockedOut { until: Timestamp(t + want) }));
+            t += want;
+            want = (want * 2).min(LOCK_MS);
+        }
+        // Quiet for LOCK_MS after it opened: a first closing again.
+        t += LOCK_MS;
+        for _ in 0..LOCK_AFTER {
+            a.failed(&Door::Pair, Timestamp(t));
+        }
+        assert_eq!(a.check(&Door::Pair, Timestamp(t)), Err(Refusal::LockedOut { until: Timestamp(t + FIRST_LOCK_MS) }));
+        // The owner asking for a new code opens it.
+        a.open_pairing();
+        assert_eq!(a.check(&Door::Pair, Timestamp(t)), Ok(()));
+        // Failures spread out over more than the window never close a door.
         let mut b = Access::default();
         for i in 0..30 {
-            b.failed(at(i * LOCK_MS / 5));
-            assert_eq!(b.check(at(i * LOCK_MS / 5)), Ok(()));
+            b.failed(&Door::Login, at(i * LOCK_MS / 5));
+            assert_eq!(b.check(&Door::Login, at(i * LOCK_MS / 5)), Ok(()));
         }
+        // One device's failed decisions close its own decisions only.
+        for _ in 0..LOCK_AFTER {
+            b.failed(&Door::Decide("pixel".into()), T);
+        }
+        assert!(b.check(&Door::Decide("pixel".into()), T).is_err());
+        assert_eq!(b.check(&Door::Decide("ipad".into()), T), Ok(()));
+        assert_eq!(b.check(&Door::Login, T), Ok(()));
     }
 
     #[test]

@@ -362,7 +362,12 @@ impl Remote {
         let g = self.0.live.lock().await;
         let Some(live) = &g.1 else { return Err(ControlError::Disabled) };
         let now = Timestamp::now();
-        let code = live.listener.access.lock().unwrap_or_else(|e| e.into_inner()).pairing_code(now);
+        let code = {
+            let mut access = live.listener.access.lock().unwrap_or_else(|e| e.into_inner());
+            // The owner is at the computer: pairing opens again if failures closed it.
+            access.open_pairing();
+            access.pairing_code(now)
+        };
         let code = code.map_err(|_| ControlError::Busy)?;
         let mut link = format!("{}/#pair={code}", live.origin);
         if let Some(n) = name {

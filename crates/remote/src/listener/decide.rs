@@ -3,7 +3,7 @@
 //! the device's passkey as stored now, then the decision).
 
 use super::{Body, Fail, Listener, Session, no_store, paired, passkey_fail, used};
-use crate::access::Refusal;
+use crate::access::{Door, Refusal};
 use assent_core::canonical::canonical_sha256;
 use assent_core::engine::{BatchItem, BatchResult};
 use assent_core::proposal::{Channel, DecisionRequest, Outcome};
@@ -132,7 +132,7 @@ pub(super) async fn decision_options(
     Body(ask): Body<Ask>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
+    l.access().check(&Door::Decide(s.device.clone()), now)?;
     ask.check()?;
     let stored = ask.stored(&l.engine).await?;
     for ((id, status, now_hash), item) in stored.iter().zip(&ask.items) {
@@ -168,7 +168,9 @@ pub(super) async fn decide(
     Body(signed): Body<Signed>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
+    // Only this device's own failed decisions close its decisions; nobody else's do.
+    let door = Door::Decide(s.device.clone());
+    l.access().check(&door, now)?;
     let ask = signed.ask;
     ask.check()?;
     // The nonce is spent here, whatever follows: an assertion is good for one try.
@@ -178,7 +180,7 @@ pub(super) async fn decide(
         Ok(n) => n,
         Err(r) => {
             let fail = Fail::from(r);
-            l.refused(&s.device, "decision_refused", &fail).await;
+            l.refused(&door, &s.device, "decision_refused", &fail).await;
             return Err(fail);
         }
     };
@@ -196,7 +198,7 @@ pub(super) async fn decide(
         Ok(r) => r,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&s.device, "decision_refused", &fail).await;
+            l.refused(&door, &s.device, "decision_refused", &fail).await;
             return Err(fail);
         }
     };

@@ -20,12 +20,13 @@
 
 mod decide;
 mod fail;
+mod seal;
 
 pub use decide::MOST_ITEMS;
 pub use fail::Fail;
 use fail::{Body, passkey_fail};
 
-use crate::access::{Access, NONCE_MS, Refusal};
+use crate::access::{Access, Door, NONCE_MS, Refusal};
 use crate::{Passkeys, RemoteError};
 use assent_core::canonical::canonical_sha256;
 use assent_core::proposal::{AuditEntry, Proposal};
@@ -45,21 +46,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use webauthn_rs::prelude::{
-    DiscoverableAuthentication, Passkey, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential,
-};
+use webauthn_rs::prelude::{Passkey, PasskeyRegistration, PublicKeyCredential, RegisterPublicKeyCredential};
 
 /// The session cookie: `__Host-` so that it is Secure, host-only and for every path.
 pub const COOKIE: &str = "__Host-assent";
 
-/// A passkey ceremony under way, until its answer comes back (once).
-enum Ceremony {
-    Pair { name: String, state: Box<PasskeyRegistration> },
-    Login(Box<DiscoverableAuthentication>),
+/// A pairing under way, until its answer comes back (once): the device's name, the passkey
+/// registration, and the hash of the code it was begun with (used up only once it is done).
+struct Ceremony {
+    name: String,
+    state: Box<PasskeyRegistration>,
+    code: [u8; 32],
 }
 
-/// Ceremonies by their id, with when they began. (A decision keeps no state but its nonce,
-/// in [`Access`].)
+/// Pairings by their id, with when they began: at most one per code (a new one for the same
+/// code, after a cancelled passkey sheet, replaces it). A login keeps no state here (see
+/// [`seal`]), and a decision none but its nonce, in [`Access`].
 #[derive(Default)]
 struct Ceremonies(HashMap<String, (Ceremony, Timestamp)>);
 
@@ -67,7 +69,7 @@ impl Ceremonies {
     const MOST: usize = 64;
 
     fn start(&mut self, id: String, c: Ceremony, now: Timestamp) -> Result<(), Refusal> {
-        self.0.retain(|_, (_, at)| now.0 - at.0 < NONCE_MS);
+        self.0.retain(|_, (old, at)| now.0 - at.0 < NONCE_MS && old.code != c.code);
         if self.0.len() >= Self::MOST {
             return Err(Refusal::Busy);
         }
@@ -89,6 +91,7 @@ pub(crate) struct Listener {
     vapid: Option<String>,
     pub(crate) access: Mutex<Access>,
     ceremonies: Mutex<Ceremonies>,
+    logins: seal::Sealer,
 }
 
 impl Listener {
@@ -99,6 +102,7 @@ impl Listener {
             vapid,
             access: Mutex::default(),
             ceremonies: Mutex::default(),
+            logins: seal::Sealer::new().ok_or_else(|| RemoteError::State("no key to seal logins with".into()))?,
         })
     }
 
@@ -110,20 +114,21 @@ impl Listener {
         self.ceremonies.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a refused attempt: in the remote log, and as a failure toward the lockout.
-    async fn refused(&self, device: &str, event: &str, fail: &Fail) {
+    /// Records a refused attempt: in the remote log, and as a failure at its door (which it
+    /// may close: that is logged too).
+    async fn refused(&self, door: &Door, device: &str, event: &str, fail: &Fail) {
         let now = Timestamp::now();
-        let locked = {
-            let mut a = self.access();
-            let before = a.check(now).is_err();
-            a.failed(now);
-            !before && a.check(now).is_err()
-        };
+        let closed = self.access().failed(door, now);
         self.engine.remote_log(device, event, now, Some(json!({ "code": fail.code }))).await;
-        if locked {
-            tracing::warn!("remote listener locked out after repeated failures");
-            self.engine.remote_log("", "locked_out", now, None).await;
+        if closed {
+            self.closed(door, device, now).await;
         }
+    }
+
+    /// Logs that `door` closed after repeated failures.
+    async fn closed(&self, door: &Door, device: &str, now: Timestamp) {
+        tracing::warn!(door = door.name(), "remote listener: a door closed after repeated failures");
+        self.engine.remote_log(device, "locked_out", now, Some(json!({ "door": door.name() }))).await;
     }
 }
 
@@ -197,8 +202,8 @@ struct PairAsk {
 
 async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
-    // A name that cannot be paired does not use the code up.
+    l.access().check(&Door::Pair, now)?;
+    // A name that cannot be paired does not count against the code.
     assent_core::engine::devices::validate_device_name(&ask.name)?;
     if l.engine.devices().await?.iter().any(|d| d.name == ask.name && d.revoked_at.is_none()) {
         return Err(Fail::new(
@@ -207,21 +212,24 @@ async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) 
             format!("a device named `{}` is already paired: pick another name, or revoke it first", ask.name),
         ));
     }
-    // A wrong code counts toward the lockout (in `redeem`); every refusal is logged.
-    let redeemed = l.access().redeem(&ask.code, now);
-    if let Err(r) = redeemed {
-        let fail = Fail::from(r);
-        l.engine.remote_log("", "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
-        // It was not locked a moment ago: if it is now, this failure locked it.
-        if l.access().check(now).is_err() {
-            tracing::warn!("remote listener locked out after repeated failures");
-            l.engine.remote_log("", "locked_out", now, None).await;
+    // The code is checked here and used up once the pairing is done, so that a passkey sheet
+    // cancelled on the phone can be tried again. A wrong code is a failure at the pairing door
+    // (in `valid_code`); every refusal is logged.
+    let checked = l.access().valid_code(&ask.code, now);
+    let code = match checked {
+        Ok(code) => code,
+        Err((r, closed)) => {
+            let fail = Fail::from(r);
+            l.engine.remote_log("", "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
+            if closed {
+                l.closed(&Door::Pair, "", now).await;
+            }
+            return Err(fail);
         }
-        return Err(fail);
-    }
+    };
     let (options, state) = l.passkeys.pairing(&ask.name).map_err(|e| passkey_fail(&e))?;
     let id = ceremony_id();
-    l.ceremonies().start(id.clone(), Ceremony::Pair { name: ask.name, state: Box::new(state) }, now)?;
+    l.ceremonies().start(id.clone(), Ceremony { name: ask.name, state: Box::new(state), code }, now)?;
     Ok(axum::Json(json!({ "ceremony": id, "options": options })).into_response())
 }
 
@@ -237,8 +245,8 @@ async fn pair(
     Body(a): Body<Answer<RegisterPublicKeyCredential>>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
-    let Some(Ceremony::Pair { name, state }) = l.ceremonies().take(&a.ceremony, now) else {
+    l.access().check(&Door::Pair, now)?;
+    let Some(Ceremony { name, state, code }) = l.ceremonies().take(&a.ceremony, now) else {
         return Err(Fail::new(
             StatusCode::FORBIDDEN,
             "ceremony_invalid",
@@ -249,10 +257,16 @@ async fn pair(
         Ok(k) => k,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&name, "pairing_refused", &fail).await;
+            l.refused(&Door::Pair, &name, "pairing_refused", &fail).await;
             return Err(fail);
         }
     };
+    // The code is used up now, once: a second pairing begun with it finds it gone.
+    if !l.access().redeem(&code, now) {
+        let fail = Fail::from(Refusal::UnknownCode);
+        l.engine.remote_log(&name, "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
+        return Err(fail);
+    }
     let device = assent_core::remote::Device {
         name: name.clone(),
         credential_id: URL_SAFE_NO_PAD.encode(key.cred_id()),
@@ -269,10 +283,10 @@ async fn pair(
 
 async fn login_options(State(l): State<Arc<Listener>>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
+    l.access().check(&Door::Login, now)?;
     let (options, state) = l.passkeys.login().map_err(|e| passkey_fail(&e))?;
-    let id = ceremony_id();
-    l.ceremonies().start(id.clone(), Ceremony::Login(Box::new(state)), now)?;
+    // Nothing is kept here: the ceremony travels sealed, as its id.
+    let id = l.logins.seal(state, now).ok_or_else(|| passkey_fail(&RemoteError::State("cannot seal".into())))?;
     Ok(axum::Json(json!({ "ceremony": id, "options": options })).into_response())
 }
 
@@ -289,8 +303,8 @@ pub(super) async fn paired(engine: &Engine) -> Result<Vec<(String, String, Passk
 
 async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCredential>>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(now)?;
-    let Some(Ceremony::Login(state)) = l.ceremonies().take(&a.ceremony, now) else {
+    l.access().check(&Door::Login, now)?;
+    let Some((state, spent)) = l.logins.open(&a.ceremony, now) else {
         return Err(Fail::new(
             StatusCode::FORBIDDEN,
             "ceremony_invalid",
@@ -306,14 +320,17 @@ async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCre
             k.clone()
         })
     };
-    let key = match l.passkeys.logged_in(&a.credential, *state, found) {
+    let key = match l.passkeys.logged_in(&a.credential, state, found) {
         Ok(k) => k,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&who, "login_refused", &fail).await;
+            l.refused(&Door::Login, &who, "login_refused", &fail).await;
             return Err(fail);
         }
     };
+    if !l.logins.spend(spent, now) {
+        return Err(Fail::new(StatusCode::FORBIDDEN, "ceremony_invalid", "this login was used: start again"));
+    }
     used(&l, &who, &key).await?;
     logged_in(&l, &who)
 }
