@@ -33,6 +33,7 @@ mod receipts;
 mod receipts_carried;
 mod receipts_example;
 mod remote;
+mod remote_flood;
 mod remote_page;
 mod remote_push;
 mod rules;

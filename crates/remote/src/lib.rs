@@ -19,6 +19,7 @@ pub mod front;
 pub mod listener;
 pub mod page;
 pub mod push;
+pub mod serve;
 pub mod service;
 
 pub use service::{Change, ControlError, Options, Pairing, Qr, Remote, Settings, Status};

@@ -251,9 +251,7 @@ impl Remote {
             let shutdown = async move {
                 let _ = rx.wait_for(|s| *s).await;
             };
-            if let Err(e) = axum::serve(socket, app).with_graceful_shutdown(shutdown).await {
-                tracing::error!(error = %e, "the remote listener stopped");
-            }
+            crate::serve::serve(socket, app, shutdown).await;
         });
         tracing::info!(%origin, %addr, "the remote listener is on");
         let pusher = self.pusher(origin, s);

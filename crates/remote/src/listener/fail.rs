@@ -115,7 +115,12 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<
     type Rejection = Fail;
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Fail> {
-        match axum::Json::<T>::from_request(req, state).await {
+        // The body within its budget: a client that sends it slowly holds nothing for long.
+        let read = tokio::time::timeout(crate::serve::BODY, axum::Json::<T>::from_request(req, state));
+        let Ok(read) = read.await else {
+            return Err(Fail::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", "the body took too long to arrive"));
+        };
+        match read {
             Ok(axum::Json(v)) => Ok(Body(v)),
             Err(JsonRejection::MissingJsonContentType(_)) => Err(Fail::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
