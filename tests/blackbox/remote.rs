@@ -454,6 +454,12 @@ async fn the_front_door_answers_only_its_origin_and_locks_out_guessing() {
     let link = pairing(&s);
     assert_eq!(Phone::new(port).pair(&link, "laptop").await.0, StatusCode::OK);
 
+    // Each refusal at the door is in the remote log, with its code.
+    let log = stdout(&s.cli(&["remote", "log", "--json"]));
+    for code in ["wrong_host", "wrong_origin", "remote_takes_no_tokens", "body_too_large"] {
+        assert!(log.contains("front_refused") && log.contains(&format!("\"{code}\"")), "{code} in {log}");
+    }
+
     // Turning the listener off ends every session; on again, the old cookie opens nothing.
     assert!(s.cli(&["remote", "disable"]).status.success());
     let off = phone.http.get(format!("{}/api/me", phone.origin)).send().await;

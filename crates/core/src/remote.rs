@@ -94,11 +94,12 @@ pub struct LogEntry {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub device: Option<String>,
     /// What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,
-    /// `login_refused`, `decision_refused`.
+    /// `login_refused`, `decision_refused`, `locked_out` (a door closed: its `door`),
+    /// `front_refused` (refused before any route: its `code`), `push_on`, `push_off`.
     pub event: String,
     /// When.
     pub at: Timestamp,
-    /// More about it (a refusal's `code`).
+    /// More about it (a refusal's `code`, a closed door's `door`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "unknown"))]
     pub detail: Option<Value>,

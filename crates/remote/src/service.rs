@@ -245,7 +245,8 @@ impl Remote {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let socket = tokio::net::TcpListener::bind(addr).await.map_err(|error| ControlError::Bind { addr, error })?;
         let addr = socket.local_addr().map_err(|error| ControlError::Bind { addr, error })?;
-        let app = front.guard(crate::page::routes(self.0.page.clone()).merge(listener::router(listener.clone())));
+        let routes = crate::page::routes(self.0.page.clone()).merge(listener::router(listener.clone()));
+        let app = front.guard_logged(routes, self.0.engine.clone());
         let (stop, mut rx) = tokio::sync::watch::channel(false);
         let task = tokio::spawn(async move {
             let shutdown = async move {

@@ -1104,12 +1104,13 @@ export interface components {
             device?: string | null;
             /**
              * @description What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,
-             *     `login_refused`, `decision_refused`.
+             *     `login_refused`, `decision_refused`, `locked_out` (a door closed: its `door`),
+             *     `front_refused` (refused before any route: its `code`), `push_on`, `push_off`.
              */
             event: string;
             /** @description When. */
             at: components["schemas"]["Timestamp"];
-            /** @description More about it (a refusal's `code`). */
+            /** @description More about it (a refusal's `code`, a closed door's `door`). */
             detail?: unknown;
         };
         /** @description Body of `POST /v1/agents`. */

@@ -16,7 +16,8 @@ seq: bigint,
 device?: string, 
 /**
  * What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,
- * `login_refused`, `decision_refused`.
+ * `login_refused`, `decision_refused`, `locked_out` (a door closed: its `door`),
+ * `front_refused` (refused before any route: its `code`), `push_on`, `push_off`.
  */
 event: string, 
 /**
@@ -24,6 +25,6 @@ event: string,
  */
 at: Timestamp, 
 /**
- * More about it (a refusal's `code`).
+ * More about it (a refusal's `code`, a closed door's `door`).
  */
 detail?: unknown, };

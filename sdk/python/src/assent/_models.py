@@ -1475,12 +1475,15 @@ class LogEntry(BaseModel):
     event: Annotated[
         str,
         Field(
-            description="What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,\n`login_refused`, `decision_refused`."
+            description="What happened: `enabled`, `disabled`, `paired`, `revoked`, `pairing_refused`,\n`login_refused`, `decision_refused`, `locked_out` (a door closed: its `door`),\n`front_refused` (refused before any route: its `code`), `push_on`, `push_off`."
         ),
     ]
     at: Annotated[Timestamp, Field(description="When.")]
     detail: Annotated[
-        Any | None, Field(description="More about it (a refusal's `code`).")
+        Any | None,
+        Field(
+            description="More about it (a refusal's `code`, a closed door's `door`)."
+        ),
     ] = None
 
 
