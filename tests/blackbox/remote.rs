@@ -131,7 +131,12 @@ impl Phone {
 /// A server with its remote listener on at `http://localhost:PORT`, and a phone paired as
 /// `pixel` and logged in.
 pub(crate) async fn paired() -> (Server, Phone) {
-    let s = Server::start().await;
+    paired_with(&[]).await
+}
+
+/// [`paired`], the server started with `env` as well.
+pub(crate) async fn paired_with(env: &[(&str, &str)]) -> (Server, Phone) {
+    let s = Server::start_with("", env).await;
     let port = free_port();
     let origin = format!("http://localhost:{port}");
     let o = s.cli(&["remote", "enable", "--origin", &origin, "--port", &port.to_string(), "--json"]);

@@ -76,8 +76,9 @@ fn browser_keys() -> (web_push_native::p256::SecretKey, Value) {
 async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     use base64::Engine as _;
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    let (s, mut phone) = paired().await;
+    // The stand-in push service is on loopback: named by the owner, as a self-hosted one is.
     let service = PushService::start().await;
+    let (s, mut phone) = crate::remote::paired_with(&[("ASSENT_PUSH_SERVICES", service.url.as_str())]).await;
     let topic = format!("{}/assent-anna", service.url);
     let o = crate::harness::cli_with_stdin(
         s.home(),
@@ -95,9 +96,26 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     let vapid = state["public_key"].as_str().unwrap().to_string();
     assert_eq!(b64.decode(&vapid).unwrap().len(), 65);
     let (secret, keys) = browser_keys();
-    let bad = json!({ "endpoint": "http://push.example/x", "keys": keys });
-    let (st, v) = phone.send(Method::PUT, "/api/push", Some(&bad)).await;
-    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_subscription")));
+    // A session alone subscribes, so only a push service is taken: never the machine itself,
+    // its network, or a site that is not a push service.
+    let api = s.url.trim_start_matches("http://").to_string();
+    for endpoint in [
+        "http://push.example/x".to_string(),
+        "https://push.example/x".to_string(),
+        format!("http://{api}/v1/proposals"),
+        format!("https://{api}/v1/proposals"),
+        "https://localhost/x".to_string(),
+        "https://192.168.1.1/x".to_string(),
+        "https://fcm.googleapis.com.evil.example/x".to_string(),
+    ] {
+        let bad = json!({ "endpoint": endpoint, "keys": keys });
+        let (st, v) = phone.send(Method::PUT, "/api/push", Some(&bad)).await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_subscription")),
+            "{endpoint}"
+        );
+    }
     let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
     assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);
     assert_eq!(phone.get("/api/push").await.1["subscribed"], true);
@@ -120,9 +138,9 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     let jwt = auth.split("t=").nth(1).unwrap().split(',').next().unwrap();
     let claims: Value = serde_json::from_slice(&b64.decode(jwt.split('.').nth(1).unwrap()).unwrap()).unwrap();
     // The token is for this push service (web-push-native names its scheme and host: real push
-    // services are on 443, where that is the whole origin), and names this Assent's page.
+    // services are on 443, where that is the whole origin), and names no page.
     assert_eq!(claims["aud"], "http://127.0.0.1", "{claims}");
-    assert_eq!(claims["sub"], phone.origin.as_str(), "{claims}");
+    assert_eq!(claims["sub"], assent_remote::push::VAPID_CONTACT, "{claims}");
     let plain = web_push_native::decrypt(body.clone(), &secret, &auth9()).unwrap();
     assert_eq!(
         serde_json::from_slice::<Value>(&plain).unwrap(),
@@ -134,8 +152,11 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     let (nh, nb) = &ntfy[0];
     assert_eq!(String::from_utf8_lossy(nb), "1 proposal waits for you");
     assert_eq!(nh["authorization"], "Bearer tk_live_4f9a");
-    assert_eq!(nh["click"], phone.origin.as_str(), "tapping it opens the page");
+    assert!(nh.get("click").is_none(), "ntfy is not told the page's address");
+    let port = phone.origin.rsplit(':').next().unwrap().to_string();
     for (h, b) in [(headers, &plain), (nh, nb)] {
+        let all: String = h.iter().map(|(k, v)| format!("{k}: {v:?}\n")).collect();
+        assert!(!all.contains(&format!("localhost:{port}")), "the page's address in a push: {all}");
         // Every header but the signature (random base64 may spell anything) and the body.
         let shown: Vec<String> =
             h.iter().filter(|(k, _)| *k != "authorization").map(|(k, v)| format!("{k}: {v:?}")).collect();
@@ -197,14 +218,15 @@ async fn while_the_screen_is_locked_a_push_goes_at_once() {
         .build()
         .await
         .unwrap();
-    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())]).await;
+    let service = PushService::start().await;
+    let env = [("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str()), ("ASSENT_PUSH_SERVICES", service.url.as_str())];
+    let s = Server::start_with("", &env).await;
     let port = free_port();
     let origin = format!("http://localhost:{port}");
     let o = s.cli(&["remote", "enable", "--origin", &origin, "--port", &port.to_string(), "--push-after", "3600"]);
     assert!(o.status.success(), "{}", crate::harness::stderr(&o));
     let mut phone = Phone::new(port);
     assert_eq!(phone.pair(&pairing(&s), "pixel").await.0, StatusCode::OK);
-    let service = PushService::start().await;
     let (_secret, keys) = browser_keys();
     let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
     assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);

@@ -28,6 +28,40 @@ pub const MIN_GAP: Duration = Duration::from_secs(30);
 /// Tries of one push, and the waits between them.
 const BACKOFF: [Duration; 3] = [Duration::from_secs(1), Duration::from_secs(4), Duration::from_secs(16)];
 
+/// The browsers' push services (and their subdomains): Chrome's and Edge's on Android
+/// (Firebase), Firefox's (Mozilla's autopush), Safari's (Apple), Edge's on Windows (WNS).
+pub const PUSH_SERVICES: [&str; 5] = [
+    "fcm.googleapis.com",
+    "android.googleapis.com",
+    "push.services.mozilla.com",
+    "push.apple.com",
+    "notify.windows.com",
+];
+
+fn is_push_service(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    PUSH_SERVICES.iter().any(|s| host == *s || host.strip_suffix(s).is_some_and(|rest| rest.ends_with('.')))
+}
+
+/// Push services the owner named (`ASSENT_PUSH_SERVICES`: origins, comma-separated), such as a
+/// self-hosted autopush; read once.
+fn owner_named() -> &'static [String] {
+    static NAMED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMED.get_or_init(|| {
+        std::env::var("ASSENT_PUSH_SERVICES")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|o| webauthn_rs::prelude::Url::parse(o.trim()).ok())
+            .map(|u| u.origin().ascii_serialization())
+            .filter(|o| o != "null")
+            .collect()
+    })
+}
+
+/// The contact a push's signature (VAPID) names: no page's address, which push services would
+/// see.
+pub const VAPID_CONTACT: &str = "mailto:push@assent.invalid";
+
 /// A Web Push subscription as the browser's `PushSubscription.toJSON()` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Subscription {
@@ -47,22 +81,28 @@ pub struct Keys {
 }
 
 impl Subscription {
-    /// Checked: an `https` endpoint (or `http` to a loopback address, for tests), a P-256
-    /// point, a 16-byte secret.
+    /// Checked: an endpoint at a browser's push service ([`PUSH_SERVICES`], `https`, or one
+    /// the owner named in `ASSENT_PUSH_SERVICES`), a P-256 point, a 16-byte secret. A session
+    /// alone can subscribe, so it can make Assent send only to a push service: never to a
+    /// loopback or private address, or anything else on the machine or its network.
     pub fn checked(self) -> Result<Self, String> {
         let url =
             webauthn_rs::prelude::Url::parse(&self.endpoint).map_err(|_| "`endpoint` is not a URL".to_string())?;
-        let loopback = match url.host() {
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            Some(url::Host::Domain(d)) => d == "localhost",
-            None => false,
-        };
-        if !(url.scheme() == "https" || (url.scheme() == "http" && loopback)) || !url.username().is_empty() {
-            return Err("`endpoint` must be an https URL".into());
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("`endpoint` must not carry a user name or password".into());
         }
         if self.endpoint.len() > 2048 {
             return Err("`endpoint` is longer than 2048 characters".into());
+        }
+        let origin = url.origin().ascii_serialization();
+        let known = url.scheme() == "https"
+            && url.port().is_none()
+            && matches!(url.host(), Some(url::Host::Domain(d)) if is_push_service(d));
+        if !known && !owner_named().contains(&origin) {
+            return Err(format!(
+                "`endpoint` is not at a browser's push service ({}): Assent sends pushes nowhere else",
+                PUSH_SERVICES.join(", ")
+            ));
         }
         self.public_key()?;
         self.auth()?;
@@ -113,8 +153,6 @@ impl Vapid {
 pub(crate) struct Sender {
     pub(crate) engine: Engine,
     pub(crate) vapid: Option<Arc<Vapid>>,
-    /// The page's origin: the VAPID contact, and where ntfy's "click" opens.
-    pub(crate) origin: String,
     pub(crate) push_after: Duration,
     pub(crate) ntfy: Option<String>,
     pub(crate) ntfy_token: Option<Arc<dyn Fn() -> Option<String> + Send + Sync>>,
@@ -220,6 +258,12 @@ impl Sender {
     }
 
     async fn web_push(&self, device: &str, sub: &Subscription, vapid: &Vapid, pending: u64) {
+        // Checked again: a subscription stored before the push services were checked.
+        if let Err(why) = sub.clone().checked() {
+            tracing::warn!(%device, %why, "not pushing to this subscription; dropping it");
+            let _ = self.engine.set_device_push(device, None).await;
+            return;
+        }
         let (Ok(endpoint), Ok(key), Ok(auth)) = (sub.endpoint.parse::<axum::http::Uri>(), sub.public_key(), sub.auth())
         else {
             return;
@@ -228,7 +272,7 @@ impl Sender {
         for (i, wait) in BACKOFF.iter().enumerate() {
             let built = WebPushBuilder::new(endpoint.clone(), key, auth)
                 .with_valid_duration(Duration::from_secs(3600))
-                .with_vapid(&vapid.0, &self.origin)
+                .with_vapid(&vapid.0, VAPID_CONTACT)
                 .build(body.clone());
             let req = match built {
                 Ok(r) => r,
@@ -275,7 +319,6 @@ impl Sender {
                 .header("Title", "Assent")
                 .header("Priority", "high")
                 .header("Tags", "hourglass")
-                .header("Click", self.origin.as_str())
                 .body(words(pending));
             if let Some(t) = &token {
                 r = r.bearer_auth(t);
@@ -309,10 +352,26 @@ mod tests {
         let point = URL_SAFE_NO_PAD
             .encode(p256::elliptic_curve::sec1::ToEncodedPoint::to_encoded_point(&secret.public_key(), false));
         let auth = URL_SAFE_NO_PAD.encode([7u8; 16]);
-        assert!(sub("https://push.example/abc", &point, &auth).checked().is_ok());
-        assert!(sub("http://127.0.0.1:9/abc", &point, &auth).checked().is_ok(), "loopback, for tests");
+        for ok in [
+            "https://fcm.googleapis.com/fcm/send/abc",
+            "https://updates.push.services.mozilla.com/wpush/v2/abc",
+            "https://web.push.apple.com/abc",
+            "https://wns2-par02p.notify.windows.com/w/?token=abc",
+        ] {
+            assert!(sub(ok, &point, &auth).checked().is_ok(), "{ok}");
+        }
         for bad in [
             sub("http://push.example/abc", &point, &auth),
+            sub("https://push.example/abc", &point, &auth),
+            sub("http://127.0.0.1:9/abc", &point, &auth),
+            sub("https://127.0.0.1/abc", &point, &auth),
+            sub("https://localhost/abc", &point, &auth),
+            sub("https://10.0.0.1/abc", &point, &auth),
+            sub("https://fcm.googleapis.com.evil.example/abc", &point, &auth),
+            sub("https://evilfcm.googleapis.com.example/abc", &point, &auth),
+            sub("https://notfcm.googleapis.com/abc", &point, &auth),
+            sub("https://fcm.googleapis.com:8443/abc", &point, &auth),
+            sub("http://fcm.googleapis.com/abc", &point, &auth),
             sub("ftp://push.example/abc", &point, &auth),
             sub("https://u:p@push.example/abc", &point, &auth),
             sub("https://push.example/abc", "AAAA", &auth),

@@ -224,11 +224,10 @@ impl Remote {
         remote
     }
 
-    fn pusher(&self, origin: &str, s: &Settings) -> tokio::task::JoinHandle<()> {
+    fn pusher(&self, s: &Settings) -> tokio::task::JoinHandle<()> {
         let sender = Arc::new(Sender {
             engine: self.0.engine.clone(),
             vapid: self.0.vapid.clone(),
-            origin: origin.to_string(),
             push_after: std::time::Duration::from_secs(s.push_after.unwrap_or(DEFAULT_PUSH_AFTER)),
             ntfy: s.ntfy.clone(),
             ntfy_token: self.0.ntfy_token.clone(),
@@ -255,7 +254,7 @@ impl Remote {
             crate::serve::serve(socket, app, shutdown).await;
         });
         tracing::info!(%origin, %addr, "the remote listener is on");
-        let pusher = self.pusher(origin, s);
+        let pusher = self.pusher(s);
         Ok(Live { origin: origin.to_string(), port, addr, listener, stop, task, pusher })
     }
 
@@ -312,7 +311,7 @@ impl Remote {
                 // The same listener; pushes as now set.
                 if let Some(live) = g.1.as_mut() {
                     live.pusher.abort();
-                    live.pusher = self.pusher(&origin, &next);
+                    live.pusher = self.pusher(&next);
                 }
             } else {
                 // The old listener gives up its port before the new one takes it.
