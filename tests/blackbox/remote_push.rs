@@ -3,7 +3,7 @@
 //! escalation after `push_after`, at once while a stand-in ScreenSaver says the screen is locked.
 
 use crate::harness::{Server, stdout};
-use crate::remote::{Phone, free_port, paired, pairing};
+use crate::remote::{Phone, free_port, pairing};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration;
