@@ -79,7 +79,7 @@ impl Phone {
     }
 
     /// Signs request options with the passkey.
-    async fn sign(&mut self, options: &Value) -> Value {
+    pub(crate) async fn sign(&mut self, options: &Value) -> Value {
         self.key.sign(&self.origin, options).await.unwrap()
     }
 
@@ -91,12 +91,12 @@ impl Phone {
     }
 
     /// Asks to decide: the nonce and the options to sign.
-    async fn ask(&mut self, ask: &Value) -> (StatusCode, Value) {
+    pub(crate) async fn ask(&mut self, ask: &Value) -> (StatusCode, Value) {
         self.post("/api/decisions/options", ask.clone()).await
     }
 
     /// The signed answer to `asked`, saying `said`.
-    async fn answer(&mut self, asked: &Value, said: &Value) -> Value {
+    pub(crate) async fn answer(&mut self, asked: &Value, said: &Value) -> Value {
         let credential = self.sign(&asked["options"]).await;
         let mut body = said.clone();
         body["nonce"] = asked["nonce"].clone();
@@ -105,7 +105,7 @@ impl Phone {
     }
 
     /// Decides `ask` as a person would: ask, sign, answer.
-    async fn decide(&mut self, ask: Value) -> (StatusCode, Value) {
+    pub(crate) async fn decide(&mut self, ask: Value) -> (StatusCode, Value) {
         let (s, asked) = self.ask(&ask).await;
         if s != StatusCode::OK {
             return (s, asked);

@@ -64,3 +64,40 @@ async fn a_flood_at_the_front_door_leaves_the_agent_api_answering() {
         tokio::task::yield_now().await;
     }
 }
+
+/// The phone's list is rows, small whatever was proposed: 100 pending proposals, three of them
+/// 3.8 MB and the rest 256 KB, list in under 100 KB; a row says the payload's size and names
+/// the hash of the whole of it, the proposal opened is whole, and a decision from the row's
+/// hash decides it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_phones_list_stays_small_whatever_was_proposed() {
+    let (s, mut phone) = paired().await;
+    let mut ids = Vec::new();
+    for i in 0..100 {
+        let size = if i < 3 { 3_800_000 } else { 256 * 1024 };
+        let command = format!("echo {i} && cat <<'EOF'\n{}\nEOF", "y".repeat(size));
+        ids.push(s.propose_tool(&command).await);
+    }
+    let (st, list) = phone.get("/api/proposals?status=pending&limit=100").await;
+    assert_eq!(st, StatusCode::OK);
+    let bytes = list.to_string().len();
+    println!("the phone's list of 100 pending proposals: {bytes} bytes");
+    assert!(bytes < 100_000, "{bytes} bytes");
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 100);
+    let big = items.iter().find(|r| r["id"] == ids[0].as_str()).unwrap();
+    assert!(big["payload_bytes"].as_u64().unwrap() > 3_800_000, "{big}");
+    assert_eq!(big["light"], true);
+    let command = big["payload"]["input"]["command"].as_str().unwrap();
+    assert!(command.starts_with("echo 0 && cat") && command.ends_with("more bytes]"), "{command}");
+    // Opened, it is whole, with the same hash.
+    let (st, whole) = phone.get(&format!("/api/proposals/{}", ids[0])).await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(whole["proposal"]["payload"]["input"]["command"].as_str().unwrap().len() > 3_800_000);
+    assert_eq!(whole["proposal"]["payload_sha256"], big["payload_sha256"]);
+    // A decision names the row's hash: the whole payload's.
+    let item = serde_json::json!({"id": ids[0], "payload_sha256": big["payload_sha256"]});
+    let (st, v) =
+        phone.decide(serde_json::json!({"items": [item], "outcome": "reject", "reason": "too big to read"})).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+}

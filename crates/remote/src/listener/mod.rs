@@ -20,6 +20,7 @@
 
 mod decide;
 mod fail;
+mod light;
 mod seal;
 
 pub use decide::MOST_ITEMS;
@@ -391,7 +392,15 @@ async fn list(
     let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
     let query = ListQuery { status: q.status, limit: q.limit.unwrap_or(50), ..ListQuery::default() };
     let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
-    let items: Vec<Shown2> = page.items.into_iter().map(shown).collect();
+    // Rows, not whole proposals: a phone opens the one it wants.
+    let items: Vec<serde_json::Value> = page
+        .items
+        .into_iter()
+        .map(|p| {
+            let bytes = serde_json::to_vec(&p.payload).map_or(0, |b| b.len());
+            light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
+        })
+        .collect();
     Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
 }
 
