@@ -17,7 +17,19 @@ fn spawn_hook(home: &std::path::Path, env: &[(String, String)], event: &str, ext
 
 /// `assent hook CLIENT` with `event` on its standard input.
 pub fn spawn_for(client: &str, home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
-    let mut child = Command::new(BIN)
+    spawn_with(std::path::Path::new(BIN), client, home, env, event, extra)
+}
+
+/// [`spawn_for`] with `program` (`assent`, or `assent-run` beside it).
+fn spawn_with(
+    program: &std::path::Path,
+    client: &str,
+    home: &std::path::Path,
+    env: &[(String, String)],
+    event: &str,
+    extra: &[&str],
+) -> Child {
+    let mut child = Command::new(program)
         .arg("--home")
         .arg(home)
         .args(["hook", client])
@@ -219,18 +231,7 @@ async fn the_small_hook_answers_as_the_whole_one() {
     let runner = std::path::Path::new(BIN).with_file_name("assent-run");
     let mut s = Server::start().await;
     let spawn = |program: &std::path::Path, s: &Server, event: &Value| {
-        let mut child = Command::new(program)
-            .arg("--home")
-            .arg(s.home())
-            .args(["hook", "claude-code", "--timeout", "20"])
-            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
-        child
+        spawn_with(program, "claude-code", s.home(), &s.env, &event.to_string(), &["--timeout", "20"])
     };
     let call = |id: &str, tool: &str, command: &str| {
         json!({"session_id": "s-small", "cwd": "/home/dev/shop", "hook_event_name": "PreToolUse", "tool_name": tool,

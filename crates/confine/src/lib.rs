@@ -38,6 +38,8 @@ mod direct;
 mod found;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod refused;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
