@@ -139,6 +139,25 @@ try {
   await tool("cargo publish");
   await page.waitForSelector('[data-testid="row"] >> nth=1');
   await shot("remote-inbox");
+  // Everything a thumb presses is at least 44 px each way; every filter is there.
+  for (const [what, sel] of [
+    ["Lock", '[data-testid="logout"]'],
+    ["the search box", '[data-testid="search"]'],
+    ["the status filter", 'select[aria-label="Status"]'],
+    ["the kind filter", 'select[aria-label="Kind"]'],
+    ["the agent filter", 'select[aria-label="Agent"]'],
+    ["a row's checkbox", '[data-testid="row"] label.pick'],
+  ]) {
+    const box = await page.locator(sel).first().boundingBox();
+    check(!!box && box.width >= 44 && box.height >= 44, `${what} is a thumb's size (${JSON.stringify(box)})`);
+  }
+  // The search box searches (on the server): only the publish is left, then both again.
+  await page.fill('[data-testid="search"]', "cargo publish");
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 1, null, { timeout: 10000 });
+  check((await page.textContent('[data-testid="row"]')).includes("cargo publish"), "the search found the one that matches");
+  await shot("remote-search");
+  await page.fill('[data-testid="search"]', "");
+  await page.waitForSelector('[data-testid="row"] >> nth=1');
   await page.click(`[data-testid="row"][data-id="${write}"]`);
   await page.waitForSelector('[data-testid="diff"]');
   const bar = await page.locator('[data-testid="approve"]').boundingBox();

@@ -71,6 +71,18 @@ describe("the phone's backend", () => {
     expect(new Uint8Array(signed[0])).toEqual(new Uint8Array([1, 2, 3]));
   });
 
+  it("searches and filters on the server, as the desktop does", async () => {
+    const urls: string[] = [];
+    vi.stubGlobal("fetch", async (url: string) => {
+      urls.push(url);
+      return new Response(JSON.stringify({ items: [], next_cursor: null }), { status: 200 });
+    });
+    const backend = remoteBackend(new Remote(fakeAuthenticator([])));
+    await backend.list({ status: "pending", kind: "tool.call", agent: "claude", text: " terraform ", limit: 50 });
+    await backend.list({ text: "  " });
+    expect(urls).toEqual(["/api/proposals?status=pending&kind=tool.call&agent=claude&q=terraform&limit=50", "/api/proposals?"]);
+  });
+
   it("reports a refusal with its code, and never as a decision", async () => {
     vi.stubGlobal("fetch", async () => new Response(JSON.stringify({ error: { code: "assertion_mismatch", message: "the passkey signed something other" } }), { status: 403 }));
     const backend = remoteBackend(new Remote(fakeAuthenticator([])));

@@ -189,6 +189,9 @@ export class Remote {
   async list(p: ListParams): Promise<Page> {
     const q = new URLSearchParams();
     if (p.status) q.set("status", p.status);
+    if (p.kind) q.set("kind", p.kind);
+    if (p.agent) q.set("agent", p.agent);
+    if (p.text?.trim()) q.set("q", p.text.trim());
     if (p.limit) q.set("limit", String(p.limit));
     if (p.cursor) q.set("cursor", p.cursor);
     const page = await this.call<{ items: Shown[]; next_cursor: string | null }>("GET", `/proposals?${q}`);

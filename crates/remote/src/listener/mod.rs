@@ -382,6 +382,12 @@ struct ListAsk {
     status: Option<Status>,
     cursor: Option<String>,
     limit: Option<u32>,
+    /// Only this kind.
+    kind: Option<String>,
+    /// Only this agent's.
+    agent: Option<String>,
+    /// Words to find (as the agent API's `q`).
+    q: Option<String>,
 }
 
 async fn list(
@@ -390,7 +396,15 @@ async fn list(
     q: Result<Query<ListAsk>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Fail> {
     let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
-    let query = ListQuery { status: q.status, limit: q.limit.unwrap_or(50), ..ListQuery::default() };
+    let some = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+    let query = ListQuery {
+        status: q.status,
+        limit: q.limit.unwrap_or(50),
+        kind: some(q.kind),
+        agent: some(q.agent),
+        text: some(q.q),
+        ..ListQuery::default()
+    };
     let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
     // Rows, not whole proposals: a phone opens the one it wants.
     let items: Vec<serde_json::Value> = page
