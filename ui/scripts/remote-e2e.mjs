@@ -305,6 +305,15 @@ try {
     return out;
   });
   check(codes.includes(429) && codes.indexOf(429) <= 10, `guessing codes locks out (${codes.join(",")})`);
+
+  // Offline: the page says so in its own words, not the browser's error page.
+  await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 10000 });
+  await context.setOffline(true);
+  await page.reload().catch(() => {});
+  await page.waitForSelector('[data-testid="offline"]', { timeout: 10000 });
+  check((await page.textContent("h1")).includes("cannot be reached"), "offline: the page's own words");
+  await shot("remote-offline");
+  await context.setOffline(false);
 } catch (e) {
   failures.push(String(e?.stack ?? e));
   console.log(`FAIL ${e?.stack ?? e}`);
