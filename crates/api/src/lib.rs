@@ -210,15 +210,7 @@ pub async fn serve(
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    // Out of file descriptors and the like: pause rather than spin.
-                    tracing::warn!(error = %e, "could not accept a connection");
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
+            stream = assent_remote::serve::next_connection(&listener) => stream,
             () = &mut shutdown => break,
         };
         while open.try_join_next().is_some() {}

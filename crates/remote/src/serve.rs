@@ -24,6 +24,21 @@ pub const HEAD: Duration = Duration::from_secs(10);
 /// How long a client has to send a request's body.
 pub const BODY: Duration = Duration::from_secs(20);
 
+/// The next connection on `listener`. A failure to accept (out of open files and the like)
+/// pauses a moment rather than spinning. Cancel-safe, for a `select!` with a shutdown: the
+/// agent API's accept loop uses it as well.
+pub async fn next_connection(listener: &TcpListener) -> tokio::net::TcpStream {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return stream,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not accept a connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves.
 pub(crate) async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
     let slots = Arc::new(tokio::sync::Semaphore::new(CONNECTIONS));
@@ -32,15 +47,7 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, shutdown: impl Fut
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    // Out of open files and the like: pause rather than spin.
-                    tracing::warn!(error = %e, "the remote listener could not accept a connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
+            stream = next_connection(&listener) => stream,
             () = &mut shutdown => break,
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
