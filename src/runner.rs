@@ -1,8 +1,21 @@
 //! `assent-run`: what a hook rewrites a confined call to. It does one thing, so it starts in a
-//! fraction of the time the whole `assent` takes (no allocator of its own, no runtime, no
+//! fraction of the time the whole `assent` takes (no allocator of its own, no async runtime, no
 //! argument parser): it runs the approved command from the ticket the hook left, and hands
 //! anything else (no ticket: the server is asked) to the `assent` beside it.
+//!
+//! It starts without Rust's own start-up (its entry point is the C library's `main`): that reads
+//! the process's memory map to place a guard for the main thread's stack and sets up an
+//! alternate signal stack, 0.08 ms of the 2 a confined read may add. Nothing here needs them:
+//! `std::env::args_os` works as ever (the C library hands the arguments over before `main`),
+//! and the runner flushes what it wrote.
 
-fn main() -> std::process::ExitCode {
-    assent_cli::runner_main()
+#![no_main]
+
+/// The C library's entry point for this binary.
+// `no_mangle` names this function `main` for the C library's start code: the only unsafe
+// attribute in the binary, and nothing unsafe is done in it.
+#[allow(unsafe_code)]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    std::ffi::c_int::from(assent_cli::runner_main())
 }

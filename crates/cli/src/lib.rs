@@ -507,45 +507,54 @@ fn hook_only(args: &[std::ffi::OsString]) -> Option<Cli> {
 }
 
 /// The `assent-run` binary's entry point: what a hook rewrote a call to, run from the ticket
-/// the hook left, or handed to the full `assent` (see [`run::RUNNER`]).
-pub fn runner_main() -> ExitCode {
+/// the hook left, or handed to the full `assent` (see [`run::RUNNER`]); the exit code. What it
+/// wrote to standard output is flushed (it starts without Rust's runtime, which would).
+pub fn runner_main() -> u8 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(result) = run::quick(&args) {
-        return finish(result);
+    let code = if let Some(result) = run::quick(&args) {
+        code(result)
+    } else if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {
+        // A hook: answered here when a rule decides the call at once.
+        match Home::resolve(home) {
+            Ok(home) => match hook::quick(&home, cmd) {
+                hook::Quick::Answered(result) => code(result),
+                hook::Quick::HandOver(input) => code(run::hand_over(&args, Some(input))),
+            },
+            Err(e) => code(Err(e)),
+        }
+    } else {
+        code(run::hand_over(&args, None))
+    };
+    match std::io::Write::flush(&mut std::io::stdout()) {
+        Ok(()) => code,
+        Err(_) => exit::ERROR,
     }
-    // A hook: answered here when a rule decides the call at once.
-    if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {
-        let home = match Home::resolve(home) {
-            Ok(h) => h,
-            Err(e) => return finish(Err(e)),
-        };
-        return match hook::quick(&home, cmd) {
-            hook::Quick::Answered(result) => finish(result),
-            hook::Quick::HandOver(input) => finish(run::hand_over(&args, Some(input))),
-        };
-    }
-    finish(run::hand_over(&args, None))
 }
 
 /// The exit code for how a command ended, its error said on standard error.
 fn finish(result: anyhow::Result<()>) -> ExitCode {
+    ExitCode::from(code(result))
+}
+
+/// [`finish`]'s code.
+fn code(result: anyhow::Result<()>) -> u8 {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(e) => {
             // A reader that stopped early (`assent list | head`) is not an error.
             if e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             }) {
-                return ExitCode::SUCCESS;
+                return 0;
             }
             if let Some(x) = e.downcast_ref::<ExitError>() {
                 if !x.message.is_empty() {
                     eprintln!("assent: {}", x.message);
                 }
-                return ExitCode::from(x.code);
+                return x.code;
             }
             eprintln!("assent: {e:#}");
-            ExitCode::from(exit::ERROR)
+            exit::ERROR
         }
     }
 }

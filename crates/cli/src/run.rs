@@ -132,13 +132,11 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
     };
     let home = Home { dir: home.into() };
     // A read becomes the command, in this process (which has this one thread): nothing waits on
-    // it, nothing is cleaned up after it. Its confinement is made ready meanwhile, on a second
-    // thread (nearly every ticket is for a read).
-    let preparing = ticket(&home, id).is_some().then(|| assent_confine::prepare(&home.runs().join("tmp")));
+    // it, nothing is cleaned up after it (nearly every ticket is for a read).
     let a = from_ticket(&home, id)?;
-    if let (assent_confine::Profile::Read, Some(preparing)) = (a.profile, preparing) {
+    if a.profile == assent_confine::Profile::Read {
         let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
-        return Some(Err(refuse(format!("{id} not run: {}", preparing.exec(&spec)))));
+        return Some(Err(refuse(format!("{id} not run: {}", assent_confine::exec(&spec, &home.runs().join("tmp"))))));
     }
     Some(execute(id, a))
 }

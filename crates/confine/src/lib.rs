@@ -270,69 +270,27 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
 /// waits on it): for a process with one thread. Its private temporary folder is made in
 /// `tmp_root`, named after this process and when it started, and stays until
 /// [`prune_temporary`] finds that process gone. Returns only when nothing could be run, with why.
+///
+/// All of it is done on this thread: a second thread that made the ruleset while the caller
+/// checked the ticket started a third of a millisecond late (an idle core woken), which cost
+/// more than it saved.
 pub fn exec(spec: &Spec, tmp_root: &Path) -> Error {
-    prepare(tmp_root).exec(spec)
-}
-
-/// A `read` run in this process being made ready on a thread of its own (see [`prepare`]).
-pub struct Preparing {
-    #[cfg(target_os = "linux")]
-    ready: Option<std::thread::JoinHandle<Result<linux::Ready, Error>>>,
-}
-
-/// Starts making a `read` run in this process ready (see [`exec`]) on a thread of its own, while
-/// the caller finds out what it is to run: the kernel's support checked, the private temporary
-/// folder made in `tmp_root`, the Landlock ruleset built but for the working folder's rule, the
-/// seccomp filter compiled. Nothing is enforced until [`Preparing::exec`]; dropped unused, the
-/// thread is waited for and the folder removed.
-pub fn prepare(tmp_root: &Path) -> Preparing {
     #[cfg(target_os = "linux")]
     {
-        let tmp_root = tmp_root.to_path_buf();
-        let ready = std::thread::Builder::new().name("assent-ready".into()).spawn(move || {
-            // The ruleset requires what the profile needs (it fails where the kernel cannot);
-            // what is missing is looked up only then, for the message.
-            linux::ready(&tmp_root).map_err(|e| {
+        // The ruleset requires what the profile needs (it fails where the kernel cannot); what
+        // is missing is looked up only then, for the message.
+        match linux::ready(tmp_root) {
+            Ok(ready) => linux::exec(spec, ready),
+            Err(e) => {
                 let missing = Support::detect().missing(Profile::Read);
                 if missing.is_empty() { e } else { Error::Unsupported { profile: Profile::Read.as_str(), missing } }
-            })
-        });
-        Preparing { ready: ready.ok() }
+            }
+        }
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = tmp_root;
-        Preparing {}
-    }
-}
-
-impl Preparing {
-    /// Runs `spec` (a `read`) confined in this process, which becomes the command, once the
-    /// thread that made it ready has ended (so this process has one thread again). Returns only
-    /// when nothing could be run, with why.
-    pub fn exec(mut self, spec: &Spec) -> Error {
-        #[cfg(target_os = "linux")]
-        {
-            let ready = match self.ready.take().map(std::thread::JoinHandle::join) {
-                Some(Ok(Ok(ready))) => ready,
-                Some(Ok(Err(e))) => return e,
-                _ => return Error::Confine("the run could not be made ready".into()),
-            };
-            linux::exec(spec, ready)
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
-        }
-    }
-}
-
-impl Drop for Preparing {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        if let Some(Ok(Ok(ready))) = self.ready.take().map(std::thread::JoinHandle::join) {
-            let _ = std::fs::remove_dir_all(ready.tmp());
-        }
+        Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
     }
 }
 
@@ -365,7 +323,10 @@ pub fn process(pid: u32) -> Option<Process> {
     if !cfg!(target_os = "linux") {
         return None;
     }
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Read at once (the file says it is empty, so a plain read would grow its buffer from 32 bytes,
+    // a call each time).
+    let mut s = String::with_capacity(1024);
+    std::io::Read::read_to_string(&mut std::fs::File::open(format!("/proc/{pid}/stat")).ok()?, &mut s).ok()?;
     // After the command name (in parentheses, which may hold anything): state, ppid, ...
     let rest = s.rsplit_once(')')?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();

@@ -193,11 +193,11 @@ fn read_roots(home: Option<&Path>) -> Vec<Root> {
     out
 }
 
-/// Whether this process runs as root (its real user; read from the kernel, no unsafe call).
+/// Whether this process runs as root: its effective user, which the kernel gives its own folder
+/// of `/proc` (one call, no unsafe one).
 fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines().find(|l| l.starts_with("Uid:")).is_some_and(|l| l.split_whitespace().nth(1) == Some("0"))
-    })
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 fn is_toolchain(dir: &Path, home: &Path) -> bool {
@@ -234,7 +234,10 @@ fn ruleset(tmp: &Path, home: Option<&Path>) -> Result<RulesetCreated, Error> {
         .and_then(|r| r.create())
         .map_err(landlock_err)?;
     let mut rules: Vec<PathBeneath<PathFd>> = Vec::new();
-    rules.extend(read_roots(home).iter().filter_map(|r| beneath(&r.path, r.dir, read)));
+    // Each path once (a toolchain is often named by its variable, the home's list and the PATH).
+    let mut seen = std::collections::HashSet::new();
+    let roots = read_roots(home).into_iter().filter(|r| seen.insert(r.path.clone()));
+    rules.extend(roots.filter_map(|r| beneath(&r.path, r.dir, read)));
     rules.extend(beneath(tmp, Some(true), all));
     rules.extend(beneath(
         Path::new("/dev/null"),
@@ -338,20 +341,13 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     status
 }
 
-/// What a `read` run in this process needs before it knows what it runs (see
-/// [`crate::prepare`]): its private temporary folder made, its Landlock ruleset but the working
-/// folder's rule, its seccomp filter compiled.
+/// What a `read` run in this process needs besides what it runs (see [`crate::exec`]): its
+/// private temporary folder made, its Landlock ruleset but the working folder's rule, its
+/// seccomp filter compiled.
 pub(crate) struct Ready {
     tmp: PathBuf,
     ruleset: RulesetCreated,
     filter: seccompiler::BpfProgram,
-}
-
-impl Ready {
-    /// The temporary folder.
-    pub(crate) fn tmp(&self) -> &Path {
-        &self.tmp
-    }
 }
 
 /// Makes a `read` run in this process ready (see [`Ready`]), its temporary folder in `tmp_root`.
@@ -368,7 +364,7 @@ pub(crate) fn ready(tmp_root: &Path) -> Result<Ready, Error> {
     Ok(Ready { ruleset: ruleset(&tmp, home.as_deref())?, filter: filter(Profile::Read)?, tmp })
 }
 
-/// A `read` run in this process, made ready (see [`crate::Preparing::exec`]).
+/// A `read` run in this process, made ready (see [`crate::exec`]).
 pub(crate) fn exec(spec: &Spec, ready: Ready) -> Error {
     use std::os::unix::process::CommandExt;
     if spec.profile != Profile::Read {
