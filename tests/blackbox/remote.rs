@@ -418,8 +418,13 @@ async fn the_front_door_answers_only_its_origin_and_locks_out_guessing() {
     }
     let (_, pending) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner.clone()), None).await;
     assert_eq!(pending["items"].as_array().unwrap().len(), 1, "nothing was filed through the listener");
-    // Too big a body.
+    // Too big a body: 256 KiB anywhere but a decision, which carries the person's edit of a
+    // proposal (up to 10 MiB).
+    let (st, v) = phone.send(Method::PUT, "/api/push", Some(&json!({ "pad": "x".repeat(256 << 10) }))).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("body_too_large")));
     let (st, v) = phone.post("/api/decisions/options", json!({ "pad": "x".repeat(3 << 20) })).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_json")), "read, then refused");
+    let (st, v) = phone.post("/api/decisions/options", json!({ "pad": "x".repeat(10 << 20) })).await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("body_too_large")));
 
     // A pairing code works once.

@@ -90,6 +90,13 @@ async fn the_phones_list_stays_small_whatever_was_proposed() {
     assert_eq!(big["light"], true);
     let command = big["payload"]["input"]["command"].as_str().unwrap();
     assert!(command.starts_with("echo 0 && cat") && command.ends_with("more bytes]"), "{command}");
+    // Asked for alone as a row (the page does, when it hears of a change): as light, the same.
+    let (st, one) = phone.get(&format!("/api/proposals/{}?view=row", ids[0])).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(one["proposal"], *big);
+    assert!(one.to_string().len() < 10_000, "{one}");
+    let (st, bad) = phone.get(&format!("/api/proposals/{}?view=all", ids[0])).await;
+    assert_eq!((st, bad["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_query")));
     // Opened, it is whole, with the same hash.
     let (st, whole) = phone.get(&format!("/api/proposals/{}", ids[0])).await;
     assert_eq!(st, StatusCode::OK);

@@ -124,6 +124,14 @@ try {
   await page.waitForSelector('[data-testid="device-name"]');
   check((await page.inputValue('[data-testid="device-name"]')) === "pixel", "the link fills in the device name");
   await shot("remote-pair");
+  // The passkey sheet fails once (as when the person cancels it): the page says so, and the same
+  // link pairs on the next try (the code was used up by the first attempt before).
+  await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified: false });
+  await page.click('[data-testid="pair"]');
+  const sheet = await page.waitForSelector('[data-testid="problem"]', { timeout: 20000 }).then((e) => e.textContent(), () => null);
+  check(!!sheet?.includes("Try again"), `a failed passkey sheet is said, and a retry offered (${sheet})`);
+  await shot("remote-pair-cancelled");
+  await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified: true });
   await page.click('[data-testid="pair"]');
   await page.waitForSelector('[data-testid="list"]');
   check((await page.textContent('[data-testid="device"]')) === "pixel", "paired and logged in as pixel");
@@ -164,6 +172,12 @@ try {
   check(!!bar && bar.y > 844 * 0.75 && bar.y + bar.height <= 844, `the decision bar is at the thumb, on screen (${JSON.stringify(bar)})`);
   check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "detail: no sideways scrolling at 390 px");
   await shot("remote-detail");
+  // Side by side stays side by side at phone width: the old line left of the new one.
+  await page.click('button:has-text("Side by side")');
+  const halves = await page.locator(".diff.split .srow").nth(2).locator(".half").evaluateAll((hs) => hs.map((h) => h.getBoundingClientRect().toJSON()));
+  check(halves.length === 2 && halves[0].y === halves[1].y && halves[1].x > halves[0].x, `side by side: two columns, not stacked (${JSON.stringify(halves.map((h) => [h.x, h.y]))})`);
+  check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "side by side: no sideways scrolling at 390 px");
+  await shot("remote-split");
   await page.click('[data-testid="approve"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "applied", null, { timeout: 10000 });
   check(readFileSync(notes, "utf8") === "# Notes\nfirst line\nnew line\nanother\n", "approved from the phone: Assent wrote the file");
@@ -202,6 +216,57 @@ try {
   await page.click('[data-testid="confirm-refine"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "refined", null, { timeout: 10000 });
   check((await statusOf(pub)).decision?.feedback === "bump the version first", "the refine reaches the agent");
+
+  // A 3.8 MB input: the row says its size, the detail says it before the body and lays out its
+  // start only, and the decision bar is on screen at once; what was said of the previous
+  // proposal ("Approved", ...) is gone.
+  const huge = await tool(`cat <<'EOF'\n${"0123456789abcdef ".repeat(225_000)}\nEOF\necho the-very-end`);
+  await page.click('[data-testid="back"]');
+  const hugeRow = page.locator(`[data-testid="row"][data-id="${huge}"]`);
+  await hugeRow.waitFor({ timeout: 10000 });
+  check((await hugeRow.locator('[data-testid="row-size"]').textContent()).includes("3.8 MB"), "the row says the input is 3.8 MB");
+  const opened = Date.now();
+  await hugeRow.click();
+  await page.waitForSelector('[data-testid="large"]', { timeout: 20000 });
+  const openMs = Date.now() - opened;
+  const hugeBar = await page.locator('[data-testid="approve"]').boundingBox();
+  check(!!hugeBar && hugeBar.y + hugeBar.height <= 844, `a 3.8 MB input: the decision bar is on screen (${JSON.stringify(hugeBar)})`);
+  check((await page.textContent('[data-testid="large"]')).includes("Large input: 3.8 MB"), "a 3.8 MB input: its size is said");
+  check(await page.evaluate(() => {
+    const [l, i] = [document.querySelector('[data-testid="large"]'), document.querySelector('[data-testid="tool-input"]')];
+    return !!l && !!i && !!(l.compareDocumentPosition(i) & Node.DOCUMENT_POSITION_FOLLOWING) && !i.textContent.includes("the-very-end");
+  }), "a 3.8 MB input: the size before the body, and only its start laid out");
+  check(openMs < 3000, `a 3.8 MB input opens in ${openMs} ms (under 3 s; 5.1 s before)`);
+  check(!(await page.locator('[data-testid="toast"]').count()), "nothing said of the previous proposal covers this one");
+  await shot("remote-large");
+  const listBytes = await page.evaluate(async () => (await (await fetch("/api/proposals?status=pending&limit=100")).text()).length);
+  check(listBytes < 100_000, `the list with a 3.8 MB proposal in it is ${listBytes} bytes`);
+  await page.click('[data-testid="show-whole"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="tool-input"]')?.textContent.includes("the-very-end"), null, { timeout: 20000 });
+  check(true, "Show all lays out the whole input");
+  await page.click('[data-testid="reject"]');
+  await page.fill('[data-testid="reason"]', "too large to review");
+  await page.click('[data-testid="confirm-reject"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "rejected", null, { timeout: 10000 });
+
+  // A file of 3 MiB edited on the phone and approved as edited (refused with 413 before).
+  const bigFile = join(WORK, "big.txt");
+  writeFileSync(bigFile, "old\n");
+  const bigText = "a line of the large file, long enough to count\n".repeat(65_536);
+  const bigWrite = await propose("file.write", { path: bigFile, content: bigText });
+  await page.click('[data-testid="back"]');
+  await page.click(`[data-testid="row"][data-id="${bigWrite}"]`);
+  await page.click('[data-testid="edit"]');
+  // A line typed at the end (Playwright's fill of 3 MiB takes longer than a person would).
+  await page.waitForFunction(() => document.querySelector("#editor")?.value.length > 3_000_000);
+  await page.evaluate(() => {
+    const t = document.querySelector("#editor");
+    t.value += "edited on the phone\n";
+    t.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await page.click('text="Approve edited" >> nth=-1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status-badge"]')?.textContent === "applied", null, { timeout: 30000 });
+  check(readFileSync(bigFile, "utf8") === `${bigText}edited on the phone\n`, "a 3 MiB file edited on the phone: Assent wrote the edit");
 
   // Decided elsewhere: the page shows it without a reload.
   const other = await tool("make deploy");
@@ -262,8 +327,10 @@ try {
     return [r.status, (await r.json()).error?.code];
   }, a);
   check(cookieOnly[0] === 403 && cookieOnly[1] === "challenge_invalid", "a session cookie alone never decides");
-  const big = await page.evaluate(async () => (await fetch("/api/decisions/options", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat((2 << 20) + 1024) }) })).status);
+  const big = await page.evaluate(async () => (await fetch("/api/push", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat(256 * 1024 + 1) }) })).status);
   check(big === 413, `an oversized body is refused (${big})`);
+  const bigDecision = await page.evaluate(async () => (await fetch("/api/decisions/options", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat((10 << 20) + 1) }) })).status);
+  check(bigDecision === 413, `an oversized decision is refused (${bigDecision})`);
 
   // Another site: its page cannot post here with the phone's cookie (SameSite=Strict, and the
   // listener wants its own Origin); another name for this port is refused outright.
@@ -317,6 +384,8 @@ try {
 } catch (e) {
   failures.push(String(e?.stack ?? e));
   console.log(`FAIL ${e?.stack ?? e}`);
+  // What the page showed when it failed.
+  if (SHOTS) await Promise.all(browser.contexts().flatMap((c) => c.pages()).map((p, i) => p.screenshot({ path: join(SHOTS, `remote-failed-${i}.png`) }).catch(() => {})));
 } finally {
   await browser.close();
   proxy.close();

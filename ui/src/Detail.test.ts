@@ -73,6 +73,46 @@ describe("the detail view", () => {
     expect(screen.queryByLabelText("The agent's own words")).toBeNull();
   });
 
+  it("says a large input's size before its body, lays out only its start, and shows all when asked", async () => {
+    const m = new MockBackend();
+    const p = m.proposals.find((x) => x.kind === "tool.call" && x.status === "pending");
+    if (!p || p.preview.type !== "tool.call") throw new Error("fixture");
+    const command = `cat <<'EOF'\n${"é".repeat(1_900_000)}\nEOF\nrm -rf ~/end-of-the-input`;
+    p.payload = { tool: "Bash", input: { command } };
+    p.preview = { ...p.preview, input: { command }, input_text: JSON.stringify({ command }, null, 2) };
+    render(Detail, { backend: m, id: p.id });
+    const large = await screen.findByTestId("large");
+    expect(large.textContent).toContain("Large input: 3.8 MB");
+    expect(large.textContent).toContain("your decision covers all of it");
+    const input = screen.getByTestId("tool-input");
+    // The size is said before the body, and the decision is still at hand.
+    expect(large.compareDocumentPosition(input) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(input.textContent?.length).toBe(64_000);
+    expect(input.textContent).not.toContain("end-of-the-input");
+    expect(screen.getByTestId("approve")).toBeTruthy();
+    await fireEvent.click(screen.getByTestId("show-whole"));
+    await waitFor(() => expect(screen.getByTestId("tool-input").textContent).toContain("rm -rf ~/end-of-the-input"));
+    expect(screen.getByTestId("large").textContent).toContain("All of it is shown");
+    expect(screen.queryByTestId("show-whole")).toBeNull();
+  });
+
+  it("never leaves what it said of one proposal over the next, and a tap takes a message away", async () => {
+    toasts.splice(0);
+    const m = new MockBackend();
+    const [a, b] = m.proposals.filter((x) => x.status === "pending");
+    if (!a || !b) throw new Error("fixture");
+    render(Toasts);
+    const { rerender } = render(Detail, { backend: m, id: a.id });
+    await fireEvent.click(await screen.findByTestId("approve"));
+    const said = await screen.findByText("Approved");
+    expect(said.getAttribute("data-testid")).toBe("toast");
+    await rerender({ backend: m, id: b.id });
+    await waitFor(() => expect(screen.queryByText("Approved")).toBeNull());
+    await fireEvent.click(await screen.findByTestId("approve"));
+    await fireEvent.click(await screen.findByText("Approved"));
+    expect(screen.queryAllByTestId("toast")).toHaveLength(0);
+  });
+
   it("says who a decision's receipt is for, and that the decision carries one", async () => {
     const m = new MockBackend();
     const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";

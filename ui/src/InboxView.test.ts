@@ -105,6 +105,30 @@ describe("the inbox", () => {
     expect(meta("p_iqgvopaka4n7slxa5lqrbpr4cu")).toMatch(/^default · file\.write · /);
   });
 
+  it("takes a row, never the whole proposal, for a change, where the backend has rows (the phone)", async () => {
+    const m = new MockBackend();
+    const gets: string[] = [];
+    const get = m.get.bind(m);
+    m.get = async (id: string) => (gets.push(id), get(id));
+    const rows: string[] = [];
+    const row = async (id: string): Promise<Proposal> => {
+      rows.push(id);
+      return { ...(await get(id)).proposal, payload_bytes: 3_800_000 } as Proposal;
+    };
+    render(Inbox, { backend: Object.assign(m, { row }) });
+    await waitFor(() => expect(screen.getAllByTestId("row").length).toBeGreaterThan(0));
+    const opened = gets.length;
+    const p = structuredClone(m.proposals.find((x) => x.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe")) as Proposal;
+    p.id = "p_large";
+    p.title = "A large one";
+    m.propose(p);
+    await screen.findByText("A large one");
+    expect(rows).toEqual(["p_large"]);
+    expect(gets.slice(opened)).not.toContain("p_large");
+    const shown = screen.getAllByTestId("row").find((r) => r.dataset.id === "p_large");
+    expect(shown?.querySelector('[data-testid="row-size"]')?.textContent).toBe(" · 3.8 MB");
+  });
+
   it("keeps each proposal once when changes land while another is fetched", async () => {
     // The app once showed a proposal twice (and Svelte stopped drawing the list): a change's
     // fetch that ended after a new proposal was put on top wrote into the index it had

@@ -101,6 +101,8 @@ export interface Backend {
   remote?: boolean;
   list(p: ListParams): Promise<Page>;
   get(id: string): Promise<Detail>;
+  /** One proposal as the list shows it, where that is lighter than the whole (the phone's). */
+  row?(id: string): Promise<Proposal>;
   decide(id: string, outcome: Outcome, opts?: DecideOptions): Promise<Decided>;
   decideBatch(items: { id: string; outcome: Outcome; reason?: string }[]): Promise<BatchResult>;
   /** Decides a batch: one agent's on one node (`node` null on a single-user Assent). */

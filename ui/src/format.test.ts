@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditNote, countdown, onNode, quitText, versionText, what } from "./format";
+import { auditNote, countdown, onNode, payloadBytes, quitText, size, utf8Bytes, versionText, what } from "./format";
 
 describe("countdown", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -61,5 +61,20 @@ describe("auditNote", () => {
     expect(auditNote(["message"])).toBeNull();
     expect(auditNote(null)).toBeNull();
     expect(auditNote("message")).toBeNull();
+  });
+});
+
+describe("size", () => {
+  it("says a size as a phone would", () => {
+    expect(size(812)).toBe("812 B");
+    expect(size(1500)).toBe("1.5 KB");
+    expect(size(64_000)).toBe("64 KB");
+    expect(size(3_800_000)).toBe("3.8 MB");
+    expect(size(42_000_000)).toBe("42 MB");
+  });
+  it("counts UTF-8 bytes and reads a light row's size", () => {
+    expect(utf8Bytes("aé😀")).toBe(1 + 2 + 4);
+    expect(payloadBytes({ payload_bytes: 12 })).toBe(12);
+    expect(payloadBytes({})).toBeNull();
   });
 });

@@ -83,3 +83,25 @@ export function auditNote(detail: unknown): string | null {
   }
   return null;
 }
+
+/** A size in bytes, short: "812 B", "14 KB", "3.8 MB" (1 KB = 1,000 bytes, as phones count). */
+export function size(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(bytes < 10_000 ? 1 : 0)} KB`;
+  return `${(bytes / 1_000_000).toFixed(bytes < 10_000_000 ? 1 : 0)} MB`;
+}
+
+/** A light list row's payload size (the phone's list carries it), when the row says it. */
+export function payloadBytes(p: object): number | null {
+  const n = (p as { payload_bytes?: unknown }).payload_bytes;
+  return typeof n === "number" ? n : null;
+}
+
+/** Characters of a long text shown before the person asks for all of it: enough to read, few
+ * enough that a phone lays it out at once (a 3.8 MB input took seconds). */
+export const SHOWN_CHARS = 64_000;
+
+/** The UTF-8 length of `text`, in bytes. */
+export function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}

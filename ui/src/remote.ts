@@ -186,6 +186,12 @@ export class Remote {
     return { proposal: this.seen(d.proposal), audit: d.audit, payload_sha256: d.proposal.payload_sha256 };
   }
 
+  /** One proposal as a row of the list (what a row shows, never its whole payload). */
+  async row(id: string): Promise<Proposal> {
+    const d = await this.call<{ proposal: Shown }>("GET", `/proposals/${encodeURIComponent(id)}?view=row`);
+    return this.seen(d.proposal);
+  }
+
   async list(p: ListParams): Promise<Page> {
     const q = new URLSearchParams();
     if (p.status) q.set("status", p.status);
@@ -212,6 +218,7 @@ export function remoteBackend(r: Remote): Backend {
     remote: true,
     list: (p) => r.list(p),
     get: (id) => r.get(id),
+    row: (id) => r.row(id),
     decide: async (id, outcome, o: DecideOptions = {}): Promise<Decided> => {
       const result = await decided(await r.sign([id], outcome, { reason: o.reason, feedback: o.feedback, edits: o.edits }));
       const skipped = result.results.find((x) => x.result === "skipped");

@@ -6,8 +6,9 @@
 //!   `wrong_origin`), so a page on another site cannot post here with the phone's cookie.
 //! - An `Authorization` header is 401 `remote_takes_no_tokens`: neither an agent's token nor
 //!   the owner's opens anything here; only a paired phone's passkey does.
-//! - A body over [`MAX_BODY`] is 413, and any path the page does not serve is 404 `not_found`,
-//!   each as `{"error": {"code", "message"}}`.
+//! - A body over [`MAX_BODY`] is 413 (a decision's routes take up to [`MAX_DECISION_BODY`], and
+//!   only from a session), and any path the page does not serve is 404 `not_found`, each as
+//!   `{"error": {"code", "message"}}`.
 //!
 //! Each refusal but a 404 is written to the remote log (`front_refused`, with its code), at most
 //! [`LOGGED_PER_MINUTE`] a minute: past that they are counted, and the next one logged says
@@ -22,8 +23,14 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use std::sync::Arc;
 
-/// The largest request body the page sends (an assertion, edits of a file's content).
-pub const MAX_BODY: usize = 2 * 1024 * 1024;
+/// The largest request body the page sends but for a decision (an assertion, a device's name, a
+/// push subscription): what anyone who reaches the listener can make it hold, per connection.
+pub const MAX_BODY: usize = 256 * 1024;
+
+/// The largest decision the page sends, on the routes that read a session first: it carries the
+/// person's edit of a proposal, whose payload the agent API took up to 4 MiB, and JSON's escapes
+/// lengthen text (a file of 3 MiB was refused at 2 MiB).
+pub const MAX_DECISION_BODY: usize = 10 * 1024 * 1024;
 
 /// Most refusals at the door written to the remote log in a minute.
 pub const LOGGED_PER_MINUTE: u32 = 60;

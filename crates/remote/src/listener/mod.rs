@@ -35,7 +35,7 @@ use assent_core::store::ListQuery;
 use assent_core::time::Timestamp;
 use assent_core::{Engine, Principal, Status};
 use axum::Router;
-use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -146,8 +146,14 @@ pub(crate) fn router(listener: Arc<Listener>) -> Router {
         .route("/api/proposals/{id}", get(show))
         .route("/api/events", get(events))
         .route("/api/push", get(push_state).put(subscribe).delete(unsubscribe))
-        .route("/api/decisions/options", post(decide::decision_options))
-        .route("/api/decisions", post(decide::decide))
+        .merge(
+            // A decision carries the person's edit, as large as a proposal: a larger body, read
+            // only once the session is known (the handlers take it before the body).
+            Router::new()
+                .route("/api/decisions/options", post(decide::decision_options))
+                .route("/api/decisions", post(decide::decide))
+                .layer(DefaultBodyLimit::max(crate::front::MAX_DECISION_BODY)),
+        )
         .with_state(listener)
 }
 
@@ -407,14 +413,7 @@ async fn list(
     };
     let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
     // Rows, not whole proposals: a phone opens the one it wants.
-    let items: Vec<serde_json::Value> = page
-        .items
-        .into_iter()
-        .map(|p| {
-            let bytes = serde_json::to_vec(&p.payload).map_or(0, |b| b.len());
-            light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
-        })
-        .collect();
+    let items: Vec<serde_json::Value> = page.items.into_iter().map(row).collect();
     Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
 }
 
@@ -424,10 +423,35 @@ pub(super) fn no_store(body: impl IntoResponse) -> Response {
     res
 }
 
-async fn show(State(l): State<Arc<Listener>>, _: Session, Path(id): Path<String>) -> Result<Response, Fail> {
+/// How one proposal is asked for: whole with its history (opened), or as a row of the list
+/// (`view=row`: what the list shows when a proposal arrives or changes while the page is open).
+#[derive(Deserialize)]
+struct ShowAsk {
+    view: Option<String>,
+}
+
+async fn show(
+    State(l): State<Arc<Listener>>,
+    _: Session,
+    Path(id): Path<String>,
+    q: Result<Query<ShowAsk>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, Fail> {
+    let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
     let p = l.engine.get(&Principal::Owner, &id).await?;
-    let audit: Vec<AuditEntry> = l.engine.audit_of(&Principal::Owner, &id).await?;
-    Ok(no_store(axum::Json(json!({ "proposal": shown(p), "audit": audit }))))
+    match q.view.as_deref() {
+        None => {
+            let audit: Vec<AuditEntry> = l.engine.audit_of(&Principal::Owner, &id).await?;
+            Ok(no_store(axum::Json(json!({ "proposal": shown(p), "audit": audit }))))
+        }
+        Some("row") => Ok(no_store(axum::Json(json!({ "proposal": row(p) })))),
+        Some(_) => Err(Fail::new(StatusCode::BAD_REQUEST, "invalid_query", "view is `row` or absent")),
+    }
+}
+
+/// A proposal as a row of the phone's list (see [`light`]).
+fn row(p: Proposal) -> serde_json::Value {
+    let bytes = serde_json::to_vec(&p.payload).map_or(0, |b| b.len());
+    light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
 }
 
 async fn events(
