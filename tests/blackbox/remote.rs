@@ -423,7 +423,11 @@ async fn the_front_door_answers_only_its_origin_and_locks_out_guessing() {
     let (st, v) = phone.send(Method::PUT, "/api/push", Some(&json!({ "pad": "x".repeat(256 << 10) }))).await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("body_too_large")));
     let (st, v) = phone.post("/api/decisions/options", json!({ "pad": "x".repeat(3 << 20) })).await;
-    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_json")), "read, then refused");
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_json")),
+        "read, then refused"
+    );
     let (st, v) = phone.post("/api/decisions/options", json!({ "pad": "x".repeat(10 << 20) })).await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("body_too_large")));
 
