@@ -279,6 +279,9 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_agent(&self, name: &str, at: Timestamp) -> Result<bool, CoreError>;
     /// Proposals Assent applies that are `approved` or `applying` (to settle at start-up).
     async fn unsettled_applies(&self) -> Result<Vec<Proposal>, CoreError>;
+    /// This node's pending proposals that carry a lease, as id and seconds (to give each a whole
+    /// lease again at start-up, reading no other pending proposal).
+    async fn pending_leases(&self) -> Result<Vec<(String, u32)>, CoreError>;
     /// What each agent stored since `since` (payload and stored preview, in bytes), as rows of
     /// agent, when, bytes: one per proposal, or one per agent and minute summed, dated by the
     /// minute's last proposal (the quota then forgets that minute when its last proposal is a

@@ -192,6 +192,11 @@ pub(crate) fn stored(row: &dyn Cols) -> Result<(String, Timestamp, u64), StoreEr
     Ok((row.text("agent")?, Timestamp(row.int("at")?), row.int("bytes")?.max(0) as u64))
 }
 
+/// A pending proposal's lease: its id and seconds.
+pub(crate) fn lease(row: &dyn Cols) -> Result<(String, u32), StoreError> {
+    Ok((row.text("id")?, u32::try_from(row.int("lease_secs")?.max(1)).unwrap_or(u32::MAX)))
+}
+
 /// How many proposals a rule decided (`rule, n`); `None` for a decision naming no rule.
 pub(crate) fn rule_count(row: &dyn Cols) -> Result<Option<(String, u64)>, StoreError> {
     let Some(rule) = row.text_opt("rule")? else { return Ok(None) };

@@ -53,6 +53,9 @@ pub(crate) const UNSETTLED: &str = concat!(
     proposal_cols!(),
     " FROM proposals WHERE status IN ('approved', 'applying') AND class = 'applied' AND node = $1 ORDER BY seq"
 );
+/// Read through the partial index of migration 0015 (its condition, word for word).
+pub(crate) const PENDING_LEASES: &str =
+    "SELECT id, lease_secs FROM proposals WHERE status = 'pending' AND lease_secs IS NOT NULL AND node = $1";
 pub(crate) const COUNT_PENDING: &str = "SELECT COUNT(*) AS n FROM proposals WHERE status = 'pending'";
 pub(crate) const DUE: &str =
     "SELECT id FROM proposals WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2";
@@ -210,3 +213,22 @@ macro_rules! prune_due {
 pub(crate) const PRUNE_DUE: Twin = Twin { lite: prune_due!(), pg: concat!(prune_due!(), " FOR UPDATE SKIP LOCKED") };
 pub(crate) const PRUNE: &str = "UPDATE proposals SET pruned_at = $1, payload = $2, preview = $3, result = $4, \
      decision = $5, facts = NULL WHERE id = $6 AND pruned_at IS NULL";
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    /// Start-up reads the leased pending proposals through their partial index, never by
+    /// walking every pending proposal (SQLite's plan for the statement as the store sends it,
+    /// `$1` being SQLite's numbered parameter too).
+    #[tokio::test]
+    async fn pending_leases_are_read_through_their_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("assent.db");
+        drop(crate::SqliteStore::open(&path).await.unwrap());
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {}", super::PENDING_LEASES)).unwrap();
+        let plan: Vec<String> =
+            st.query_map([""], |r| r.get::<_, String>(3)).unwrap().collect::<Result<_, _>>().unwrap();
+        assert!(plan.iter().any(|d| d.contains("USING INDEX proposals_pending_leased")), "{plan:?}");
+    }
+}

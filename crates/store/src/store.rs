@@ -198,6 +198,10 @@ impl<B: Backend> Store for SqlStore<B> {
         self.0.all(sql::UNSETTLED.into(), owned![self.0.node()], rows::proposal).await
     }
 
+    async fn pending_leases(&self) -> Result<Vec<(String, u32)>, CoreError> {
+        self.0.all(sql::PENDING_LEASES.into(), owned![self.0.node()], rows::lease).await
+    }
+
     async fn stored_bytes_since(&self, since: Timestamp) -> Result<Vec<(String, Timestamp, u64)>, CoreError> {
         self.0.all(sql::STORED_BYTES.pick(self.0.pg()).into(), owned![since.0, self.0.node()], rows::stored).await
     }

@@ -85,6 +85,8 @@ async fn inserts_read_back_and_keep_their_promises() {
             "{db}"
         );
         assert!(s.get("p_none").await.unwrap().is_none(), "{db}");
+        // A pending proposal with a lease is found by its lease alone; one without is not.
+        assert_eq!(s.pending_leases().await.unwrap(), vec![("p_0001".to_string(), 15)], "{db}");
 
         // The same idempotency key and body: the first proposal, not a second.
         let keyed = |id: &str| {

@@ -10,7 +10,7 @@ use super::Engine;
 use crate::error::CoreError;
 use crate::proposal::{Channel, Proposal};
 use crate::status::{Action, Status, next};
-use crate::store::{ListQuery, Transition, Transitioned};
+use crate::store::{Transition, Transitioned};
 use crate::time::Timestamp;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -143,24 +143,14 @@ impl Engine {
 
     /// Gives every pending leased proposal this node received a whole lease: at start-up.
     pub(crate) async fn resume_leases(&self) -> Result<(), CoreError> {
-        let mut q = ListQuery {
-            status: Some(Status::Pending),
-            node: self.inner.config.node.clone(),
-            limit: 500,
-            ..ListQuery::default()
-        };
-        loop {
-            let page = self.inner.store.list(&q).await?;
-            for (_, p) in &page {
-                if self.applies_here(p) {
-                    self.lease(p);
-                }
-            }
-            match page.last() {
-                Some((seq, _)) if page.len() == q.limit as usize => q.before = Some(*seq),
-                _ => return Ok(()),
-            }
+        let mut granted = false;
+        for (id, secs) in self.inner.store.pending_leases().await? {
+            granted |= self.inner.leases.grant(&id, secs);
         }
+        if granted {
+            self.inner.sweep_now.notify_one();
+        }
+        Ok(())
     }
 
     /// Withdraws the pending proposals whose lease lapsed. Returns how many it withdrew.
