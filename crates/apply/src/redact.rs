@@ -8,7 +8,7 @@
 //!
 //! Where it stops: a server allowed to receive the secret can always return it transformed in
 //! a way no redactor foresees (reversed, split by markup, encrypted). Those are out of scope by
-//! design; the boundary is the credential's allowed origins (README, "Where redaction stops").
+//! design; the boundary is the credential's allowed origins (docs/api.md, "Where redaction stops").
 
 use base64::Engine as _;
 

@@ -341,7 +341,7 @@ fn claude_code() -> Check {
             Check::note(
                 NAME,
                 "installed, but no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
-                "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (README: \"Claude Code\")",
+                "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (docs/clients.md: \"Claude Code: every tool call through the inbox\")",
             )
         } else {
             Check::ok(NAME, "not installed here (nothing to wire)")
@@ -397,7 +397,7 @@ fn claude_code() -> Check {
                     "{}: a PermissionRequest hook, and Claude Code's permission mode is {mode}, in which it asks the hook {asked}; {outcome}",
                     found.join(", ")
                 ),
-                "make the hook a PreToolUse hook, or set \"permissions\": {\"defaultMode\": \"default\"} in the same settings (README: \"Which hook sees what\")",
+                "make the hook a PreToolUse hook, or set \"permissions\": {\"defaultMode\": \"default\"} in the same settings (docs/clients.md: \"Which hook sees what\")",
             );
         }
     }

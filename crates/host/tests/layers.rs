@@ -69,3 +69,43 @@ fn every_client_of_the_api_goes_through_the_client_crate() {
         assert!(!mcp.contains(&engine_part.to_string()), "assent-mcp depends on {engine_part}");
     }
 }
+
+/// ARCHITECTURE.md is the map: every crate has its section (`### crates/NAME`), and each
+/// section names every crate of Assent that crate's manifest depends on (or says it depends on
+/// none), so the map cannot go stale while the manifests change.
+#[test]
+fn the_map_names_every_crate_and_what_it_depends_on() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let map = std::fs::read_to_string(format!("{root}/ARCHITECTURE.md")).unwrap();
+    let section = |heading: &str| -> Option<String> {
+        let start = map.find(&format!("\n### {heading}\n"))?;
+        let rest = &map[start + 1..];
+        let end = rest[4..].find("\n#").map_or(rest.len(), |e| e + 4);
+        Some(rest[..end].to_string())
+    };
+    let mut crates: Vec<String> = std::fs::read_dir(format!("{root}/crates"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| format!("crates/{}", e.file_name().to_string_lossy()))
+        .collect();
+    crates.sort();
+    crates.push("src-tauri".into());
+    for dir in crates {
+        let heading = if dir == "src-tauri" { "src-tauri/".to_string() } else { dir.clone() };
+        let text = section(&heading).unwrap_or_else(|| panic!("ARCHITECTURE.md has no `### {heading}`"));
+        let named = deps(&format!("{dir}/Cargo.toml"));
+        for dep in &named {
+            assert!(
+                text.contains(&format!("`{dep}`")),
+                "ARCHITECTURE.md, {heading}: does not name its dependency {dep}"
+            );
+        }
+        if named.is_empty() {
+            assert!(
+                text.contains("no other crate of Assent") || text.contains("no crate of Assent"),
+                "{heading}: {text}"
+            );
+        }
+    }
+}
