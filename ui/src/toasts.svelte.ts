@@ -1,6 +1,6 @@
 // Short messages at the corner of the window (at the top on a phone).
 
-export type Toast = { id: number; text: string; kind: "ok" | "error"; about?: string };
+export type Toast = { id: number; text: string; kind: "ok" | "error" };
 
 export const toasts = $state<Toast[]>([]);
 let next = 0;
@@ -10,20 +10,21 @@ function remove(id: number) {
   if (i >= 0) toasts.splice(i, 1);
 }
 
-/** Shows `text` for a few seconds; `about`: the proposal it is about, when it is about one. */
-export function toast(text: string, kind: "ok" | "error" = "ok", about?: string) {
+/** How long a message stays: an error longer; on a phone, where messages sit over the top of
+ * the proposal on screen (the next one, once one is decided), a confirmation briefly. */
+function lasts(kind: "ok" | "error"): number {
+  const phone = typeof window !== "undefined" && window.matchMedia?.("(max-width: 720px)").matches;
+  return kind === "error" ? 8000 : phone ? 2000 : 4000;
+}
+
+/** Shows `text` for a few seconds. */
+export function toast(text: string, kind: "ok" | "error" = "ok") {
   const id = ++next;
-  toasts.push({ id, text, kind, about });
-  setTimeout(() => remove(id), kind === "error" ? 8000 : 4000);
+  toasts.push({ id, text, kind });
+  setTimeout(() => remove(id), lasts(kind));
 }
 
 /** Removes one message (the person tapped it away). */
 export function dismiss(id: number) {
   remove(id);
-}
-
-/** Another proposal is on screen: what was said about any other goes, so that nothing said of
- * the previous one covers the next or reads as if about it. */
-export function showing(proposal: string) {
-  for (const t of toasts.filter((t) => t.about !== undefined && t.about !== proposal)) remove(t.id);
 }
