@@ -120,3 +120,12 @@ pub fn agent_token(home: &Home, auth: &AgentAuth) -> Result<String> {
         _ => read_token(&home.agent_token()),
     }
 }
+
+/// Read commands act as the owner unless an agent token was named.
+pub(crate) fn reader(home: &Home, auth: &AgentAuth) -> Result<Client> {
+    if auth.token_file.is_some() || std::env::var("ASSENT_TOKEN").is_ok_and(|t| !t.trim().is_empty()) {
+        Client::agent(home, auth)
+    } else {
+        Client::owner(home)
+    }
+}

@@ -1,24 +1,15 @@
 //! The client commands: each builds one request to the running server and prints the answer.
 
-use crate::client::{AgentAuth, Client};
+use crate::client::{AgentAuth, Client, reader};
 use crate::home::Home;
+use crate::input::{parse_json, read_stdin};
 use crate::output;
-use crate::propose::{parse_json, read_stdin};
 use anyhow::{Context, Result, bail};
 use assent_client::enc;
 use assent_core::Proposal;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-
-/// Read commands act as the owner unless an agent token was named.
-pub(crate) fn reader(home: &Home, auth: &AgentAuth) -> Result<Client> {
-    if auth.token_file.is_some() || std::env::var("ASSENT_TOKEN").is_ok_and(|t| !t.trim().is_empty()) {
-        Client::agent(home, auth)
-    } else {
-        Client::owner(home)
-    }
-}
 
 /// Filters of `list`.
 #[derive(Debug, clap::Args)]

@@ -12,6 +12,7 @@ pub mod client;
 pub mod commands;
 pub mod doctor;
 pub mod hook;
+mod input;
 pub mod output;
 pub mod propose;
 pub mod receipt;

@@ -1,15 +1,14 @@
 //! `assent propose` and `assent wait`: file a proposal as an agent and wait for its decision,
 //! printed for a person, as JSON, or as the decision's receipt alone.
 
-use crate::client::{AgentAuth, Client};
-use crate::commands::reader;
+use crate::client::{AgentAuth, Client, reader};
 use crate::home::Home;
+use crate::input::{parse_json, read_stdin};
 use crate::{ExitError, exit, output};
 use anyhow::{Context, Result, bail};
 use assent_client::Waited;
 use assent_core::{Proposal, Status};
 use serde_json::{Value, json};
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -75,10 +74,6 @@ pub struct ProposeArgs {
     pub auth: AgentAuth,
 }
 
-pub(crate) fn parse_json(what: &str, s: &str) -> Result<Value> {
-    serde_json::from_str(s).with_context(|| format!("{what} is not valid JSON"))
-}
-
 fn read_payload(a: &ProposeArgs) -> Result<Value> {
     if let Some(tool) = &a.tool {
         let input = match &a.input {
@@ -96,12 +91,6 @@ fn read_payload(a: &ProposeArgs) -> Result<Value> {
         None => bail!("give the payload with --tool/--input, --payload JSON or --payload-file FILE (- for stdin)"),
     };
     parse_json("the payload", &text)
-}
-
-pub(crate) fn read_stdin() -> Result<String> {
-    let mut s = String::new();
-    std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
-    Ok(s)
 }
 
 /// `assent propose`

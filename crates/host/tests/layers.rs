@@ -1,6 +1,8 @@
 //! The dependency rule between the crates, checked on their manifests: a host never leans on
 //! another host, and the core leans on no other crate of Assent but the leaves below it (crates
-//! that lean on no crate of Assent themselves: the command reader).
+//! that lean on no crate of Assent themselves: the command reader). And, across the workspace:
+//! ARCHITECTURE.md names every crate and what it depends on, no manifest declares a dependency
+//! its code does not use, and no crate's modules import each other in a circle.
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -108,4 +110,189 @@ fn the_map_names_every_crate_and_what_it_depends_on() {
             );
         }
     }
+}
+
+/// A crate's modules (one a file) and the modules each names (`crate::a::b`, `super::x`, `self::y`
+/// in its code, tests and comments left out), but for its own ancestors and descendants: a
+/// module uses its parent's items and declares its children, and that is no circle.
+fn module_graph(src: &std::path::Path) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(src, &mut files);
+    // `engine/propose.rs` is `engine::propose`; `engine/mod.rs`, `lib.rs` and `main.rs` their folder's.
+    let module = |f: &std::path::Path| -> Vec<String> {
+        let rel = f.strip_prefix(src).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            parts.pop();
+        }
+        parts
+    };
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module(f)).collect();
+    // The longest module a path names (`engine::rules::rule_decision` is `engine::rules`).
+    let resolve = |path: &[String]| -> Vec<String> {
+        (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p)).unwrap_or_default()
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let me = module(f);
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let mut named: Vec<Vec<String>> = Vec::new();
+        for (at, _) in code.match_indices("::") {
+            // The path this `::` ends the first segment of: crate, super (any number) or self.
+            let before = &code[..at];
+            let head_start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+            let head = &before[head_start..];
+            if head_start > 1 && &before[head_start - 2..head_start] == "::" {
+                continue; // not the path's first segment
+            }
+            let mut base: Vec<String> = match head {
+                "crate" => Vec::new(),
+                "self" => me.clone(),
+                "super" => me[..me.len().saturating_sub(1)].to_vec(),
+                _ => continue,
+            };
+            let mut rest = &code[at + 2..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            let mut names: Vec<Vec<String>> = Vec::new();
+            if let Some(group) = rest.strip_prefix('{') {
+                let inner = &group[..group.find('}').unwrap_or(group.len())];
+                for item in inner.split(',') {
+                    let segs: Vec<String> =
+                        item.trim().split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                    names.push(segs);
+                }
+            } else {
+                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+                names.push(rest[..end].split("::").filter(|s| !s.is_empty()).map(String::from).collect());
+            }
+            for n in names {
+                let mut p = base.clone();
+                p.extend(n);
+                named.push(resolve(&p));
+            }
+        }
+        let edges = graph.entry(me.join("::")).or_default();
+        for target in named {
+            let related = target.starts_with(&me) || me.starts_with(&target);
+            if !related {
+                edges.insert(target.join("::"));
+            }
+        }
+    }
+    graph
+}
+
+/// The circles of `graph`: each as the modules on it, in order.
+fn circles(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Depth-first, with the path kept: a module reached again while on the path closes a circle.
+    fn visit(
+        n: &str,
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+        out: &mut Vec<Vec<String>>,
+    ) {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            out.push(path[i..].to_vec());
+            return;
+        }
+        if !done.insert(n.to_string()) {
+            return;
+        }
+        path.push(n.to_string());
+        for next in graph.get(n).into_iter().flatten() {
+            visit(next, graph, path, done, out);
+        }
+        path.pop();
+    }
+    let mut out = Vec::new();
+    let mut done = std::collections::BTreeSet::new();
+    for n in graph.keys() {
+        visit(n, graph, &mut Vec::new(), &mut done, &mut out);
+    }
+    out
+}
+
+/// No crate's modules import each other in a circle (the map of each crate reads one way).
+#[test]
+fn no_crate_has_an_import_circle() {
+    let root = std::path::PathBuf::from(format!("{}/../..", env!("CARGO_MANIFEST_DIR")));
+    let mut srcs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    srcs.extend([root.join("src"), root.join("src-tauri/src")]);
+    srcs.sort();
+    let mut found = Vec::new();
+    for src in &srcs {
+        for c in circles(&module_graph(src)) {
+            found.push(format!("{}: {}", src.strip_prefix(&root).unwrap().display(), c.join(" -> ")));
+        }
+    }
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+/// Every dependency a manifest declares is used by its code (the crate's name, with `_` for
+/// `-`, in its sources, build script, tests, benches or examples): a dependency nothing uses
+/// only costs build time and hides the real layering. `workspace-hack` is named for its features.
+#[test]
+fn no_crate_declares_a_dependency_it_does_not_use() {
+    let root = std::path::PathBuf::from(format!("{}/../..", env!("CARGO_MANIFEST_DIR")));
+    let mut dirs: Vec<std::path::PathBuf> =
+        std::fs::read_dir(root.join("crates")).unwrap().flatten().map(|e| e.path()).collect();
+    dirs.extend([root.clone(), root.join("src-tauri")]);
+    dirs.retain(|d| d.join("Cargo.toml").is_file() && !d.ends_with("workspace-hack"));
+    dirs.sort();
+    let mut unused = Vec::new();
+    for dir in &dirs {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let mut text = String::new();
+        let mut stack: Vec<std::path::PathBuf> =
+            ["src", "tests", "benches", "examples", "build.rs"].iter().map(|p| dir.join(p)).collect();
+        while let Some(p) = stack.pop() {
+            if p.is_dir() && !(dir == &root && p.file_name().is_some_and(|n| n == "crates")) {
+                stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+            } else if p.is_file() && p.extension().is_some_and(|x| x == "rs") {
+                text.push_str(&std::fs::read_to_string(&p).unwrap());
+            }
+        }
+        for section in ["[dependencies]", "[dev-dependencies]", "[build-dependencies]"] {
+            let Some(body) = manifest.split(section).nth(1) else { continue };
+            let body = body.split("\n[").next().unwrap_or("");
+            for line in body.lines().filter(|l| !l.trim_start().starts_with('#') && l.contains('=')) {
+                let name = line.split(['=', '.', ' ']).next().unwrap_or("").trim();
+                if name.is_empty() || name == "assent-workspace-hack" {
+                    continue;
+                }
+                // `package = "..."` renames: the code uses the key.
+                let used = name.replace('-', "_");
+                if !text.contains(&format!("{used}::"))
+                    && !text.contains(&format!("use {used}"))
+                    && !text.contains(&format!("{used}!"))
+                    && !text.contains(&format!("extern crate {used}"))
+                {
+                    unused.push(format!("{}: {section} {name}", dir.strip_prefix(&root).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(unused.is_empty(), "declared and unused:\n{}", unused.join("\n"));
 }

@@ -256,7 +256,7 @@ impl Engine {
             return Err(CoreError::invalid("invalid_edits", "edits go with approve only"));
         }
         if let Some(edits) = &req.edits {
-            super::propose::refuse_beyond_i_json(edits, "edit")?;
+            super::envelope::refuse_beyond_i_json(edits, "edit")?;
         }
         let edited_payload = match (&req.edits, req.outcome) {
             (Some(edits), Outcome::Approve) => Some(self.inner.kinds.get(&p.kind)?.edit(&p.payload, edits)?),

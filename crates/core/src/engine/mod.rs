@@ -6,6 +6,7 @@ mod apply;
 pub mod credentials;
 mod decide;
 pub mod devices;
+mod envelope;
 mod expiry;
 pub mod lease;
 mod propose;

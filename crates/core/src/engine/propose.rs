@@ -2,6 +2,7 @@
 //! once, announce it.
 
 use super::Engine;
+use super::envelope::{Envelope, REF_MAX, envelope, refuse_beyond_i_json};
 use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
 use crate::events::Event;
@@ -14,9 +15,6 @@ use crate::time::Timestamp;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 
-const TITLE_MAX: usize = 200;
-const SUMMARY_MAX: usize = 10_000;
-pub(super) const REF_MAX: usize = 200;
 const IDEMPOTENCY_KEY_MAX: usize = 200;
 /// How many times the rules decide a proposal whose rules changed as it was filed, before it
 /// waits for the person instead.
@@ -48,54 +46,6 @@ pub fn proposal_id_floor(at: Timestamp) -> String {
     id
 }
 
-pub(super) fn text(field: &str, v: Option<String>, max: usize, single_line: bool) -> Result<Option<String>, CoreError> {
-    let Some(v) = v else { return Ok(None) };
-    if v.chars().count() > max {
-        return Err(CoreError::invalid("invalid_field", format!("`{field}` is longer than {max} characters")));
-    }
-    let bad = |c: char| {
-        if single_line { c.is_control() } else { c.is_control() && c != '\n' && c != '\t' && c != '\r' }
-    };
-    if v.chars().any(bad) {
-        return Err(CoreError::invalid("invalid_field", format!("`{field}` contains control characters")));
-    }
-    Ok(if v.trim().is_empty() { None } else { Some(v) })
-}
-
-/// A proposal's envelope (all but its kind and payload), checked.
-pub(super) struct Envelope {
-    expires_in: u64,
-    lease_secs: Option<u32>,
-    title: Option<String>,
-    summary: Option<String>,
-    session_id: Option<String>,
-    group_id: Option<String>,
-    supersedes: Option<String>,
-    audience: Option<String>,
-}
-
-/// Checks the envelope of `req`, taking its fields: what `propose` files, and what testing
-/// the rules with a proposal body refuses the same way.
-pub(super) fn envelope(req: &mut NewProposal, cfg: &super::EngineConfig) -> Result<Envelope, CoreError> {
-    let expires_in = req.expires_in.unwrap_or(cfg.default_expires_in);
-    if expires_in == 0 || expires_in > cfg.max_expires_in {
-        return Err(CoreError::invalid(
-            "invalid_field",
-            format!("`expires_in` must be between 1 and {} seconds", cfg.max_expires_in),
-        ));
-    }
-    Ok(Envelope {
-        expires_in,
-        lease_secs: super::lease::requested(req.lease_secs)?,
-        title: text("title", req.title.take(), TITLE_MAX, true)?,
-        summary: text("summary", req.summary.take(), SUMMARY_MAX, false)?,
-        session_id: text("session_id", req.session_id.take(), REF_MAX, true)?,
-        group_id: text("group_id", req.group_id.take(), REF_MAX, true)?,
-        supersedes: text("supersedes", req.supersedes.take(), REF_MAX, true)?,
-        audience: text("audience", req.audience.take(), REF_MAX, true)?,
-    })
-}
-
 /// What a `propose` call did.
 #[derive(Debug, Clone)]
 pub struct Proposed {
@@ -103,21 +53,6 @@ pub struct Proposed {
     pub proposal: Proposal,
     /// False when an idempotent retry returned an earlier proposal.
     pub created: bool,
-}
-
-/// Refuses a number in `v` that a double cannot hold exactly (see
-/// [`crate::canonical::beyond_i_json`]): `invalid_number`, naming where it is.
-pub(super) fn refuse_beyond_i_json(v: &Value, what: &str) -> Result<(), CoreError> {
-    match crate::canonical::beyond_i_json(v) {
-        None => Ok(()),
-        Some(at) => Err(CoreError::invalid(
-            "invalid_number",
-            format!(
-                "the {what} holds a number at `{}` beyond 2^53 - 1 (9007199254740991), which a double cannot hold exactly: send it as a string",
-                if at.is_empty() { "/" } else { &at }
-            ),
-        )),
-    }
 }
 
 impl Engine {

@@ -510,7 +510,7 @@ impl Engine {
         crate::names::validate_agent_name(agent)?;
         let mut req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
-        super::propose::envelope(&mut req, &self.inner.config)?;
+        super::envelope::envelope(&mut req, &self.inner.config)?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;
         let mut subject = Subject::new(agent, kind.name(), kind.facts(&prepared.payload));

@@ -86,7 +86,7 @@ impl Engine {
         let group_id = match body.remove("group_id") {
             None | Some(Value::Null) => format!("g_{}", hex::encode(crate::secret::random_bytes::<12>())),
             // Checked as a single proposal's `group_id` is, and not left empty.
-            Some(Value::String(g)) => super::propose::text("group_id", Some(g), super::propose::REF_MAX, true)?
+            Some(Value::String(g)) => super::envelope::text("group_id", Some(g), super::envelope::REF_MAX, true)?
                 .ok_or_else(|| bad("`group_id` is not empty"))?,
             Some(_) => return Err(bad("`group_id` is a string")),
         };
@@ -118,7 +118,7 @@ impl Engine {
     /// How many proposals of session `session_id` are in each status: the agent's own (on this
     /// node), or every agent's for the owner.
     pub async fn session(&self, who: &Principal, session_id: &str) -> Result<SessionCounts, CoreError> {
-        if session_id.is_empty() || session_id.chars().count() > super::propose::REF_MAX {
+        if session_id.is_empty() || session_id.chars().count() > super::envelope::REF_MAX {
             return Err(CoreError::invalid("invalid_field", "a session id is 1-200 characters"));
         }
         // An agent counts its own on this node (a store of one's own keeps '' there).
