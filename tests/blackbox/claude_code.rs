@@ -228,8 +228,9 @@ async fn a_killed_claude_code_leaves_no_question_behind() {
             assert_eq!(now["status"], "withdrawn", "{now}");
             break;
         }
+        // About a second alone; once 5.04 s with the whole suite on two cores. Its lease is 60 s.
         assert!(
-            killed.elapsed() < Duration::from_secs(5),
+            killed.elapsed() < Duration::from_secs(10),
             "still pending {:?} after Claude Code was killed",
             killed.elapsed()
         );
