@@ -9,11 +9,13 @@
 //! `std::env::args_os` works as ever (the C library hands the arguments over before `main`),
 //! and the runner flushes what it wrote.
 
-#![no_main]
+// Under `cargo test` the test harness is the entry point.
+#![cfg_attr(not(test), no_main)]
 
 /// The C library's entry point for this binary.
 // `no_mangle` names this function `main` for the C library's start code: the only unsafe
 // attribute in the binary, and nothing unsafe is done in it.
+#[cfg(not(test))]
 #[allow(unsafe_code)]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
