@@ -38,6 +38,23 @@ fn cut(v: &Value, depth: usize) -> Value {
     }
 }
 
+/// How long `v` is as JSON, in bytes: counted as it is written, with no copy of it kept (a
+/// payload may be megabytes, and a row is made for each proposal of the list).
+pub(super) fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    serde_json::to_writer(&mut n, v).map_or(0, |()| n.0)
+}
+
 /// The row of `shown` (a proposal as the listener shows it, JSON), whose payload was
 /// `payload_bytes` long.
 pub(super) fn row(mut shown: Value, payload_bytes: usize) -> Value {
@@ -62,6 +79,12 @@ pub(super) fn row(mut shown: Value, payload_bytes: usize) -> Value {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_payload_is_counted_as_its_json() {
+        let v = json!({"tool": "Bash", "input": {"command": "é".repeat(1000)}});
+        assert_eq!(json_len(&v), serde_json::to_vec(&v).unwrap().len());
+    }
 
     #[test]
     fn a_row_is_small_whatever_was_proposed() {

@@ -450,7 +450,7 @@ async fn show(
 
 /// A proposal as a row of the phone's list (see [`light`]).
 fn row(p: Proposal) -> serde_json::Value {
-    let bytes = serde_json::to_vec(&p.payload).map_or(0, |b| b.len());
+    let bytes = light::json_len(&p.payload);
     light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
 }
 
