@@ -153,7 +153,7 @@ async fn a_decision_after_expiry_is_refused_and_the_proposal_is_expired() {
     let s = Server::start().await;
     let (_, p) = propose(&s, json!({"kind": "tool.call", "payload": {"tool": "deploy"}, "expires_in": 1})).await;
     let id = p["id"].as_str().unwrap();
-    tokio::time::sleep(Duration::from_millis(1050)).await;
+    s.advance(Duration::from_millis(1050)).await;
     let (st, e) = s.decide(id, json!({"outcome": "approve"})).await;
     assert_eq!((st, code(&e)), (StatusCode::CONFLICT, "invalid_state"), "{e}");
     let (_, now) = s.get(id, &s.owner).await;

@@ -4,15 +4,17 @@ use crate::harness::Server;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 #[tokio::test]
 async fn acknowledged_proposals_survive_kill_9() {
     let mut s = Server::start().await;
     let stop = Arc::new(AtomicBool::new(false));
+    let count = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for w in 0..8 {
-        let (http, url, tok, stop) = (s.http.clone(), s.url.clone(), s.agent.clone(), stop.clone());
+        let (http, url, tok, stop, count) =
+            (s.http.clone(), s.url.clone(), s.agent.clone(), stop.clone(), count.clone());
         tasks.push(tokio::spawn(async move {
             let mut acked = Vec::new();
             let mut i = 0;
@@ -22,6 +24,7 @@ async fn acknowledged_proposals_survive_kill_9() {
                     Ok(r) if r.status() == StatusCode::CREATED => {
                         if let Ok(v) = r.json::<serde_json::Value>().await {
                             acked.push(v["id"].as_str().unwrap_or_default().to_string());
+                            count.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                     _ => break,
@@ -31,7 +34,12 @@ async fn acknowledged_proposals_survive_kill_9() {
             acked
         }));
     }
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    // Killed in full flow: once 100 were acknowledged, with the eight writers still writing.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while count.load(Ordering::Relaxed) < 100 {
+        assert!(std::time::Instant::now() < deadline, "the writers stalled: {}", s.stderr());
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     s.kill9();
     stop.store(true, Ordering::Relaxed);
     let mut acked = Vec::new();
@@ -76,7 +84,9 @@ async fn proposals_that_expired_while_the_server_was_down_expire_at_start() {
     let mut s = Server::start().await;
     let p = s.propose(json!({"kind": "tool.call", "payload": {"tool": "x"}, "expires_in": 1})).await;
     s.kill9();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Back 1.5 s later on the server's clock.
+    s.env.retain(|(k, _)| k != "ASSENT_TEST_CLOCK");
+    s.env.push(("ASSENT_TEST_CLOCK".into(), "1500".into()));
     s.spawn();
     let id = p["id"].as_str().unwrap();
     let (_, w) = s.req(Method::GET, &format!("/proposals/{id}?wait=5"), Some(&s.agent), None).await;

@@ -50,8 +50,12 @@ impl Server {
         if !config.is_empty() {
             std::fs::write(home.path().join("config.toml"), config).unwrap();
         }
-        let mut envs: Vec<(String, String)> =
-            vec![("ASSENT_OWNER_CREDENTIAL".into(), "file".into()), ("ASSENT_LOG".into(), "debug".into())];
+        // A clock the test moves (`Server::advance`), starting at the system's time.
+        let mut envs: Vec<(String, String)> = vec![
+            ("ASSENT_OWNER_CREDENTIAL".into(), "file".into()),
+            ("ASSENT_LOG".into(), "debug".into()),
+            ("ASSENT_TEST_CLOCK".into(), "0".into()),
+        ];
         // The shared suite on a team store: a database of its own per server.
         if crate::pg::suite_on_postgres() && !env.iter().any(|(k, _)| *k == "ASSENT_STORE") {
             let pg = crate::pg::shared();
@@ -162,6 +166,14 @@ impl Server {
         let status = res.status();
         let text = res.text().await.unwrap();
         (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Moves the server's clock forward by `by` (leases, expiry, pushes held back: everything
+    /// that waits on the time) and returns once its expiry sweeper has looked at the new time.
+    pub async fn advance(&self, by: Duration) {
+        let body = serde_json::json!({"advance_ms": by.as_millis() as u64});
+        let (code, v) = self.req(Method::POST, "/testing/clock", Some(&self.owner.clone()), Some(body)).await;
+        assert_eq!(code, StatusCode::NO_CONTENT, "moving the clock: {v}");
     }
 
     /// The newest pending proposal, as the owner sees it, once there is one (waiting up to 20 s

@@ -2,13 +2,13 @@
 //! under a real MCP client, the hook, `propose --wait`) is killed with SIGKILL, so nothing of
 //! it runs to withdraw its proposal; Assent must withdraw it within 30 seconds, and say why in
 //! the audit trail. A proposal whose agent still waits, or reads it, or that asked for no
-//! lease, stays.
+//! lease, stays. The tests move the server's clock (`Server::advance`) rather than sleep.
 
 use crate::harness::{BIN, Server, stderr};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The longest a killed client's proposal may stay pending.
 const WITHIN: Duration = Duration::from_secs(30);
@@ -23,12 +23,14 @@ async fn status(s: &Server, id: &str) -> String {
     p["status"].as_str().unwrap().to_string()
 }
 
-/// Waits until `id` leaves `pending` (at most [`WITHIN`] after `since`) and checks it was
-/// withdrawn by Assent because its lease lapsed.
-async fn withdrawn_for_lapse(s: &Server, id: &str, since: Instant, what: &str) {
+/// Moves the server's clock a second at a time until `id` leaves `pending` (at most
+/// [`WITHIN`] of its time) and checks it was withdrawn by Assent because its lease lapsed.
+async fn withdrawn_for_lapse(s: &Server, id: &str, what: &str) {
+    let mut moved = Duration::ZERO;
     while status(s, id).await == "pending" {
-        assert!(since.elapsed() < WITHIN, "{what}: still pending {:?} after its client was killed", since.elapsed());
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(moved < WITHIN, "{what}: still pending {moved:?} after its client was killed");
+        s.advance(Duration::from_secs(1)).await;
+        moved += Duration::from_secs(1);
     }
     assert_eq!(status(s, id).await, "withdrawn", "{what}");
     let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
@@ -83,8 +85,7 @@ async fn a_killed_mcp_server_leaves_no_pending_proposal() {
     let server = children(client.id()).into_iter().find(|(_, cmd)| cmd.contains(" mcp"));
     let (pid, _) = server.expect("the MCP client runs `assent mcp`");
     kill9(pid);
-    let killed = Instant::now();
-    withdrawn_for_lapse(&s, &id, killed, "assent mcp").await;
+    withdrawn_for_lapse(&s, &id, "assent mcp").await;
     let _ = client.kill();
     let _ = client.wait();
 }
@@ -100,9 +101,8 @@ async fn a_killed_hook_leaves_no_pending_proposal() {
     let mut hook = crate::hooks::spawn_for("claude-code", s.home(), &s.env, &event, &[]);
     let id = first_pending(&s).await;
     hook.kill().unwrap();
-    let killed = Instant::now();
     let _ = hook.wait();
-    withdrawn_for_lapse(&s, &id, killed, "the hook").await;
+    withdrawn_for_lapse(&s, &id, "the hook").await;
 }
 
 fn spawn_cli(s: &Server, args: &[&str]) -> Child {
@@ -132,12 +132,11 @@ async fn a_killed_propose_wait_leaves_no_pending_proposal_and_others_stay() {
         id = first_pending(&s).await;
     }
     // Its own wait holds the lease past its 15 seconds.
-    tokio::time::sleep(Duration::from_secs(17)).await;
+    s.advance(Duration::from_secs(17)).await;
     assert_eq!(status(&s, &id).await, "pending", "a client still waiting keeps its proposal");
     waiting.kill().unwrap();
-    let killed = Instant::now();
     let _ = waiting.wait();
-    withdrawn_for_lapse(&s, &id, killed, "propose --wait").await;
+    withdrawn_for_lapse(&s, &id, "propose --wait").await;
     assert_eq!(status(&s, &unleased).await, "pending", "a proposal with no lease is not withdrawn");
 }
 
@@ -148,31 +147,32 @@ async fn reading_renews_the_lease_and_a_restart_grants_it_afresh() {
     let read = s.propose(body("make a")).await["id"].as_str().unwrap().to_string();
     let left = s.propose(body("make b")).await["id"].as_str().unwrap().to_string();
     let agent = s.agent.clone();
-    // The agent reads one every two seconds; the other it leaves alone.
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(9) {
+    // The agent reads one every two seconds for ten; the other it leaves alone.
+    for _ in 0..5 {
         let (code, _) = s.get(&read, &agent).await;
         assert_eq!(code, StatusCode::OK);
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        s.advance(Duration::from_secs(2)).await;
     }
     assert_eq!(status(&s, &read).await, "pending", "its agent reads it");
-    assert_eq!(status(&s, &left).await, "withdrawn", "nobody read it for 9 s on a 5 s lease");
+    assert_eq!(status(&s, &left).await, "withdrawn", "nobody read it for 10 s on a 5 s lease");
     // The person reading it renews nothing: only its agent speaks for the agent.
-    let owner_reads = Instant::now();
-    while status(&s, &read).await == "pending" {
-        assert!(owner_reads.elapsed() < Duration::from_secs(12), "the person's reads held the agent's lease");
-        tokio::time::sleep(Duration::from_millis(500)).await;
+    for _ in 0..2 {
+        assert_eq!(status(&s, &read).await, "pending");
+        s.advance(Duration::from_secs(2)).await;
     }
+    assert_eq!(status(&s, &read).await, "withdrawn", "the person's reads held the agent's lease (6 s on 5)");
 
-    // After a restart (here a hard one) every pending leased proposal gets a whole lease again.
+    // After a restart (here a hard one, and 6 s later on the server's clock) every pending
+    // leased proposal gets a whole lease again.
     let kept = s.propose(body("make c")).await["id"].as_str().unwrap().to_string();
     s.kill9();
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    s.env.retain(|(k, _)| k != "ASSENT_TEST_CLOCK");
+    s.env.push(("ASSENT_TEST_CLOCK".into(), "6000".into()));
     s.spawn();
     assert_eq!(status(&s, &kept).await, "pending", "a restart does not withdraw at once");
-    let back = Instant::now();
-    withdrawn_for_lapse(&s, &kept, back, "after a restart").await;
-    assert!(back.elapsed() >= Duration::from_secs(4), "a whole lease after the restart: {:?}", back.elapsed());
+    s.advance(Duration::from_secs(4)).await;
+    assert_eq!(status(&s, &kept).await, "pending", "a whole lease after the restart");
+    withdrawn_for_lapse(&s, &kept, "after a restart").await;
 }
 
 #[tokio::test]

@@ -174,9 +174,12 @@ async fn a_notification_approves_and_a_forged_action_does_not() {
         .status()
         .unwrap();
     assert!(forged.success());
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !s.stderr().contains("ignored a notification action from another bus connection") {
+        assert!(Instant::now() < deadline, "the forged action was not seen and ignored\n{}", s.stderr());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(status_and_channel(&s, &id).await.0, "pending", "a forged action was honoured");
-    assert!(s.stderr().contains("ignored a notification action from another bus connection"));
 
     // The person answers in the notification: dunst invokes the action itself.
     let ctx = Command::new("dunstctl").arg("context").env("DBUS_SESSION_BUS_ADDRESS", &bus.address).status().unwrap();
@@ -220,7 +223,8 @@ async fn destructive_proposals_offer_open_only_and_bursts_coalesce() {
         s.propose_tool(&format!("echo {i}")).await;
     }
     let calls = notify_calls(&d.log, 2);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Without coalescing the other two would follow within milliseconds of the second.
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let calls_after = notify_calls(&d.log, 2);
     assert_eq!(calls_after.len(), 2, "three proposals in a burst make one summary: {calls:?}");
     let text = std::fs::read_to_string(&d.log).unwrap();

@@ -172,9 +172,12 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     assert!(o.status.success(), "{}", crate::harness::stderr(&o));
     let quick = s.propose_tool("ls").await;
     assert_eq!(s.decide(&quick, json!({"outcome": "approve"})).await.0, StatusCode::OK);
-    tokio::time::sleep(Duration::from_millis(3500)).await;
-    assert_eq!(service.at("/push/pixel", 2, 0).await.len(), 1, "a proposal decided in time pushes nothing");
+    // Past `push_after` on the server's clock; a push would follow within the second.
+    s.advance(Duration::from_millis(3500)).await;
+    assert_eq!(service.at("/push/pixel", 2, 1).await.len(), 1, "a proposal decided in time pushes nothing");
     s.propose_tool("make release").await;
+    assert_eq!(service.at("/push/pixel", 2, 1).await.len(), 1, "nothing is pushed before `push_after`");
+    s.advance(Duration::from_secs(3)).await;
     let pushed = service.at("/push/pixel", 2, 10).await;
     assert_eq!(pushed.len(), 2, "left waiting, it pushes");
     let plain = web_push_native::decrypt(pushed[1].1.clone(), &secret, &auth9()).unwrap();
@@ -239,6 +242,9 @@ async fn while_the_screen_is_locked_a_push_goes_at_once() {
     locked.store(false, std::sync::atomic::Ordering::SeqCst);
     assert!(s.cli(&["remote", "enable"]).status.success());
     s.propose_tool("terraform destroy").await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(service.at("/push/pixel", 2, 0).await.len(), 1, "no push while the person is at the desk");
+    s.advance(Duration::from_secs(3)).await;
+    assert_eq!(service.at("/push/pixel", 2, 1).await.len(), 1, "no push while the person is at the desk");
+    // Still undecided an hour later on the server's clock: pushed.
+    s.advance(Duration::from_secs(3600)).await;
+    assert_eq!(service.at("/push/pixel", 2, 10).await.len(), 2, "pushed once the hour passed: {}", s.stderr());
 }

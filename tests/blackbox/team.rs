@@ -248,8 +248,9 @@ async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_ackno
         })
     };
     // Proposals keep coming while the database restarts; every acknowledged one must survive.
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {
-        let (http, url, tok) = (a.http.clone(), a.url.clone(), a.agent.clone());
+        let (http, url, tok, count) = (a.http.clone(), a.url.clone(), a.agent.clone(), count.clone());
         tokio::spawn(async move {
             let (mut acked, mut refused) = (Vec::new(), Vec::new());
             let end = Instant::now() + Duration::from_secs(6);
@@ -264,7 +265,10 @@ async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_ackno
                 let st = r.status().as_u16();
                 let v: Value = r.json().await.unwrap_or(Value::Null);
                 match st {
-                    201 => acked.push(v["id"].as_str().unwrap().to_string()),
+                    201 => {
+                        acked.push(v["id"].as_str().unwrap().to_string());
+                        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                     _ => refused.push((st, v["error"]["code"].as_str().unwrap_or_default().to_string())),
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
@@ -272,14 +276,20 @@ async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_ackno
             (acked, refused)
         })
     };
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Stopped once the writer has had some acknowledged.
+    let start = Instant::now();
+    while count.load(std::sync::atomic::Ordering::Relaxed) < 5 {
+        assert!(start.elapsed() < Duration::from_secs(20), "nothing was acknowledged: {}", a.stderr());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     pg.stop();
-    tokio::time::sleep(Duration::from_secs(2)).await;
     // While it is away: a clear 503, nothing stored.
     let (st, v) = a
         .req(Method::POST, "/proposals", Some(&a.agent), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
         .await;
     assert_eq!((st.as_u16(), v["error"]["code"].as_str()), (503, Some("store_unavailable")), "{v}");
+    // Long enough down for the writer to be refused too.
+    tokio::time::sleep(Duration::from_millis(500)).await;
     pg.restart();
     let (acked, refused) = writer.await.unwrap();
     assert!(!acked.is_empty());

@@ -134,6 +134,27 @@ pub async fn hello(
     Ok(axum::Json(Proof { server: "assent", proof: assent_core::secret::server_proof(key, &q.challenge) }))
 }
 
+/// Body of `POST /v1/testing/clock`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveClock {
+    /// How far to move the engine's clock forward, in milliseconds.
+    advance_ms: u64,
+}
+
+/// Moves the engine's clock forward and answers once the expiry sweeper has looked at the new
+/// time (a test build's route only, owner only, undocumented).
+async fn move_clock(
+    axum::extract::State(s): axum::extract::State<AppState>,
+    _: extract::Owner,
+    extract::Json(m): extract::Json<MoveClock>,
+) -> Result<StatusCode, ApiError> {
+    if !s.engine.move_clock(std::time::Duration::from_millis(m.advance_ms)).await {
+        return Err(not_found().await);
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
 async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
@@ -141,8 +162,9 @@ async fn not_found() -> ApiError {
 /// The router, for hosts that serve it themselves and for tests.
 pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
     let proof_key = cfg.proof_key.as_deref().map(std::sync::Arc::from);
+    let testing = engine.movable_clock().is_some();
     let state = AppState { engine, port, proof_key, remote: cfg.remote.clone() };
-    let v1 = Router::new()
+    let mut v1 = Router::new()
         .route("/health", get(health))
         .route("/hello", get(hello))
         .route("/openapi.json", get(openapi::serve))
@@ -172,6 +194,10 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/remote/devices", get(routes::remote::devices))
         .route("/remote/devices/{name}", axum::routing::delete(routes::remote::revoke))
         .route("/remote/log", get(routes::remote::log));
+    if testing {
+        // A test build started with `ASSENT_TEST_CLOCK` (never a release): see `assent_core::crash`.
+        v1 = v1.route("/testing/clock", post(move_clock));
+    }
     Router::new()
         .nest("/v1", v1)
         .fallback(not_found)

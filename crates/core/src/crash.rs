@@ -1,6 +1,11 @@
-//! Labelled crash points for the exactly-once tests. Built only with the `crash-points`
-//! feature: when `ASSENT_CRASH_AT` names the point, the process aborts there, as abruptly as
-//! `kill -9` (no destructors, no flushing).
+//! The tests' two hooks into a running binary, built only with the `crash-points` feature (the
+//! tests' builds; never a release):
+//!
+//! - labelled crash points for the exactly-once tests: when `ASSENT_CRASH_AT` names the point,
+//!   the process aborts there, as abruptly as `kill -9` (no destructors, no flushing);
+//! - a clock the tests move: with `ASSENT_TEST_CLOCK` set (to the milliseconds it starts ahead
+//!   of the system's clock, usually 0), the owner may move the engine's clock forward
+//!   (`POST /v1/testing/clock`), so leases, expiry and back-off are tested without sleeping.
 
 /// Aborts the process if `ASSENT_CRASH_AT` equals `label` (only with the `crash-points` feature).
 #[inline]
@@ -12,4 +17,14 @@ pub fn point(label: &str) {
     }
     #[cfg(not(feature = "crash-points"))]
     let _ = label;
+}
+
+/// With the `crash-points` feature and `ASSENT_TEST_CLOCK` set to a whole number of
+/// milliseconds: that skew, and the engine's clock may be moved by the owner. Otherwise none.
+pub fn test_clock() -> Option<i64> {
+    #[cfg(feature = "crash-points")]
+    if let Ok(v) = std::env::var("ASSENT_TEST_CLOCK") {
+        return v.trim().parse().ok();
+    }
+    None
 }

@@ -11,7 +11,6 @@
 //! API (it runs on its own task). A subscription the push service says is gone is dropped.
 
 use assent_core::events::Event;
-use assent_core::time::Timestamp;
 use assent_core::{Engine, Principal, Status};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -175,11 +174,12 @@ impl Sender {
     pub(crate) async fn run(self: Arc<Self>) {
         let mut events = self.engine.subscribe();
         let mut due: BTreeMap<(i64, String), ()> = BTreeMap::new();
-        let mut last_push: Option<tokio::time::Instant> = None;
+        let mut last_push: Option<std::time::Instant> = None;
+        let clock = self.engine.clock().clone();
         loop {
             let next = due.keys().next().map(|(at, _)| *at);
             let sleep = match next {
-                Some(at) => Duration::from_millis((at - Timestamp::now().0).max(0) as u64),
+                Some(at) => Duration::from_millis((at - clock.now().0).max(0) as u64),
                 None => Duration::from_secs(3600),
             };
             tokio::select! {
@@ -187,23 +187,24 @@ impl Sender {
                     Ok(Event::Created { proposal }) if proposal.status == Status::Pending => {
                         let at_once = self.push_after.is_zero() || self.screen_locked().await;
                         let wait = if at_once { 0 } else { self.push_after.as_millis() as i64 };
-                        due.insert((Timestamp::now().0 + wait, proposal.id.clone()), ());
+                        due.insert((clock.now().0 + wait, proposal.id.clone()), ());
                     }
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
-                () = tokio::time::sleep(sleep) => {
-                    if let Some(at) = last_push
-                        && at.elapsed() < MIN_GAP
+                () = clock.sleep(sleep) => {
+                    let since = last_push.map(|at| clock.instant().saturating_duration_since(at));
+                    if let Some(since) = since
+                        && since < MIN_GAP
                     {
                         // Too soon after the last: what came due waits for the gap to pass.
-                        let wait = (MIN_GAP - at.elapsed()).as_millis() as i64;
-                        let now = Timestamp::now().0;
+                        let wait = (MIN_GAP - since).as_millis() as i64;
+                        let now = clock.now().0;
                         due = due.into_keys().map(|(t, id)| ((t.max(now + wait), id), ())).collect();
                         continue;
                     }
-                    let now = Timestamp::now().0;
+                    let now = clock.now().0;
                     let ready: Vec<String> = due.keys().filter(|(t, _)| *t <= now).map(|(_, id)| id.clone()).collect();
                     due.retain(|(t, _), ()| *t > now);
                     let mut still = false;
@@ -215,7 +216,7 @@ impl Sender {
                         }
                     }
                     if still {
-                        last_push = Some(tokio::time::Instant::now());
+                        last_push = Some(clock.instant());
                         let me = self.clone();
                         tokio::spawn(async move { me.push_all().await });
                     }
@@ -299,7 +300,7 @@ impl Sender {
                 Ok(res) => tracing::warn!(%device, status = %res.status(), attempt = i + 1, "a push was refused"),
                 Err(e) => tracing::warn!(%device, error = %e, attempt = i + 1, "a push could not be sent"),
             }
-            tokio::time::sleep(*wait).await;
+            self.engine.clock().sleep(*wait).await;
         }
         tracing::error!(%device, "gave up pushing to a paired device after {} tries", BACKOFF.len());
     }
@@ -331,7 +332,7 @@ impl Sender {
                 Ok(res) => tracing::warn!(status = %res.status(), attempt = i + 1, "ntfy refused a push"),
                 Err(e) => tracing::warn!(error = %e, attempt = i + 1, "a push to ntfy could not be sent"),
             }
-            tokio::time::sleep(*wait).await;
+            self.engine.clock().sleep(*wait).await;
         }
         tracing::error!("gave up pushing to ntfy after {} tries", BACKOFF.len());
     }

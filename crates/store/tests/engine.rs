@@ -56,7 +56,8 @@ async fn a_decision_after_expiry_is_refused_though_no_sweeper_ran() {
         propose(&e, "default", body(2)).await,
         propose(&e, "default", body(3)).await,
     );
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // No sweeper runs here: the decision itself must find the proposal past its expiry.
+    e.clock().advance(std::time::Duration::from_millis(1100));
 
     let late = e.decide(&owner(), &one, approve()).await;
     assert!(matches!(late, Err(CoreError::InvalidState { .. })), "{late:?}");

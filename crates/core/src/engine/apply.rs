@@ -13,7 +13,6 @@ use crate::kinds::{ApplyCtx, ApplyOutcome, Reconciled};
 use crate::proposal::{Channel, ErrorInfo, Proposal};
 use crate::status::{Action, Status, next};
 use crate::store::{Transition, Transitioned};
-use crate::time::Timestamp;
 use serde_json::Value;
 
 impl Engine {
@@ -39,7 +38,7 @@ impl Engine {
             decision: None,
             result,
             error,
-            at: Timestamp::now(),
+            at: self.now(),
             actor: "assent".into(),
             channel: Channel::System,
             detail,

@@ -4,7 +4,6 @@
 use super::Engine;
 use crate::credentials::{CredentialMeta, Scheme, validate_name};
 use crate::error::CoreError;
-use crate::time::Timestamp;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -58,7 +57,7 @@ impl Engine {
             .await
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?;
-        let meta = CredentialMeta { name: name.to_string(), scheme, origins, created_at: Timestamp::now() };
+        let meta = CredentialMeta { name: name.to_string(), scheme, origins, created_at: self.now() };
         self.inner.store.add_credential(meta.clone()).await?;
         self.reload_credentials().await?;
         Ok(meta)

@@ -179,7 +179,7 @@ impl Engine {
         if ps.is_empty() {
             return;
         }
-        let now = Timestamp::now();
+        let now = self.now();
         let ts: Vec<Transition> = ps
             .iter()
             .filter_map(|p| {
@@ -204,7 +204,7 @@ impl Engine {
     /// Refuses a decision on a proposal whose time ran out, expiring it on the spot: the one
     /// check every single decision goes through (a group filters its members the same way).
     async fn refuse_if_expired(&self, p: &Proposal) -> Result<(), CoreError> {
-        if past_expiry(p, Timestamp::now()) {
+        if past_expiry(p, self.now()) {
             self.expire_now(&[p]).await;
             return Err(expired_error(p));
         }
@@ -227,7 +227,7 @@ impl Engine {
             ));
         }
         let to = next(p.status, action, p.class).map_err(|_| invalid_state(&p.id, Some(p.status)))?;
-        let now = Timestamp::now();
+        let now = self.now();
         let clean = |field: &str, v: Option<String>| -> Result<Option<String>, CoreError> {
             match v {
                 Some(s) if s.chars().count() > REASON_MAX => Err(CoreError::invalid(
@@ -433,7 +433,7 @@ impl Engine {
                 ),
             ));
         }
-        let now = Timestamp::now();
+        let now = self.now();
         let due: Vec<&Proposal> = members.iter().filter(|p| past_expiry(p, now)).collect();
         self.expire_now(&due).await;
         let pending: Vec<&Proposal> =
@@ -485,14 +485,8 @@ impl Engine {
         let to = next(p.status, Action::Withdraw, p.class).map_err(|_| CoreError::InvalidState {
             message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, p.status),
         })?;
-        let t = Transition::status_change(
-            p.id.clone(),
-            p.status,
-            to,
-            Timestamp::now(),
-            agent,
-            crate::proposal::Channel::Agent,
-        );
+        let t =
+            Transition::status_change(p.id.clone(), p.status, to, self.now(), agent, crate::proposal::Channel::Agent);
         let done = self.inner.store.transition(vec![t], true).await?;
         self.announce(&[p.status], &done);
         match done.into_iter().next() {

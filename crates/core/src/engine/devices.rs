@@ -48,7 +48,7 @@ impl Engine {
     /// Records a use of a device (its passkey as updated, and now); false if it is revoked or
     /// unknown.
     pub async fn device_used(&self, name: &str, passkey: &str) -> Result<bool, CoreError> {
-        self.inner.store.device_used(name, passkey, Timestamp::now()).await
+        self.inner.store.device_used(name, passkey, self.now()).await
     }
 
     /// Sets or clears a paired device's Web Push subscription; false if it is revoked.
@@ -58,7 +58,7 @@ impl Engine {
 
     /// Revokes a paired device and logs it; `not_found` if none by that name is paired.
     pub async fn revoke_device(&self, name: &str) -> Result<(), CoreError> {
-        let at = Timestamp::now();
+        let at = self.now();
         if !self.inner.store.revoke_device(name, at).await? {
             return Err(CoreError::NotFound(format!("no paired device `{}`", crate::kinds::clip(name, 80))));
         }

@@ -21,7 +21,7 @@ impl Engine {
     pub async fn expire_due(&self) -> usize {
         let mut total = 0;
         loop {
-            let due = match self.inner.store.due_for_expiry(Timestamp::now(), BATCH).await {
+            let due = match self.inner.store.due_for_expiry(self.now(), BATCH).await {
                 Ok(d) => d,
                 Err(e) => {
                     tracing::error!(error = %e, "could not read proposals due for expiry");
@@ -31,7 +31,7 @@ impl Engine {
             if due.is_empty() {
                 return total;
             }
-            let now = Timestamp::now();
+            let now = self.now();
             let mut from = Vec::new();
             let mut ts = Vec::new();
             for (id, status) in due {
@@ -62,7 +62,7 @@ impl Engine {
     /// many it pruned.
     pub async fn prune_due(&self) -> u64 {
         let keep_ms = (self.inner.config.content_retention_secs as i64).saturating_mul(1000);
-        let now = Timestamp::now();
+        let now = self.now();
         let before = Timestamp(now.0.saturating_sub(keep_ms));
         let mut total = 0;
         loop {
@@ -92,13 +92,14 @@ impl Engine {
         let prune_every = (self.inner.config.content_retention_secs as i64 * 1000 / 4).clamp(1000, 3_600_000);
         let mut next_prune = 0;
         loop {
+            let skew = self.inner.clock.skew_ms();
             self.expire_due().await;
             self.withdraw_lapsed().await;
-            if Timestamp::now().0 >= next_prune {
+            if self.now().0 >= next_prune {
                 self.prune_due().await;
-                next_prune = Timestamp::now().0 + prune_every;
+                next_prune = self.now().0 + prune_every;
             }
-            let now = Timestamp::now().0;
+            let now = self.now().0;
             let next = match self.inner.store.next_expiry().await {
                 Ok(Some(t)) => t.0.min(now + MAX_SLEEP_MS),
                 Ok(None) => now + MAX_SLEEP_MS,
@@ -112,10 +113,11 @@ impl Engine {
                 next = next.min(now + LEASE_TICK_MS);
             }
             self.inner.next_sweep.store(next, Ordering::Release);
+            self.inner.swept.send_replace(skew);
             let wait = Duration::from_millis((next - now).max(0) as u64);
             tokio::select! {
                 _ = &mut shutdown => return,
-                _ = tokio::time::sleep(wait) => {}
+                () = self.inner.clock.sleep(wait) => {}
                 _ = self.inner.sweep_now.notified() => {}
             }
         }

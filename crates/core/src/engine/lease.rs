@@ -11,9 +11,9 @@ use crate::error::CoreError;
 use crate::proposal::{Channel, Proposal};
 use crate::status::{Action, Status, next};
 use crate::store::{Transition, Transitioned};
-use crate::time::Timestamp;
+use crate::time::Clock;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The shortest and longest lease an agent may ask for, in seconds.
@@ -33,19 +33,28 @@ struct Lease {
 }
 
 /// The leases of the pending proposals this node received.
-#[derive(Default)]
 pub(crate) struct Leases {
     map: Mutex<HashMap<String, Lease>>,
+    clock: Arc<Clock>,
 }
 
 impl Leases {
+    pub(crate) fn new(clock: Arc<Clock>) -> Self {
+        Self { map: Mutex::default(), clock }
+    }
+
+    /// When a lease of `secs` seconds renewed now lapses.
+    fn lapse_from_now(&self, secs: u32) -> Instant {
+        self.clock.instant() + Duration::from_secs(secs.into())
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Lease>> {
         self.map.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts (or renews) the lease of a pending proposal. Returns whether it is the only one.
     pub(crate) fn grant(&self, id: &str, secs: u32) -> bool {
-        let lapses_at = Instant::now() + Duration::from_secs(secs.into());
+        let lapses_at = self.lapse_from_now(secs);
         let mut map = self.map();
         match map.get_mut(id) {
             Some(l) => l.lapses_at = l.lapses_at.max(lapses_at),
@@ -58,8 +67,9 @@ impl Leases {
 
     /// Renews the lease of `id`, if it has one here.
     pub(crate) fn renew(&self, id: &str) {
-        if let Some(l) = self.map().get_mut(id) {
-            l.lapses_at = l.lapses_at.max(Instant::now() + Duration::from_secs(l.secs.into()));
+        let mut map = self.map();
+        if let Some(l) = map.get_mut(id) {
+            l.lapses_at = l.lapses_at.max(self.lapse_from_now(l.secs));
         }
     }
 
@@ -110,7 +120,7 @@ impl Drop for Hold<'_> {
         let mut map = self.leases.map();
         if let Some(l) = map.get_mut(&self.id) {
             l.holders = l.holders.saturating_sub(1);
-            l.lapses_at = l.lapses_at.max(Instant::now() + Duration::from_secs(l.secs.into()));
+            l.lapses_at = l.lapses_at.max(self.leases.lapse_from_now(l.secs));
             if l.holders == 0 && l.settled {
                 map.remove(&self.id);
             }
@@ -155,13 +165,13 @@ impl Engine {
 
     /// Withdraws the pending proposals whose lease lapsed. Returns how many it withdrew.
     pub(crate) async fn withdraw_lapsed(&self) -> usize {
-        let lapsed = self.inner.leases.lapsed(Instant::now());
+        let lapsed = self.inner.leases.lapsed(self.inner.clock.instant());
         if lapsed.is_empty() {
             return 0;
         }
         // Withdrawing is the same change whatever the kind's class.
         let Ok(to) = next(Status::Pending, Action::Withdraw, crate::status::KindClass::DecisionOnly) else { return 0 };
-        let now = Timestamp::now();
+        let now = self.now();
         let from = vec![Status::Pending; lapsed.len()];
         let ts: Vec<Transition> = lapsed
             .into_iter()
@@ -196,7 +206,7 @@ mod tests {
 
     #[test]
     fn an_open_wait_holds_the_lease_and_its_end_renews_it() {
-        let l = Leases::default();
+        let l = Leases::new(Arc::default());
         l.grant("p", 5);
         let later = Instant::now() + Duration::from_secs(6);
         {
@@ -211,7 +221,7 @@ mod tests {
 
     #[test]
     fn renewing_never_shortens_and_forgetting_spares_a_held_lease() {
-        let l = Leases::default();
+        let l = Leases::new(Arc::default());
         l.grant("p", 60);
         l.grant("p", 5);
         assert!(l.lapsed(Instant::now() + Duration::from_secs(30)).is_empty());

@@ -29,7 +29,7 @@ use crate::kinds::KindRegistry;
 use crate::proposal::{AgentInfo, AuditEntry, Proposal};
 use crate::secret::{hashes_equal, new_token, token_hash};
 use crate::store::{ListQuery, Store, Transitioned};
-use crate::time::Timestamp;
+use crate::time::{Clock, Timestamp};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, RwLock};
@@ -142,6 +142,12 @@ pub(crate) struct Inner {
     pub(crate) waiters: Waiters,
     /// The leases of pending proposals this node received.
     pub(crate) leases: lease::Leases,
+    /// The time: leases, expiry and back-off read it and sleep on it.
+    pub(crate) clock: Arc<Clock>,
+    /// Whether the owner may move the clock (a test build started with `ASSENT_TEST_CLOCK`).
+    movable_clock: bool,
+    /// The clock's skew the expiry sweeper last finished looking at (see [`Engine::move_clock`]).
+    pub(crate) swept: tokio::sync::watch::Sender<i64>,
     owner_hash: [u8; 32],
     /// Each active agent's name by the SHA-256 of its token.
     agents: RwLock<HashMap<[u8; 32], String>>,
@@ -206,10 +212,12 @@ impl Engine {
     /// An engine from its parts.
     pub async fn new(parts: EngineParts) -> Result<Self, CoreError> {
         let EngineParts { store, kinds, config, owner_hash, secrets, receipts } = parts;
+        let test_clock = crate::crash::test_clock();
+        let clock = Arc::new(Clock::skewed(test_clock.unwrap_or(0)));
         let agents = store.agent_tokens().await?;
         let creds = store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
         let usage =
-            quota::Usage::from_rows(store.stored_bytes_since(Timestamp(Timestamp::now().0 - 24 * 3600 * 1000)).await?);
+            quota::Usage::from_rows(store.stored_bytes_since(Timestamp(clock.now().0 - 24 * 3600 * 1000)).await?);
         let rules = rules::load(store.as_ref()).await?;
         let changes = store.take_changes();
         let engine = Self {
@@ -219,7 +227,10 @@ impl Engine {
                 config,
                 bus: EventBus::new(4096),
                 waiters: Waiters::default(),
-                leases: lease::Leases::default(),
+                leases: lease::Leases::new(clock.clone()),
+                clock,
+                movable_clock: test_clock.is_some(),
+                swept: tokio::sync::watch::Sender::new(i64::MIN),
                 owner_hash,
                 agents: RwLock::new(by_hash(agents)),
                 next_sweep: AtomicI64::new(i64::MAX),
@@ -240,6 +251,34 @@ impl Engine {
         engine.resume_leases().await?;
         engine.publish_receipt_key().await?;
         Ok(engine)
+    }
+
+    /// The engine's clock.
+    pub fn clock(&self) -> &Arc<Clock> {
+        &self.inner.clock
+    }
+
+    /// The clock, when the owner may move it: a test build started with `ASSENT_TEST_CLOCK`
+    /// (see [`crate::crash`]). Never in a release.
+    pub fn movable_clock(&self) -> Option<&Arc<Clock>> {
+        self.inner.movable_clock.then_some(&self.inner.clock)
+    }
+
+    /// Moves the clock forward by `by`, when the owner may move it ([`Engine::movable_clock`]),
+    /// and returns once the expiry sweeper has looked at the new time (expired, withdrawn what
+    /// lapsed), or after 5 seconds if no sweeper runs. False if the clock may not be moved.
+    pub async fn move_clock(&self, by: std::time::Duration) -> bool {
+        let Some(clock) = self.movable_clock() else { return false };
+        let mut swept = self.inner.swept.subscribe();
+        clock.advance(by);
+        let target = clock.skew_ms();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), swept.wait_for(|s| *s >= target)).await;
+        true
+    }
+
+    /// The current time on the engine's clock.
+    pub(crate) fn now(&self) -> Timestamp {
+        self.inner.clock.now()
     }
 
     /// `decision` with its receipt, when this engine signs receipts.
@@ -389,7 +428,7 @@ impl Engine {
     pub async fn add_agent_with(&self, name: &str, reuse: bool) -> Result<String, CoreError> {
         validate_agent_name(name)?;
         let token = new_token("asnt");
-        self.inner.store.add_agent(name, token_hash(&token), Timestamp::now(), reuse).await?;
+        self.inner.store.add_agent(name, token_hash(&token), self.now(), reuse).await?;
         self.reload_agents().await?;
         Ok(token)
     }
@@ -398,14 +437,14 @@ impl Engine {
     /// token lives in the home's `agent.token`). False if that agent was revoked.
     pub async fn set_agent_token(&self, name: &str, token: &str) -> Result<bool, CoreError> {
         validate_agent_name(name)?;
-        let ok = self.inner.store.set_agent_token(name, token_hash(token), Timestamp::now()).await?;
+        let ok = self.inner.store.set_agent_token(name, token_hash(token), self.now()).await?;
         self.reload_agents().await?;
         Ok(ok)
     }
 
     /// Revokes an agent's token at once. Its proposals stay for the person to decide.
     pub async fn revoke_agent(&self, name: &str) -> Result<(), CoreError> {
-        if !self.inner.store.revoke_agent(name, Timestamp::now()).await? {
+        if !self.inner.store.revoke_agent(name, self.now()).await? {
             return Err(CoreError::NotFound(format!("no active agent `{}`", crate::kinds::clip(name, 80))));
         }
         self.reload_agents().await

@@ -114,7 +114,7 @@ impl Engine {
         refuse_beyond_i_json(&req.payload, "payload")?;
         let Prepared { payload, base, preview } = self.prepare(&kind, agent, req.payload).await?;
 
-        let now = Timestamp::now();
+        let now = self.now();
         let mut proposal = Proposal {
             id: new_proposal_id(now),
             kind: kind.name().to_string(),

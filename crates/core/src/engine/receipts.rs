@@ -6,7 +6,6 @@
 use super::Engine;
 use crate::error::CoreError;
 use crate::store::ReceiptKey;
-use crate::time::Timestamp;
 
 /// Seconds a retired key stays published past its last receipt's expiry: the clock difference
 /// a verifier tolerates (`assent_receipt::SKEW`).
@@ -22,7 +21,7 @@ impl Engine {
     }
 
     async fn publish(&self, kid: String, x: String, ttl_secs: i64) -> Result<(), CoreError> {
-        let now = Timestamp::now();
+        let now = self.now();
         let key = ReceiptKey { kid, x, node: self.inner.config.node.clone(), added_at: now, publish_until: None };
         let until = now.plus_secs(u64::try_from(ttl_secs + RETIRED_SKEW_SECS).unwrap_or(0));
         self.inner.store.publish_receipt_key(key, until).await
@@ -31,7 +30,7 @@ impl Engine {
     /// The receipt keys verifiers may meet now: every node's current one, and retired ones
     /// whose receipts are still valid.
     pub async fn receipt_keys(&self) -> Result<Vec<ReceiptKey>, CoreError> {
-        self.inner.store.receipt_keys(Timestamp::now()).await
+        self.inner.store.receipt_keys(self.now()).await
     }
 
     /// Starts a new receipt key on this node: from now on it signs; the old one stays

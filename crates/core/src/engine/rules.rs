@@ -351,7 +351,7 @@ impl Engine {
                 "this rule would allow every proposal of every agent; name what it matches, or say `\"everything\": true`",
             ));
         }
-        let now = Timestamp::now();
+        let now = self.now();
         let expires_at = match req.expires_in {
             None => None,
             Some(s) if (1..=MAX_RULE_SECS).contains(&s) => Some(now.plus_secs(s as u64)),
@@ -405,7 +405,7 @@ impl Engine {
     /// The person removes a rule.
     pub async fn remove_rule(&self, actor: &Actor, id: &str) -> Result<Rule, CoreError> {
         let _one_at_a_time = self.inner.rule_changes.lock().await;
-        let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, Timestamp::now()).await?;
+        let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, self.now()).await?;
         let (rule, seq) = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
         self.swap_rules(seq, |s| s.without(|c| c.id == rule.id)).await;
         self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
@@ -446,7 +446,7 @@ impl Engine {
             created_by: "assent".into(),
             node: self.inner.config.node.clone(),
             created_channel: crate::proposal::Channel::System,
-            created_at: Timestamp::now(),
+            created_at: self.now(),
             expires_at: None,
             matched: 0,
         };
@@ -468,7 +468,7 @@ impl Engine {
         let next_after = (page.len() > limit as usize).then(|| page[limit as usize - 1].0);
         page.truncate(limit as usize);
         let recent = self.inner.store.recent_facts(HISTORY).await?;
-        let week_ago = Timestamp(Timestamp::now().0 - 7 * 24 * 3600 * 1000);
+        let week_ago = Timestamp(self.now().0 - 7 * 24 * 3600 * 1000);
         let saved: std::collections::HashMap<String, u64> =
             self.inner.store.rule_decisions_since(week_ago).await?.into_iter().collect();
         // Only this page's rules (compiled already, in the set in force) look at the proposals.
@@ -517,7 +517,7 @@ impl Engine {
         subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
         subject.within_work_roots(&self.inner.config.work_roots);
         let set = self.rule_set();
-        let Some(c) = set.decide(&subject, Timestamp::now()) else {
+        let Some(c) = set.decide(&subject, self.now()) else {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
         };
         let (effect, id) = (c.effect, c.id.clone());
