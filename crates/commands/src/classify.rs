@@ -3,8 +3,9 @@
 //! runs itself (`find -exec`).
 
 use crate::effects::Effects;
-use crate::table::{Operands, Program, Table, Value, operand_matches};
+use crate::table::{Operands, Program, Step, Table, Value, operand_matches};
 use crate::word::Word;
+use std::collections::HashMap;
 
 /// A command, read.
 #[derive(Debug, Clone, Default)]
@@ -49,10 +50,9 @@ pub fn classify(table: &Table, name: &str, args: &[Word]) -> Classified {
         }
         Some(p) => {
             out.known = true;
-            if p.script.as_deref() == Some("find") {
-                find(args, &mut out);
-            } else {
-                program(p, args, &mut out);
+            match &p.expression {
+                Some(e) => find(p, e, args, &mut out),
+                None => program(p, args, &mut out),
             }
         }
     }
@@ -120,6 +120,38 @@ fn read_option(p: &Program, s: &str, next: Option<&Word>) -> OptionRead {
     OptionRead::Known { value: None, kind: Value::None, raises, next: false }
 }
 
+/// Files the option `s` of `p` (its value `next` when it takes the next word) in `out`, and a
+/// program it gives (`sed -e SCRIPT`) in `programs`. Returns how many more words it took.
+fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, programs: &mut Vec<Word>) -> usize {
+    match read_option(p, s, next) {
+        OptionRead::Known { value, kind, raises, next: took } => {
+            out.effects |= raises;
+            // A program's global options (before its subcommand) are not part of its words.
+            let global = p.sub.is_some();
+            if !global {
+                out.canonical.push(Some(s.to_string()));
+                if took {
+                    out.canonical.push(next.and_then(word_text));
+                }
+            }
+            if let Some(v) = value {
+                match kind {
+                    Value::ReadPath => out.reads.push(v),
+                    Value::WritePath => out.writes.push(v),
+                    Value::Program => programs.push(v),
+                    Value::Word | Value::None | Value::Optional => {}
+                }
+            }
+            usize::from(took)
+        }
+        OptionRead::Unknown => {
+            out.effects |= p.other_options;
+            out.canonical.push(Some(s.to_string()));
+            0
+        }
+    }
+}
+
 fn program(p: &Program, args: &[Word], out: &mut Classified) {
     out.effects |= p.does;
     let mut operands: Vec<Word> = Vec::new();
@@ -149,33 +181,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                 {
                     let is_sub = p.sub.as_ref().is_some_and(|subs| subs.contains_key(s.as_str()));
                     if !is_sub {
-                        match read_option(p, s, args.get(i)) {
-                            OptionRead::Known { value, kind, raises, next } => {
-                                out.effects |= raises;
-                                let global = p.sub.is_some();
-                                if !global {
-                                    out.canonical.push(Some(s.clone()));
-                                }
-                                if next {
-                                    if !global {
-                                        out.canonical.push(args.get(i).and_then(word_text));
-                                    }
-                                    i += 1;
-                                }
-                                if let Some(v) = value {
-                                    match kind {
-                                        Value::ReadPath => out.reads.push(v),
-                                        Value::WritePath => out.writes.push(v),
-                                        Value::Program => programs.push(v),
-                                        Value::Word | Value::None | Value::Optional => {}
-                                    }
-                                }
-                            }
-                            OptionRead::Unknown => {
-                                out.effects |= p.other_options;
-                                out.canonical.push(Some(s.clone()));
-                            }
-                        }
+                        i += option(p, s, args.get(i), out, &mut programs);
                         continue;
                     }
                 }
@@ -363,104 +369,21 @@ pub fn sed_only_reads(s: &str) -> bool {
     true
 }
 
-/// `find`'s expression: paths first, then tests and actions.
-fn find(args: &[Word], out: &mut Classified) {
-    out.effects |= Effects::READ;
-    const ONE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-type",
-        "-xtype",
-        "-maxdepth",
-        "-mindepth",
-        "-size",
-        "-mtime",
-        "-atime",
-        "-ctime",
-        "-mmin",
-        "-amin",
-        "-cmin",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-links",
-        "-inum",
-        "-printf",
-        "-regextype",
-        "-fstype",
-        "-used",
-        "-lname",
-        "-ilname",
-        "-context",
-        "-newermt",
-        "-newerct",
-        "-newerat",
-        "-newermm",
-    ];
-    const PATH_ONE: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile"];
-    const NONE: &[&str] = &[
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-        "-true",
-        "-false",
-        "-empty",
-        "-readable",
-        "-writable",
-        "-executable",
-        "-depth",
-        "-d",
-        "-mount",
-        "-xdev",
-        "-noleaf",
-        "-daystart",
-        "-nouser",
-        "-nogroup",
-        "-o",
-        "-or",
-        "-a",
-        "-and",
-        "-not",
-        "!",
-        "(",
-        ")",
-        ",",
-        "-L",
-        "-H",
-        "-P",
-        "-ignore_readdir_race",
-        "-noignore_readdir_race",
-        "-nowarn",
-        "-warn",
-    ];
+/// An expression's program (`find`): options before the paths, the paths, then the tests and
+/// actions of its expression ([`Program::expression`]); a word not in it is `unknown`.
+fn find(p: &Program, expression: &HashMap<String, Step>, args: &[Word], out: &mut Classified) {
+    out.effects |= p.does;
     let mut i = 0;
-    let mut paths = 0;
     // Options before the paths.
     while let Some(Word::Lit(s)) = args.get(i) {
-        if matches!(s.as_str(), "-L" | "-H" | "-P") {
-            if s == "-L" {
-                // Follows links wherever they lead.
-                out.effects |= Effects::RELOCATE;
-            }
-            out.canonical.push(Some(s.clone()));
-            i += 1;
-        } else {
-            break;
-        }
+        let Some(raises) = p.before_paths.get(s.as_str()) else { break };
+        out.effects |= *raises;
+        out.canonical.push(Some(s.clone()));
+        i += 1;
     }
+    let mut paths = 0;
     while let Some(w) = args.get(i) {
-        let is_expr = matches!(w, Word::Lit(s) if s.starts_with('-') || matches!(s.as_str(), "(" | "!" | ")" | ","));
-        if is_expr {
+        if matches!(w, Word::Lit(s) if s.starts_with('-') || matches!(s.as_str(), "(" | "!" | ")" | ",")) {
             break;
         }
         out.canonical.push(word_text(w));
@@ -471,44 +394,27 @@ fn find(args: &[Word], out: &mut Classified) {
     if paths == 0 {
         out.reads.push(Word::Lit(".".into()));
     }
-    while i < args.len() {
-        let w = &args[i];
+    while let Some(w) = args.get(i) {
         out.canonical.push(word_text(w));
         i += 1;
-        let Word::Lit(s) = w else {
+        let Some(step) = w.lit().and_then(|s| expression.get(s)) else {
             out.effects |= Effects::UNKNOWN;
             continue;
         };
-        let s = s.as_str();
-        let mut take = |n: usize, out: &mut Classified| -> Vec<Word> {
-            let got: Vec<Word> = args[i..(i + n).min(args.len())].to_vec();
-            out.canonical.extend(got.iter().map(word_text));
-            i += n;
-            got
-        };
-        if ONE.contains(&s) {
-            take(1, out);
-        } else if PATH_ONE.contains(&s) {
-            let got = take(1, out);
-            out.reads.extend(got);
-        } else if matches!(s, "-follow" | "-L") {
-            out.effects |= Effects::RELOCATE;
-        } else if NONE.contains(&s) {
-        } else if s == "-delete" {
-            out.effects |= Effects::DELETE;
-        } else if matches!(s, "-fprint" | "-fprint0" | "-fls") {
-            out.effects |= Effects::WRITE;
-            let got = take(1, out);
-            out.writes.extend(got);
-        } else if s == "-fprintf" {
-            out.effects |= Effects::WRITE;
-            let got = take(2, out);
-            out.writes.extend(got.into_iter().take(1));
-        } else if matches!(s, "-exec" | "-execdir" | "-ok" | "-okdir") {
-            out.effects |= Effects::EXEC;
+        out.effects |= step.raises;
+        for kind in &step.takes {
+            let Some(v) = args.get(i) else { break };
+            out.canonical.push(word_text(v));
+            i += 1;
+            match kind {
+                Value::ReadPath => out.reads.push(v.clone()),
+                Value::WritePath => out.writes.push(v.clone()),
+                _ => {}
+            }
+        }
+        if step.command {
             let mut cmd = Vec::new();
-            while i < args.len() {
-                let a = &args[i];
+            while let Some(a) = args.get(i) {
                 out.canonical.push(word_text(a));
                 i += 1;
                 if matches!(a.lit(), Some(";" | "+")) {
@@ -517,8 +423,6 @@ fn find(args: &[Word], out: &mut Classified) {
                 cmd.push(a.clone());
             }
             out.runs.push(cmd);
-        } else {
-            out.effects |= Effects::UNKNOWN;
         }
     }
 }

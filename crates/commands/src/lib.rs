@@ -24,6 +24,7 @@ pub mod classify;
 pub mod effects;
 pub mod executable;
 pub mod host;
+mod opts;
 pub mod path;
 pub mod shell;
 pub mod table;
@@ -140,10 +141,20 @@ impl Line {
     /// every path they read inside `dir` (lexically and by its real path), no redirection
     /// writing a file, nothing opaque. What the built-in read-only rule allows.
     pub fn only_reads_inside(&self, dir: &str) -> bool {
+        self.only_reads_inside_by(dir, &path::real)
+    }
+
+    /// [`Line::only_reads_inside`], with real paths found by `real`.
+    pub fn only_reads_inside_by(&self, dir: &str, real: &dyn Fn(&str) -> Option<String>) -> bool {
         self.is_simple()
             && self.redirects.is_empty()
             && !self.commands.is_empty()
-            && self.commands.iter().all(|c| c.only_reads_inside(dir, &path::real))
+            && self.commands.iter().all(|c| c.only_reads_inside(dir, real))
+    }
+
+    /// What its commands do, together.
+    pub fn effects(&self) -> Effects {
+        self.commands.iter().fold(Effects::NONE, |a, c| a | c.effects)
     }
 
     /// Whether it is plain commands joined by `&&`, `||`, `;`, `|` or newlines, and nothing
@@ -163,15 +174,56 @@ impl Line {
 
 /// Reads a command line.
 pub fn analyze(line: &str, ctx: &Context) -> Line {
-    let mut w = shell::Walker::new(ctx);
+    analyze_by(table::table(), line, ctx)
+}
+
+/// Reads a command line with `table`'s knowledge of programs.
+fn analyze_by(table: &table::Table, line: &str, ctx: &Context) -> Line {
+    let mut w = shell::Walker::new(ctx, table);
     w.script(line, 0);
     w.line
+}
+
+/// The folder and home the table's examples run in.
+const EXAMPLES_CWD: &str = "/work/project";
+
+/// Checks every example of `t` (`examples.reads`, `examples.asks`, `examples.effects` of each
+/// entry of `programs.toml`): each line read with `t`, in [`EXAMPLES_CWD`], paths compared as
+/// written. Names every example that does not hold.
+pub fn check_examples(t: &table::Table) -> Result<(), String> {
+    let ctx = Context { cwd: Some(EXAMPLES_CWD.into()), home: Some("/home/user".into()) };
+    let wrong: Vec<String> = t
+        .examples
+        .iter()
+        .filter_map(|ex| {
+            let line = analyze_by(t, &ex.line, &ctx);
+            let got = match ex.expect {
+                table::Expect::Reads(_) => table::Expect::Reads(line.only_reads_inside_by(EXAMPLES_CWD, &|_| None)),
+                table::Expect::Effects(_) => table::Expect::Effects(line.effects()),
+            };
+            (got != ex.expect).then(|| format!("{}: `{}` is {got}, not {}", ex.entry, ex.line, ex.expect))
+        })
+        .collect();
+    if wrong.is_empty() { Ok(()) } else { Err(wrong.join("; ")) }
+}
+
+/// The table as the reader uses it: read, and its examples checked. One that does not read,
+/// or whose examples do not hold, is taken as a table that knows no program (every command
+/// asked, never allowed), and says so on standard error.
+pub(crate) fn checked(read: Result<table::Table, String>) -> table::Table {
+    match read.and_then(|t| check_examples(&t).map(|()| t)) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("assent: the program table is not used, every command will be asked about: {e}");
+            table::Table::none()
+        }
+    }
 }
 
 /// Reads a command given as an argument list (`["bash", "-lc", "npm test"]`, `["rm", "x"]`):
 /// each element one word, as `execve` receives them.
 pub fn analyze_argv(argv: &[String], ctx: &Context) -> Line {
-    let mut w = shell::Walker::new(ctx);
+    let mut w = shell::Walker::new(ctx, table::table());
     let total: usize = argv.iter().map(String::len).sum();
     if total > shell::MAX_LEN || argv.len() > shell::MAX_WORDS {
         w.opaque(format!("a command longer than {} KiB", shell::MAX_LEN / 1024));
@@ -179,7 +231,7 @@ pub fn analyze_argv(argv: &[String], ctx: &Context) -> Line {
     }
     let words: Vec<word::Word> = argv.iter().map(|a| word::Word::Lit(a.clone())).collect();
     if !words.is_empty() {
-        w.run(words, Vec::new(), Vec::new(), Vec::new(), Effects::NONE, 0, None, false);
+        w.run(words, Vec::new(), shell::Through::default());
     }
     w.line
 }

@@ -5,10 +5,12 @@
 //! unless the rule names it. A program the table does not list is known only by its name: no
 //! option after an allowed prefix is covered, and the built-in read-only rule never allows it.
 
+mod read;
+
 use crate::effects::Effects;
+use crate::opts::Spec;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::LazyLock;
 
 /// The table's source, embedded.
 pub const SOURCE: &str = include_str!("../programs.toml");
@@ -93,6 +95,66 @@ pub struct Program {
     pub read_operands: Option<usize>,
     /// What more operands than `read_operands` add.
     pub more_operands: Effects,
+    /// An expression after the paths (`find`'s tests and actions), by name; a word not in it
+    /// is `unknown`.
+    pub expression: Option<HashMap<String, Step>>,
+    /// Options before the paths (`find -L`), with what each adds.
+    pub before_paths: HashMap<String, Effects>,
+}
+
+/// One test or action of an expression (`find -newer FILE`, `find -exec CMD ;`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// The words it takes after it, in order.
+    pub takes: Vec<Value>,
+    /// It runs the command that follows, up to `;` or `+`.
+    pub command: bool,
+    /// What it adds.
+    pub raises: Effects,
+}
+
+/// A wrapper: a program that runs the command after its own options (`sudo`, `timeout`).
+#[derive(Debug, Clone)]
+pub struct Wrapper {
+    /// Its options (any other makes the line opaque).
+    pub(crate) opts: Spec,
+    /// Its options that make it something other than a plain wrapper (a look-up, a list, an
+    /// editor, a shell).
+    pub(crate) not_plain: Vec<String>,
+    /// Positional words it takes before the command (`timeout 10`).
+    pub(crate) positionals: usize,
+    /// What it adds.
+    pub(crate) adds: Effects,
+}
+
+/// What one of the table's examples says of its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// The built-in read-only rule allows it (`true`) or asks (`false`).
+    Reads(bool),
+    /// What its commands do, together.
+    Effects(Effects),
+}
+
+impl std::fmt::Display for Expect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expect::Reads(true) => f.write_str("allowed by the read-only rule"),
+            Expect::Reads(false) => f.write_str("asked about by the read-only rule"),
+            Expect::Effects(e) => write!(f, "`{e}`"),
+        }
+    }
+}
+
+/// A line the table says how to read, checked when the table loads.
+#[derive(Debug, Clone)]
+pub struct Example {
+    /// The entry it belongs to (`program.find`).
+    pub entry: String,
+    /// The line, run in `/work/project` with the home `/home/user`.
+    pub line: String,
+    /// What it must be.
+    pub expect: Expect,
 }
 
 impl Program {
@@ -117,57 +179,6 @@ impl Program {
             None => vec![o.to_string()],
         }
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawProgram {
-    does: Option<String>,
-    operands: Option<Operands>,
-    #[serde(default)]
-    options: String,
-    other_options: Option<String>,
-    #[serde(default)]
-    numeric: bool,
-    #[serde(default)]
-    raise_operands: BTreeMap<String, String>,
-    script: Option<String>,
-    #[serde(default)]
-    sub: BTreeMap<String, RawProgram>,
-    #[serde(default)]
-    alias: Vec<String>,
-    #[serde(default)]
-    passes_rest: bool,
-    #[serde(default)]
-    operand_ends_options: bool,
-    #[serde(default)]
-    same: Vec<String>,
-    read_operands: Option<usize>,
-    more_operands: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawEnvironment {
-    #[serde(default)]
-    changes_programs: String,
-    #[serde(default)]
-    changes_programs_prefixes: String,
-    #[serde(default)]
-    harmless: String,
-    #[serde(default)]
-    harmless_prefixes: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTable {
-    version: u32,
-    #[serde(default, rename = "build-and-test")]
-    build_and_test: Vec<String>,
-    #[serde(default)]
-    environment: RawEnvironment,
-    program: BTreeMap<String, RawProgram>,
 }
 
 /// Names and name prefixes, from a line of the table.
@@ -200,123 +211,66 @@ pub struct Table {
     pub build_and_test: Vec<String>,
     changes_programs: Names,
     harmless: Names,
-}
-
-/// Reads one token of the option language: `NAME`, `NAME=` (takes a word), `NAME=path`,
-/// `NAME=out`, `NAME=program`, each optionally followed by `:effect+effect`.
-fn option(token: &str) -> Result<(String, Opt), String> {
-    let (head, raises) = match token.split_once(':') {
-        Some((h, e)) if h.len() > 1 => (h, Effects::parse(e)?),
-        _ => (token, Effects::NONE),
-    };
-    let (name, value) = match head.split_once('=') {
-        None => (head, Value::None),
-        Some((n, "")) => (n, Value::Word),
-        Some((n, "path")) => (n, Value::ReadPath),
-        Some((n, "out")) => (n, Value::WritePath),
-        Some((n, "program")) => (n, Value::Program),
-        Some((_, other)) => return Err(format!("`{token}`: no value kind `{other}`")),
-    };
-    if !(name.starts_with('-') || name.starts_with('+')) || name.len() < 2 {
-        return Err(format!("`{token}` is not an option"));
-    }
-    let raises = if value == Value::WritePath { raises | Effects::WRITE } else { raises };
-    Ok((name.to_string(), Opt { value, raises }))
-}
-
-fn program(name: &str, raw: &RawProgram, inherited: Option<&Program>) -> Result<Program, String> {
-    let does = match &raw.does {
-        Some(d) => Effects::parse(d).map_err(|e| format!("{name}: {e}"))?,
-        None => inherited.map_or(Effects::UNKNOWN, |p| p.does),
-    };
-    let mut options = HashMap::new();
-    for token in raw.options.split_whitespace() {
-        let (n, o) = option(token).map_err(|e| format!("{name}: {e}"))?;
-        match options.get(&n).copied() {
-            None => {
-                options.insert(n, o);
-            }
-            // Listed as a flag and as taking a word: the word is optional, and only joined.
-            Some(prev) if (prev.value == Value::None) != (o.value == Value::None) => {
-                let value = if prev.value == Value::None { o.value } else { prev.value };
-                let value = if value == Value::Word { Value::Optional } else { value };
-                options.insert(n, Opt { value, raises: prev.raises | o.raises });
-            }
-            Some(_) => return Err(format!("{name}: `{n}` is listed twice")),
-        }
-    }
-    let other_options = match &raw.other_options {
-        Some(o) => Effects::parse(o).map_err(|e| format!("{name}: {e}"))?,
-        None => Effects::UNKNOWN,
-    };
-    let raise_operands = raw
-        .raise_operands
-        .iter()
-        .map(|(k, v)| Effects::parse(v).map(|e| (k.clone(), e)).map_err(|e| format!("{name}: {e}")))
-        .collect::<Result<_, _>>()?;
-    let mut p = Program {
-        does,
-        operands: raw.operands.unwrap_or(Operands::Args),
-        options,
-        other_options,
-        numeric: raw.numeric,
-        raise_operands,
-        script: raw.script.clone(),
-        sub: None,
-        passes_rest: raw.passes_rest,
-        operand_ends_options: raw.operand_ends_options,
-        same: raw.same.iter().map(|s| s.split_whitespace().map(str::to_string).collect()).collect(),
-        read_operands: raw.read_operands,
-        more_operands: match &raw.more_operands {
-            Some(m) => Effects::parse(m).map_err(|e| format!("{name}: {e}"))?,
-            None => Effects::NONE,
-        },
-    };
-    if p.read_operands.is_some() == p.more_operands.is_empty() {
-        return Err(format!("{name}: `read-operands` and `more-operands` go together"));
-    }
-    for set in &p.same {
-        if let Some(o) = set.iter().find(|o| !p.options.contains_key(*o)) {
-            return Err(format!("{name}: `same` names `{o}`, which is not among its options"));
-        }
-    }
-    if !raw.sub.is_empty() {
-        let mut subs = BTreeMap::new();
-        for (s, r) in &raw.sub {
-            let sp = program(&format!("{name} {s}"), r, None)?;
-            for a in &r.alias {
-                subs.insert(a.clone(), sp.clone());
-            }
-            subs.insert(s.clone(), sp);
-        }
-        p.sub = Some(subs);
-    }
-    Ok(p)
+    wrappers: HashMap<String, Wrapper>,
+    runners: HashMap<String, Spec>,
+    shells: Names,
+    package_runners: Names,
+    package_managers: Names,
+    /// Its examples, each checked when the table loads (`crate::table`).
+    pub examples: Vec<Example>,
 }
 
 impl Table {
     /// Reads a table from its text.
     pub fn parse(text: &str) -> Result<Table, String> {
-        let raw: RawTable = toml::from_str(text).map_err(|e| e.to_string())?;
-        let mut programs = HashMap::new();
-        let mut aliases = HashMap::new();
-        for (name, r) in &raw.program {
-            let p = program(name, r, None)?;
-            for a in &r.alias {
-                programs.insert(a.clone(), p.clone());
-                aliases.insert(a.clone(), name.clone());
-            }
-            programs.insert(name.clone(), p);
+        read::table(text)
+    }
+
+    /// A table that knows no program: what a table that does not read, or whose examples do
+    /// not hold, is taken as. Every command is then unknown (asked), never allowed.
+    pub fn none() -> Table {
+        Table {
+            version: 0,
+            programs: HashMap::new(),
+            aliases: HashMap::new(),
+            build_and_test: Vec::new(),
+            // With no table every assignment is a change: never fewer questions.
+            changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
+            harmless: Names::default(),
+            wrappers: HashMap::new(),
+            runners: HashMap::new(),
+            shells: Names::default(),
+            package_runners: Names::default(),
+            package_managers: Names::default(),
+            examples: Vec::new(),
         }
-        let e = &raw.environment;
-        Ok(Table {
-            version: raw.version,
-            programs,
-            aliases,
-            build_and_test: raw.build_and_test.clone(),
-            changes_programs: Names::of(&e.changes_programs, &e.changes_programs_prefixes),
-            harmless: Names::of(&e.harmless, &e.harmless_prefixes),
-        })
+    }
+
+    /// The wrapper called `name`.
+    pub fn wrapper(&self, name: &str) -> Option<&Wrapper> {
+        self.wrappers.get(name)
+    }
+
+    /// The options of the runner called `name` (`env`, `xargs`, `trap`); with a table that
+    /// does not list it, none are known.
+    pub(crate) fn runner(&self, name: &str) -> &Spec {
+        static NONE: Spec = Spec { flags: Vec::new(), values: Vec::new(), optional: Vec::new(), numeric: false };
+        self.runners.get(name).unwrap_or(&NONE)
+    }
+
+    /// Whether a program is a POSIX-like shell (its `-c` runs a script).
+    pub fn is_shell(&self, name: &str) -> bool {
+        self.shells.contains(name)
+    }
+
+    /// Whether a program runs a package's command (`npx`).
+    pub fn is_package_runner(&self, name: &str) -> bool {
+        self.package_runners.contains(name)
+    }
+
+    /// Whether a program is a package manager that runs a package's command through `exec`.
+    pub fn is_package_manager(&self, name: &str) -> bool {
+        self.package_managers.contains(name)
     }
 
     /// Whether setting this environment name changes what later commands are or do.
@@ -345,28 +299,6 @@ impl Table {
     }
 }
 
-/// The embedded table.
-pub fn table() -> &'static Table {
-    static TABLE: LazyLock<Table> = LazyLock::new(|| match Table::parse(SOURCE) {
-        Ok(t) => t,
-        // The embedded table is checked by a test; a broken one knows no program, which makes
-        // every command unknown (asked), never allowed.
-        Err(e) => {
-            eprintln!("assent: the program table does not read: {e}");
-            Table {
-                version: 0,
-                programs: HashMap::new(),
-                aliases: HashMap::new(),
-                build_and_test: Vec::new(),
-                // With no table every assignment is a change: never fewer questions.
-                changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
-                harmless: Names::default(),
-            }
-        }
-    });
-    &TABLE
-}
-
 /// Whether an operand matches a pattern of `raise-operands`: `+*` (starts with `+`), `:*`,
 /// `*:` (ends with `:`), or a literal word.
 pub fn operand_matches(pattern: &str, word: &str) -> bool {
@@ -377,4 +309,10 @@ pub fn operand_matches(pattern: &str, word: &str) -> bool {
     } else {
         word == pattern
     }
+}
+
+/// The embedded table, read once, its examples checked ([`crate::checked`]).
+pub fn table() -> &'static Table {
+    static TABLE: std::sync::LazyLock<Table> = std::sync::LazyLock::new(|| crate::checked(Table::parse(SOURCE)));
+    &TABLE
 }

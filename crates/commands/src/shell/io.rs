@@ -3,8 +3,6 @@
 
 use super::Walker;
 use crate::Redirect;
-use crate::effects::Effects;
-use crate::table::table;
 use crate::word::Word;
 use brush_parser::ast;
 
@@ -121,14 +119,14 @@ impl Walker<'_> {
         if words.is_empty() {
             // Assignments alone: they change what later commands do when they name programs.
             for name in &env {
-                if table().changes_programs(name) {
+                if self.table.changes_programs(name) {
                     self.opaque(format!("`{name}` is set, which changes what later commands run"));
                 }
             }
             return;
         }
         let stdin = self.stdin.take();
-        self.run(words, env, reads, Vec::new(), Effects::NONE, depth, stdin, false);
+        self.run(words, env, super::run::Through { reads, depth, stdin, ..Default::default() });
     }
 
     pub(super) fn item(

@@ -9,13 +9,14 @@
 //! command with what the program table says of it.
 
 mod io;
-mod opts;
 mod run;
-mod wrappers;
+mod runners;
 
+pub(crate) use run::Through;
 pub use run::is_shell;
 
 use crate::path;
+use crate::table::Table;
 use crate::word::{Found, Tilde, Word, resolve};
 use crate::{Context, Line, PathArg};
 use brush_parser::ast;
@@ -56,6 +57,8 @@ pub fn identity(program: &str) -> String {
 
 pub(crate) struct Walker<'a> {
     ctx: &'a Context,
+    /// What programs do.
+    table: &'a Table,
     pub(crate) line: Line,
     words: usize,
     /// The folder relative paths resolve against (a `cd` changes it; none once unknown).
@@ -77,8 +80,8 @@ fn count_openers(s: &str) -> usize {
 }
 
 impl<'a> Walker<'a> {
-    pub(crate) fn new(ctx: &'a Context) -> Walker<'a> {
-        Walker { ctx, line: Line::default(), words: 0, cwd: ctx.cwd.clone(), stdin: None }
+    pub(crate) fn new(ctx: &'a Context, table: &'a Table) -> Walker<'a> {
+        Walker { ctx, table, line: Line::default(), words: 0, cwd: ctx.cwd.clone(), stdin: None }
     }
 
     pub(crate) fn opaque(&mut self, why: impl Into<String>) {

@@ -262,3 +262,19 @@ fn no_nesting_overflows_the_stack() {
         assert!(t.elapsed() < std::time::Duration::from_secs(2), "{start:?}… took {:?}", t.elapsed());
     }
 }
+
+#[test]
+fn every_example_of_the_table_holds_and_a_wrong_one_is_caught() {
+    let t = table::Table::parse(table::SOURCE).unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.examples.len() >= 150, "{} examples", t.examples.len());
+    if let Err(e) = check_examples(&t) {
+        panic!("{}", e.replace("; ", "\n"));
+    }
+    // An example that does not hold makes the table unusable: every command is then asked.
+    let wrong = table::SOURCE.replacen("examples.reads = [\"nice ls\"", "examples.reads = [\"nice rm x\"", 1);
+    assert_ne!(wrong, table::SOURCE);
+    let t = table::Table::parse(&wrong).unwrap_or_else(|e| panic!("{e}"));
+    let e = check_examples(&t).expect_err("a wrong example");
+    assert!(e.contains("wrapper.nice: `nice rm x`"), "{e}");
+    assert_eq!(checked(Ok(t)).version, 0, "a table whose examples do not hold is none");
+}
