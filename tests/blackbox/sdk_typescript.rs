@@ -1,6 +1,8 @@
 //! The TypeScript SDK's own tests (`sdk/typescript/test`, node:test) against the real `assent`
-//! binary, after `npm ci` of its pinned dependencies; they include the checks that the
-//! generated schema and the committed `dist/` match their sources.
+//! binary, after `npm ci` of its pinned dependencies and `npm run build` (git keeps no `dist/`);
+//! they include the check that the committed generated schema matches `docs/openapi.json`. And
+//! the SDK installed as a new user does, from a fresh copy of its folder into projects outside
+//! the repository (`test/fresh-install.sh`).
 
 use crate::harness::BIN;
 use std::path::PathBuf;
@@ -25,6 +27,14 @@ fn the_typescript_sdk_passes_its_tests_against_the_real_server() {
         let out = Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir).output().unwrap();
         assert!(out.status.success(), "npm ci: {}", String::from_utf8_lossy(&out.stderr));
     }
+    // npm ci builds dist/ too (the prepare script), but it is skipped above when nothing changed.
+    let out = Command::new("npm").args(["run", "build"]).current_dir(&dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "npm run build:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = Command::new("node")
         .args(["--test", "test/"])
         .current_dir(&dir)
@@ -37,4 +47,12 @@ fn the_typescript_sdk_passes_its_tests_against_the_real_server() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the TypeScript SDK's tests failed:\n{text}");
     assert!(text.contains("# fail 0") && !text.contains("# pass 0"), "{text}");
+}
+
+#[test]
+fn the_typescript_sdk_installs_from_a_fresh_clone_into_another_project() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sdk/typescript");
+    let out = Command::new("bash").arg("test/fresh-install.sh").current_dir(&dir).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("fresh install: ok"), "test/fresh-install.sh failed:\n{text}");
 }

@@ -58,7 +58,7 @@ try {
     check(await within('[data-testid="autostart"]'), `${width}x${height}: settings: the login checkbox inside the window`);
     const about = await box('[data-testid="about"]');
     check(!!about && about.y + about.height <= height, `${width}x${height}: settings: About on screen without scrolling`);
-    await page.evaluate(() => window.assentMock.requestQuit(2, 5));
+    await page.evaluate(() => window.assentPreview.emit("assent://quit-requested", { waiting: 2, pending: 5 }));
     await page.waitForSelector('[data-testid="quit-dialog"]');
     check(await within('[data-testid="quit-dialog"] button'), `${width}x${height}: quit dialog: both buttons inside the window`);
     const focused = await page.evaluate(() => document.activeElement?.getAttribute("data-testid"));

@@ -1,10 +1,11 @@
-// Screenshots of the UI (mock backend) in headless Chromium, into docs/.
+// Screenshots of the UI in headless Chromium (the browser preview: the sample inbox answers the
+// IPC), into docs/, or into SHOTS_DIR when it is set.
 // `npm run shots` takes them all; `npm run shots -- settings quit` only those named.
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./serve.mjs";
 import { fileURLToPath } from "node:url";
 
-const out = fileURLToPath(new URL("../../docs/", import.meta.url));
+const out = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, "")}/` : fileURLToPath(new URL("../../docs/", import.meta.url));
 const only = process.argv.slice(2);
 const { server, url } = await serve();
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
@@ -40,7 +41,7 @@ try {
   // A call through Codex's hook: what the client reports, and Assent's own note, apart from
   // the agent's words (it sent none).
   await page.evaluate(() => {
-    const m = window.assentMock;
+    const m = window.assentPreview;
     const p = structuredClone(m.proposals.find((x) => x.kind === "tool.call"));
     const command = ["bash", "-lc", "git push origin main"];
     Object.assign(p, { id: "p_codexexample0000000000000", title: null, summary: null, status: "pending", settled: false, decision: null, created_at: new Date().toISOString() });
@@ -50,14 +51,14 @@ try {
       cwd: "/home/me/project", client: "Codex's permission hook", permission_mode: "default",
       notes: ["Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit as a denial with the edited call, and the model may run that, which comes back here to approve."],
     };
-    m.propose(p);
+    return m.propose(p);
   });
   await page.click('[data-testid="row"][data-id="p_codexexample0000000000000"]');
   await page.waitForSelector('[data-testid="assent-note"]');
   await shot("assent-note");
   // A tool that checks Assent's receipt: whom the signed decision is for, before and after.
   await page.evaluate(() => {
-    const m = window.assentMock;
+    const m = window.assentPreview;
     const p = structuredClone(m.proposals.find((x) => x.kind === "tool.call"));
     const input = { post_id: 7 };
     Object.assign(p, { id: "p_receiptexample00000000000", title: null, summary: null, status: "pending", settled: false, decision: null, audience: "blog", created_at: new Date().toISOString() });
@@ -66,7 +67,7 @@ try {
       type: "tool.call", tool: "mcp__blog__delete_post", input, input_text: JSON.stringify(input, null, 2), invisible_characters: [],
       cwd: "/home/me/blog", client: "Claude Code's hook", permission_mode: "default", notes: [],
     };
-    m.propose(p);
+    return m.propose(p);
   });
   await page.click('[data-testid="row"][data-id="p_receiptexample00000000000"]');
   await page.waitForSelector('[data-testid="detail-audience"]');
@@ -102,7 +103,7 @@ try {
   // The tray's Quit while agents wait: the window comes up and asks.
   await page.click('[data-testid="nav-inbox"]');
   await page.waitForSelector('[data-testid="detail"]');
-  await page.evaluate(() => window.assentMock.requestQuit(2, 5));
+  await page.evaluate(() => window.assentPreview.emit("assent://quit-requested", { waiting: 2, pending: 5 }));
   await page.waitForSelector('[data-testid="quit-dialog"]');
   await shot("quit");
   await page.keyboard.press("Escape");
@@ -114,4 +115,4 @@ if (problems.length) {
   console.error("console errors:\n" + problems.join("\n"));
   process.exit(1);
 }
-console.log("screenshots saved in docs/");
+console.log(`screenshots saved in ${out}`);

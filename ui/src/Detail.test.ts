@@ -3,41 +3,63 @@ import { cleanup, render, screen, fireEvent, waitFor } from "@testing-library/sv
 import Detail from "./Detail.svelte";
 import Toasts from "./Toasts.svelte";
 import { toasts } from "./toasts.svelte";
-import { MockBackend } from "./mock";
+import { tauriBackend } from "./api";
+import { answer, type Args, type Handler } from "./ipc-mock";
+import * as sample from "./sample";
 import type { Proposal } from "./bindings/Proposal";
-import type { AuditEntry } from "./bindings/AuditEntry";
+import type { Decision } from "./bindings/Decision";
+import type { Status } from "./bindings/Status";
+
+/**
+ * Answers `get_proposal` for `p` as it is now, and `decide` by moving it to `status` (what the
+ * backend would answer; `null`: the test decides nothing), with `handlers` for anything else.
+ */
+function showing(p: Proposal, decide: { status: Status; decision?: Partial<Decision>; rule?: unknown } | null = null, handlers: Record<string, Handler> = {}) {
+  let now = p;
+  const ipc = answer({
+    get_proposal: () => sample.detail(now),
+    decide: (a: Args) => {
+      if (!decide) throw { code: "unexpected", message: "this test decides nothing" };
+      now = sample.decided(now, decide.status, { outcome: a.outcome as Decision["outcome"], reason: (a.reason as string) ?? null, ...decide.decision });
+      return { ...now, rule: decide.rule ?? null };
+    },
+    ...handlers,
+  });
+  return ipc;
+}
 
 describe("the detail view", () => {
   afterEach(cleanup);
 
   it("never shows one proposal with buttons that act on another, while the other loads", async () => {
-    const m = new MockBackend();
-    const [a, b] = m.proposals.filter((x) => x.status === "pending");
-    if (!a || !b) throw new Error("fixture");
+    const a = sample.proposal("tc");
+    const b = sample.proposal("fw");
     // The second one loads slowly (a large proposal on a slow link).
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    const get = m.get.bind(m);
-    m.get = async (id: string) => {
-      if (id === b.id) await gate;
-      return get(id);
-    };
-    const { rerender } = render(Detail, { backend: m, id: a.id });
+    const ipc = answer({
+      get_proposal: async ({ id }) => {
+        if (id === b.id) await gate;
+        return sample.detail(id === a.id ? a : b);
+      },
+      decide: () => ({ ...sample.decided(b, "applied", { outcome: "approve" }), rule: null }),
+    });
+    const backend = await tauriBackend();
+    const { rerender } = render(Detail, { backend, id: a.id });
     await screen.findByTestId("approve");
-    await rerender({ backend: m, id: b.id });
+    await rerender({ backend, id: b.id });
     // While B loads: A is gone, and nothing can be decided.
     expect(screen.queryByTestId("approve")).toBeNull();
     expect(screen.getByText("Loading…")).toBeTruthy();
     release();
     await fireEvent.click(await screen.findByTestId("approve"));
-    await waitFor(() => expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args[0])).toEqual([b.id]));
-    expect((m.calls.find((c) => c.name === "decide")?.args[2] as { seen?: string }).seen).toBe(`seen:${b.id}`);
-    expect(m.proposals.find((x) => x.id === a.id)?.status).toBe("pending");
+    // The one decision is B's, and names the payload shown as B's.
+    await waitFor(() => expect(ipc.args("decide")).toEqual([{ id: b.id, outcome: "approve", seen: sample.payloadHash(b.id) }]));
   });
 
   it("shows Assent's diff with the hidden character marked", async () => {
-    const m = new MockBackend();
-    render(Detail, { backend: m, id: "p_iqgvopaka4n7slxa5lqrbpr4cu" });
+    showing(sample.proposal("fw"));
+    render(Detail, { backend: await tauriBackend(), id: sample.WRITE });
     const diff = await screen.findByTestId("diff");
     expect(diff.textContent).toContain("line two");
     expect(diff.querySelector(".mark")?.textContent).toBe("⟦U+200B⟧");
@@ -45,25 +67,19 @@ describe("the detail view", () => {
   });
 
   it("shows the agent's words as text, never as HTML", async () => {
-    const m = new MockBackend();
-    const p = m.proposals.find((x) => x.kind === "tool.call");
-    if (!p) throw new Error("fixture");
-    p.title = '<img src=x onerror="window.pwned=1">';
-    p.summary = "<b>bold</b>";
-    const { container } = render(Detail, { backend: m, id: p.id });
+    const p = sample.proposal("tc", { title: '<img src=x onerror="window.pwned=1">', summary: "<b>bold</b>" });
+    showing(p);
+    const { container } = render(Detail, { backend: await tauriBackend(), id: p.id });
     await screen.findByText('<img src=x onerror="window.pwned=1">');
     expect(container.querySelector("img")).toBeNull();
     expect(container.querySelector(".awsummary b")).toBeNull();
   });
 
   it("shows what the client reported and Assent's notes apart from the agent's words", async () => {
-    const m = new MockBackend();
-    const p = m.proposals.find((x) => x.kind === "tool.call");
-    if (!p || p.preview.type !== "tool.call") throw new Error("fixture");
-    p.title = null;
-    p.summary = null;
+    const p = sample.proposal("tc", { title: null, summary: null });
     Object.assign(p.preview, { cwd: "/home/me/project", client: "Codex's permission hook", permission_mode: "default", notes: ["Codex cannot run an edited call."] });
-    render(Detail, { backend: m, id: p.id });
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
     const note = await screen.findByTestId("assent-note");
     expect(note.textContent).toBe("Assent: Codex cannot run an edited call.");
     const ctx = screen.getByTestId("tool-context").textContent ?? "";
@@ -74,13 +90,10 @@ describe("the detail view", () => {
   });
 
   it("says a large input's size before its body, lays out only its start, and shows all when asked", async () => {
-    const m = new MockBackend();
-    const p = m.proposals.find((x) => x.kind === "tool.call" && x.status === "pending");
-    if (!p || p.preview.type !== "tool.call") throw new Error("fixture");
     const command = `cat <<'EOF'\n${"é".repeat(1_900_000)}\nEOF\nrm -rf ~/end-of-the-input`;
-    p.payload = { tool: "Bash", input: { command } };
-    p.preview = { ...p.preview, input: { command }, input_text: JSON.stringify({ command }, null, 2) };
-    render(Detail, { backend: m, id: p.id });
+    const p = sample.bash("p_large", command);
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
     const large = await screen.findByTestId("large");
     expect(large.textContent).toContain("Large input: 3.8 MB");
     expect(large.textContent).toContain("your decision covers all of it");
@@ -98,23 +111,17 @@ describe("the detail view", () => {
 
   it("takes a message away at a tap", async () => {
     toasts.splice(0);
-    const m = new MockBackend();
-    const [a] = m.proposals.filter((x) => x.status === "pending");
-    if (!a) throw new Error("fixture");
+    showing(sample.proposal("tc"), { status: "approved" });
     render(Toasts);
-    render(Detail, { backend: m, id: a.id });
+    render(Detail, { backend: await tauriBackend(), id: sample.TOOL });
     await fireEvent.click(await screen.findByTestId("approve"));
     await fireEvent.click(await screen.findByText("Approved"));
     expect(screen.queryAllByTestId("toast")).toHaveLength(0);
   });
 
   it("says who a decision's receipt is for, and that the decision carries one", async () => {
-    const m = new MockBackend();
-    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
-    const p = m.proposals.find((x) => x.id === id);
-    if (!p) throw new Error("fixture");
-    p.audience = "blog";
-    render(Detail, { backend: m, id });
+    showing(sample.proposal("tc", { audience: "blog" }), { status: "approved", decision: { receipt: "eyJhbGciOiJFZERTQSJ9.e30.c2ln" } });
+    render(Detail, { backend: await tauriBackend(), id: sample.TOOL });
     expect((await screen.findByTestId("detail-audience")).textContent).toBe("receipt for blog");
     expect(screen.queryByTestId("decision-receipt")).toBeNull();
     await fireEvent.click(screen.getByTestId("approve"));
@@ -123,43 +130,40 @@ describe("the detail view", () => {
   });
 
   it("rejects with the reason the person typed", async () => {
-    const m = new MockBackend();
-    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
-    render(Detail, { backend: m, id });
+    const ipc = showing(sample.proposal("tc"), { status: "rejected" });
+    render(Detail, { backend: await tauriBackend(), id: sample.TOOL });
     await fireEvent.click(await screen.findByTestId("reject"));
     const confirm = screen.getByTestId("confirm-reject") as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
     await fireEvent.input(screen.getByTestId("reason"), { target: { value: "not on main" } });
     await fireEvent.click(confirm);
     await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("rejected"));
-    expect(m.calls.find((c) => c.name === "decide")?.args).toEqual([id, "reject", { reason: "not on main", seen: `seen:${id}` }]);
+    expect(ipc.args("decide")).toEqual([{ id: sample.TOOL, outcome: "reject", reason: "not on main", seen: sample.payloadHash(sample.TOOL) }]);
   });
 
   it("approves an edited tool input", async () => {
-    const m = new MockBackend();
-    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
-    render(Detail, { backend: m, id });
+    const ipc = showing(sample.proposal("tc"), { status: "approved" });
+    render(Detail, { backend: await tauriBackend(), id: sample.TOOL });
     await fireEvent.click(await screen.findByTestId("edit"));
     const editor = document.getElementById("editor") as HTMLTextAreaElement;
     await fireEvent.input(editor, { target: { value: '{"command": "cargo test -q"}' } });
     await fireEvent.click(screen.getByText("Approve edited", { selector: ".form button" }));
     await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
-    expect(m.calls.find((c) => c.name === "decide")?.args[2]).toEqual({ edits: { input: { command: "cargo test -q" } }, seen: expect.stringMatching(/^seen:/) });
+    expect(ipc.args("decide")).toEqual([{ id: sample.TOOL, outcome: "approve", edits: { input: { command: "cargo test -q" } }, seen: sample.payloadHash(sample.TOOL) }]);
   });
 
   it("shows a preview no shape fits as it was stored, and nothing else", async () => {
-    const m = new MockBackend();
-    const p = m.proposals.find((x) => x.kind === "tool.call");
-    if (!p) throw new Error("fixture");
-    p.preview = { type: "unreadable", raw: { type: "tool.call", tool: 7 } };
-    render(Detail, { backend: m, id: p.id });
+    const p = sample.proposal("tc", { preview: { type: "unreadable", raw: { type: "tool.call", tool: 7 } } });
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
     const block = await screen.findByTestId("unreadable");
     expect(block.textContent).toContain('"tool": 7');
     expect(screen.queryByTestId("diff")).toBeNull();
   });
 
   describe("approve and allow similar", () => {
-    const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe"; // Bash `cargo test`, pending
+    const id = sample.TOOL; // Bash `cargo test`, pending
+    const similar = sample.SIMILAR[id];
     beforeEach(() => void toasts.splice(0));
 
     it.each([
@@ -168,124 +172,106 @@ describe("the detail view", () => {
       ["1 day", 86400, "for 1 day"],
       ["Until removed", null, "until removed"],
     ] as const)("shows the rule in words and saves it for %s", async (label, secs, words) => {
-      const m = new MockBackend();
-      const rulesBefore = m.ruleList.length;
+      const saved = sample.rule("r_similar", "allow", similar.match, similar.description, { note: `allowed like proposal ${id}` });
+      const ipc = showing(sample.proposal("tc"), { status: "approved", rule: saved }, { similar_rule: () => similar });
       render(Toasts);
-      render(Detail, { backend: m, id });
+      render(Detail, { backend: await tauriBackend(), id });
       await fireEvent.click(await screen.findByTestId("allow-similar"));
       const panel = await screen.findByTestId("similar");
-      // The rule is shown, not saved, and the proposal is not decided yet.
+      expect(ipc.args("similar_rule")).toEqual([{ id }]);
+      // The rule is shown in the backend's words, not saved, and the proposal is not decided yet.
       expect(screen.getByTestId("similar-words").textContent?.replace(/\s+/g, " ").trim()).toBe("allow agent default to run cargo test … with tool Bash for 1 hour");
-      expect(m.ruleList).toHaveLength(rulesBefore);
-      expect(m.calls.some((c) => c.name === "decide")).toBe(false);
+      expect(ipc.args("decide")).toHaveLength(0);
       await fireEvent.click(screen.getAllByTestId("similar-for").find((b) => b.textContent === label) as HTMLElement);
       expect(screen.getByTestId("similar-lasting").textContent).toBe(words);
       expect(panel.textContent).toContain(words);
       await fireEvent.click(screen.getByTestId("confirm-similar"));
       await waitFor(() => expect(screen.getByTestId("status-badge").textContent).toBe("approved"));
-      expect(m.calls.filter((c) => c.name === "decide").map((c) => c.args)).toEqual([[id, "approve", { allowSimilar: { expires_in: secs }, seen: `seen:${id}` }]]);
-      const saved = m.ruleList[m.ruleList.length - 1];
-      expect(m.ruleList).toHaveLength(rulesBefore + 1);
-      expect(saved.match).toEqual({ agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test", confine: "workspace" });
-      expect(saved.expires_at === null).toBe(secs === null);
+      // One decision: approve, with the rule's lifetime, for the payload shown.
+      expect(ipc.args("decide")).toEqual([{ id, outcome: "approve", allowSimilar: { expires_in: secs }, seen: sample.payloadHash(id) }]);
       const toast = await screen.findByText(/Rule saved/);
       expect(toast.textContent).toContain("allow agent default to run cargo test … with tool Bash");
       expect(toast.textContent).toContain(words);
     });
 
     it("saves nothing and decides nothing when cancelled", async () => {
-      const m = new MockBackend();
-      const rulesBefore = m.ruleList.length;
-      render(Detail, { backend: m, id });
+      const ipc = showing(sample.proposal("tc"), null, { similar_rule: () => similar });
+      render(Detail, { backend: await tauriBackend(), id });
       await fireEvent.click(await screen.findByTestId("allow-similar"));
       await screen.findByTestId("similar");
       await fireEvent.click(screen.getByTestId("cancel-similar"));
       expect(screen.queryByTestId("similar")).toBeNull();
-      expect(m.calls.filter((c) => c.name === "decide")).toHaveLength(0);
-      expect(m.ruleList).toHaveLength(rulesBefore);
+      expect(ipc.calls.map((c) => c.cmd).filter((c) => c !== "get_proposal")).toEqual(["similar_rule"]);
       expect(screen.getByTestId("status-badge").textContent).toBe("pending");
     });
   });
 
   describe("a proposal a rule decided", () => {
-    const bash = (m: MockBackend, id: string, command: string): Proposal => {
-      const p = structuredClone(m.proposals.find((x) => x.id === "p_xw3z55xmqfu3hcl2bg6s3hpfxe")) as Proposal;
-      p.id = id;
-      p.payload = { tool: "Bash", input: { command } };
-      m.propose(p);
-      return p;
-    };
+    /** A Bash call running `command` that the rule `words` decided at once. */
+    const byRule = (id: string, command: string, outcome: "approve" | "reject", words: string | null, more: Partial<Decision> = {}) =>
+      sample.decided(sample.bash(id, command), outcome === "approve" ? "approved" : "rejected", {
+        outcome,
+        by: "rule",
+        channel: "rule",
+        rule: words === null ? null : { id: "r_therule", description: words },
+        ...more,
+      });
 
     it("says which rule refused it", async () => {
-      const m = new MockBackend();
-      m.ruleList = [];
-      await m.addRule({ effect: "deny", match: { tool: "Bash", input: "git push" }, everything: false, note: "not from here" });
-      const p = bash(m, "p_pushed", "git push origin main");
-      expect(p.status).toBe("rejected");
-      render(Detail, { backend: m, id: p.id });
+      const p = byRule("p_pushed", "git push origin main", "reject", "refuse to let any agent run `git push …` with tool `Bash`", { reason: "not from here" });
+      showing(p);
+      render(Detail, { backend: await tauriBackend(), id: p.id });
       const label = await screen.findByTestId("decided-by-rule");
       expect(label.textContent?.replace(/\s+/g, " ")).toContain("Refused by rule: refuse to let any agent run git push … with tool Bash");
     });
 
     it("says which rule allowed it", async () => {
-      const m = new MockBackend();
-      m.ruleList = [];
-      await m.addRule({ effect: "allow", match: { agent: "default", tool: "Bash", input: "ls" }, everything: false });
-      const p = bash(m, "p_listed", "ls -la");
-      expect(p.status).toBe("approved");
-      render(Detail, { backend: m, id: p.id });
+      const p = byRule("p_listed", "ls -la", "approve", "allow agent default to run `ls …` with tool `Bash`");
+      showing(p);
+      render(Detail, { backend: await tauriBackend(), id: p.id });
       const label = await screen.findByTestId("decided-by-rule");
       expect(label.textContent?.replace(/\s+/g, " ")).toContain("Allowed by rule: allow agent default to run ls … with tool Bash");
       expect(screen.queryByTestId("allow-similar")).toBeNull();
     });
 
     it("says a command a rule allowed ran confined", async () => {
-      const m = new MockBackend();
-      m.ruleList = [];
-      await m.addRule({ effect: "allow", match: { tool: "Bash", input: "ls", confine: "read" }, everything: false });
-      const p = bash(m, "p_confined", "ls -la");
-      expect(p.decision?.confine).toBe("read");
-      render(Detail, { backend: m, id: p.id });
+      const p = byRule("p_confined", "ls -la", "approve", "allow any agent to run `ls …` with tool `Bash`", { confine: "read" });
+      showing(p);
+      render(Detail, { backend: await tauriBackend(), id: p.id });
       const label = await screen.findByTestId("confined");
       expect(label.textContent).toContain("Ran confined (read)");
     });
 
     it("says a rule decided it when the rule's words were not kept", async () => {
-      const m = new MockBackend();
-      const p = m.proposals.find((x) => x.decision?.channel === "rule" && x.decision.outcome === "approve");
-      if (!p?.decision) throw new Error("seed");
-      p.decision.rule = null;
-      render(Detail, { backend: m, id: p.id });
+      const p = byRule(sample.ALLOWED, "npm test", "approve", null);
+      showing(p);
+      render(Detail, { backend: await tauriBackend(), id: p.id });
       expect((await screen.findByTestId("decided-by-rule")).textContent).toContain("Allowed by a rule.");
     });
 
     it("shows nothing of the sort on a proposal the person decided", async () => {
-      const m = new MockBackend();
-      const id = "p_xw3z55xmqfu3hcl2bg6s3hpfxe";
-      await m.decide(id, "approve");
-      render(Detail, { backend: m, id });
+      showing(sample.decided(sample.proposal("tc"), "approved", { outcome: "approve" }));
+      render(Detail, { backend: await tauriBackend(), id: sample.TOOL });
       await screen.findByTestId("detail");
       expect(screen.queryByTestId("decided-by-rule")).toBeNull();
     });
   });
 
   describe("the node, on a team store", () => {
-    const id = "p_appliedexample000000000000"; // approved by owner through the CLI, then applied
+    const id = sample.APPLIED; // approved by owner through the CLI, then applied
     const text = (testId: string) => screen.getByTestId(testId).textContent?.replace(/\s+/g, " ").trim();
     const history = () => [...screen.getByTestId("audit").querySelectorAll("li")].map((li) => li.textContent?.replace(/\s+/g, " ") ?? "");
 
     it("names the node that received it, the one it was decided on, and each change's", async () => {
-      const m = new MockBackend();
-      const p = m.proposals.find((x) => x.id === id);
-      if (!p?.decision) throw new Error("seed");
-      p.node = "alpha";
-      p.decision.by = "ben";
-      p.decision.node = "beta";
-      const created = m.audits.get(id)?.[0];
-      if (!created) throw new Error("seed");
-      created.node = "alpha";
-      m.audits.get(id)?.push({ ...created, seq: 99n, actor: "ben", node: "beta", channel: "app", from: "pending", to: "approved" } as AuditEntry);
-      render(Detail, { backend: m, id });
+      const p = sample.proposal("applied", { id, node: "alpha" });
+      if (!p.decision) throw new Error("fixture");
+      Object.assign(p.decision, { by: "ben", node: "beta" });
+      const trail = [
+        sample.entry(p, 1, { node: "alpha" }),
+        sample.entry(p, 2, { actor: "ben", node: "beta", channel: "app", from: "pending", to: "approved" }),
+      ];
+      answer({ get_proposal: () => sample.detail(p, trail) });
+      render(Detail, { backend: await tauriBackend(), id });
       await screen.findByTestId("detail");
       expect(text("detail-agent")).toBe("agent default on alpha");
       expect(text("decision-by")).toMatch(/^by ben on beta via cli · /);
@@ -296,8 +282,8 @@ describe("the detail view", () => {
     });
 
     it("names no node on a single-user store", async () => {
-      const m = new MockBackend();
-      render(Detail, { backend: m, id });
+      showing(sample.proposal("applied", { id }));
+      render(Detail, { backend: await tauriBackend(), id });
       await screen.findByTestId("detail");
       expect(text("detail-agent")).toBe("agent default");
       expect(text("decision-by")).toMatch(/^by owner via cli · /);

@@ -1,5 +1,5 @@
-// The app's only door to Assent: Tauri commands (IPC) in the desktop app, an in-memory
-// backend when the page runs in a plain browser (tests, layout checks, screenshots).
+// The app's only door to Assent: Tauri commands (IPC). In a plain browser (tests, layout
+// checks, screenshots) the same commands are answered through Tauri's IPC mock (ipc-mock.ts).
 // Decisions never go through the agent API.
 
 import { invoke } from "@tauri-apps/api/core";

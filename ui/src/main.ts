@@ -1,6 +1,6 @@
 import { mount } from "svelte";
 import App from "./App.svelte";
-import { inTauri, tauriBackend, type Backend } from "./api";
+import { inTauri, tauriBackend } from "./api";
 import "./app.css";
 
 /** Linux, where the fonts are named by their generic families (see app.css). */
@@ -12,18 +12,14 @@ async function start() {
   markPlatform();
   const target = document.getElementById("app");
   if (!target) throw new Error("no #app element");
-  let backend: Backend;
-  if (inTauri()) {
-    backend = await tauriBackend();
-  } else {
-    const seed = Number(new URLSearchParams(location.search).get("seed") ?? "0");
-    // The browser preview's stand-in backend: never part of the app's first load.
-    const { MockBackend } = await import("./mock");
-    const mock = new MockBackend({ seed });
-    (window as unknown as { assentMock: typeof mock }).assentMock = mock;
-    backend = mock;
+  if (!inTauri()) {
+    // A plain browser (the layout checks, the screenshots): the sample inbox answers the IPC,
+    // `?seed=N` adds N older proposals. Never part of the app's first load.
+    const extra = Number(new URLSearchParams(location.search).get("seed") ?? "0");
+    const { startPreview } = await import("./preview");
+    (window as unknown as { assentPreview: unknown }).assentPreview = startPreview(extra);
   }
-  mount(App, { target, props: { backend } });
+  mount(App, { target, props: { backend: await tauriBackend() } });
 }
 
 start();

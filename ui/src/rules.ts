@@ -82,8 +82,8 @@ const code = (s: string) => `\`${s.replaceAll("`", "'")}\``;
 
 /**
  * A rule in plain words, as Assent says it ("allow agent default to run `npm test …` with tool
- * `Bash`"). The backend's words are the reference: this is for the mock and for the form's
- * preview of a rule not saved yet.
+ * `Bash`"). The backend's words are the reference: this is for the form's preview of a rule
+ * not saved yet (and the browser preview's rules).
  */
 export function describe(effect: Effect, m: RuleMatch): string {
   if (m.builtin === "read_only") {
