@@ -175,6 +175,70 @@ fn fail(e: &dyn std::fmt::Display) -> ! {
     std::process::exit(1)
 }
 
+/// The tray and the notifications, started once the window has painted (which does not need
+/// them) or after a few seconds; at once when the window stays hidden.
+fn after_first_paint(
+    app: &tauri::AppHandle,
+    engine: assent_core::Engine,
+    pause: assent_notify::Pause,
+    notes: std::sync::Arc<std::sync::Mutex<String>>,
+    hidden: bool,
+    started: std::time::Instant,
+) {
+    let handle = app.clone();
+    let host = std::sync::Arc::new(WindowHost(app.clone()));
+    tauri::async_runtime::spawn(async move {
+        if !hidden {
+            let d = handle.state::<Desktop>();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), d.painted.notified()).await;
+        }
+        let h = handle.clone();
+        let _ = handle.run_on_main_thread(move || {
+            if let Err(e) = tray::install(&h) {
+                tracing::warn!(error = %e, "no tray icon");
+            }
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
+        });
+        let opts = assent_notify::Options { pause, ..Default::default() };
+        let a = assent_notify::start(engine, host, opts).await;
+        *notes.lock().unwrap_or_else(|e| e.into_inner()) = a.describe();
+    });
+}
+
+/// Hands the engine's events to the window (`assent://event`), and refreshes the tray's count
+/// as they come.
+fn forward_events(app: tauri::AppHandle, engine: &assent_core::Engine) {
+    let handle = app.clone();
+    let mut events = engine.subscribe();
+    let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let poke = changed.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(e) => {
+                    let sent = handle.emit("assent://event", &e);
+                    tracing::debug!(ok = sent.is_ok(), "event to the window");
+                    poke.notify_one();
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    let _ = handle.emit("assent://event", &json!({"type": "lagged"}));
+                    poke.notify_one();
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+    // The tray count follows changes, at most a few times a second.
+    let handle = app;
+    tauri::async_runtime::spawn(async move {
+        loop {
+            changed.notified().await;
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            tray::refresh(&handle).await;
+        }
+    });
+}
+
 /// Runs the app until the person quits it from the tray.
 pub fn run() {
     let started = std::time::Instant::now();
@@ -257,56 +321,8 @@ pub fn run() {
                 show_main(app.handle());
             }
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "window made");
-            // The tray and the notifications wait for the first paint (which does not need
-            // them), or a few seconds; at once when the window stays hidden.
-            let handle = app.handle().clone();
-            let host = std::sync::Arc::new(WindowHost(app.handle().clone()));
-            let for_notes = engine.clone();
-            tauri::async_runtime::spawn(async move {
-                if !hidden {
-                    let d = handle.state::<Desktop>();
-                    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), d.painted.notified()).await;
-                }
-                let h = handle.clone();
-                let _ = handle.run_on_main_thread(move || {
-                    if let Err(e) = tray::install(&h) {
-                        tracing::warn!(error = %e, "no tray icon");
-                    }
-                    tracing::debug!(ms = started.elapsed().as_millis() as u64, "tray ready");
-                });
-                let opts = assent_notify::Options { pause, ..Default::default() };
-                let a = assent_notify::start(for_notes, host, opts).await;
-                *notes.lock().unwrap_or_else(|e| e.into_inner()) = a.describe();
-            });
-            let handle = app.handle().clone();
-            let mut events = engine.subscribe();
-            let changed = std::sync::Arc::new(tokio::sync::Notify::new());
-            let poke = changed.clone();
-            tauri::async_runtime::spawn(async move {
-                loop {
-                    match events.recv().await {
-                        Ok(e) => {
-                            let sent = handle.emit("assent://event", &e);
-                            tracing::debug!(ok = sent.is_ok(), "event to the window");
-                            poke.notify_one();
-                        }
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                            let _ = handle.emit("assent://event", &json!({"type": "lagged"}));
-                            poke.notify_one();
-                        }
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                    }
-                }
-            });
-            // The tray count follows changes, at most a few times a second.
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                loop {
-                    changed.notified().await;
-                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-                    tray::refresh(&handle).await;
-                }
-            });
+            after_first_paint(app.handle(), engine.clone(), pause.clone(), notes.clone(), hidden, started);
+            forward_events(app.handle().clone(), &engine);
             Ok(())
         })
         .on_page_load(move |_, payload| {

@@ -94,16 +94,7 @@ impl Engine {
         idempotency_key: Option<&str>,
         origin: Option<(String, crate::proposal::Channel)>,
     ) -> Result<Proposed, CoreError> {
-        let idempotency = match idempotency_key {
-            None => None,
-            Some(k) if k.is_empty() || k.len() > IDEMPOTENCY_KEY_MAX || !k.chars().all(|c| c.is_ascii_graphic()) => {
-                return Err(CoreError::invalid(
-                    "invalid_idempotency_key",
-                    format!("an Idempotency-Key is 1-{IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
-                ));
-            }
-            Some(k) => Some(Idempotency { key: k.to_string(), request_sha256: canonical_sha256(&body) }),
-        };
+        let idempotency = idempotency_key.map(|k| idempotency(k, &body)).transpose()?;
         let mut req: NewProposal = crate::strict::from_value(body)
             .map_err(|e| CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))?;
         let cfg = &self.inner.config;
@@ -193,10 +184,17 @@ impl Engine {
                 (res, _) => break res,
             }
         };
-        match inserted? {
+        Ok(self.filed(inserted?))
+    }
+
+    /// A proposal the store took (or had under its idempotency key): its lease started, its
+    /// news told, an expiry sooner than the sweeper's next look or a write a rule approved
+    /// started.
+    fn filed(&self, inserted: Inserted) -> Proposed {
+        match inserted {
             Inserted::Existing(p) => {
                 self.lease(&p);
-                Ok(Proposed { proposal: p.for_agent(), created: false })
+                Proposed { proposal: p.for_agent(), created: false }
             }
             Inserted::Created { proposal, superseded } => {
                 self.lease(&proposal);
@@ -214,10 +212,21 @@ impl Engine {
                     }
                     _ => {}
                 }
-                Ok(Proposed { proposal: proposal.for_agent(), created: true })
+                Proposed { proposal: proposal.for_agent(), created: true }
             }
         }
     }
+}
+
+/// An `Idempotency-Key` checked, with the hash of the request it keys.
+fn idempotency(key: &str, body: &Value) -> Result<Idempotency, CoreError> {
+    if key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX || !key.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(CoreError::invalid(
+            "invalid_idempotency_key",
+            format!("an Idempotency-Key is 1-{IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
+        ));
+    }
+    Ok(Idempotency { key: key.to_string(), request_sha256: canonical_sha256(body) })
 }
 
 #[cfg(test)]
