@@ -16,7 +16,7 @@ use crate::paths::PathPolicy;
 use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
 use assent_core::crash;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
-use assent_core::payloads;
+use assent_core::payloads::{self, KindName};
 use assent_core::preview::{Diff, FilePreview, Preview};
 use assent_core::proposal::{ErrorInfo, Proposal};
 use assent_core::{CoreError, KindClass};
@@ -218,8 +218,8 @@ fn write_preview(path: &Path, base: &Snapshot, current: Option<&[u8]>, new: &str
 
 #[async_trait::async_trait]
 impl Kind for FileWrite {
-    fn name(&self) -> &'static str {
-        "file.write"
+    fn name(&self) -> KindName {
+        KindName::FileWrite
     }
     fn class(&self) -> KindClass {
         KindClass::Applied
@@ -275,7 +275,7 @@ impl Kind for FileWrite {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let w: payloads::FileWrite = match payloads::read("file.write", payload) {
+        let w: payloads::FileWrite = match payloads::read(assent_core::payloads::KindName::FileWrite, payload) {
             Ok(w) => w,
             Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
         };
@@ -319,7 +319,7 @@ fn ready(policy: &PathPolicy, p: &Proposal, raw: &str) -> Result<(PathBuf, Folde
 }
 
 fn write_now(policy: &PathPolicy, p: &Proposal, payload: &Value) -> ApplyOutcome {
-    let w: payloads::FileWrite = match payloads::read("file.write", payload) {
+    let w: payloads::FileWrite = match payloads::read(assent_core::payloads::KindName::FileWrite, payload) {
         Ok(w) => w,
         Err(m) => return fail("integrity", m),
     };
@@ -351,8 +351,8 @@ pub struct FileDelete {
 
 #[async_trait::async_trait]
 impl Kind for FileDelete {
-    fn name(&self) -> &'static str {
-        "file.delete"
+    fn name(&self) -> KindName {
+        KindName::FileDelete
     }
     fn class(&self) -> KindClass {
         KindClass::Applied
@@ -406,7 +406,7 @@ impl Kind for FileDelete {
     async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
         let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
         tokio::task::spawn_blocking(move || {
-            let d: payloads::FileDelete = match payloads::read("file.delete", &payload) {
+            let d: payloads::FileDelete = match payloads::read(assent_core::payloads::KindName::FileDelete, &payload) {
                 Ok(d) => d,
                 Err(m) => return fail("integrity", m),
             };
@@ -425,7 +425,7 @@ impl Kind for FileDelete {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let d: payloads::FileDelete = match payloads::read("file.delete", payload) {
+        let d: payloads::FileDelete = match payloads::read(assent_core::payloads::KindName::FileDelete, payload) {
             Ok(d) => d,
             Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
         };

@@ -14,7 +14,7 @@ use assent_core::credentials::ASSENT_SETS as FORBIDDEN;
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
-use assent_core::payloads;
+use assent_core::payloads::{self, KindName};
 use assent_core::preview::{HeaderLine, HttpPreview, Preview};
 use assent_core::proposal::Proposal;
 use assent_core::{CoreError, KindClass};
@@ -230,15 +230,15 @@ fn preview(req: &payloads::HttpRequest, creds: &BTreeMap<String, CredentialMeta>
 
 #[async_trait::async_trait]
 impl Kind for HttpRequest {
-    fn name(&self) -> &'static str {
-        "http.request"
+    fn name(&self) -> KindName {
+        KindName::HttpRequest
     }
     fn class(&self) -> KindClass {
         KindClass::Applied
     }
     fn destructive(&self, payload: &Value) -> bool {
         // What cannot be read is treated as the dangerous case.
-        payloads::read::<payloads::HttpRequest>("http.request", payload)
+        payloads::read::<payloads::HttpRequest>(assent_core::payloads::KindName::HttpRequest, payload)
             .map(|r| r.method == "DELETE" || effective_method(&r) == "DELETE")
             .unwrap_or(true)
     }
@@ -261,7 +261,7 @@ impl Kind for HttpRequest {
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let payload = normalize(payload, Some(&ctx.credentials))?;
-        let req = payloads::read::<payloads::HttpRequest>("http.request", &payload)
+        let req = payloads::read::<payloads::HttpRequest>(assent_core::payloads::KindName::HttpRequest, &payload)
             .map_err(|e| invalid("invalid_payload", e))?;
         let preview = preview(&req, &ctx.credentials);
         Ok(Prepared { payload, base: None, preview })
@@ -290,7 +290,7 @@ impl Kind for HttpRequest {
     }
 
     async fn apply(&self, p: &Proposal, payload: &Value, ctx: &ApplyCtx) -> ApplyOutcome {
-        let call: payloads::HttpRequest = match payloads::read("http.request", payload) {
+        let call: payloads::HttpRequest = match payloads::read(assent_core::payloads::KindName::HttpRequest, payload) {
             Ok(c) => c,
             Err(m) => return ApplyOutcome::failed("integrity", format!("{m}; no request was sent")),
         };
@@ -485,7 +485,7 @@ mod tests {
 
     /// The preview of a normalized payload, as the wire carries it.
     fn preview(p: &Value, creds: &BTreeMap<String, CredentialMeta>) -> Value {
-        let req = payloads::read::<payloads::HttpRequest>("http.request", p).unwrap_or_else(|e| panic!("{e}"));
+        let req = payloads::read::<payloads::HttpRequest>(KindName::HttpRequest, p).unwrap_or_else(|e| panic!("{e}"));
         super::preview(&req, creds).to_value()
     }
 
@@ -565,6 +565,6 @@ mod tests {
     }
 
     fn dummy() -> Proposal {
-        Proposal::applying("p_x", "http.request", "a", Value::Null, None)
+        Proposal::applying("p_x", assent_core::payloads::KindName::HttpRequest, "a", Value::Null, None)
     }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-fn proposal(id: usize, kind: &str, payload: Value, base: Option<Value>) -> Proposal {
+fn proposal(id: usize, kind: assent_core::payloads::KindName, payload: Value, base: Option<Value>) -> Proposal {
     Proposal::applying(&format!("p_race{id}"), kind, "default", payload, base)
 }
 
@@ -43,12 +43,17 @@ async fn a_folder_swapped_for_a_link_never_puts_a_write_in_a_protected_place() {
     // Proposed while the folder is what it seems: new files, replaced files, deletes.
     let mut approved = Vec::new();
     for i in 0..ROUNDS {
-        let (kind, payload): (&str, Value) = match i % 3 {
-            0 => ("file.write", json!({"path": proj.join(format!("new{i}.txt")), "content": format!("new {i}\n")})),
-            1 => ("file.write", json!({"path": proj.join(format!("old{}.txt", i / 3)), "content": "changed\n"})),
-            _ => ("file.delete", json!({"path": proj.join(format!("old{}.txt", i / 3))})),
+        use assent_core::payloads::KindName;
+        let (kind, payload): (KindName, Value) = match i % 3 {
+            0 => (
+                KindName::FileWrite,
+                json!({"path": proj.join(format!("new{i}.txt")), "content": format!("new {i}\n")}),
+            ),
+            1 => (KindName::FileWrite, json!({"path": proj.join(format!("old{}.txt", i / 3)), "content": "changed\n"})),
+            _ => (KindName::FileDelete, json!({"path": proj.join(format!("old{}.txt", i / 3))})),
         };
-        let prepared = if kind == "file.write" { write.prepare(payload, &ctx) } else { delete.prepare(payload, &ctx) };
+        let prepared =
+            if kind == KindName::FileWrite { write.prepare(payload, &ctx) } else { delete.prepare(payload, &ctx) };
         let prepared = prepared.unwrap_or_else(|e| panic!("proposal {i}: {e}"));
         approved.push(proposal(i, kind, prepared.payload, prepared.base));
     }

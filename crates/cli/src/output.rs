@@ -63,7 +63,7 @@ pub fn computed_title(p: &Proposal) -> String {
             };
             assent_core::verdict::tool_call_title(tool, input)
         }
-        Preview::Unreadable { .. } => p.kind.clone(),
+        Preview::Unreadable { .. } => p.kind.to_string(),
     }
 }
 
@@ -75,7 +75,7 @@ pub fn table(items: &[Proposal]) -> String {
             [
                 p.id.clone(),
                 p.status.to_string(),
-                p.kind.clone(),
+                p.kind.to_string(),
                 p.agent.clone(),
                 p.created_at.to_rfc3339().chars().take(19).collect::<String>().replace('T', " "),
                 match &p.title {
@@ -117,7 +117,7 @@ pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
     let mut kv = |k: &str, v: String| o.push_str(&format!("{k:<12}{v}\n"));
     kv("id", p.id.clone());
     kv("status", p.status.to_string());
-    kv("kind", p.kind.clone());
+    kv("kind", p.kind.to_string());
     kv("agent", p.agent.clone());
     kv("created", p.created_at.to_rfc3339());
     kv("expires", p.expires_at.to_rfc3339());

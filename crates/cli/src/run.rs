@@ -42,7 +42,7 @@ fn refuse(message: String) -> anyhow::Error {
 /// at `now`.
 pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Approved> {
     let id = &p.id;
-    if p.kind != "tool.call" || p.status != assent_core::status::Status::Approved {
+    if p.kind != assent_core::payloads::KindName::ToolCall || p.status != assent_core::status::Status::Approved {
         return Err(refuse(format!("{id} is not an approved tool call (it is {} {})", p.kind, p.status.as_str())));
     }
     let d = p.decision.as_ref().ok_or_else(|| refuse(format!("{id} has no decision")))?;

@@ -204,7 +204,7 @@ mod tests {
     fn proposal(id: &str, status: Status) -> Proposal {
         let mut p = Proposal {
             id: id.into(),
-            kind: "tool.call".into(),
+            kind: crate::payloads::KindName::ToolCall,
             agent: "a".into(),
             node: None,
             title: None,

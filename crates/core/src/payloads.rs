@@ -7,6 +7,59 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// A kind of write: what the proposal asks for, and so the shape of its payload. Parsed once at
+/// the edge (`KindRegistry::get`); from there on a kind is this, never a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum KindName {
+    /// `tool.call`: a tool the agent runs itself once approved.
+    #[serde(rename = "tool.call")]
+    ToolCall,
+    /// `file.write`: a file's whole new content, written by Assent.
+    #[serde(rename = "file.write")]
+    FileWrite,
+    /// `file.delete`: a file Assent removes.
+    #[serde(rename = "file.delete")]
+    FileDelete,
+    /// `http.request`: a call Assent sends, with a credential it injects.
+    #[serde(rename = "http.request")]
+    HttpRequest,
+}
+
+impl KindName {
+    /// Every kind, in the order the API lists them.
+    pub const ALL: [KindName; 4] =
+        [KindName::ToolCall, KindName::FileWrite, KindName::FileDelete, KindName::HttpRequest];
+
+    /// Its name on the wire and in storage (`file.write`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            KindName::ToolCall => "tool.call",
+            KindName::FileWrite => "file.write",
+            KindName::FileDelete => "file.delete",
+            KindName::HttpRequest => "http.request",
+        }
+    }
+
+    /// The kind called `name`, if there is one.
+    pub fn parse(name: &str) -> Option<KindName> {
+        KindName::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for KindName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for KindName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// The longest `cwd` of a tool call, in characters.
 pub const MAX_CWD: usize = 4096;
 
@@ -112,7 +165,7 @@ pub struct HttpRequest {
 
 /// Reads a stored payload as `T`, or says why it is not one (an integrity failure: a stored,
 /// approved payload is always of its kind's shape).
-pub fn read<T: serde::de::DeserializeOwned>(kind: &str, payload: &Value) -> Result<T, String> {
+pub fn read<T: serde::de::DeserializeOwned>(kind: KindName, payload: &Value) -> Result<T, String> {
     crate::strict::from_ref(payload).map_err(|e| format!("the stored {kind} payload is not of its kind's shape: {e}"))
 }
 
@@ -121,7 +174,7 @@ pub fn read<T: serde::de::DeserializeOwned>(kind: &str, payload: &Value) -> Resu
 pub fn kind_schema() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["tool.call", "file.write", "file.delete", "http.request"]))
+        .enum_values(Some(KindName::ALL.map(KindName::as_str)))
         .description(Some("The kind of write; `payload` has that kind's shape."))
         .build()
 }
@@ -268,15 +321,19 @@ mod tests {
 
     #[test]
     fn stored_payloads_read_back_and_bad_ones_say_why() {
-        let w: FileWrite = read("file.write", &json!({"path": "/x", "content": "y"})).unwrap_or_else(|e| panic!("{e}"));
+        let w: FileWrite = read(crate::payloads::KindName::FileWrite, &json!({"path": "/x", "content": "y"}))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(w.path, "/x");
         let h: HttpRequest =
-            read("http.request", &json!({"method": "POST", "url": "https://x.example/", "headers": {}, "credential": null, "json": {"a": 1}}))
+            read(crate::payloads::KindName::HttpRequest, &json!({"method": "POST", "url": "https://x.example/", "headers": {}, "credential": null, "json": {"a": 1}}))
                 .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((h.method.as_str(), h.json), ("POST", Some(json!({"a": 1}))));
-        assert!(read::<FileWrite>("file.write", &json!({"path": "/x"})).is_err(), "no content is no default");
         assert!(
-            read::<HttpRequest>("http.request", &json!({"url": "https://x.example/"})).is_err(),
+            read::<FileWrite>(crate::payloads::KindName::FileWrite, &json!({"path": "/x"})).is_err(),
+            "no content is no default"
+        );
+        assert!(
+            read::<HttpRequest>(crate::payloads::KindName::HttpRequest, &json!({"url": "https://x.example/"})).is_err(),
             "no method is not GET"
         );
     }

@@ -8,6 +8,7 @@
 //! the retention ([`crate::stored::pruned_preview`]).
 
 use crate::invisible::Found;
+use crate::payloads::KindName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -336,10 +337,10 @@ impl Preview {
     /// The kind it previews (`unreadable` for an unreadable one).
     pub fn kind(&self) -> &'static str {
         match self {
-            Preview::ToolCall(_) => "tool.call",
-            Preview::FileWrite(_) => "file.write",
-            Preview::FileDelete(_) => "file.delete",
-            Preview::HttpRequest(_) => "http.request",
+            Preview::ToolCall(_) => KindName::ToolCall.as_str(),
+            Preview::FileWrite(_) => KindName::FileWrite.as_str(),
+            Preview::FileDelete(_) => KindName::FileDelete.as_str(),
+            Preview::HttpRequest(_) => KindName::HttpRequest.as_str(),
             Preview::Unreadable { .. } => "unreadable",
         }
     }

@@ -137,7 +137,8 @@ pub struct Proposal {
     /// Opaque, unguessable id.
     pub id: String,
     /// The kind (`tool.call`, ...).
-    pub kind: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub kind: crate::payloads::KindName,
     /// The agent that proposed it: always from its token, never from the body.
     pub agent: String,
     /// The node (Assent server) that received it, on a team store: the only one that applies it.
@@ -198,11 +199,17 @@ pub struct Proposal {
 impl Proposal {
     /// A proposal of an applied kind, being applied, with `payload` and `base` and nothing
     /// else: what a kind's apply sees, for the kinds' own tests.
-    pub fn applying(id: &str, kind: &str, agent: &str, payload: Value, base: Option<Value>) -> Self {
+    pub fn applying(
+        id: &str,
+        kind: crate::payloads::KindName,
+        agent: &str,
+        payload: Value,
+        base: Option<Value>,
+    ) -> Self {
         let at = Timestamp(0);
         Proposal {
             id: id.into(),
-            kind: kind.into(),
+            kind,
             agent: agent.into(),
             node: None,
             title: None,
@@ -251,7 +258,7 @@ impl Proposal {
     pub fn summary_view(&self) -> ProposalSummary {
         ProposalSummary {
             id: self.id.clone(),
-            kind: self.kind.clone(),
+            kind: self.kind,
             agent: self.agent.clone(),
             node: self.node.clone(),
             title: self.title.clone(),
@@ -275,7 +282,8 @@ pub struct ProposalSummary {
     /// Id.
     pub id: String,
     /// Kind.
-    pub kind: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub kind: crate::payloads::KindName,
     /// Agent.
     pub agent: String,
     /// The node that received it (team store).
@@ -455,7 +463,8 @@ mod tests {
                        "lines": [{"tag": "-", "old": 1, "new": null, "text": "root:$6$secret"}]}],
         }));
         assert_eq!(pv.kind(), "file.delete");
-        let mut p = Proposal::applying("p_1", "file.delete", "a", json!({"path": "/etc/shadow"}), None);
+        let mut p =
+            Proposal::applying("p_1", crate::payloads::KindName::FileDelete, "a", json!({"path": "/etc/shadow"}), None);
         p.preview = pv;
         let seen = serde_json::to_string(&p.for_agent().preview).unwrap_or_default();
         assert!(!seen.contains("secret") && !seen.contains("root:"), "{seen}");
@@ -466,7 +475,13 @@ mod tests {
 
     #[test]
     fn a_proposal_reads_back_from_its_json() {
-        let mut p = Proposal::applying("p_1", "tool.call", "a", json!({"tool": "Bash", "input": {}}), None);
+        let mut p = Proposal::applying(
+            "p_1",
+            crate::payloads::KindName::ToolCall,
+            "a",
+            json!({"tool": "Bash", "input": {}}),
+            None,
+        );
         p.preview = Preview::read(json!({"type": "tool.call", "tool": "Bash", "input": {}, "input_text": "{}"}));
         let back: Proposal =
             serde_json::from_value(serde_json::to_value(&p).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));

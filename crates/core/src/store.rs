@@ -324,7 +324,7 @@ pub trait Store: Send + Sync + 'static {
     async fn rule_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<RuleLogEntry>, CoreError>;
     /// What rules see of the latest `limit` proposals (agent, kind, facts), newest first;
     /// proposals whose content was pruned are left out.
-    async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError>;
+    async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, crate::payloads::KindName, Facts)>, CoreError>;
 
     /// This node's paired devices, revoked ones too, by name.
     async fn devices(&self) -> Result<Vec<crate::remote::Device>, CoreError>;

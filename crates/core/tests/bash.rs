@@ -264,7 +264,7 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
             confinable: true,
             ..Default::default()
         };
-        let s = Subject::new("default", "tool.call", facts);
+        let s = Subject::new("default", assent_core::payloads::KindName::ToolCall, facts);
         rules.decide(&s, Timestamp::now()).map(|c| (c.effect, c.id.clone()))
     };
 
@@ -301,7 +301,8 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
             confinable: true,
             ..Default::default()
         };
-        let d = builtin_only.decide(&Subject::new("default", "tool.call", facts), Timestamp::now());
+        let d = builtin_only
+            .decide(&Subject::new("default", assent_core::payloads::KindName::ToolCall, facts), Timestamp::now());
         assert!(d.is_none(), "`{line}` reads outside the project, and the built-in rule allowed it");
     }
     for line in HARMFUL {

@@ -2,6 +2,7 @@
 //! there is none), and the claims each decision's receipt carries (`crates/receipt`).
 
 use assent_core::Proposal;
+use assent_core::payloads::KindName;
 use assent_core::proposal::Decision;
 use assent_receipt::{Claims, Key, payload_sha256};
 use std::sync::{Arc, RwLock};
@@ -65,11 +66,11 @@ impl Issuer {
             exp: iat + self.ttl,
             aud: p.audience.clone(),
             outcome,
-            kind: p.kind.clone(),
-            tool: (p.kind == "tool.call")
+            kind: p.kind.to_string(),
+            tool: (p.kind == KindName::ToolCall)
                 .then(|| p.payload.get("tool").and_then(|t| t.as_str()).map(str::to_string))
                 .flatten(),
-            input_sha256: (p.kind == "tool.call").then(|| approved.get("input").map(payload_sha256)).flatten(),
+            input_sha256: (p.kind == KindName::ToolCall).then(|| approved.get("input").map(payload_sha256)).flatten(),
             payload_sha256: approved_sha256,
             proposed_sha256,
             decided_by: match (&d.rule, &d.device) {

@@ -273,7 +273,7 @@ fn what(p: &Proposal) -> String {
             let input: String = t.input_text.split_whitespace().collect::<Vec<_>>().join(" ");
             format!("{}: {}", t.tool, input)
         }
-        Preview::Unreadable { .. } => p.kind.clone(),
+        Preview::Unreadable { .. } => p.kind.to_string(),
     };
     let line = assent_core::invisible::make_visible(&line);
     let mut out: String = line.chars().take(160).collect();
@@ -380,7 +380,7 @@ async fn show(
 }
 
 async fn show_one(conn: &zbus::Connection, engine: &Engine, state: &Arc<Mutex<State>>, p: &Proposal) {
-    let destructive = engine.kinds().get(&p.kind).is_ok_and(|k| k.destructive(&p.payload));
+    let destructive = engine.kinds().kind(p.kind).is_some_and(|k| k.destructive(&p.payload));
     let acts: &[(Act, &str)] = if destructive {
         &[(Act::Open, "Open")]
     } else {

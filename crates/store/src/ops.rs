@@ -35,7 +35,7 @@ pub(crate) fn row<'a>(rec: &'a NewRecord, node: &'a str) -> [Arg<'a>; sql::INSER
     args![
         &p.id,
         node,
-        &p.kind,
+        p.kind.as_str(),
         rows::class_str(p.class),
         &p.agent,
         &p.title,

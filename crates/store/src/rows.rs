@@ -19,6 +19,11 @@ pub(crate) fn status(s: &str) -> Result<Status, StoreError> {
     s.parse().map_err(StoreError::Corrupt)
 }
 
+/// A stored kind's name, read back.
+pub(crate) fn kind(s: &str) -> Result<assent_core::payloads::KindName, StoreError> {
+    assent_core::payloads::KindName::parse(s).ok_or_else(|| StoreError::Corrupt(format!("kind: no kind `{s}`")))
+}
+
 pub(crate) fn channel(s: &str) -> Result<Channel, StoreError> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
         .map_err(|e| StoreError::Corrupt(format!("channel: {e}")))
@@ -34,7 +39,7 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
     };
     let mut p = Proposal {
         id: g("id")?,
-        kind: g("kind")?,
+        kind: kind(&g("kind")?)?,
         agent: g("agent")?,
         node: row.node()?,
         title: go("title")?,
@@ -205,9 +210,11 @@ pub(crate) fn rule_count(row: &dyn Cols) -> Result<Option<(String, u64)>, StoreE
 
 /// An agent's facts (`agent, kind, facts`); `None` for facts this version cannot read (left
 /// out of a count, not an error).
-pub(crate) fn facts(row: &dyn Cols) -> Result<Option<(String, String, assent_core::rules::Facts)>, StoreError> {
+pub(crate) fn facts(
+    row: &dyn Cols,
+) -> Result<Option<(String, assent_core::payloads::KindName, assent_core::rules::Facts)>, StoreError> {
     let Ok(facts) = serde_json::from_str(&row.text("facts")?) else { return Ok(None) };
-    Ok(Some((row.text("agent")?, row.text("kind")?, facts)))
+    Ok(Some((row.text("agent")?, kind(&row.text("kind")?)?, facts)))
 }
 
 pub(crate) fn device(row: &dyn Cols) -> Result<assent_core::remote::Device, StoreError> {

@@ -264,7 +264,10 @@ impl<B: Backend> Store for SqlStore<B> {
         self.0.all(sql::RULE_LOG_AFTER.into(), owned![after_seq, i64::from(limit)], rows::rule_log).await
     }
 
-    async fn recent_facts(&self, limit: u32) -> Result<Vec<(String, String, Facts)>, CoreError> {
+    async fn recent_facts(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<(String, assent_core::payloads::KindName, Facts)>, CoreError> {
         Ok(self
             .0
             .all(sql::RECENT_FACTS.into(), owned![i64::from(limit)], rows::facts)

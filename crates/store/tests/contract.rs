@@ -432,7 +432,13 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
         let mut p = proposal("p_0001", 1);
         p.payload = json!({"tool": "t", "input": {"text": big}});
         created(&s, record(p)).await;
-        let mut w = Proposal::applying("p_0002", "file.write", "a", json!({"path": "/tmp/x", "content": "y"}), None);
+        let mut w = Proposal::applying(
+            "p_0002",
+            assent_core::payloads::KindName::FileWrite,
+            "a",
+            json!({"path": "/tmp/x", "content": "y"}),
+            None,
+        );
         w.status = Status::Pending;
         w.preview = Preview::read(json!({"type": "file.write", "path": "/tmp/x"}));
         w.created_at = Timestamp(1_002);
@@ -464,7 +470,7 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
         assert_eq!(pruned.pruned_at, Some(Timestamp(6_000)), "{db}");
         assert!(!pruned.payload.to_string().contains(&big), "{db}");
         assert!(
-            s.recent_facts(10).await.unwrap().iter().all(|(_, k, _)| k != "tool.call"),
+            s.recent_facts(10).await.unwrap().iter().all(|(_, k, _)| *k != assent_core::payloads::KindName::ToolCall),
             "{db}: pruned ones left out"
         );
     }

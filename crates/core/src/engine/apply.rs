@@ -91,7 +91,7 @@ impl Engine {
     }
 
     async fn run_apply(&self, p: &Proposal, payload: &Value) {
-        let outcome = match self.inner.kinds.get(&p.kind) {
+        let outcome = match self.inner.kinds.of(p.kind) {
             Ok(kind) => {
                 let ctx = ApplyCtx { credentials: self.credential_map() };
                 kind.clone().apply(p, payload, &ctx).await
@@ -130,7 +130,7 @@ impl Engine {
                             continue;
                         }
                     };
-                    let found = match self.inner.kinds.get(&p.kind) {
+                    let found = match self.inner.kinds.of(p.kind) {
                         Ok(kind) => kind.clone().reconcile(&p, &payload).await,
                         Err(_) => Reconciled::Failed(ErrorInfo {
                             code: "outcome_unknown".into(),

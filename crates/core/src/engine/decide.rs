@@ -259,7 +259,7 @@ impl Engine {
             super::envelope::refuse_beyond_i_json(edits, "edit")?;
         }
         let edited_payload = match (&req.edits, req.outcome) {
-            (Some(edits), Outcome::Approve) => Some(self.inner.kinds.get(&p.kind)?.edit(&p.payload, edits)?),
+            (Some(edits), Outcome::Approve) => Some(self.inner.kinds.of(p.kind)?.edit(&p.payload, edits)?),
             _ => None,
         };
         let approved_sha256 =

@@ -108,7 +108,7 @@ impl Engine {
         let now = self.now();
         let mut proposal = Proposal {
             id: new_proposal_id(now),
-            kind: kind.name().to_string(),
+            kind: kind.name(),
             agent: agent.to_string(),
             node: self.inner.config.node.clone(),
             title,

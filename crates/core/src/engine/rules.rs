@@ -5,6 +5,7 @@ use super::{Actor, Engine};
 use crate::error::CoreError;
 use crate::events::Event;
 use crate::kinds::clip;
+use crate::payloads::KindName;
 use crate::proposal::{Decision, NewProposal, Outcome, Proposal, RuleRef};
 use crate::rules::{Candidate, Compiled, Effect, Facts, Rule, RuleMatch, RuleSet, Subject, describe};
 use crate::secret::{base32, random_bytes};
@@ -258,11 +259,9 @@ impl Engine {
                 format!("`{field}` matches only {kinds}; this rule names kind `{}`", m.kind.as_deref().unwrap_or("")),
             )
         };
-        let kind = m.kind.clone();
-        let kind_is = |ks: &[&str]| kind.as_deref().is_none_or(|k| ks.contains(&k));
-        if let Some(k) = &m.kind {
-            self.inner.kinds.get(k)?;
-        }
+        // The kind it names, known here (`unknown_kind` otherwise).
+        let kind = m.kind.as_deref().map(|k| self.inner.kinds.get(k).map(|k| k.name())).transpose()?;
+        let kind_is = |ks: &[KindName]| kind.is_none_or(|k| ks.contains(&k));
         if let Some(a) = &m.agent {
             crate::names::validate_agent_name(a)?;
         }
@@ -276,10 +275,10 @@ impl Engine {
                 ));
             }
         }
-        if (m.tool.is_some() || m.input.is_some()) && !kind_is(&["tool.call"]) {
+        if (m.tool.is_some() || m.input.is_some()) && !kind_is(&[KindName::ToolCall]) {
             return Err(mismatch(if m.input.is_some() { "input" } else { "tool" }, "tool.call"));
         }
-        if m.path.is_some() && !kind_is(&["file.write", "file.delete", "tool.call", "http.request"]) {
+        if m.path.is_some() && !kind_is(&KindName::ALL) {
             return Err(mismatch("path", "file.write, file.delete, tool.call and http.request (its URL's path)"));
         }
         if let Some(p) = &m.path
@@ -304,11 +303,11 @@ impl Engine {
             return Err(invalid("invalid_match", "`exact` goes with `input`, the whole command"));
         }
         for (field, present) in [("method", m.method.is_some()), ("credential", m.credential.is_some())] {
-            if present && !kind_is(&["http.request"]) {
+            if present && !kind_is(&[KindName::HttpRequest]) {
                 return Err(mismatch(field, "http.request"));
             }
         }
-        if m.host.is_some() && !kind_is(&["http.request", "tool.call"]) {
+        if m.host.is_some() && !kind_is(&[KindName::HttpRequest, KindName::ToolCall]) {
             return Err(mismatch("host", "http.request and tool.call (a tool's `url` input)"));
         }
         if let Some(x) = &m.method {
@@ -478,7 +477,7 @@ impl Engine {
         let mut counts = std::collections::HashMap::<&str, u64>::new();
         if !set.is_empty() {
             for (agent, kind, facts) in recent.iter() {
-                let s = Subject::new(agent.clone(), kind.clone(), facts.clone());
+                let s = Subject::new(agent.clone(), *kind, facts.clone());
                 for i in set.matching(&s) {
                     *counts.entry(set.rules()[i].id.as_str()).or_default() += 1;
                 }
@@ -526,14 +525,14 @@ impl Engine {
 
     /// What rules see of a stored proposal (its approved payload when the person edited it).
     fn subject_of(&self, p: &Proposal) -> Result<Subject, CoreError> {
-        let kind = self.inner.kinds.get(&p.kind)?;
+        let kind = self.inner.kinds.of(p.kind)?;
         let payload = p.decision.as_ref().and_then(|d| d.edited_payload.as_ref()).unwrap_or(&p.payload);
         if p.pruned_at.is_some() {
             return Err(CoreError::InvalidState {
                 message: format!("proposal `{}` is past the retention; its content was pruned", clip(&p.id, 80)),
             });
         }
-        Ok(Subject::new(p.agent.clone(), p.kind.clone(), kind.facts(payload)))
+        Ok(Subject::new(p.agent.clone(), p.kind, kind.facts(payload)))
     }
 
     /// The rule "allow similar" would make from a proposal, in words, without saving it.

@@ -8,6 +8,7 @@ pub use tool_call::{ToolCall, is_permission_mode};
 
 use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
+use crate::payloads::KindName;
 use crate::preview::Preview;
 use crate::proposal::{ErrorInfo, Proposal};
 use crate::status::KindClass;
@@ -78,7 +79,7 @@ pub struct Prepared {
 #[async_trait::async_trait]
 pub trait Kind: Send + Sync {
     /// `tool.call`, `file.write`, ...
-    fn name(&self) -> &'static str;
+    fn name(&self) -> KindName;
     /// Whether Assent applies it or only records the decision.
     fn class(&self) -> KindClass;
     /// Whether preparing touches the file system or network (then it runs off the async
@@ -119,7 +120,7 @@ pub trait Kind: Send + Sync {
 /// The kinds an engine accepts, by name.
 #[derive(Clone, Default)]
 pub struct KindRegistry {
-    kinds: BTreeMap<&'static str, Arc<dyn Kind>>,
+    kinds: BTreeMap<KindName, Arc<dyn Kind>>,
 }
 
 impl KindRegistry {
@@ -135,10 +136,10 @@ impl KindRegistry {
         self.kinds.insert(kind.name(), kind);
     }
 
-    /// The kind of that name, or `unknown_kind`.
+    /// The kind of that name, or `unknown_kind` (the edge: an agent's word for a kind).
     pub fn get(&self, name: &str) -> Result<&Arc<dyn Kind>, CoreError> {
-        self.kinds.get(name).ok_or_else(|| {
-            let known: Vec<&str> = self.kinds.keys().copied().collect();
+        KindName::parse(name).and_then(|k| self.kinds.get(&k)).ok_or_else(|| {
+            let known: Vec<&str> = self.kinds.keys().map(|k| k.as_str()).collect();
             CoreError::invalid(
                 "unknown_kind",
                 format!("unknown kind `{}`; known kinds: {}", clip(name, 64), known.join(", ")),
@@ -146,13 +147,23 @@ impl KindRegistry {
         })
     }
 
-    /// The kind's class, defaulting to decision-only for a kind no longer registered.
-    pub fn class_of(&self, name: &str) -> KindClass {
-        self.kinds.get(name).map(|k| k.class()).unwrap_or(KindClass::DecisionOnly)
+    /// The kind, when registered here.
+    pub fn kind(&self, name: KindName) -> Option<&Arc<dyn Kind>> {
+        self.kinds.get(&name)
     }
 
-    /// Names of the registered kinds.
-    pub fn names(&self) -> Vec<&'static str> {
+    /// The kind, or `unknown_kind` when this host does not register it.
+    pub fn of(&self, name: KindName) -> Result<&Arc<dyn Kind>, CoreError> {
+        self.get(name.as_str())
+    }
+
+    /// The kind's class, defaulting to decision-only for a kind not registered here.
+    pub fn class_of(&self, name: KindName) -> KindClass {
+        self.kinds.get(&name).map(|k| k.class()).unwrap_or(KindClass::DecisionOnly)
+    }
+
+    /// The registered kinds.
+    pub fn names(&self) -> Vec<KindName> {
         self.kinds.keys().copied().collect()
     }
 }

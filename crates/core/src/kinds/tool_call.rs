@@ -5,7 +5,7 @@
 use super::{Kind, PrepareCtx, Prepared, clip};
 use crate::error::CoreError;
 use crate::invisible;
-use crate::payloads;
+use crate::payloads::{self, KindName};
 use crate::preview::{Preview, ToolPreview};
 use crate::status::KindClass;
 use serde_json::{Map, Value};
@@ -144,8 +144,8 @@ pub fn preview(call: &payloads::ToolCall) -> Preview {
 
 #[async_trait::async_trait]
 impl Kind for ToolCall {
-    fn name(&self) -> &'static str {
-        "tool.call"
+    fn name(&self) -> KindName {
+        KindName::ToolCall
     }
 
     fn class(&self) -> KindClass {

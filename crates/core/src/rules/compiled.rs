@@ -2,6 +2,7 @@
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
 use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
+use crate::payloads::KindName;
 use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
 use globset::{Glob, GlobBuilder, GlobMatcher};
 
@@ -249,7 +250,7 @@ impl Compiled {
         };
         let exact = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
         exact(&self.m.agent, Some(&s.agent))
-            && exact(&self.m.kind, Some(&s.kind))
+            && exact(&self.m.kind, Some(s.kind.as_str()))
             && eq(&self.m.method, &f.method)
             && if self.origin { eq(&self.m.host, &f.origin) } else { eq(&self.m.host, &f.host) }
             && exact(&self.m.credential, f.credential.as_deref())
@@ -476,7 +477,11 @@ impl Compiled {
                 if self.prefix.is_some() {
                     return false;
                 }
-                let kind_ok = self.m.kind.as_deref().is_none_or(|k| matches!(k, "tool.call" | "file.write"));
+                let kind_ok = self
+                    .m
+                    .kind
+                    .as_deref()
+                    .is_none_or(|k| matches!(KindName::parse(k), Some(KindName::ToolCall | KindName::FileWrite)));
                 let tool_ok = self.tool_m.is_none()
                     || tool.is_some_and(|t| self.tool_is(t))
                     || self.tool_is("Write")

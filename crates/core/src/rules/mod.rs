@@ -280,12 +280,12 @@ pub(crate) struct PathForm {
 }
 
 /// What a proposal is, as rules see it, with its command read once.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Subject {
     /// The agent.
     pub agent: String,
     /// The kind.
-    pub kind: String,
+    pub kind: crate::payloads::KindName,
     /// What its payload says.
     pub facts: Facts,
     /// Its command, read (tool calls with a command).
@@ -313,7 +313,7 @@ pub(crate) fn home() -> Option<String> {
 
 impl Subject {
     /// A subject, its command read and its path normalized once.
-    pub fn new(agent: impl Into<String>, kind: impl Into<String>, facts: Facts) -> Subject {
+    pub fn new(agent: impl Into<String>, kind: crate::payloads::KindName, facts: Facts) -> Subject {
         let ctx = Context { cwd: facts.cwd.clone(), home: home() };
         let line = match (&facts.argv, &facts.command) {
             _ if facts.oversized => Some(assent_commands::Line::opaque(format!(
@@ -349,7 +349,7 @@ impl Subject {
         let can_confine = if facts.confinable && line.is_some() { Confine::ALL.to_vec() } else { Vec::new() };
         Subject {
             agent: agent.into(),
-            kind: kind.into(),
+            kind,
             facts,
             line,
             path,

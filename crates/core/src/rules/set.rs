@@ -183,7 +183,7 @@ impl RuleSet {
     /// Rules that may apply to `s`, each once.
     fn maybe(&self, s: &Subject) -> Vec<usize> {
         let mut maybe: Vec<usize> = self.rest.clone();
-        for (bucket, key) in [(&self.by_agent, &s.agent), (&self.by_kind, &s.kind)] {
+        for (bucket, key) in [(&self.by_agent, s.agent.as_str()), (&self.by_kind, s.kind.as_str())] {
             if let Some(rs) = bucket.get(key) {
                 maybe.extend_from_slice(rs);
             }

@@ -19,7 +19,7 @@ fn set(rules: Vec<Candidate>) -> RuleSet {
 fn bash(cmd: &str) -> Subject {
     Subject::new(
         "default",
-        "tool.call",
+        crate::payloads::KindName::ToolCall,
         Facts { tool: Some("Bash".into()), command: Some(cmd.into()), ..Default::default() },
     )
 }
@@ -112,7 +112,9 @@ fn the_ranking_table() {
         rule("ask-tmp", Effect::Ask, m(None, None, Some("/tmp/**"), None)),
         rule("allow-tmp", Effect::Allow, m(None, None, Some("/tmp/**"), None)),
     ]);
-    let file = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    let file = |p: &str| {
+        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
+    };
     let cases: [(Subject, Option<&str>); 16] = [
         // A broader allow never overrides a narrower deny: `allow Bash` under `deny rm`.
         (bash("rm -rf x"), Some("deny-bash-rm")),
@@ -127,7 +129,7 @@ fn the_ranking_table() {
         // reading forms) never beats `deny git push`.
         (bash("git push"), Some("deny-git-push")),
         (bash("git -C . push"), Some("deny-git-push")),
-        (Subject::new("other", "tool.call", bash("git push").facts), Some("deny-git-push")),
+        (Subject::new("other", crate::payloads::KindName::ToolCall, bash("git push").facts), Some("deny-git-push")),
         // Every part of a line is decided: the deny of one part denies the line.
         (bash("npm test && rm x"), Some("deny-bash-rm")),
         (bash("ls && rm x"), Some("deny-bash-rm")),
@@ -147,7 +149,9 @@ fn the_ranking_table() {
 #[test]
 fn path_globs_cross_folders_only_with_two_stars() {
     let m = |p: &str| RuleMatch { path: Some(p.into()), ..Default::default() };
-    let file = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    let file = |p: &str| {
+        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
+    };
     let one = set(vec![rule("r", Effect::Allow, m("/w/src/*.rs"))]);
     assert!(pick(&one, &file("/w/src/a.rs")).is_some());
     assert!(pick(&one, &file("/w/src/deep/a.rs")).is_none());
@@ -184,7 +188,7 @@ fn hosts_methods_and_credentials_match_exactly() {
             credential: cred.map(str::to_string),
             ..Default::default()
         };
-        Subject::new("a", "http.request", facts)
+        Subject::new("a", crate::payloads::KindName::HttpRequest, facts)
     };
     assert!(pick(&rules, &req("GET", "API.github.com", Some("gh"))).is_some());
     assert!(pick(&rules, &req("POST", "api.github.com", Some("gh"))).is_none());
@@ -221,17 +225,41 @@ fn the_set_finds_the_same_rules_as_checking_each_built_whole_or_grown_one_by_one
     let subjects = [
         bash("cmd3 sub x"),
         bash("ls && cmd2 sub"),
-        Subject::new("a1", "tool.call", Facts { tool: Some("mcp__x".into()), ..Default::default() }),
-        Subject::new("a", "tool.call", Facts { tool: Some("tool16".into()), ..Default::default() }),
-        Subject::new("a", "file.write", Facts { path: Some("/w/2/x/y".into()), ..Default::default() }),
-        Subject::new("a", "http.request", Facts { host: Some("h1".into()), ..Default::default() }),
-        Subject::new("a2", "tool.call", Facts { tool: Some("Bash".into()), ..Default::default() }),
+        Subject::new(
+            "a1",
+            crate::payloads::KindName::ToolCall,
+            Facts { tool: Some("mcp__x".into()), ..Default::default() },
+        ),
         Subject::new(
             "a",
-            "tool.call",
+            crate::payloads::KindName::ToolCall,
+            Facts { tool: Some("tool16".into()), ..Default::default() },
+        ),
+        Subject::new(
+            "a",
+            crate::payloads::KindName::FileWrite,
+            Facts { path: Some("/w/2/x/y".into()), ..Default::default() },
+        ),
+        Subject::new(
+            "a",
+            crate::payloads::KindName::HttpRequest,
+            Facts { host: Some("h1".into()), ..Default::default() },
+        ),
+        Subject::new(
+            "a2",
+            crate::payloads::KindName::ToolCall,
+            Facts { tool: Some("Bash".into()), ..Default::default() },
+        ),
+        Subject::new(
+            "a",
+            crate::payloads::KindName::ToolCall,
             Facts { tool: Some("Bash".into()), path: Some("/w/1/z".into()), ..Default::default() },
         ),
-        Subject::new("a", "http.request", Facts { method: Some("DELETE".into()), ..Default::default() }),
+        Subject::new(
+            "a",
+            crate::payloads::KindName::HttpRequest,
+            Facts { method: Some("DELETE".into()), ..Default::default() },
+        ),
     ];
     let mut grown = set(rules[..100].to_vec());
     for r in &rules[100..] {
@@ -281,7 +309,7 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     let in_proj = |cmd: &str| {
         Subject::new(
             "default",
-            "tool.call",
+            crate::payloads::KindName::ToolCall,
             Facts {
                 tool: Some("Bash".into()),
                 command: Some(cmd.into()),
@@ -332,12 +360,18 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     assert_eq!(pick(&both, &in_proj("rm -rf x")), Some("no-rm"));
     assert_eq!(pick(&both, &in_proj("cd src && npm test")), Some("s"));
     // A file: its folder, not below it.
-    let f = Subject::new("a", "file.write", Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
+    let f = Subject::new(
+        "a",
+        crate::payloads::KindName::FileWrite,
+        Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() },
+    );
     let m = similar(&f);
     assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &f).is_some());
-    let at = |p: &str| Subject::new("a", "file.write", Facts { path: Some(p.into()), ..Default::default() });
+    let at = |p: &str| {
+        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
+    };
     assert!(pick(&rules, &at("/w/sr[c]/b.rs")).is_some());
     for other in ["/w/sr[c]/d/b.rs", "/w/sr[c]/../x.rs", "/w/sr[c]/Makefile", "/w/sr[c]/build.rs"] {
         assert!(pick(&rules, &at(other)).is_none(), "{other}");
@@ -350,7 +384,7 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     // An HTTP call: origin, method, credential and the path's folder.
     let h = Subject::new(
         "a",
-        "http.request",
+        crate::payloads::KindName::HttpRequest,
         Facts {
             method: Some("POST".into()),
             host: Some("hooks.example".into()),
@@ -364,7 +398,11 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     assert_eq!(m.path.as_deref(), Some("/services/T1/*"));
     let rules = set(vec![rule("h", Effect::Allow, m)]);
     assert!(pick(&rules, &h).is_some());
-    let other = Subject::new("a", "http.request", Facts { path: Some("/services/T2/B9".into()), ..h.facts.clone() });
+    let other = Subject::new(
+        "a",
+        crate::payloads::KindName::HttpRequest,
+        Facts { path: Some("/services/T2/B9".into()), ..h.facts.clone() },
+    );
     assert!(pick(&rules, &other).is_none(), "a webhook on a shared host opens no other path");
 }
 
@@ -373,7 +411,7 @@ fn paths_are_normalized_and_real() {
     let edit = |p: &str| {
         Subject::new(
             "a",
-            "tool.call",
+            crate::payloads::KindName::ToolCall,
             Facts { tool: Some("Edit".into()), path: Some(p.into()), cwd: Some("/proj".into()), ..Default::default() },
         )
     };
@@ -392,8 +430,13 @@ fn paths_are_normalized_and_real() {
 
 #[test]
 fn hosts_are_read_as_the_http_client_reads_them() {
-    let fetch =
-        |url: &str| Subject::new("a", "tool.call", Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url})));
+    let fetch = |url: &str| {
+        Subject::new(
+            "a",
+            crate::payloads::KindName::ToolCall,
+            Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url})),
+        )
+    };
     let deny = |h: &str| set(vec![rule("d", Effect::Deny, RuleMatch { host: Some(h.into()), ..Default::default() })]);
     let evil = deny("evil.example");
     for u in
@@ -425,7 +468,7 @@ fn tool_call_facts_read_commands_and_paths() {
 fn bash_in(cmd: &str) -> Subject {
     Subject::new(
         "default",
-        "tool.call",
+        crate::payloads::KindName::ToolCall,
         Facts {
             tool: Some("Bash".into()),
             command: Some(cmd.into()),
@@ -510,7 +553,7 @@ fn rules_inside_the_working_folder_exact_rules_and_the_built_in_one() {
     for cwd in ["/", "/tmp", "/etc"] {
         let s = Subject::new(
             "default",
-            "tool.call",
+            crate::payloads::KindName::ToolCall,
             Facts {
                 tool: Some("Bash".into()),
                 command: Some("ls".into()),
@@ -550,7 +593,7 @@ fn a_command_too_long_to_read_is_opaque_and_not_copied_whole() {
     let f = Facts::of_tool_call("Bash", &serde_json::json!({"command": huge}));
     assert!(f.oversized);
     assert_eq!(f.command.as_deref().map(str::len), Some(assent_commands::shell::MAX_LEN));
-    let s = Subject::new("a", "tool.call", f);
+    let s = Subject::new("a", crate::payloads::KindName::ToolCall, f);
     assert!(s.line().is_some_and(assent_commands::Line::is_opaque));
     let rules = set(vec![
         rule("bash", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() }),
@@ -568,7 +611,7 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
     assert_eq!(pick(&files, &bash_in("cat /w/proj/x")), None);
     let edit = Subject::new(
         "a",
-        "tool.call",
+        crate::payloads::KindName::ToolCall,
         Facts { tool: Some("Edit".into()), path: Some("/w/proj/x".into()), ..Default::default() },
     );
     assert_eq!(pick(&files, &edit), Some("files"));

@@ -1,6 +1,7 @@
 //! Rules in plain words, and the rule "allow similar" derives from a proposal.
 
 use super::{Confine, Effect, RuleMatch, Subject};
+use crate::payloads::KindName;
 
 fn code(s: &str) -> String {
     format!("`{}`", s.replace('`', "'"))
@@ -58,9 +59,9 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         });
     }
     if let Some(p) = &m.path {
-        let verb = match m.kind.as_deref() {
-            Some("file.write") => "write files matching",
-            Some("file.delete") => "delete files matching",
+        let verb = match m.kind.as_deref().and_then(KindName::parse) {
+            Some(KindName::FileWrite) => "write files matching",
+            Some(KindName::FileDelete) => "delete files matching",
             _ if m.tool.is_some() || m.input.is_some() => "on files matching",
             _ => "write or delete files matching",
         };
@@ -81,7 +82,7 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
     let kind_only = what.is_empty();
     if let Some(k) = &m.kind
         && (kind_only || (m.path.is_none() && m.method.is_none() && m.host.is_none() && m.input.is_none()))
-        && !(k == "tool.call" && m.tool.is_some())
+        && !(KindName::parse(k) == Some(KindName::ToolCall) && m.tool.is_some())
     {
         what.insert(0, format!("propose {k}"));
     }
@@ -156,7 +157,7 @@ pub fn confinement_for(effects: assent_commands::Effects) -> Result<Confine, Str
 /// why, in words.
 pub fn similar(s: &Subject) -> Result<RuleMatch, String> {
     let f = &s.facts;
-    let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.clone()), ..Default::default() };
+    let mut m = RuleMatch { agent: Some(s.agent.clone()), kind: Some(s.kind.to_string()), ..Default::default() };
     m.tool = f.tool.as_deref().map(globset::escape);
     if let (Some(line), Some(cmd)) = (&s.line, &f.command) {
         let effects = line.commands.iter().fold(assent_commands::Effects::NONE, |e, c| e.union(c.effects));
@@ -186,7 +187,7 @@ pub fn similar(s: &Subject) -> Result<RuleMatch, String> {
         }
         return Ok(m);
     }
-    if s.kind == "http.request" {
+    if s.kind == KindName::HttpRequest {
         m.host = f.origin.clone().or_else(|| f.host.clone());
         m.method = f.method.clone();
         m.credential = f.credential.clone();

@@ -50,7 +50,13 @@ pub async fn pg_database() -> String {
 /// A pending `tool.call` of agent `a`, number `n` (made at 1,000 + n ms, expiring at
 /// 1,000,000 + n).
 pub fn proposal(id: &str, n: i64) -> Proposal {
-    let mut p = Proposal::applying(id, "tool.call", "a", json!({"tool": "t", "input": {"n": n}}), None);
+    let mut p = Proposal::applying(
+        id,
+        assent_core::payloads::KindName::ToolCall,
+        "a",
+        json!({"tool": "t", "input": {"n": n}}),
+        None,
+    );
     p.status = Status::Pending;
     p.class = KindClass::DecisionOnly;
     p.preview = Preview::read(json!({"type": "tool.call", "tool": "t", "input": {"n": n}, "input_text": "{}"}));

@@ -9,7 +9,7 @@ fn file_rules_never_cover_executable_configuration_they_do_not_name() {
     let edit = |p: &str| {
         Subject::new(
             "default",
-            "tool.call",
+            crate::payloads::KindName::ToolCall,
             Facts {
                 tool: Some("Edit".into()),
                 path: Some(p.into()),

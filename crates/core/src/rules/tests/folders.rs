@@ -32,7 +32,7 @@ fn a_relative_path_with_no_working_folder_asks_and_is_never_refused() {
     let mut elsewhere = bash_in("cat .env").facts;
     elsewhere.cwd = Some("/w/other".into());
     assert_eq!(
-        pick(&rules, &Subject::new("default", "tool.call", elsewhere)),
+        pick(&rules, &Subject::new("default", crate::payloads::KindName::ToolCall, elsewhere)),
         None,
         "/w/proj's rules, another project"
     );
