@@ -16,7 +16,7 @@ use crate::paths::PathPolicy;
 use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
 use assent_core::crash;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
-use assent_core::payloads::{self, KindName};
+use assent_core::payloads::{self, KindName, Payload};
 use assent_core::preview::{Diff, FilePreview, Preview};
 use assent_core::proposal::{ErrorInfo, Proposal};
 use assent_core::{CoreError, KindClass};
@@ -267,17 +267,20 @@ impl Kind for FileWrite {
         Ok(json!({ "path": payload["path"], "content": content }))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
-        let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
-        tokio::task::spawn_blocking(move || write_now(&policy, &p, &payload))
+    async fn apply(&self, p: &Proposal, payload: &Payload, _ctx: &ApplyCtx) -> ApplyOutcome {
+        let Payload::FileWrite(w) = payload else { return fail("integrity", payload.not_of(KindName::FileWrite)) };
+        let (policy, p, w) = (self.policy.clone(), p.clone(), w.clone());
+        tokio::task::spawn_blocking(move || write_now(&policy, &p, &w))
             .await
             .unwrap_or_else(|e| fail("write_failed", format!("the write task failed: {e}")))
     }
 
-    async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let w: payloads::FileWrite = match payloads::read(assent_core::payloads::KindName::FileWrite, payload) {
-            Ok(w) => w,
-            Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
+    async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
+        let Payload::FileWrite(w) = payload else {
+            return Reconciled::Failed(ErrorInfo {
+                code: "integrity".into(),
+                message: payload.not_of(KindName::FileWrite),
+            });
         };
         let path = PathBuf::from(&w.path);
         let new_hash = sha256_hex(w.content.as_bytes());
@@ -318,11 +321,7 @@ fn ready(policy: &PathPolicy, p: &Proposal, raw: &str) -> Result<(PathBuf, Folde
     }
 }
 
-fn write_now(policy: &PathPolicy, p: &Proposal, payload: &Value) -> ApplyOutcome {
-    let w: payloads::FileWrite = match payloads::read(assent_core::payloads::KindName::FileWrite, payload) {
-        Ok(w) => w,
-        Err(m) => return fail("integrity", m),
-    };
+fn write_now(policy: &PathPolicy, p: &Proposal, w: &payloads::FileWrite) -> ApplyOutcome {
     let (raw, content) = (w.path.as_str(), w.content.as_str());
     let (path, folder, base) = match ready(policy, p, raw) {
         Ok(r) => r,
@@ -403,13 +402,10 @@ impl Kind for FileDelete {
         Err(CoreError::invalid("invalid_edits", "a file.delete has nothing to edit: approve or reject it"))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
-        let (policy, p, payload) = (self.policy.clone(), p.clone(), payload.clone());
+    async fn apply(&self, p: &Proposal, payload: &Payload, _ctx: &ApplyCtx) -> ApplyOutcome {
+        let Payload::FileDelete(d) = payload else { return fail("integrity", payload.not_of(KindName::FileDelete)) };
+        let (policy, p, d) = (self.policy.clone(), p.clone(), d.clone());
         tokio::task::spawn_blocking(move || {
-            let d: payloads::FileDelete = match payloads::read(assent_core::payloads::KindName::FileDelete, &payload) {
-                Ok(d) => d,
-                Err(m) => return fail("integrity", m),
-            };
             let raw = d.path.as_str();
             let (path, folder, _) = match ready(&policy, &p, raw) {
                 Ok(r) => r,
@@ -424,10 +420,12 @@ impl Kind for FileDelete {
         .unwrap_or_else(|e| fail("write_failed", format!("the delete task failed: {e}")))
     }
 
-    async fn reconcile(&self, p: &Proposal, payload: &Value) -> Reconciled {
-        let d: payloads::FileDelete = match payloads::read(assent_core::payloads::KindName::FileDelete, payload) {
-            Ok(d) => d,
-            Err(m) => return Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: m }),
+    async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
+        let Payload::FileDelete(d) = payload else {
+            return Reconciled::Failed(ErrorInfo {
+                code: "integrity".into(),
+                message: payload.not_of(KindName::FileDelete),
+            });
         };
         let path = PathBuf::from(&d.path);
         match current(&path) {

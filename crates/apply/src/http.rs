@@ -14,7 +14,7 @@ use assent_core::credentials::ASSENT_SETS as FORBIDDEN;
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, clip_pub};
-use assent_core::payloads::{self, KindName};
+use assent_core::payloads::{self, KindName, Payload};
 use assent_core::preview::{HeaderLine, HttpPreview, Preview};
 use assent_core::proposal::Proposal;
 use assent_core::{CoreError, KindClass};
@@ -289,10 +289,12 @@ impl Kind for HttpRequest {
         normalize(merged, None).map_err(|err| invalid("invalid_edits", err.to_string()))
     }
 
-    async fn apply(&self, p: &Proposal, payload: &Value, ctx: &ApplyCtx) -> ApplyOutcome {
-        let call: payloads::HttpRequest = match payloads::read(assent_core::payloads::KindName::HttpRequest, payload) {
-            Ok(c) => c,
-            Err(m) => return ApplyOutcome::failed("integrity", format!("{m}; no request was sent")),
+    async fn apply(&self, p: &Proposal, payload: &Payload, ctx: &ApplyCtx) -> ApplyOutcome {
+        let Payload::HttpRequest(call) = payload else {
+            return ApplyOutcome::failed(
+                "integrity",
+                format!("{}; no request was sent", payload.not_of(KindName::HttpRequest)),
+            );
         };
         let secret = match call.credential.as_deref() {
             None => None,
@@ -550,6 +552,7 @@ mod tests {
         let payload =
             normalize(json!({"method": "GET", "url": "https://api.github.com/x", "credential": "gh"}), Some(&creds()))
                 .unwrap_or_default();
+        let payload = Payload::read(KindName::HttpRequest, &payload).unwrap_or_else(|e| panic!("{e}"));
         let p = dummy();
         let kind = HttpRequest { secrets: Arc::new(NoSecrets), timeout: Duration::from_secs(1) };
         // Removed since: nothing is sent.

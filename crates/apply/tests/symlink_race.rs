@@ -77,9 +77,9 @@ async fn a_folder_swapped_for_a_link_never_puts_a_write_in_a_protected_place() {
     let mut refused = 0;
     for p in &approved {
         let out = if p.kind == "file.write" {
-            write.apply(p, &p.payload, &ApplyCtx::default()).await
+            write.apply(p, &p.typed_payload().unwrap_or_else(|e| panic!("{e}")), &ApplyCtx::default()).await
         } else {
-            delete.apply(p, &p.payload, &ApplyCtx::default()).await
+            delete.apply(p, &p.typed_payload().unwrap_or_else(|e| panic!("{e}")), &ApplyCtx::default()).await
         };
         match out.error {
             None => applied.push(p),

@@ -169,6 +169,48 @@ pub fn read<T: serde::de::DeserializeOwned>(kind: KindName, payload: &Value) -> 
     crate::strict::from_ref(payload).map_err(|e| format!("the stored {kind} payload is not of its kind's shape: {e}"))
 }
 
+/// A stored payload, typed by its kind. The engine reads an approved payload once (after
+/// checking it against the hash recorded with the approval) and hands this to the kind that
+/// carries it out, so no applier reads raw JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// `tool.call`.
+    ToolCall(ToolCall),
+    /// `file.write`.
+    FileWrite(FileWrite),
+    /// `file.delete`.
+    FileDelete(FileDelete),
+    /// `http.request`.
+    HttpRequest(HttpRequest),
+}
+
+impl Payload {
+    /// Reads a stored payload of `kind`, or says why it is not one.
+    pub fn read(kind: KindName, payload: &Value) -> Result<Payload, String> {
+        Ok(match kind {
+            KindName::ToolCall => Payload::ToolCall(read(kind, payload)?),
+            KindName::FileWrite => Payload::FileWrite(read(kind, payload)?),
+            KindName::FileDelete => Payload::FileDelete(read(kind, payload)?),
+            KindName::HttpRequest => Payload::HttpRequest(read(kind, payload)?),
+        })
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> KindName {
+        match self {
+            Payload::ToolCall(_) => KindName::ToolCall,
+            Payload::FileWrite(_) => KindName::FileWrite,
+            Payload::FileDelete(_) => KindName::FileDelete,
+            Payload::HttpRequest(_) => KindName::HttpRequest,
+        }
+    }
+
+    /// Why a kind handed this payload cannot carry it out: it is of another kind.
+    pub fn not_of(&self, kind: KindName) -> String {
+        format!("a {} payload was handed to {kind}", self.kind())
+    }
+}
+
 /// The kinds an agent may propose, for the API's description.
 #[cfg(feature = "openapi")]
 pub fn kind_schema() -> utoipa::openapi::Object {

@@ -197,6 +197,11 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// Its stored payload, read as its kind's.
+    pub fn typed_payload(&self) -> Result<crate::payloads::Payload, String> {
+        crate::payloads::Payload::read(self.kind, &self.payload)
+    }
+
     /// A proposal of an applied kind, being applied, with `payload` and `base` and nothing
     /// else: what a kind's apply sees, for the kinds' own tests.
     pub fn applying(

@@ -10,6 +10,7 @@ use super::Engine;
 use crate::canonical::canonical_sha256;
 use crate::crash;
 use crate::kinds::{ApplyCtx, ApplyOutcome, Reconciled};
+use crate::payloads::Payload;
 use crate::proposal::{Channel, ErrorInfo, Proposal};
 use crate::status::{Action, Status, next};
 use crate::store::{Transition, Transitioned};
@@ -58,17 +59,19 @@ impl Engine {
         }
     }
 
-    /// The payload to carry out, checked against the hash recorded with the approval.
-    fn approved_payload(p: &Proposal) -> Result<Value, ErrorInfo> {
-        let payload = p.approved_payload.clone().unwrap_or_else(|| p.payload.clone());
+    /// The payload to carry out, checked against the hash recorded with the approval, and
+    /// read as its kind's: once, here, for the kind that carries it out.
+    fn approved_payload(p: &Proposal) -> Result<Payload, ErrorInfo> {
+        let payload = p.approved_payload.as_ref().unwrap_or(&p.payload);
         let recorded = p.decision.as_ref().and_then(|d| d.approved_sha256.as_deref());
-        if recorded != Some(canonical_sha256(&payload).as_str()) {
+        if recorded != Some(canonical_sha256(payload).as_str()) {
             return Err(ErrorInfo {
                 code: "integrity".into(),
                 message: "the payload to apply does not match the one that was approved; nothing was done".into(),
             });
         }
-        Ok(payload)
+        Payload::read(p.kind, payload)
+            .map_err(|m| ErrorInfo { code: "integrity".into(), message: format!("{m}; nothing was done") })
     }
 
     async fn apply_approved(&self, id: &str) {
@@ -90,7 +93,7 @@ impl Engine {
         self.run_apply(&p, &payload).await;
     }
 
-    async fn run_apply(&self, p: &Proposal, payload: &Value) {
+    async fn run_apply(&self, p: &Proposal, payload: &Payload) {
         let outcome = match self.inner.kinds.of(p.kind) {
             Ok(kind) => {
                 let ctx = ApplyCtx { credentials: self.credential_map() };

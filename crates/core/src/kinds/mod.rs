@@ -8,7 +8,7 @@ pub use tool_call::{ToolCall, is_permission_mode};
 
 use crate::credentials::CredentialMeta;
 use crate::error::CoreError;
-use crate::payloads::KindName;
+use crate::payloads::{KindName, Payload};
 use crate::preview::Preview;
 use crate::proposal::{ErrorInfo, Proposal};
 use crate::status::KindClass;
@@ -105,11 +105,11 @@ pub trait Kind: Send + Sync {
     /// Carries out an approved write (kinds of class `Applied`): the result to store, or why it
     /// failed. `payload` is the approved one (edited or not), already checked against the hash
     /// recorded with the decision.
-    async fn apply(&self, _p: &Proposal, _payload: &Value, _ctx: &ApplyCtx) -> ApplyOutcome {
+    async fn apply(&self, _p: &Proposal, _payload: &Payload, _ctx: &ApplyCtx) -> ApplyOutcome {
         ApplyOutcome::failed("not_applicable", format!("{} is not applied by Assent", self.name()))
     }
     /// After a crash, finds out whether a write that was `applying` landed.
-    async fn reconcile(&self, _p: &Proposal, _payload: &Value) -> Reconciled {
+    async fn reconcile(&self, _p: &Proposal, _payload: &Payload) -> Reconciled {
         Reconciled::Failed(ErrorInfo {
             code: "outcome_unknown".into(),
             message: "Assent stopped while applying this; whether it happened is unknown".into(),
