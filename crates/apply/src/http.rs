@@ -339,7 +339,7 @@ impl Kind for HttpRequest {
                 }
             }
         };
-        send(p, &call, secret, self.timeout).await
+        send(p, call, secret, self.timeout).await
     }
 }
 
