@@ -237,16 +237,11 @@ impl Conn for sqlx::PgConnection {
     }
 }
 
-/// Runs a future that never waits (statements on SQLite) to its end on this thread.
+/// Runs a SQLite statement's future to its end on this thread. Statements on SQLite never
+/// wait (rusqlite is synchronous), so this returns at its first poll; were one ever to wait, the
+/// thread would sleep until it is woken rather than spin.
 pub(crate) fn now<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::yield_now();
-    }
+    futures_executor::block_on(f)
 }
 
 /// A future on the heap, for work handed to another task or thread.
@@ -254,6 +249,34 @@ pub(crate) type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Se
 
 #[cfg(test)]
 mod tests {
+    /// A future that waits: it is polled when woken, not in a loop (the runner used to spin).
+    #[test]
+    fn a_statement_that_waited_would_sleep_not_spin() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Mutex};
+        use std::task::{Poll, Waker};
+        let polls = Arc::new(AtomicUsize::new(0));
+        let waker: Arc<Mutex<Option<Waker>>> = Arc::default();
+        let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (p, w, r) = (polls.clone(), waker.clone(), ready.clone());
+        let waits = std::future::poll_fn(move |cx| {
+            p.fetch_add(1, Ordering::SeqCst);
+            if r.load(Ordering::SeqCst) {
+                return Poll::Ready(7);
+            }
+            *w.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+            Poll::Pending
+        });
+        let runner = std::thread::spawn(move || super::now(waits));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        ready.store(true, Ordering::SeqCst);
+        if let Some(w) = waker.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            w.wake();
+        }
+        assert_eq!(runner.join().ok(), Some(7));
+        assert!(polls.load(Ordering::SeqCst) <= 3, "polled {} times in 100 ms", polls.load(Ordering::SeqCst));
+    }
+
     #[test]
     fn numbered_parameters_are_positional_on_sqlite_and_literals_stay() {
         let sql = "SELECT json_extract(d, '$.rule.id') FROM t WHERE a = $1 AND b = $12 AND c = $1";
