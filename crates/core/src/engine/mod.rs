@@ -3,6 +3,7 @@
 //! them through the status machine, publishes events and wakes waiters.
 
 mod apply;
+mod batch;
 pub mod credentials;
 mod decide;
 pub mod devices;
@@ -12,12 +13,14 @@ pub mod lease;
 mod propose;
 mod quota;
 mod receipts;
+mod rule_check;
 pub mod rules;
 mod sessions;
 mod team;
 mod wait;
 
-pub use decide::{BatchItem, BatchItemResult, BatchResult, Decided, GroupDecision, REASON_MAX};
+pub use batch::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
+pub use decide::{Decided, REASON_MAX};
 pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
 pub use sessions::{MAX_BATCH, ProposedBatch, ProposedItem, SessionCounts};

@@ -1,10 +1,11 @@
 //! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
+use super::patterns::{glob, literal_glob, literal_len, literal_prefix};
 use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
 use crate::payloads::KindName;
 use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobMatcher};
 
 /// The built-in rule's name in a match (`"builtin": "read_only"`).
 pub const READ_ONLY: &str = "read_only";
@@ -52,64 +53,6 @@ pub struct Compiled {
     pub(super) read_only: bool,
     /// The built-in build-and-test rule.
     pub(super) build_test: bool,
-}
-
-fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, BadRule> {
-    GlobBuilder::new(pattern)
-        .literal_separator(literal_separator)
-        .build()
-        .map_err(|e| bad("invalid_glob", format!("`{pattern}` is not a glob: {e}")))
-}
-
-/// Literal characters of a glob: what is left once its wildcards are taken out.
-fn literal_len(pattern: &str) -> usize {
-    let (mut n, mut class) = (0, false);
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '[' if !class => class = true,
-            ']' if class => class = false,
-            '\\' => {
-                chars.next();
-                n += 1;
-            }
-            '*' | '?' | '{' | '}' | ',' => {}
-            _ if class => {}
-            _ => n += 1,
-        }
-    }
-    n
-}
-
-/// The part of a glob before its first wildcard.
-fn literal_prefix(pattern: &str) -> &str {
-    let cut = pattern.find(['*', '?', '[', '{', '\\']).unwrap_or(pattern.len());
-    &pattern[..cut]
-}
-
-/// A glob that names one path, as that path (`globset::escape`'s `[*]` read back as `*`); none
-/// when it has a wildcard.
-fn literal_glob(pattern: &str) -> Option<String> {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '[' => {
-                let (inner, close) = (chars.next()?, chars.next()?);
-                if close != ']' {
-                    return None;
-                }
-                out.push(inner);
-            }
-            '*' | '?' | '{' | '}' | ']' | '\\' => return None,
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
-fn has_wildcard(s: &str) -> bool {
-    s.contains(['*', '?', '[', '{', '\\'])
 }
 
 /// One part of a proposal, decided on its own.
@@ -477,11 +420,7 @@ impl Compiled {
                 if self.prefix.is_some() {
                     return false;
                 }
-                let kind_ok = self
-                    .m
-                    .kind
-                    .as_deref()
-                    .is_none_or(|k| matches!(KindName::parse(k), Some(KindName::ToolCall | KindName::FileWrite)));
+                let kind_ok = covers_redirects(self.m.kind.as_deref());
                 let tool_ok = self.tool_m.is_none()
                     || tool.is_some_and(|t| self.tool_is(t))
                     || self.tool_is("Write")
@@ -506,54 +445,6 @@ impl Compiled {
         let mut all = parts(s).into_iter();
         if self.effect == Effect::Allow { all.all(|p| self.applies(s, p)) } else { all.any(|p| self.applies(s, p)) }
     }
-
-    /// Whether everything it covers lies inside what `other` covers (for an allow against a
-    /// deny or ask). Conservative: false when it cannot tell.
-    pub(super) fn inside(&self, other: &Compiled) -> bool {
-        // The built-in rule is the broadest allow: it never lies inside a deny or ask.
-        if self.read_only || other.read_only || self.build_test || other.build_test {
-            return false;
-        }
-        let same = |a: &Option<String>, b: &Option<String>| {
-            b.is_none() || a.as_deref().zip(b.as_deref()).is_some_and(|(x, y)| x.eq_ignore_ascii_case(y))
-        };
-        let glob_in = |mine: &Option<String>, theirs: &Option<GlobMatcher>, theirs_src: &Option<String>| match theirs {
-            None => true,
-            Some(g) => mine.as_deref().is_some_and(|m| {
-                Some(m) == theirs_src.as_deref()
-                    || (!has_wildcard(m) && g.is_match(m))
-                    || theirs_src.as_deref().and_then(|t| t.strip_suffix("/**")).is_some_and(|d| {
-                        let lit = literal_prefix(m);
-                        lit.starts_with(&format!("{d}/")) && !m.contains("..")
-                    })
-            }),
-        };
-        let input_in = match (&other.prefix, &other.m.exact) {
-            (None, false) => true,
-            (None, true) => self.m.exact && self.m.input == other.m.input,
-            (Some(theirs), _) => {
-                if let Some(line) = &self.exact_line {
-                    !line.commands.is_empty() && line.commands.iter().all(|c| theirs.matches(c))
-                } else {
-                    self.prefix.as_ref().is_some_and(|mine| {
-                        !theirs.wrapper
-                            && !mine.wrapper
-                            && mine.words.len() >= theirs.words.len()
-                            && mine.words.iter().zip(&theirs.words).all(|(a, b)| a == b)
-                    })
-                }
-            }
-        };
-        same(&self.m.agent, &other.m.agent)
-            && same(&self.m.kind, &other.m.kind)
-            && same(&self.m.method, &other.m.method)
-            && same(&self.m.host, &other.m.host)
-            && same(&self.m.credential, &other.m.credential)
-            && glob_in(&self.m.tool, &other.tool_m, &other.m.tool)
-            && glob_in(&self.path_abs, &other.path_m, &other.path_abs)
-            && self.relative == other.relative
-            && input_in
-    }
 }
 
 /// Whether a proposal's own path is one it writes (or deletes): every path but a reading
@@ -567,4 +458,10 @@ fn expand_home(p: &str) -> String {
         (Some(rest), Ok(h)) if h.starts_with('/') => format!("{}/{rest}", h.trim_end_matches('/')),
         _ => p.to_string(),
     }
+}
+
+/// Whether a rule naming `kind` may cover a file a redirection writes (a command's, so a tool
+/// call's, or a file write's).
+fn covers_redirects(kind: Option<&str>) -> bool {
+    kind.is_none_or(|k| matches!(KindName::parse(k), Some(KindName::ToolCall | KindName::FileWrite)))
 }

@@ -26,6 +26,8 @@
 
 mod compiled;
 mod globs;
+mod inside;
+mod patterns;
 pub mod scripts;
 mod set;
 mod words;

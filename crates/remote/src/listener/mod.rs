@@ -20,6 +20,7 @@
 
 mod decide;
 mod fail;
+mod inbox;
 mod light;
 mod seal;
 
@@ -29,21 +30,17 @@ use fail::{Body, passkey_fail};
 
 use crate::access::{Access, Door, NONCE_MS, Refusal};
 use crate::{Passkeys, RemoteError};
-use assent_core::canonical::canonical_sha256;
-use assent_core::proposal::{AuditEntry, Proposal};
-use assent_core::store::ListQuery;
+use assent_core::Engine;
 use assent_core::time::Timestamp;
-use assent_core::{Engine, Principal, Status};
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -142,9 +139,9 @@ pub(crate) fn router(listener: Arc<Listener>) -> Router {
         .route("/api/login", post(login))
         .route("/api/logout", post(logout))
         .route("/api/me", get(me))
-        .route("/api/proposals", get(list))
-        .route("/api/proposals/{id}", get(show))
-        .route("/api/events", get(events))
+        .route("/api/proposals", get(inbox::list))
+        .route("/api/proposals/{id}", get(inbox::show))
+        .route("/api/events", get(inbox::events))
         .route("/api/push", get(push_state).put(subscribe).delete(unsubscribe))
         .merge(
             // A decision carries the person's edit, as large as a proposal: a larger body, read
@@ -369,126 +366,10 @@ async fn me(State(l): State<Arc<Listener>>, s: Session) -> Result<Response, Fail
     Ok(no_store(axum::Json(json!({ "device": s.device, "pending": pending }))))
 }
 
-/// A proposal as the phone shows it: with the hash of its payload, which a decision on it
-/// names.
-#[derive(Serialize)]
-struct Shown2 {
-    #[serde(flatten)]
-    proposal: Proposal,
-    payload_sha256: String,
-}
-
-fn shown(p: Proposal) -> Shown2 {
-    Shown2 { payload_sha256: canonical_sha256(&p.payload), proposal: p }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListAsk {
-    status: Option<Status>,
-    cursor: Option<String>,
-    limit: Option<u32>,
-    /// Only this kind.
-    kind: Option<String>,
-    /// Only this agent's.
-    agent: Option<String>,
-    /// Words to find (as the agent API's `q`).
-    q: Option<String>,
-}
-
-async fn list(
-    State(l): State<Arc<Listener>>,
-    _: Session,
-    q: Result<Query<ListAsk>, axum::extract::rejection::QueryRejection>,
-) -> Result<Response, Fail> {
-    let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
-    let some = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
-    let query = ListQuery {
-        status: q.status,
-        limit: q.limit.unwrap_or(50),
-        kind: some(q.kind),
-        agent: some(q.agent),
-        text: some(q.q),
-        ..ListQuery::default()
-    };
-    let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
-    // Rows, not whole proposals: a phone opens the one it wants.
-    let items: Vec<serde_json::Value> = page.items.into_iter().map(row).collect();
-    Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
-}
-
 pub(super) fn no_store(body: impl IntoResponse) -> Response {
     let mut res = body.into_response();
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
-}
-
-/// How one proposal is asked for: whole with its history (opened), or as a row of the list
-/// (`view=row`: what the list shows when a proposal arrives or changes while the page is open).
-#[derive(Deserialize)]
-struct ShowAsk {
-    view: Option<String>,
-}
-
-async fn show(
-    State(l): State<Arc<Listener>>,
-    _: Session,
-    Path(id): Path<String>,
-    q: Result<Query<ShowAsk>, axum::extract::rejection::QueryRejection>,
-) -> Result<Response, Fail> {
-    let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
-    let p = l.engine.get(&Principal::Owner, &id).await?;
-    match q.view.as_deref() {
-        None => {
-            let audit: Vec<AuditEntry> = l.engine.audit_of(&Principal::Owner, &id).await?;
-            Ok(no_store(axum::Json(json!({ "proposal": shown(p), "audit": audit }))))
-        }
-        Some("row") => Ok(no_store(axum::Json(json!({ "proposal": row(p) })))),
-        Some(_) => Err(Fail::new(StatusCode::BAD_REQUEST, "invalid_query", "view is `row` or absent")),
-    }
-}
-
-/// A proposal as a row of the phone's list (see [`light`]).
-fn row(p: Proposal) -> serde_json::Value {
-    let bytes = light::json_len(&p.payload);
-    light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
-}
-
-async fn events(
-    State(l): State<Arc<Listener>>,
-    s: Session,
-    headers: HeaderMap,
-) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
-    let token = cookie(&headers).unwrap_or_default().to_string();
-    let rx = l.engine.subscribe();
-    let device = s.device;
-    // Ends when the session does (revoked, expired, logged out, the listener turned off),
-    // checked at each event and every 15 seconds.
-    let stream = futures_util::stream::unfold((rx, l, token, device), |(mut rx, l, token, device)| async move {
-        loop {
-            let next = tokio::time::timeout(std::time::Duration::from_secs(15), rx.recv()).await;
-            if !l.access().alive(&token, &device, Timestamp::now()) {
-                return None;
-            }
-            let ev = match next {
-                Err(_) => SseEvent::default().comment("alive"),
-                Ok(Ok(e)) => {
-                    if matches!(e, assent_core::events::Event::RulesChanged { .. }) {
-                        continue;
-                    }
-                    let id = e.proposal().map(|p| p.id.clone()).unwrap_or_default();
-                    let data = serde_json::to_string(&e).unwrap_or_default();
-                    SseEvent::default().event(e.name()).id(id).data(data)
-                }
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(n))) => {
-                    SseEvent::default().event("lagged").data(format!("{{\"type\":\"lagged\",\"missed\":{n}}}"))
-                }
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
-            };
-            return Some((Ok(ev), (rx, l, token, device)));
-        }
-    });
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(30)))
 }
 
 /// Whether this device gets pushes, and the key to subscribe with.
