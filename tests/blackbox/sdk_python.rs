@@ -1,7 +1,8 @@
 //! The Python SDK's own tests (`sdk/python/tests`, pytest) against the real `assent` binary, in
 //! a virtual environment with the versions `sdk/python/requirements-dev.txt` pins and the SDK
 //! installed from the repository; they include the check that the generated models match
-//! `docs/openapi.json`.
+//! `docs/openapi.json`. And the SDK installed as a new user does, from a fresh copy of its
+//! folder into a virtual environment outside the repository (`tests/fresh_install.sh`).
 
 use crate::harness::BIN;
 use std::path::{Path, PathBuf};
@@ -41,4 +42,12 @@ fn the_python_sdk_passes_its_tests_against_the_real_server() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "pytest failed:\n{text}");
     assert!(text.contains(" passed"), "{text}");
+}
+
+#[test]
+fn the_python_sdk_installs_from_a_fresh_clone_into_another_venv() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sdk/python");
+    let out = Command::new("bash").arg("tests/fresh_install.sh").current_dir(&dir).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("fresh install: ok"), "tests/fresh_install.sh failed:\n{text}");
 }

@@ -4,10 +4,14 @@ errors a caller gets instead of a bare HTTP error."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import http.server
 import json
 import threading
+from urllib.parse import parse_qs, urlparse
 
+import httpx
 import pytest
 
 import assent
@@ -121,6 +125,72 @@ def test_not_running_and_an_impostor(tmp_path, monkeypatch):
     assert got == [None], "only the unauthenticated hello reached it"
 
 
+def listener(answer) -> tuple[str, list, http.server.HTTPServer]:
+    """A program on a port of its own that answers every request with `answer(handler)` and keeps
+    each request's path and authorization."""
+    got: list = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            got.append((self.path, self.headers.get("authorization")))
+            answer(self)
+
+        do_POST = do_DELETE = do_GET
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{srv.server_address[1]}", got, srv
+
+
+def send(h: http.server.BaseHTTPRequestHandler, body: bytes, status: int = 200, **headers: str) -> None:
+    h.send_response(status)
+    for k, v in {"content-length": str(len(body)), **headers}.items():
+        h.send_header(k, v)
+    h.end_headers()
+    h.wfile.write(body)
+
+
+def test_a_url_and_a_token_without_the_servers_key_say_what_is_missing(server, tmp_path, monkeypatch):
+    # A user with only ASSENT_URL and ASSENT_TOKEN: nothing can prove the server at the URL is
+    # Assent, so nothing at all is sent to it, and the error says what is missing.
+    url, got, srv = listener(lambda h: send(h, b"{}"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("ASSENT_HOME", str(elsewhere))
+    monkeypatch.setenv("ASSENT_URL", url)
+    monkeypatch.setenv("ASSENT_TOKEN", "asnt_secret")
+    with Assent() as a, pytest.raises(assent.NoProofKey) as e:
+        a.propose_tool("t", {})
+    assert not isinstance(e.value, assent.Impostor)
+    assert f"no server.json in {elsewhere}" in str(e.value) and "ASSENT_PROOF_KEY" in str(e.value)
+    # A home whose server.json is another server's: its key proves nothing about this one.
+    (elsewhere / "server.json").write_text(json.dumps({"url": "http://127.0.0.1:9", "proof_key": "ab" * 32}))
+    with Assent() as a, pytest.raises(assent.NoProofKey) as e:
+        a.propose_tool("t", {})
+    assert f"is for http://127.0.0.1:9, not {url}" in str(e.value)
+    srv.shutdown()
+    assert got == [], "nothing, not even the hello, went to an address nothing could prove"
+
+    # The real server's URL and token, and its key (ASSENT_PROOF_KEY, or its home): it proves
+    # itself, and the proposal is filed.
+    monkeypatch.setenv("ASSENT_URL", server.url + "/")
+    monkeypatch.setenv("ASSENT_TOKEN", (server.home / "agent.token").read_text().strip())
+    monkeypatch.setenv("ASSENT_PROOF_KEY", json.loads((server.home / "server.json").read_text())["proof_key"])
+    with Assent() as a:
+        assert a.propose_tool("t", {"n": 1}).status.value == "pending"
+    monkeypatch.delenv("ASSENT_PROOF_KEY")
+    monkeypatch.setenv("ASSENT_HOME", str(server.home))
+
+    async def go():
+        async with AsyncAssent() as a:
+            return (await a.propose_tool("t", {"n": 2})).status.value
+
+    assert asyncio.run(go()) == "pending"
+
+
 def test_a_batch_in_one_group_and_a_sessions_counts(server):
     with Assent() as a:
         item = lambda c: {"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}}, "session_id": "t-1"}
@@ -146,6 +216,7 @@ def test_the_server_dying_mid_wait_is_assent_not_running(server):
             a.wait(p.id, timeout=30)
         assert time.monotonic() - started < 10, "the wait ended when the server did"
         assert "stopped answering" in str(e.value)
+        assert isinstance(e.value.__cause__, httpx.TransportError), "the cause is chained"
         with pytest.raises(assent.AssentNotRunning):
             a.get(p.id)
 
@@ -155,7 +226,54 @@ def test_the_server_dying_mid_async_wait_is_assent_not_running(server):
         async with AsyncAssent() as a:
             p = await a.propose_tool("t", {})
             asyncio.get_running_loop().call_later(0.5, server.proc.kill)
-            with pytest.raises(assent.AssentNotRunning):
+            with pytest.raises(assent.AssentNotRunning) as e:
                 await a.wait(p.id, timeout=30)
+            assert isinstance(e.value.__cause__, httpx.TransportError), "the cause is chained"
 
     asyncio.run(go())
+
+
+def test_an_answer_the_sdk_cannot_read_is_an_assent_error(tmp_path, monkeypatch):
+    # A server that proves itself, then answers what this SDK cannot read (another version's
+    # shape, not JSON, a body that does not decode): AssentError with the reason as its cause,
+    # never a bare pydantic, JSON or httpx error.
+    key = bytes(range(32))
+    bodies = iter([(b'{"id": "p_1"}', {}), (b"<html>", {}), (b"not gzip", {"content-encoding": "gzip"})] * 2
+                  + [(b"data: {not json\n\n", {"content-type": "text/event-stream"})] * 2)
+
+    def answer(h):
+        if h.path.startswith("/v1/hello"):
+            challenge = parse_qs(urlparse(h.path).query)["challenge"][0]
+            proof = hmac.new(key, f"assent-server-proof\n{challenge}".encode(), hashlib.sha256).hexdigest()
+            return send(h, json.dumps({"server": "assent", "proof": proof}).encode())
+        body, headers = next(bodies)
+        send(h, body, **headers)
+
+    url, got, srv = listener(answer)
+    (tmp_path / "server.json").write_text(json.dumps({"url": url, "proof_key": key.hex()}))
+    (tmp_path / "agent.token").write_text("asnt_secret")
+    monkeypatch.setenv("ASSENT_HOME", str(tmp_path))
+    causes = []
+    with Assent() as a:
+        for call in [lambda: a.get("p_1"), lambda: a.wait("p_1", timeout=1), lambda: a.propose_tool("t", {})]:
+            with pytest.raises(assent.AssentError) as e:
+                call()
+            causes.append(type(e.value.__cause__).__name__)
+            assert type(e.value) is assent.AssentError and "this SDK can read" in str(e.value)
+
+    async def go():
+        async with AsyncAssent() as a:
+            for call in [lambda: a.get("p_1"), lambda: a.wait("p_1", timeout=1), lambda: a.propose_tool("t", {})]:
+                with pytest.raises(assent.AssentError) as e:
+                    await call()
+                causes.append(type(e.value.__cause__).__name__)
+            with pytest.raises(assent.AssentError):
+                async for _ in a.events():
+                    pass
+
+    asyncio.run(go())
+    with Assent() as a, pytest.raises(assent.AssentError) as e:
+        list(a.events())
+    assert "not JSON" in str(e.value) and isinstance(e.value.__cause__, ValueError)
+    srv.shutdown()
+    assert causes == ["ValidationError", "JSONDecodeError", "DecodingError"] * 2

@@ -8,6 +8,7 @@ from .errors import (
     Expired,
     Failed,
     Impostor,
+    NoProofKey,
     NotApproved,
     ReceiptInvalid,
     Refined,
@@ -20,8 +21,8 @@ from .gated import gated, outcome
 from .receipts import verify_receipt
 
 __all__ = [
-    "Assent", "AsyncAssent", "AssentError", "AssentNotRunning", "Expired", "Failed", "Impostor", "NotApproved",
-    "ReceiptInvalid", "Refined", "Refused", "Rejected", "Unauthorized", "Withdrawn", "gated", "outcome",
-    "verify_receipt",
+    "Assent", "AsyncAssent", "AssentError", "AssentNotRunning", "Expired", "Failed", "Impostor", "NoProofKey",
+    "NotApproved", "ReceiptInvalid", "Refined", "Refused", "Rejected", "Unauthorized", "Withdrawn", "gated",
+    "outcome", "verify_receipt",
 ]
 __version__ = "0.1.0"

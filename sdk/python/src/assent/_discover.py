@@ -1,6 +1,8 @@
-"""Finding Assent the way its command line does: `ASSENT_URL` and `ASSENT_TOKEN`, else the
-home's `server.json` and `agent.token` (the home is `ASSENT_HOME`, else the platform's data
-directory), and a proof from the server (`GET /v1/hello`) before any token is sent."""
+"""Finding Assent the way its command line does: the home's `server.json` and `agent.token` (the
+home is `ASSENT_HOME`, else the platform's data directory), and a proof from the server (`GET
+/v1/hello`, under the key in `server.json`) before any token is sent. `ASSENT_TOKEN` replaces
+`agent.token`; `ASSENT_URL` names the server, which must still prove itself: with the key in its
+home's `server.json`, or `ASSENT_PROOF_KEY`."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import AssentNotRunning, Impostor
+from .errors import AssentNotRunning, Impostor, NoProofKey
 
 
 def home_dir() -> Path:
@@ -31,18 +33,21 @@ def home_dir() -> Path:
 class Endpoint:
     url: str
     token: str
-    proof_key: bytes | None
+    proof_key: bytes
 
 
 def discover(url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None) -> Endpoint:
-    """Where Assent is and the agent token to use. Raises AssentNotRunning when neither the
-    arguments, the environment nor the home say."""
+    """Where Assent is, the agent token to use and the key the server proves itself with.
+    Raises AssentNotRunning when neither the arguments, the environment nor the home say where
+    it is or give a token, and NoProofKey when nothing gives the key of the server named."""
     home_path = Path(home) if home else home_dir()
     server: dict = {}
     try:
         server = json.loads((home_path / "server.json").read_text())
     except (OSError, ValueError):
         pass
+    if not isinstance(server, dict):
+        server = {}
     url = url or os.environ.get("ASSENT_URL") or server.get("url")
     if not url:
         raise AssentNotRunning(f"Assent is not running (no server.json in {home_path}; start the app or `assent serve`)")
@@ -53,8 +58,34 @@ def discover(url: str | None = None, token: str | None = None, home: str | os.Pa
             token = (home_path / "agent.token").read_text().strip()
         except OSError:
             raise AssentNotRunning(f"no agent token: set ASSENT_TOKEN, or run Assent once in {home_path}") from None
-    key = os.environ.get("ASSENT_PROOF_KEY") or (server.get("proof_key") if server.get("url", "").rstrip("/") == url else None)
-    return Endpoint(url=url, token=token, proof_key=bytes.fromhex(key) if key else None)
+    return Endpoint(url=url, token=token, proof_key=_proof_key(url, home_path, server))
+
+
+def _proof_key(url: str, home: Path, server: dict) -> bytes:
+    """The key the server at `url` proves itself with: `ASSENT_PROOF_KEY`, else the home's
+    `server.json`'s when it is that server's. NoProofKey, saying what is missing, otherwise: a
+    URL alone proves nothing, and no token goes to a server that has proved nothing."""
+    def missing(what: str) -> NoProofKey:
+        return NoProofKey(f"nothing to prove that {url} is Assent with: {what}. Set ASSENT_HOME to that server's "
+                          "home (its server.json holds the key), or ASSENT_PROOF_KEY to the proof_key in that "
+                          "server.json; no token was sent")
+
+    key = os.environ.get("ASSENT_PROOF_KEY", "").strip()
+    if key:
+        where = "ASSENT_PROOF_KEY"
+    elif not server:
+        raise missing(f"no server.json in {home}")
+    elif str(server.get("url") or "").rstrip("/") != url:
+        raise missing(f"the server.json in {home} is for {server.get('url')}, not {url}")
+    else:
+        key, where = server.get("proof_key") or "", f"the server.json in {home}"
+    try:
+        proof_key = bytes.fromhex(key) if isinstance(key, str) else b""
+    except ValueError:
+        proof_key = b""
+    if not proof_key:
+        raise missing(f"{where} has no proof_key in hex")
+    return proof_key
 
 
 def challenge() -> str:

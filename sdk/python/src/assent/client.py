@@ -11,12 +11,13 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
+import pydantic
 
 from . import _discover
 from urllib.parse import quote
 
 from ._models import Proposal, ProposedBatch, SessionCounts
-from .errors import AssentNotRunning, Refused, Unauthorized
+from .errors import AssentError, AssentNotRunning, Refused, Unauthorized
 
 #: The longest the server holds one long-poll; `wait` asks again until it is settled.
 SERVER_WAIT_CAP = 120
@@ -28,14 +29,27 @@ def _body(kind: str, payload: Any, **envelope: Any) -> dict:
     return body
 
 
-def _raise_for(res: httpx.Response) -> Any:
-    """The JSON of a good answer; else the typed error its body names."""
+def _unreadable(request: str, e: Exception) -> AssentError:
+    """The SDK's error for an answer to `request` it cannot read: not JSON, not the shape the API
+    documents (a server of another version), or garbled on the way."""
+    why = (str(e).splitlines() or [""])[0]
+    return AssentError(f"Assent's answer to {request} is not one this SDK can read ({type(e).__name__}: {why})")
+
+
+def _raise_for(res: httpx.Response, into: type[pydantic.BaseModel] | None = None) -> Any:
+    """The JSON of a good answer (validated as `into`, when given); else the typed error its body
+    names."""
     try:
         data = res.json()
-    except ValueError:
+    except ValueError as e:
+        if res.is_success:
+            raise _unreadable(f"{res.request.method} {res.request.url.path}", e) from e
         data = None
     if res.is_success:
-        return data
+        try:
+            return into.model_validate(data) if into is not None else data
+        except pydantic.ValidationError as e:
+            raise _unreadable(f"{res.request.method} {res.request.url.path}", e) from e
     err = data.get("error", {}) if isinstance(data, dict) else {}
     code, message = err.get("code", f"http_{res.status_code}"), err.get("message", res.reason_phrase)
     if res.status_code in (401, 403):
@@ -65,7 +79,10 @@ def _event(line: str, data: list[str]) -> dict | None:
     """Feeds one line of an event stream; the event a blank line completes, if any."""
     if line == "":
         if data:
-            event = json.loads("\n".join(data))
+            try:
+                event = json.loads("\n".join(data))
+            except ValueError as e:
+                raise AssentError(f"an event from Assent is not JSON ({e})") from e
             data.clear()
             return event
     elif line.startswith("data:"):
@@ -85,7 +102,9 @@ class Assent:
 
     Arguments left out are found as the command line finds them: `url` from `ASSENT_URL` or the
     home's `server.json`, `token` from `ASSENT_TOKEN` or the home's `agent.token` (`home`:
-    `ASSENT_HOME`, else the platform's data directory)."""
+    `ASSENT_HOME`, else the platform's data directory). The server proves itself with the key in
+    its home's `server.json` (or `ASSENT_PROOF_KEY`) before the token is sent: a `url` without
+    one raises NoProofKey."""
 
     def __init__(self, url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None,
                  timeout: float = 30.0):
@@ -112,7 +131,7 @@ class Assent:
             except httpx.TransportError as e:
                 # No answer at all (a connection to a server that has since died included):
                 # nothing to take for an impostor.
-                raise _gone(ep, e) from None
+                raise _gone(ep, e) from e
             except (httpx.HTTPError, ValueError):
                 answer = None
             _discover.check_proof(ep, ch, answer)
@@ -120,14 +139,17 @@ class Assent:
         return self._ep
 
     def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
-              headers: dict | None = None, timeout: float | None = None) -> Any:
+              headers: dict | None = None, timeout: float | None = None,
+              into: type[pydantic.BaseModel] | None = None) -> Any:
         ep = self._endpoint()
         try:
             res = self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
         except httpx.TransportError as e:
             self._ep = None
-            raise _gone(ep, e) from None
-        return _raise_for(res)
+            raise _gone(ep, e) from e
+        except httpx.HTTPError as e:
+            raise _unreadable(f"{method} /v1{path}", e) from e
+        return _raise_for(res, into)
 
     def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
                 session_id: str | None = None, group_id: str | None = None, supersedes: str | None = None,
@@ -137,7 +159,7 @@ class Assent:
         body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
                      supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
         headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return Proposal.model_validate(self._call("POST", "/proposals", json_body=body, headers=headers))
+        return self._call("POST", "/proposals", json_body=body, headers=headers, into=Proposal)
 
     def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
         """Files a `tool.call`: ask before running `tool` with `input`."""
@@ -149,18 +171,18 @@ class Assent:
         or why it was refused."""
         body = {"items": items, **({"group_id": group_id} if group_id else {})}
         headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return ProposedBatch.model_validate(self._call("POST", "/proposals/batch", json_body=body, headers=headers))
+        return self._call("POST", "/proposals/batch", json_body=body, headers=headers, into=ProposedBatch)
 
     def session(self, session_id: str) -> SessionCounts:
         """This agent's proposals of session `session_id` by status (`pending`: still waiting)."""
-        return SessionCounts.model_validate(self._call("GET", f"/sessions/{quote(session_id, safe='')}"))
+        return self._call("GET", f"/sessions/{quote(session_id, safe='')}", into=SessionCounts)
 
     def get(self, proposal_id: str) -> Proposal:
-        return Proposal.model_validate(self._call("GET", f"/proposals/{proposal_id}"))
+        return self._call("GET", f"/proposals/{proposal_id}", into=Proposal)
 
     def withdraw(self, proposal_id: str) -> Proposal:
         """Withdraws a pending proposal (nobody will read its answer)."""
-        return Proposal.model_validate(self._call("DELETE", f"/proposals/{proposal_id}"))
+        return self._call("DELETE", f"/proposals/{proposal_id}", into=Proposal)
 
     def wait(self, proposal_id: str, timeout: float | None = None, *, withdraw_on_timeout: bool = False,
              poll: int = SERVER_WAIT_CAP) -> Proposal:
@@ -172,8 +194,8 @@ class Assent:
             while True:
                 left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
                 secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
-                p = Proposal.model_validate(self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs},
-                                                       timeout=secs + 30))
+                p = self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30,
+                               into=Proposal)
                 if p.settled:
                     return p
                 if deadline is not None and time.monotonic() >= deadline:
@@ -203,7 +225,9 @@ class Assent:
                 yield from _events(res.iter_lines())
         except httpx.TransportError as e:
             self._ep = None
-            raise _gone(ep, e) from None
+            raise _gone(ep, e) from e
+        except httpx.HTTPError as e:
+            raise _unreadable("GET /v1/events", e) from e
 
     def keys(self) -> dict:
         """The public keys that sign decisions' receipts (a JWK Set), from the proven server."""
@@ -239,7 +263,7 @@ class AsyncAssent:
             except httpx.TransportError as e:
                 # No answer at all (a connection to a server that has since died included):
                 # nothing to take for an impostor.
-                raise _gone(ep, e) from None
+                raise _gone(ep, e) from e
             except (httpx.HTTPError, ValueError):
                 answer = None
             _discover.check_proof(ep, ch, answer)
@@ -247,14 +271,17 @@ class AsyncAssent:
         return self._ep
 
     async def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
-                    headers: dict | None = None, timeout: float | None = None) -> Any:
+                    headers: dict | None = None, timeout: float | None = None,
+                    into: type[pydantic.BaseModel] | None = None) -> Any:
         ep = await self._endpoint()
         try:
             res = await self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
         except httpx.TransportError as e:
             self._ep = None
-            raise _gone(ep, e) from None
-        return _raise_for(res)
+            raise _gone(ep, e) from e
+        except httpx.HTTPError as e:
+            raise _unreadable(f"{method} /v1{path}", e) from e
+        return _raise_for(res, into)
 
     async def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
                       session_id: str | None = None, group_id: str | None = None, supersedes: str | None = None,
@@ -263,7 +290,7 @@ class AsyncAssent:
         body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
                      supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
         headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return Proposal.model_validate(await self._call("POST", "/proposals", json_body=body, headers=headers))
+        return await self._call("POST", "/proposals", json_body=body, headers=headers, into=Proposal)
 
     async def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
         return await self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
@@ -272,17 +299,16 @@ class AsyncAssent:
                             idempotency_key: str | None = None) -> ProposedBatch:
         body = {"items": items, **({"group_id": group_id} if group_id else {})}
         headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return ProposedBatch.model_validate(
-            await self._call("POST", "/proposals/batch", json_body=body, headers=headers))
+        return await self._call("POST", "/proposals/batch", json_body=body, headers=headers, into=ProposedBatch)
 
     async def session(self, session_id: str) -> SessionCounts:
-        return SessionCounts.model_validate(await self._call("GET", f"/sessions/{quote(session_id, safe='')}"))
+        return await self._call("GET", f"/sessions/{quote(session_id, safe='')}", into=SessionCounts)
 
     async def get(self, proposal_id: str) -> Proposal:
-        return Proposal.model_validate(await self._call("GET", f"/proposals/{proposal_id}"))
+        return await self._call("GET", f"/proposals/{proposal_id}", into=Proposal)
 
     async def withdraw(self, proposal_id: str) -> Proposal:
-        return Proposal.model_validate(await self._call("DELETE", f"/proposals/{proposal_id}"))
+        return await self._call("DELETE", f"/proposals/{proposal_id}", into=Proposal)
 
     async def wait(self, proposal_id: str, timeout: float | None = None, *, withdraw_on_timeout: bool = False,
                    poll: int = SERVER_WAIT_CAP) -> Proposal:
@@ -293,8 +319,8 @@ class AsyncAssent:
             while True:
                 left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
                 secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
-                p = Proposal.model_validate(
-                    await self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30))
+                p = await self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30,
+                                     into=Proposal)
                 if p.settled:
                     return p
                 if deadline is not None and time.monotonic() >= deadline:
@@ -326,7 +352,9 @@ class AsyncAssent:
                         yield event
         except httpx.TransportError as e:
             self._ep = None
-            raise _gone(ep, e) from None
+            raise _gone(ep, e) from e
+        except httpx.HTTPError as e:
+            raise _unreadable("GET /v1/events", e) from e
 
     async def keys(self) -> dict:
         return await self._call("GET", "/keys")

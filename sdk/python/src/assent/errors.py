@@ -8,7 +8,9 @@ from __future__ import annotations
 
 
 class AssentError(Exception):
-    """Any failure talking to Assent."""
+    """Any failure talking to Assent. Raised as itself for an answer this SDK cannot read (not
+    JSON, or not the shape the API documents: a server of another version), with the reason as
+    its cause."""
 
 
 class AssentNotRunning(AssentError):
@@ -16,6 +18,13 @@ class AssentNotRunning(AssentError):
     answering mid-request (the server died during a wait, the connection dropped). Start the
     app or `assent serve`. A proposal sent just before may have been filed: filing it again
     with the same idempotency key files nothing twice."""
+
+
+class NoProofKey(AssentError):
+    """A server's address is known (`ASSENT_URL`, or `url=`) but not the key it proves itself
+    with: that is in its home's `server.json`, which was not found, is for another address, or
+    holds no key. Nothing was sent to it. Point `ASSENT_HOME` (or `home=`) at that server's
+    home, or set `ASSENT_PROOF_KEY` to the `proof_key` in its `server.json`."""
 
 
 class Impostor(AssentError):
@@ -65,11 +74,13 @@ class Refined(NotApproved):
 
 
 class Expired(NotApproved):
-    """Nobody decided in time: it expired in Assent, or the wait ran out and it was withdrawn."""
+    """Nobody decided in time: it expired in Assent (its `expires_in` passed)."""
 
 
 class Withdrawn(NotApproved):
-    """It was withdrawn before anyone decided."""
+    """It was withdrawn before anyone decided: by the agent (a wait that ran out with
+    `withdraw_on_timeout`, so a `gated` call past its `timeout`), or by Assent once nobody
+    waited on it past its lease."""
 
 
 class Failed(NotApproved):

@@ -7,13 +7,14 @@ import functools
 import inspect
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar, overload
 
 from ._models import Proposal
 from .client import Assent, AsyncAssent
 from .errors import Expired, Failed, Refined, Rejected, Withdrawn
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def outcome(p: Proposal) -> Any:
@@ -128,10 +129,33 @@ def _applied(f: Callable, kind: str, client: Any, timeout: float | None, audienc
     return run
 
 
-def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[..., str] | None = None,
-          client: Assent | AsyncAssent | None = None, timeout: float | None = 3600, audience: str | None = None,
-          receipt: bool = False, requires_approval: bool = True, session_id: str | None = None,
-          kind: str = "tool.call") -> Any:
+# The types of `gated`: a `tool.call` gate returns what the function returns (awaited, for an
+# `async def`), taking the same arguments; a function that builds a write of another kind returns
+# Assent's result of carrying it out instead, which is JSON (Any).
+@overload
+def gated(fn: Callable[P, R], *, tool: str | None = ..., preview: Callable[..., str] | None = ...,
+          client: Assent | AsyncAssent | None = ..., timeout: float | None = ..., audience: str | None = ...,
+          receipt: bool = ..., requires_approval: bool = ..., session_id: str | None = ...,
+          kind: Literal["tool.call"] = ...) -> Callable[P, R]: ...
+@overload
+def gated(fn: None = None, *, tool: str | None = ..., preview: Callable[..., str] | None = ...,
+          client: Assent | AsyncAssent | None = ..., timeout: float | None = ..., audience: str | None = ...,
+          receipt: bool = ..., requires_approval: bool = ..., session_id: str | None = ...,
+          kind: Literal["tool.call"] = ...) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+@overload
+def gated(fn: Callable[P, Any], *, tool: str | None = ..., preview: Callable[..., str] | None = ...,
+          client: Assent | AsyncAssent | None = ..., timeout: float | None = ..., audience: str | None = ...,
+          receipt: bool = ..., requires_approval: bool = ..., session_id: str | None = ...,
+          kind: str) -> Callable[P, Any]: ...
+@overload
+def gated(fn: None = None, *, tool: str | None = ..., preview: Callable[..., str] | None = ...,
+          client: Assent | AsyncAssent | None = ..., timeout: float | None = ..., audience: str | None = ...,
+          receipt: bool = ..., requires_approval: bool = ..., session_id: str | None = ...,
+          kind: str) -> Callable[[Callable[P, Any]], Callable[P, Any]]: ...
+def gated(fn: Callable[..., Any] | None = None, *, tool: str | None = None,
+          preview: Callable[..., str] | None = None, client: Assent | AsyncAssent | None = None,
+          timeout: float | None = 3600, audience: str | None = None, receipt: bool = False,
+          requires_approval: bool = True, session_id: str | None = None, kind: str = "tool.call") -> Any:
     """Makes `fn` ask a person first. Calling it files a `tool.call` proposal (the tool is
     `tool`, else the function's name; the input its arguments by name), shows `preview(...)`'s
     text as the agent's title when given, and waits. Approved, `fn` runs with exactly the
@@ -139,8 +163,9 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
     with the proposed one. The proposal shows every argument, defaults included, so approved
     arguments that leave one out (it would come back as its default) or add one `fn` does not
     take raise Failed (`arguments_unfit`) and `fn` does not run. Otherwise it raises Rejected
-    (with the reason), Refined (with the feedback), Expired or Withdrawn, and `fn` does not run.
-    A wait past `timeout` seconds withdraws the proposal and raises Expired.
+    (with the reason), Refined (with the feedback), Expired (Assent's expiry, `expires_in`,
+    passed) or Withdrawn, and `fn` does not run. A wait past `timeout` seconds withdraws the
+    proposal and raises Withdrawn, as it is then in Assent.
 
     `receipt=True` also checks the decision's signed receipt (`assent[receipts]`) against the
     arguments about to be used before running. `requires_approval=False` runs `fn` directly,
@@ -152,7 +177,7 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
     itself (an HTTP call with its credential from the keychain) and the call returns Assent's
     result of it; Failed when applying it failed."""
 
-    def wrap(f: F) -> F:
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
         name = tool or f.__name__
         if not requires_approval:
             return f
@@ -186,7 +211,7 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
                 a, k = _call_with(f, p.id, approved)
                 return await f(*a, **k)
 
-            return run_async  # type: ignore[return-value]
+            return run_async
 
         @functools.wraps(f)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -199,6 +224,6 @@ def gated(fn: F | None = None, *, tool: str | None = None, preview: Callable[...
             a, k = _call_with(f, p.id, approved)
             return f(*a, **k)
 
-        return run  # type: ignore[return-value]
+        return run
 
     return wrap(fn) if fn is not None else wrap
