@@ -1,14 +1,26 @@
 /** Every failure talking to Assent, and every way a decision ends other than approved. None is
  * ever taken for an approval. */
 
+/** Any failure talking to Assent. Thrown as itself for an answer this SDK cannot read (not JSON,
+ * or not the shape the API documents: a server of another version), with the reason as its
+ * `cause`. */
 export class AssentError extends Error {
   override name = "AssentError";
 }
 
 /** No Assent answered: nothing listens where it should (nothing was sent), or it stopped
- * answering mid-request (the server died during a wait). Start the app or `assent serve`. */
+ * answering mid-request (the server died during a wait). Start the app or `assent serve`. The
+ * fetch error is its `cause`. */
 export class AssentNotRunning extends AssentError {
   override name = "AssentNotRunning";
+}
+
+/** A server's address is known (`ASSENT_URL`, or `url`) but not the key it proves itself with:
+ * that is in its home's `server.json`, which was not found, is for another address, or holds no
+ * key. Nothing was sent to it. Point `ASSENT_HOME` (or `home`) at that server's home, or set
+ * `ASSENT_PROOF_KEY` to the `proof_key` in its `server.json`. */
+export class NoProofKey extends AssentError {
+  override name = "NoProofKey";
 }
 
 /** Something listens where Assent should be but could not prove it is this home's Assent: no
@@ -52,10 +64,14 @@ export class Refined extends NotApproved {
   }
 }
 
+/** Nobody decided in time: it expired in Assent (its `expires_in` passed). */
 export class Expired extends NotApproved {
   override name = "Expired";
 }
 
+/** It was withdrawn before anyone decided: by the agent (a wait that ran out with
+ * `withdrawOnTimeout`, so a `gated` call past its `timeout`, or an aborted wait), or by Assent
+ * once nobody waited on it past its lease. */
 export class Withdrawn extends NotApproved {
   override name = "Withdrawn";
 }

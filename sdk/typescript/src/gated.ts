@@ -6,7 +6,8 @@ import { Expired, Failed, Refined, Rejected, Withdrawn } from "./errors.js";
 import { verifyReceipt } from "./receipts.js";
 
 /** The approved input of a settled `tool.call` proposal; otherwise throws the NotApproved that
- * says why it must not run. */
+ * says why it must not run (Rejected with the reason, Refined with the feedback, Withdrawn,
+ * Failed, or Expired: Assent's own expiry, and what a proposal not yet settled is taken for). */
 export function outcome(p: Proposal): Record<string, unknown> {
   const d = p.decision ?? null;
   switch (p.status) {
@@ -37,7 +38,9 @@ export interface GateOptions<A> {
   /** A line for the person, shown as the agent's words. */
   preview?: (args: A) => string;
   client?: Assent;
-  /** Seconds to wait before withdrawing and throwing Expired (default an hour). */
+  /** Seconds to wait (default an hour). Past them the proposal is withdrawn and the call throws
+   * Withdrawn, as the proposal then is in Assent (Expired is Assent's own expiry, its
+   * `expires_in`). */
   timeout?: number;
   /** Who the decision's receipt is for. */
   audience?: string;
@@ -64,8 +67,10 @@ function argumentsOf(p: Proposal, approved: unknown, tool: string): Record<strin
 /** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
  * it files a `tool.call` proposal and waits: approved, `fn` runs with exactly the approved
  * arguments, the person's edited input whole when they edited it, never merged with the
- * proposed ones (an argument they deleted stays deleted); otherwise it throws Rejected,
- * Refined, Expired or Withdrawn and `fn` does not run. */
+ * proposed ones (an argument they deleted stays deleted); otherwise it throws Rejected (with
+ * the reason), Refined (with the feedback), Expired (Assent's expiry, `expires_in`, passed) or
+ * Withdrawn, and `fn` does not run. A wait past `timeout` seconds withdraws the proposal and
+ * throws Withdrawn, as it is then in Assent. */
 export function gated<A extends Record<string, unknown>, R>(
   fn: (args: A) => R | Promise<R>,
   o: GateOptions<A> = {},

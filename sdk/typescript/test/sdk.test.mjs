@@ -43,8 +43,10 @@ test("gated runs with what was approved, and not otherwise", async () => {
     await assert.rejects(deletePost({ post_id: 9 }), (e) => e instanceof assent.Rejected && e.reason === "keep it");
     s.decideNext({ outcome: "refine", feedback: "archive instead" });
     await assert.rejects(deletePost({ post_id: 9 }), (e) => e instanceof assent.Refined && e.feedback === "archive instead");
+    // Past its timeout the call withdraws its proposal, and says so: Withdrawn, as the proposal
+    // is in Assent (Expired is Assent's own expiry, `expires_in`).
     const slow = assent.gated(function slow(args) { calls.push(args); }, { client, timeout: 1 });
-    await assert.rejects(slow({ x: 1 }), (e) => e instanceof assent.NotApproved);
+    await assert.rejects(slow({ x: 1 }), (e) => e instanceof assent.Withdrawn && !(e instanceof assent.Expired));
     assert.deepEqual(calls, [{ post_id: 8 }]);
     const gone = await s.call("GET", "/proposals?status=withdrawn");
     assert.deepEqual(gone.items.map((p) => p.payload.tool), ["slow"], "the timed-out proposal was withdrawn");
@@ -202,7 +204,7 @@ test("the generated schema and the built files are what the sources make", () =>
     "docs/openapi.json changed: run `npm run generate && npm run build` in sdk/typescript and commit");
   mkdirSync(join(out, "dist"));
   execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.json"), "--outDir", join(out, "dist")], { stdio: "ignore" });
-  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "client.d.ts", "adapters/ai-sdk.js", "adapters/openai-agents.js", "adapters/common.js"]) {
+  for (const f of ["index.js", "client.js", "gated.js", "receipts.js", "discover.js", "errors.js", "answers.js", "client.d.ts", "adapters/ai-sdk.js", "adapters/openai-agents.js", "adapters/common.js"]) {
     assert.equal(readFileSync(join(out, "dist", f), "utf8"), readFileSync(join(root, "dist", f), "utf8"), `dist/${f} is stale: run npm run build`);
   }
 });
