@@ -5,10 +5,8 @@ use crate::home::Home;
 use crate::input::{parse_json, read_stdin};
 use crate::output;
 use anyhow::{Context, Result, bail};
-use assent_client::enc;
-use assent_core::Proposal;
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 
 /// Filters of `list`.
@@ -46,7 +44,16 @@ pub struct ListArgs {
 /// `assent list`
 pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
     let client = reader(home, &a.auth)?;
-    let mut q = format!("/proposals?limit={}", a.limit);
+    let params = assent_client::ListParams {
+        status: a.status.clone(),
+        group_id: a.group.clone(),
+        agent: a.agent.clone(),
+        kind: a.kind.clone(),
+        text: a.search.clone(),
+        cursor: a.cursor.clone(),
+        limit: a.limit,
+        ..Default::default()
+    };
     let filters = [
         ("status", "--status", &a.status),
         ("group_id", "--group", &a.group),
@@ -54,24 +61,17 @@ pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
         ("kind", "--kind", &a.kind),
         ("q", "--search", &a.search),
     ];
-    for (k, _, v) in filters.iter().chain([("cursor", "--cursor", &a.cursor)].iter()) {
-        if let Some(v) = v {
-            q.push_str(&format!("&{k}={}", enc(v)));
-        }
-    }
-    let page = client.call(Method::GET, &q, None, &[]).await?;
+    let page = client.api.list(&params).await.map_err(|e| client.failed(e))?;
     if a.json {
-        println!("{page}");
+        println!("{}", serde_json::to_string(&page)?);
         return Ok(());
     }
-    let items: Vec<Proposal> = serde_json::from_value(page["items"].clone())
-        .map_err(|e| anyhow::anyhow!("unexpected answer from Assent: {e}"))?;
-    if items.is_empty() {
+    if page.items.is_empty() {
         println!("no proposals");
     } else {
-        print!("{}", output::table(&items));
+        print!("{}", output::table(&page.items));
     }
-    if let Some(c) = page["next_cursor"].as_str() {
+    if let Some(c) = &page.next_cursor {
         // The next page of the same list: every filter, then the cursor.
         let mut hint = String::from("more: assent list");
         for (_, flag, v) in &filters {
@@ -151,22 +151,19 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
         }
     };
     let client = Client::owner(home)?;
-    let r = client.call(Method::POST, "/decisions", Some(&body), &[]).await?;
+    let r = client.api.decide_many(&body).await.map_err(|e| client.failed(e))?;
     if d.json {
-        println!("{r}");
+        println!("{}", serde_json::to_string(&r)?);
         return Ok(());
     }
-    for item in r["results"].as_array().cloned().unwrap_or_default() {
-        let why = item["error"]["message"].as_str().map(|m| format!("  ({m})")).unwrap_or_default();
-        println!(
-            "{} {} {}{why}",
-            item["id"].as_str().unwrap_or(""),
-            item["result"].as_str().unwrap_or(""),
-            item["status"].as_str().unwrap_or("")
-        );
+    for item in &r.results {
+        let why = item.error.as_ref().map(|e| format!("  ({})", e.message)).unwrap_or_default();
+        let result = serde_json::to_value(item.result).ok().and_then(|v| v.as_str().map(str::to_string));
+        let status = item.status.map(|s| s.as_str()).unwrap_or("");
+        println!("{} {} {status}{why}", item.id, result.unwrap_or_default());
     }
-    println!("{} decided, {} skipped (settled meanwhile), {} failed", r["decided"], r["skipped"], r["failed"]);
-    if r["failed"].as_u64().unwrap_or(0) > 0 {
+    println!("{} decided, {} skipped (settled meanwhile), {} failed", r.decided, r.skipped, r.failed);
+    if r.failed > 0 {
         return Err(crate::ExitError::silent(crate::exit::ERROR).into());
     }
     Ok(())
@@ -175,11 +172,11 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
 /// `assent withdraw ID`: the agent takes back its own pending proposal.
 pub async fn withdraw(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
     let client = Client::agent(home, auth)?;
-    let p = client.call(Method::DELETE, &format!("/proposals/{}", enc(id)), None, &[]).await?;
+    let p = client.api.withdraw(id).await.map_err(|e| client.failed(e))?;
     if json_out {
-        println!("{p}");
+        println!("{}", serde_json::to_string(&p)?);
     } else {
-        println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+        println!("{} {}", p.id, p.status.as_str());
     }
     Ok(())
 }
@@ -187,21 +184,15 @@ pub async fn withdraw(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -
 /// `assent show ID`
 pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Result<()> {
     let client = reader(home, auth)?;
-    let p = client.call(Method::GET, &format!("/proposals/{}", enc(id)), None, &[]).await?;
-    let audit = client.call(Method::GET, &format!("/proposals/{}/audit", enc(id)), None, &[]).await?;
-    let revisions = client.call(Method::GET, &format!("/proposals?supersedes={}&limit=10", enc(id)), None, &[]).await?;
-    let revised_by: Vec<String> = revisions["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| Some(format!("{} ({})", r["id"].as_str()?, r["status"].as_str()?)))
-        .collect();
+    let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
+    let audit = client.api.audit_of(id).await.map_err(|e| client.failed(e))?;
+    let asked = assent_client::ListParams { supersedes: Some(id.to_string()), limit: 10, ..Default::default() };
+    let revisions = client.api.list(&asked).await.map_err(|e| client.failed(e))?.items;
+    let revised_by: Vec<String> = revisions.iter().map(|r| format!("{} ({})", r.id, r.status.as_str())).collect();
     if json_out {
-        println!("{}", json!({ "proposal": p, "audit": audit["items"], "superseded_by": revisions["items"] }));
+        println!("{}", json!({ "proposal": p, "audit": audit, "superseded_by": revisions }));
     } else {
-        let typed: Proposal =
-            serde_json::from_value(p).map_err(|e| anyhow::anyhow!("unexpected answer from Assent: {e}"))?;
-        let mut text = output::proposal(&typed, Some(&audit));
+        let mut text = output::proposal(&p, Some(&audit));
         if !revised_by.is_empty() {
             text = text.replacen('\n', &format!("\nsuperseded by {}\n", revised_by.join(", ")), 1);
         }
@@ -229,28 +220,23 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
         body["seen"] = json!(seen);
     }
     let client = Client::owner(home)?;
-    let p = client.call(Method::POST, &format!("/proposals/{}/decision", enc(id)), Some(&body), &[]).await?;
+    let decided = client.api.decide(id, &body).await.map_err(|e| client.failed(e))?;
     if d.json {
-        println!("{p}");
+        println!("{}", serde_json::to_string(&decided)?);
         return Ok(());
     }
-    println!("{} {}", p["id"].as_str().unwrap_or(id), p["status"].as_str().unwrap_or(""));
+    let mut p = decided.proposal;
+    println!("{} {}", p.id, p.status.as_str());
     // What was decided, in Assent's words (an edit as edited): the person reads what their
     // decision was about.
-    if let Ok(mut typed) = serde_json::from_value::<Proposal>(p.clone()) {
-        if let Some(edited) = typed.approved_payload.take() {
-            typed.payload = edited;
-        }
-        println!("what        {}", output::safe(&output::computed_title(&typed)));
+    if let Some(edited) = p.approved_payload.take() {
+        p.payload = edited;
     }
-    if let Some(rule) = p.get("rule").filter(|r| r.is_object()) {
+    println!("what        {}", output::safe(&output::computed_title(&p)));
+    if let Some(rule) = decided.rule {
         let until =
-            rule["expires_at"].as_str().map(|t| format!(" until {t}")).unwrap_or_else(|| " until removed".into());
-        println!(
-            "rule {} saved: {}{until}",
-            rule["id"].as_str().unwrap_or("?"),
-            output::safe(rule["description"].as_str().unwrap_or(""))
-        );
+            rule.expires_at.map(|t| format!(" until {}", t.to_rfc3339())).unwrap_or_else(|| " until removed".into());
+        println!("rule {} saved: {}{until}", rule.id, output::safe(&rule.description));
     }
     Ok(())
 }
@@ -260,36 +246,34 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
     let client = Client::owner(home)?;
     match cmd {
         crate::AgentCmd::Add { name, reuse, json } => {
-            let body = json!({ "name": name, "reuse": reuse });
-            let v = client.call(Method::POST, "/agents", Some(&body), &[]).await?;
+            let t = client.api.add_agent(&name, reuse).await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", json!({ "name": t.name, "token": t.token }));
             } else {
-                println!("{}", v["token"].as_str().unwrap_or(""));
+                println!("{}", t.token);
                 eprintln!(
                     "agent `{name}` added. This token is shown once: give it to the agent (Authorization: Bearer <token>)."
                 );
             }
         }
         crate::AgentCmd::List { json } => {
-            let v = client.call(Method::GET, "/agents", None, &[]).await?;
+            let agents = client.api.agents().await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", json!({ "items": agents }));
             } else {
                 println!("{:<24}  {:<24}  STATUS", "NAME", "CREATED (UTC)");
-                for a in v["items"].as_array().cloned().unwrap_or_default() {
-                    let status = if a["revoked_at"].is_null() {
-                        "active".to_string()
-                    } else {
-                        format!("revoked {}", a["revoked_at"].as_str().unwrap_or(""))
+                for a in agents {
+                    let status = match a.revoked_at {
+                        None => "active".to_string(),
+                        Some(t) => format!("revoked {}", t.to_rfc3339()),
                     };
-                    let created: String = a["created_at"].as_str().unwrap_or("").chars().take(19).collect();
-                    println!("{:<24}  {:<24}  {status}", a["name"].as_str().unwrap_or(""), created.replace('T', " "));
+                    let created: String = a.created_at.to_rfc3339().chars().take(19).collect();
+                    println!("{:<24}  {:<24}  {status}", a.name, created.replace('T', " "));
                 }
             }
         }
         crate::AgentCmd::Revoke { name } => {
-            client.call(Method::DELETE, &format!("/agents/{}", enc(&name)), None, &[]).await?;
+            client.api.revoke_agent(&name).await.map_err(|e| client.failed(e))?;
             println!("agent `{name}` revoked: its token no longer works");
         }
     }
@@ -357,64 +341,55 @@ pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
         crate::CredentialCmd::Add { name, hosts, scheme, json } => {
             let secret = read_secret()?;
             let body = json!({ "name": name, "hosts": hosts, "scheme": scheme, "secret": secret });
-            let v = client.call(Method::POST, "/credentials", Some(&body), &[]).await?;
+            let c = client.api.add_credential(&body).await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", serde_json::to_string(&c)?);
             } else {
-                println!("credential `{name}` stored in the system keychain; it may be sent to {}", origins(&v));
+                println!(
+                    "credential `{name}` stored in the system keychain; it may be sent to {}",
+                    c.origins.join(", ")
+                );
             }
         }
         crate::CredentialCmd::List { json } => {
-            let v = client.call(Method::GET, "/credentials", None, &[]).await?;
+            let items = client.api.credentials().await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", json!({ "items": items }));
             } else {
-                let items = v["items"].as_array().cloned().unwrap_or_default();
                 if items.is_empty() {
                     println!("no credentials");
                 }
                 for c in items {
-                    println!(
-                        "{:<20}  {:<20}  {}",
-                        c["name"].as_str().unwrap_or(""),
-                        scheme_label(&c["scheme"]),
-                        origins(&c)
-                    );
+                    println!("{:<20}  {:<20}  {}", c.name, scheme_label(&c.scheme), c.origins.join(", "));
                 }
             }
         }
         crate::CredentialCmd::Remove { name } => {
-            client.call(Method::DELETE, &format!("/credentials/{}", enc(&name)), None, &[]).await?;
+            client.api.remove_credential(&name).await.map_err(|e| client.failed(e))?;
             println!("credential `{name}` removed from the keychain");
         }
     }
     Ok(())
 }
 
-fn origins(v: &Value) -> String {
-    v["origins"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
-        .unwrap_or_default()
-}
-
-fn scheme_label(s: &Value) -> String {
-    match s["type"].as_str() {
-        Some("header") => format!("header:{}", s["header"].as_str().unwrap_or("")),
-        Some(t) => t.to_string(),
-        None => "-".into(),
+fn scheme_label(s: &assent_core::credentials::Scheme) -> String {
+    use assent_core::credentials::Scheme;
+    match s {
+        Scheme::Bearer => "bearer".into(),
+        Scheme::Basic => "basic".into(),
+        Scheme::Header(h) => format!("header:{h}"),
     }
 }
 
 /// `assent retry ID`
 pub async fn retry(home: &Home, id: &str, json_out: bool) -> Result<()> {
     let client = Client::owner(home)?;
-    let p = client.call(Method::POST, &format!("/proposals/{}/retry", enc(id)), None, &[]).await?;
+    let p = client.api.retry(id).await.map_err(|e| client.failed(e))?;
     if json_out {
-        println!("{p}");
+        println!("{}", serde_json::to_string(&p)?);
     } else {
-        println!("{}", p["id"].as_str().unwrap_or(""));
-        eprintln!("proposed again as {}: pending a new decision", p["id"].as_str().unwrap_or(""));
+        println!("{}", p.id);
+        eprintln!("proposed again as {}: pending a new decision", p.id);
     }
     Ok(())
 }

@@ -112,7 +112,7 @@ pub fn table(items: &[Proposal]) -> String {
 }
 
 /// One proposal in full, for `show` and after a decision.
-pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
+pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]>) -> String {
     let mut o = String::new();
     let mut kv = |k: &str, v: String| o.push_str(&format!("{k:<12}{v}\n"));
     kv("id", p.id.clone());
@@ -193,18 +193,18 @@ pub fn proposal(p: &Proposal, audit: Option<&Value>) -> String {
             o.push_str(&format!("    {} {} x{}\n", f.codepoint, f.name, f.count));
         }
     }
-    if let Some(items) = audit.and_then(|a| a["items"].as_array()) {
+    if let Some(items) = audit {
         o.push_str("\naudit:\n");
         for e in items {
             o.push_str(&format!(
                 "  {}  {} -> {}  by {} via {}\n",
-                s(&e["at"]),
-                s(&e["from"]),
-                s(&e["to"]),
-                s(&e["actor"]),
-                s(&e["channel"])
+                e.at.to_rfc3339(),
+                word(&e.from),
+                word(&e.to),
+                e.actor,
+                word(&e.channel)
             ));
-            if let Some(m) = e["detail"]["message"].as_str() {
+            if let Some(m) = e.detail.as_ref().and_then(|d| d["message"].as_str()) {
                 o.push_str(&format!("      {}\n", safe(m)));
             }
         }

@@ -5,10 +5,9 @@ use crate::client::Client;
 use crate::home::Home;
 use crate::output::{clip, safe};
 use anyhow::{Context, Result, bail};
-use assent_core::engine::rules::{RuleList, Verdict};
+use assent_core::engine::rules::RuleList;
 use assent_core::rules::{Effect, Rule, RuleMatch, describe};
 use assent_core::time::Timestamp;
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -196,11 +195,10 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
     match cmd {
         RuleCmd::Add { effect, m, everything, for_, note, json } => {
             let body = json!({"effect": effect, "match": RuleMatch::from(m), "everything": everything, "expires_in": for_, "note": note});
-            let v = client.call(Method::POST, "/rules", Some(&body), &[]).await?;
+            let r = client.api.add_rule(&body).await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", serde_json::to_string(&r)?);
             } else {
-                let r: Rule = serde_json::from_value(v).context("the server's answer is not a rule")?;
                 print_rule(&r);
                 if r.matches.builtin.as_deref() == Some("build_test") {
                     println!(
@@ -249,7 +247,7 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
             );
         }
         RuleCmd::Remove { id } => {
-            client.call(Method::DELETE, &format!("/rules/{}", assent_client::enc(&id)), None, &[]).await?;
+            client.api.remove_rule(&id).await.map_err(|e| client.failed(e))?;
             println!("rule {id} removed");
         }
         RuleCmd::Test { body, tool, command, agent, json } => {
@@ -264,12 +262,11 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
             if let (Some(a), Some(m)) = (agent, body.as_object_mut()) {
                 m.insert("agent".into(), json!(a));
             }
-            let v = client.call(Method::POST, "/rules/test", Some(&body), &[]).await?;
+            let verdict = client.api.test_rules(&body).await.map_err(|e| client.failed(e))?;
             if json {
-                println!("{v}");
+                println!("{}", serde_json::to_string(&verdict)?);
                 return Ok(());
             }
-            let verdict: Verdict = serde_json::from_value(v).context("the server's answer is not a verdict")?;
             match verdict.rule {
                 Some(r) => println!("{}: rule {} ({})", effect_word(verdict.effect), r.id, safe(&r.description)),
                 None => println!("ask: no rule matches; it would wait for you"),
@@ -309,8 +306,7 @@ async fn all_rules(client: &Client) -> Result<RuleList> {
     let mut path = "/rules?limit=1000".to_string();
     let mut all: Option<RuleList> = None;
     loop {
-        let page: RuleList = serde_json::from_value(client.call(Method::GET, &path, None, &[]).await?)
-            .context("the server's answer is not a rule list")?;
+        let page = client.api.rules(&path).await.map_err(|e| client.failed(e))?;
         let next = page.next_after;
         match all.as_mut() {
             None => all = Some(page),
@@ -379,10 +375,10 @@ async fn import(client: &Client, file: Option<PathBuf>, agent: Option<String>, y
     for (source, effect, matches) in create {
         let note = format!("imported from Claude Code: {source}");
         let body = json!({"effect": effect, "match": matches, "note": note});
-        match client.call(Method::POST, "/rules", Some(&body), &[]).await {
-            Ok(v) => {
+        match client.api.add_rule(&body).await.map_err(|e| client.failed(e)) {
+            Ok(r) => {
                 made += 1;
-                println!("created {} for {}", v["id"].as_str().unwrap_or("?"), safe(&source));
+                println!("created {} for {}", r.id, safe(&source));
             }
             Err(e) => println!("could not create a rule for {}: {e:#}", safe(&source)),
         }

@@ -12,8 +12,10 @@
 
 mod gate;
 pub mod loopback;
+mod owner;
 
 pub use gate::{Gate, Gated, LEASE_SECS, RECEIPT_ARG, decided, gate, mcp_server};
+pub use owner::{AgentToken, ListParams};
 
 use assent_core::proposal::Proposal;
 use reqwest::{Method, StatusCode};

@@ -66,7 +66,7 @@ pub fn valid_header_name(name: &str) -> bool {
 }
 
 /// What SQLite keeps about a credential: never the secret.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CredentialMeta {

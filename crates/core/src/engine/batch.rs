@@ -37,15 +37,29 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for BatchItem {
     }
 }
 
+/// What became of one item of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ItemResult {
+    /// Decided as asked.
+    Decided,
+    /// Someone settled it first.
+    Skipped,
+    /// Not decided: not found, or the decision was not valid for it.
+    Error,
+}
+
 /// What happened to one item of a batch.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchItemResult {
     /// The proposal.
     pub id: String,
     /// `decided`, `skipped` (someone settled it first) or `error`.
-    pub result: &'static str,
+    pub result: ItemResult,
     /// Its status now (when it exists).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
@@ -55,7 +69,7 @@ pub struct BatchItemResult {
 }
 
 /// The answer to a batch or group decision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BatchResult {
@@ -116,7 +130,7 @@ impl Engine {
         let mut planned = Vec::new(); // (index in results, transition)
         for item in items {
             let idx = results.len();
-            results.push(BatchItemResult { id: item.id.clone(), result: "error", status: None, error: None });
+            results.push(BatchItemResult { id: item.id.clone(), result: ItemResult::Error, status: None, error: None });
             let p = match self.get(&super::Principal::Owner, &item.id).await {
                 Ok(p) => p,
                 Err(e) => {
@@ -126,13 +140,13 @@ impl Engine {
             };
             results[idx].status = Some(p.status);
             if let Err(e) = self.refuse_if_expired(&p).await {
-                results[idx].result = "skipped";
+                results[idx].result = ItemResult::Skipped;
                 results[idx].status = Some(Status::Expired);
                 results[idx].error = Some(err_info(&e));
                 continue;
             }
             if p.status != Status::Pending {
-                results[idx].result = "skipped";
+                results[idx].result = ItemResult::Skipped;
                 continue;
             }
             match self.plan(actor, &p, item.decision) {
@@ -147,11 +161,11 @@ impl Engine {
         for (idx, t) in idxs.into_iter().zip(done) {
             match t {
                 Transitioned::Done(p) => {
-                    results[idx].result = "decided";
+                    results[idx].result = ItemResult::Decided;
                     results[idx].status = Some(p.status);
                 }
                 Transitioned::Conflict(now) => {
-                    results[idx].result = "skipped";
+                    results[idx].result = ItemResult::Skipped;
                     results[idx].status = now;
                 }
             }
@@ -226,7 +240,7 @@ impl Engine {
             .into_iter()
             .filter_map(|t| match t {
                 Transitioned::Done(p) => {
-                    Some(BatchItemResult { id: p.id, result: "decided", status: Some(p.status), error: None })
+                    Some(BatchItemResult { id: p.id, result: ItemResult::Decided, status: Some(p.status), error: None })
                 }
                 Transitioned::Conflict(_) => None,
             })
@@ -236,17 +250,20 @@ impl Engine {
 }
 
 fn tally(results: Vec<BatchItemResult>) -> BatchResult {
-    let count = |r: &str| results.iter().filter(|x| x.result == r).count();
+    let count = |r: ItemResult| results.iter().filter(|x| x.result == r).count();
     let decided_as = |statuses: &[Status]| {
-        results.iter().filter(|x| x.result == "decided" && x.status.is_some_and(|s| statuses.contains(&s))).count()
+        results
+            .iter()
+            .filter(|x| x.result == ItemResult::Decided && x.status.is_some_and(|s| statuses.contains(&s)))
+            .count()
     };
     BatchResult {
-        decided: count("decided"),
+        decided: count(ItemResult::Decided),
         approved: decided_as(&[Status::Approved, Status::Applying, Status::Applied, Status::Failed]),
         rejected: decided_as(&[Status::Rejected]),
         refined: decided_as(&[Status::Refined]),
-        skipped: count("skipped"),
-        failed: count("error"),
+        skipped: count(ItemResult::Skipped),
+        failed: count(ItemResult::Error),
         results,
     }
 }

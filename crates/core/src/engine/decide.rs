@@ -16,7 +16,7 @@ use serde::Serialize;
 pub const REASON_MAX: usize = 10_000;
 
 /// A decision on one proposal, and the rule it saved ("allow similar").
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Decided {

@@ -19,7 +19,7 @@ mod sessions;
 mod team;
 mod wait;
 
-pub use batch::{BatchItem, BatchItemResult, BatchResult, GroupDecision};
+pub use batch::{BatchItem, BatchItemResult, BatchResult, GroupDecision, ItemResult};
 pub use decide::{Decided, REASON_MAX};
 pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
@@ -127,7 +127,7 @@ pub struct Actor {
 }
 
 /// A page of proposals.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Page {
