@@ -228,9 +228,11 @@ async fn a_killed_claude_code_leaves_no_question_behind() {
             assert_eq!(now["status"], "withdrawn", "{now}");
             break;
         }
-        // About a second alone; once 5.04 s with the whole suite on two cores. Its lease is 60 s.
+        // About a second alone; 10.08 s once with the whole suite on two cores (the SDKs'
+        // fresh installs run beside it). Its lease is 60 s, and the audit below says who
+        // withdrew it: half the lease is bound enough.
         assert!(
-            killed.elapsed() < Duration::from_secs(10),
+            killed.elapsed() < Duration::from_secs(30),
             "still pending {:?} after Claude Code was killed",
             killed.elapsed()
         );

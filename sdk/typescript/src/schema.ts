@@ -638,7 +638,7 @@ export interface components {
             /** @description The proposal. */
             id: string;
             /** @description `decided`, `skipped` (someone settled it first) or `error`. */
-            result: string;
+            result: components["schemas"]["ItemResult"];
             status?: components["schemas"]["Status"] | null;
             error?: components["schemas"]["ErrorInfo"] | null;
         };
@@ -1062,6 +1062,11 @@ export interface components {
             /** @description Its lines, in unified order. */
             lines: components["schemas"]["Line"][];
         };
+        /**
+         * @description What became of one item of a batch.
+         * @enum {string}
+         */
+        ItemResult: "decided" | "skipped" | "error";
         /** @description A JWK Set of the keys that sign receipts. */
         KeySetDoc: {
             /**

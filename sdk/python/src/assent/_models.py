@@ -406,6 +406,12 @@ class HttpRequest(RootModel[HttpRequest1 | HttpRequest2]):
     ]
 
 
+class ItemResult(Enum):
+    decided = "decided"
+    skipped = "skipped"
+    error = "error"
+
+
 class KeySetDoc(BaseModel):
     keys: Annotated[
         list[Any],
@@ -1315,7 +1321,7 @@ class BatchItem(BaseModel):
 class BatchItemResult(BaseModel):
     id: Annotated[str, Field(description="The proposal.")]
     result: Annotated[
-        str,
+        ItemResult,
         Field(
             description="`decided`, `skipped` (someone settled it first) or `error`."
         ),
