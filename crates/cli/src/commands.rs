@@ -5,6 +5,8 @@ use crate::home::Home;
 use crate::input::{parse_json, read_stdin};
 use crate::output;
 use anyhow::{Context, Result, bail};
+use assent_core::Status;
+use assent_core::store::ListQuery;
 use reqwest::Method;
 use serde_json::json;
 use std::path::PathBuf;
@@ -44,13 +46,14 @@ pub struct ListArgs {
 /// `assent list`
 pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
     let client = reader(home, &a.auth)?;
-    let params = assent_client::ListParams {
-        status: a.status.clone(),
+    let status = a.status.as_deref().filter(|s| !s.is_empty()).map(str::parse::<Status>).transpose();
+    let query = ListQuery {
+        status: status
+            .map_err(|_| anyhow::anyhow!("--status is one of {}", Status::ALL.map(Status::as_str).join(", ")))?,
         group_id: a.group.clone(),
         agent: a.agent.clone(),
         kind: a.kind.clone(),
         text: a.search.clone(),
-        cursor: a.cursor.clone(),
         limit: a.limit,
         ..Default::default()
     };
@@ -61,7 +64,7 @@ pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
         ("kind", "--kind", &a.kind),
         ("q", "--search", &a.search),
     ];
-    let page = client.api.list(&params).await.map_err(|e| client.failed(e))?;
+    let page = client.api.list(&query, a.cursor.as_deref()).await.map_err(|e| client.failed(e))?;
     if a.json {
         println!("{}", serde_json::to_string(&page)?);
         return Ok(());
@@ -186,8 +189,8 @@ pub async fn show(home: &Home, id: &str, json_out: bool, auth: &AgentAuth) -> Re
     let client = reader(home, auth)?;
     let p = client.api.get(id).await.map_err(|e| client.failed(e))?;
     let audit = client.api.audit_of(id).await.map_err(|e| client.failed(e))?;
-    let asked = assent_client::ListParams { supersedes: Some(id.to_string()), limit: 10, ..Default::default() };
-    let revisions = client.api.list(&asked).await.map_err(|e| client.failed(e))?.items;
+    let asked = ListQuery { supersedes: Some(id.to_string()), limit: 10, ..Default::default() };
+    let revisions = client.api.list(&asked, None).await.map_err(|e| client.failed(e))?.items;
     let revised_by: Vec<String> = revisions.iter().map(|r| format!("{} ({})", r.id, r.status.as_str())).collect();
     if json_out {
         println!("{}", json!({ "proposal": p, "audit": audit, "superseded_by": revisions }));

@@ -15,7 +15,7 @@ pub mod loopback;
 mod owner;
 
 pub use gate::{Gate, Gated, LEASE_SECS, RECEIPT_ARG, decided, gate, mcp_server};
-pub use owner::{AgentToken, ListParams};
+pub use owner::AgentToken;
 
 use assent_core::proposal::Proposal;
 use reqwest::{Method, StatusCode};

@@ -7,6 +7,7 @@ use assent_core::engine::rules::{RuleList, Verdict};
 use assent_core::engine::{BatchResult, Decided};
 use assent_core::proposal::{AgentInfo, AuditEntry, Proposal};
 use assent_core::rules::Rule;
+use assent_core::store::ListQuery;
 use assent_core::{CredentialMeta, Page};
 use reqwest::Method;
 use serde::Deserialize;
@@ -18,47 +19,27 @@ use std::time::Duration;
 /// the recent proposals).
 const OWNER_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// Which proposals a list asks for (each filter left out when none).
-#[derive(Debug, Clone, Default)]
-pub struct ListParams {
-    /// `pending`, `approved`, ...
-    pub status: Option<String>,
-    /// One batch.
-    pub group_id: Option<String>,
-    /// One agent's.
-    pub agent: Option<String>,
-    /// One kind.
-    pub kind: Option<String>,
-    /// Words to find.
-    pub text: Option<String>,
-    /// The proposals that revise this one.
-    pub supersedes: Option<String>,
-    /// Where the previous page ended.
-    pub cursor: Option<String>,
-    /// At most this many.
-    pub limit: u32,
-}
-
-impl ListParams {
-    /// `/proposals?…` with these filters.
-    fn path(&self) -> String {
-        let mut q = format!("/proposals?limit={}", self.limit);
-        let filters = [
-            ("status", &self.status),
-            ("group_id", &self.group_id),
-            ("agent", &self.agent),
-            ("kind", &self.kind),
-            ("q", &self.text),
-            ("supersedes", &self.supersedes),
-            ("cursor", &self.cursor),
-        ];
-        for (k, v) in filters {
-            if let Some(v) = v {
-                q.push_str(&format!("&{k}={}", enc(v)));
-            }
+/// `/proposals?…` with the filters of `q` (each left out when none) and the `cursor` a page
+/// before returned.
+fn list_path(q: &ListQuery, cursor: Option<&str>) -> String {
+    let mut path = format!("/proposals?limit={}", q.limit);
+    let filters = [
+        ("status", q.status.map(|s| s.as_str())),
+        ("group_id", q.group_id.as_deref()),
+        ("agent", q.agent.as_deref()),
+        ("kind", q.kind.as_deref()),
+        ("node", q.node.as_deref()),
+        ("q", q.text.as_deref()),
+        ("supersedes", q.supersedes.as_deref()),
+        ("session_id", q.session_id.as_deref()),
+        ("cursor", cursor),
+    ];
+    for (k, v) in filters {
+        if let Some(v) = v {
+            path.push_str(&format!("&{k}={}", enc(v)));
         }
-        q
     }
+    path
 }
 
 /// A list answer: `{"items": [...]}`.
@@ -86,9 +67,9 @@ impl Client {
         self.call(method, path, body, &[], OWNER_TIMEOUT).await
     }
 
-    /// A page of proposals.
-    pub async fn list(&self, params: &ListParams) -> Result<Page, Error> {
-        typed("a page of proposals", self.owner_call(Method::GET, &params.path(), None).await?)
+    /// A page of proposals (`cursor`: the `next_cursor` of the page before).
+    pub async fn list(&self, q: &ListQuery, cursor: Option<&str>) -> Result<Page, Error> {
+        typed("a page of proposals", self.owner_call(Method::GET, &list_path(q, cursor), None).await?)
     }
 
     /// Every change of one proposal, oldest first.
