@@ -502,3 +502,13 @@ pub fn python_venv(name: &str, packages: &[&str], ready: impl Fn(&Path) -> bool)
     made.push((name.to_string(), bin.clone()));
     bin
 }
+
+/// Runs an SDK's fresh-install script (`dir` from the repository's root): it copies the SDK as
+/// a fresh clone has it, installs it into a project outside the repository as its README says,
+/// and prints `fresh install: ok` once every documented import worked.
+pub fn fresh_install(dir: &str, script: &str) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let out = Command::new("bash").arg(script).current_dir(&dir).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("fresh install: ok"), "{script} failed:\n{text}");
+}

@@ -42,5 +42,6 @@ mod sdk_typescript;
 mod security;
 mod session;
 mod team;
+mod team_outage;
 mod upgrade;
 mod wire;

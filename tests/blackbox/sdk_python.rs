@@ -46,8 +46,5 @@ fn the_python_sdk_passes_its_tests_against_the_real_server() {
 
 #[test]
 fn the_python_sdk_installs_from_a_fresh_clone_into_another_venv() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sdk/python");
-    let out = Command::new("bash").arg("tests/fresh_install.sh").current_dir(&dir).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("fresh install: ok"), "tests/fresh_install.sh failed:\n{text}");
+    crate::harness::fresh_install("sdk/python", "tests/fresh_install.sh");
 }

@@ -51,8 +51,5 @@ fn the_typescript_sdk_passes_its_tests_against_the_real_server() {
 
 #[test]
 fn the_typescript_sdk_installs_from_a_fresh_clone_into_another_project() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sdk/typescript");
-    let out = Command::new("bash").arg("test/fresh-install.sh").current_dir(&dir).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("fresh install: ok"), "test/fresh-install.sh failed:\n{text}");
+    crate::harness::fresh_install("sdk/typescript", "test/fresh-install.sh");
 }

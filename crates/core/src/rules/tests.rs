@@ -1,6 +1,7 @@
 //! The rules' tests: matching, ranking, words and scopes.
 
 use super::*;
+use crate::payloads::KindName;
 
 fn rule(id: &str, effect: Effect, m: RuleMatch) -> Candidate {
     Candidate {
@@ -19,7 +20,7 @@ fn set(rules: Vec<Candidate>) -> RuleSet {
 fn bash(cmd: &str) -> Subject {
     Subject::new(
         "default",
-        crate::payloads::KindName::ToolCall,
+        KindName::ToolCall,
         Facts { tool: Some("Bash".into()), command: Some(cmd.into()), ..Default::default() },
     )
 }
@@ -112,9 +113,7 @@ fn the_ranking_table() {
         rule("ask-tmp", Effect::Ask, m(None, None, Some("/tmp/**"), None)),
         rule("allow-tmp", Effect::Allow, m(None, None, Some("/tmp/**"), None)),
     ]);
-    let file = |p: &str| {
-        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
-    };
+    let file = |p: &str| Subject::new("a", KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() });
     let cases: [(Subject, Option<&str>); 16] = [
         // A broader allow never overrides a narrower deny: `allow Bash` under `deny rm`.
         (bash("rm -rf x"), Some("deny-bash-rm")),
@@ -129,7 +128,7 @@ fn the_ranking_table() {
         // reading forms) never beats `deny git push`.
         (bash("git push"), Some("deny-git-push")),
         (bash("git -C . push"), Some("deny-git-push")),
-        (Subject::new("other", crate::payloads::KindName::ToolCall, bash("git push").facts), Some("deny-git-push")),
+        (Subject::new("other", KindName::ToolCall, bash("git push").facts), Some("deny-git-push")),
         // Every part of a line is decided: the deny of one part denies the line.
         (bash("npm test && rm x"), Some("deny-bash-rm")),
         (bash("ls && rm x"), Some("deny-bash-rm")),
@@ -149,9 +148,7 @@ fn the_ranking_table() {
 #[test]
 fn path_globs_cross_folders_only_with_two_stars() {
     let m = |p: &str| RuleMatch { path: Some(p.into()), ..Default::default() };
-    let file = |p: &str| {
-        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
-    };
+    let file = |p: &str| Subject::new("a", KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() });
     let one = set(vec![rule("r", Effect::Allow, m("/w/src/*.rs"))]);
     assert!(pick(&one, &file("/w/src/a.rs")).is_some());
     assert!(pick(&one, &file("/w/src/deep/a.rs")).is_none());
@@ -188,7 +185,7 @@ fn hosts_methods_and_credentials_match_exactly() {
             credential: cred.map(str::to_string),
             ..Default::default()
         };
-        Subject::new("a", crate::payloads::KindName::HttpRequest, facts)
+        Subject::new("a", KindName::HttpRequest, facts)
     };
     assert!(pick(&rules, &req("GET", "API.github.com", Some("gh"))).is_some());
     assert!(pick(&rules, &req("POST", "api.github.com", Some("gh"))).is_none());
@@ -225,41 +222,17 @@ fn the_set_finds_the_same_rules_as_checking_each_built_whole_or_grown_one_by_one
     let subjects = [
         bash("cmd3 sub x"),
         bash("ls && cmd2 sub"),
-        Subject::new(
-            "a1",
-            crate::payloads::KindName::ToolCall,
-            Facts { tool: Some("mcp__x".into()), ..Default::default() },
-        ),
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
-            Facts { tool: Some("tool16".into()), ..Default::default() },
-        ),
+        Subject::new("a1", KindName::ToolCall, Facts { tool: Some("mcp__x".into()), ..Default::default() }),
+        Subject::new("a", KindName::ToolCall, Facts { tool: Some("tool16".into()), ..Default::default() }),
+        Subject::new("a", KindName::FileWrite, Facts { path: Some("/w/2/x/y".into()), ..Default::default() }),
+        Subject::new("a", KindName::HttpRequest, Facts { host: Some("h1".into()), ..Default::default() }),
+        Subject::new("a2", KindName::ToolCall, Facts { tool: Some("Bash".into()), ..Default::default() }),
         Subject::new(
             "a",
-            crate::payloads::KindName::FileWrite,
-            Facts { path: Some("/w/2/x/y".into()), ..Default::default() },
-        ),
-        Subject::new(
-            "a",
-            crate::payloads::KindName::HttpRequest,
-            Facts { host: Some("h1".into()), ..Default::default() },
-        ),
-        Subject::new(
-            "a2",
-            crate::payloads::KindName::ToolCall,
-            Facts { tool: Some("Bash".into()), ..Default::default() },
-        ),
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
+            KindName::ToolCall,
             Facts { tool: Some("Bash".into()), path: Some("/w/1/z".into()), ..Default::default() },
         ),
-        Subject::new(
-            "a",
-            crate::payloads::KindName::HttpRequest,
-            Facts { method: Some("DELETE".into()), ..Default::default() },
-        ),
+        Subject::new("a", KindName::HttpRequest, Facts { method: Some("DELETE".into()), ..Default::default() }),
     ];
     let mut grown = set(rules[..100].to_vec());
     for r in &rules[100..] {
@@ -309,7 +282,7 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     let in_proj = |cmd: &str| {
         Subject::new(
             "default",
-            crate::payloads::KindName::ToolCall,
+            KindName::ToolCall,
             Facts {
                 tool: Some("Bash".into()),
                 command: Some(cmd.into()),
@@ -360,18 +333,12 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     assert_eq!(pick(&both, &in_proj("rm -rf x")), Some("no-rm"));
     assert_eq!(pick(&both, &in_proj("cd src && npm test")), Some("s"));
     // A file: its folder, not below it.
-    let f = Subject::new(
-        "a",
-        crate::payloads::KindName::FileWrite,
-        Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() },
-    );
+    let f = Subject::new("a", KindName::FileWrite, Facts { path: Some("/w/sr[c]/a.rs".into()), ..Default::default() });
     let m = similar(&f);
     assert_eq!(m.path.as_deref(), Some("/w/sr[[]c[]]/*"));
     let rules = set(vec![rule("s", Effect::Allow, m)]);
     assert!(pick(&rules, &f).is_some());
-    let at = |p: &str| {
-        Subject::new("a", crate::payloads::KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() })
-    };
+    let at = |p: &str| Subject::new("a", KindName::FileWrite, Facts { path: Some(p.into()), ..Default::default() });
     assert!(pick(&rules, &at("/w/sr[c]/b.rs")).is_some());
     for other in ["/w/sr[c]/d/b.rs", "/w/sr[c]/../x.rs", "/w/sr[c]/Makefile", "/w/sr[c]/build.rs"] {
         assert!(pick(&rules, &at(other)).is_none(), "{other}");
@@ -384,7 +351,7 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     // An HTTP call: origin, method, credential and the path's folder.
     let h = Subject::new(
         "a",
-        crate::payloads::KindName::HttpRequest,
+        KindName::HttpRequest,
         Facts {
             method: Some("POST".into()),
             host: Some("hooks.example".into()),
@@ -398,77 +365,16 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     assert_eq!(m.path.as_deref(), Some("/services/T1/*"));
     let rules = set(vec![rule("h", Effect::Allow, m)]);
     assert!(pick(&rules, &h).is_some());
-    let other = Subject::new(
-        "a",
-        crate::payloads::KindName::HttpRequest,
-        Facts { path: Some("/services/T2/B9".into()), ..h.facts.clone() },
-    );
+    let other =
+        Subject::new("a", KindName::HttpRequest, Facts { path: Some("/services/T2/B9".into()), ..h.facts.clone() });
     assert!(pick(&rules, &other).is_none(), "a webhook on a shared host opens no other path");
-}
-
-#[test]
-fn paths_are_normalized_and_real() {
-    let edit = |p: &str| {
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
-            Facts { tool: Some("Edit".into()), path: Some(p.into()), cwd: Some("/proj".into()), ..Default::default() },
-        )
-    };
-    let m = |p: &str| RuleMatch { tool: Some("Edit".into()), path: Some(p.into()), ..Default::default() };
-    let allow = set(vec![rule("a", Effect::Allow, m("/proj/src/**"))]);
-    assert!(pick(&allow, &edit("/proj/src/a.rs")).is_some());
-    assert!(pick(&allow, &edit("src/a.rs")).is_some(), "relative to the working folder");
-    assert!(pick(&allow, &edit("/proj/src/../../../etc/passwd")).is_none());
-    assert!(pick(&allow, &edit("src/../../etc/passwd")).is_none());
-    let deny = set(vec![rule("d", Effect::Deny, m("~/.ssh/**"))]);
-    for p in ["~/.ssh/id_rsa", "~/./.ssh/id_rsa", "~//.ssh/id_rsa", "~/.ssh", "~/.ssh/", "~/x/../.ssh/id_rsa"] {
-        assert!(pick(&deny, &edit(p)).is_some(), "{p}");
-    }
-    assert!(pick(&deny, &edit("~/.sshx")).is_none());
-}
-
-#[test]
-fn hosts_are_read_as_the_http_client_reads_them() {
-    let fetch = |url: &str| {
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
-            Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url})),
-        )
-    };
-    let deny = |h: &str| set(vec![rule("d", Effect::Deny, RuleMatch { host: Some(h.into()), ..Default::default() })]);
-    let evil = deny("evil.example");
-    for u in
-        ["https://evil.example/", "https://evil.example./", "https://EVIL.example/", "https://evil\u{3002}example/"]
-    {
-        assert!(pick(&evil, &fetch(u)).is_some(), "{u}");
-    }
-    let lo = deny("127.0.0.1");
-    for u in ["http://[::ffff:127.0.0.1]/", "http://0x7f.1/", "http://2130706433/", "http://127.0.0.1./"] {
-        assert!(pick(&lo, &fetch(u)).is_some(), "{u}");
-    }
-}
-
-#[test]
-fn tool_call_facts_read_commands_and_paths() {
-    let f = Facts::of_tool_call("Bash", &serde_json::json!({"command": "npm test", "description": "x"}));
-    assert_eq!(f.command.as_deref(), Some("npm test"));
-    let f = Facts::of_tool_call("shell", &serde_json::json!({"command": ["bash", "-lc", "npm test"]}));
-    assert_eq!(f.command.as_deref(), Some("npm test"));
-    let f = Facts::of_tool_call("shell", &serde_json::json!({"command": ["ls", "-la", "a b"]}));
-    assert_eq!(f.command.as_deref(), Some("ls -la 'a b'"));
-    let f = Facts::of_tool_call("Edit", &serde_json::json!({"file_path": "/w/a.rs"}));
-    assert_eq!(f.path.as_deref(), Some("/w/a.rs"));
-    let f = Facts::of_tool_call("WebFetch", &serde_json::json!({"url": "https://Docs.Example.com./a", "prompt": "x"}));
-    assert_eq!(f.host.as_deref(), Some("docs.example.com"));
 }
 
 /// A Bash call in the session's folder, from a client that runs it confined when told to.
 fn bash_in(cmd: &str) -> Subject {
     Subject::new(
         "default",
-        crate::payloads::KindName::ToolCall,
+        KindName::ToolCall,
         Facts {
             tool: Some("Bash".into()),
             command: Some(cmd.into()),
@@ -553,7 +459,7 @@ fn rules_inside_the_working_folder_exact_rules_and_the_built_in_one() {
     for cwd in ["/", "/tmp", "/etc"] {
         let s = Subject::new(
             "default",
-            crate::payloads::KindName::ToolCall,
+            KindName::ToolCall,
             Facts {
                 tool: Some("Bash".into()),
                 command: Some("ls".into()),
@@ -593,7 +499,7 @@ fn a_command_too_long_to_read_is_opaque_and_not_copied_whole() {
     let f = Facts::of_tool_call("Bash", &serde_json::json!({"command": huge}));
     assert!(f.oversized);
     assert_eq!(f.command.as_deref().map(str::len), Some(assent_commands::shell::MAX_LEN));
-    let s = Subject::new("a", crate::payloads::KindName::ToolCall, f);
+    let s = Subject::new("a", KindName::ToolCall, f);
     assert!(s.line().is_some_and(assent_commands::Line::is_opaque));
     let rules = set(vec![
         rule("bash", Effect::Allow, RuleMatch { tool: Some("Bash".into()), ..Default::default() }),
@@ -611,7 +517,7 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
     assert_eq!(pick(&files, &bash_in("cat /w/proj/x")), None);
     let edit = Subject::new(
         "a",
-        crate::payloads::KindName::ToolCall,
+        KindName::ToolCall,
         Facts { tool: Some("Edit".into()), path: Some("/w/proj/x".into()), ..Default::default() },
     );
     assert_eq!(pick(&files, &edit), Some("files"));
@@ -636,3 +542,4 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
 
 mod confined;
 mod folders;
+mod reading;
