@@ -227,7 +227,7 @@ fn timeout(args: &HookArgs) -> u64 {
     args.timeout.min(HOOK_EXPIRY_SECS - 60)
 }
 
-async fn decide(home: &Home, call: &Call) -> Result<Verdict> {
+async fn decide(home: &Home, call: &Call, watch: &Watch) -> Result<Verdict> {
     let tool = call.ev["tool_name"].as_str().context("the hook event has no tool_name")?;
     let client = match Client::agent(home, &call.args.auth) {
         Ok(c) => c,
@@ -239,7 +239,7 @@ async fn decide(home: &Home, call: &Call) -> Result<Verdict> {
     let stop = async {
         tokio::select! {
             () = assent_host::start::stop_signal() => {}
-            () = client_gone() => {}
+            () = watch.gone() => {}
         }
     };
     Ok(answer(home, call, gate(&client.api, g, stop).await))
@@ -285,38 +285,85 @@ fn at_once(home: &Home, call: &Call) -> Option<Verdict> {
     let p: assent_core::Proposal = serde_json::from_slice(&a.body).ok().filter(|_| (200..300).contains(&a.status))?;
     p.settled.then(|| answer(home, call, assent_client::decided(&body, wants_receipt, p)))
 }
-/// Resolves once the client that started the hook is gone: the hook's parent, or (a client
-/// that runs its hooks through a shell, which outlives it) the parent's parent.
-async fn client_gone() {
-    #[cfg(unix)]
-    {
-        let parent = std::os::unix::process::parent_id();
-        let watched = watched(parent);
+/// The client that started the hook, as it was when the hook started: the hook's parent and
+/// (a client that runs its hooks through a shell, which outlives it) the parent's parent, each
+/// with its start time (so a reused id is not taken for it). Taken before the call is filed: a
+/// client killed between the filing and the wait must not leave a watch on whoever adopted the
+/// hook.
+#[derive(Debug, Default, PartialEq)]
+pub struct Watch {
+    parent: u32,
+    watched: Vec<(u32, String)>,
+}
+
+/// How `assent-run` hands its [`Watch`] to the whole `assent` it executes (the same process:
+/// `pid;parent;pid:start;...`). A value for another process is ignored.
+pub const WATCH_VAR: &str = "ASSENT_HOOK_WATCH";
+
+impl Watch {
+    /// The watch `assent-run` took for this process, or else one taken now.
+    pub fn start() -> Self {
+        std::env::var(WATCH_VAR).ok().and_then(|v| Self::parse(&v)).unwrap_or_else(Self::here)
+    }
+
+    /// The client as the system has it now; nothing to watch where there is no process table.
+    fn here() -> Self {
+        #[cfg(unix)]
+        {
+            let parent = std::os::unix::process::parent_id();
+            let mut watched = Vec::new();
+            if let Some(p) = assent_confine::process(parent) {
+                watched.push((parent, p.start));
+                if let Some(g) = assent_confine::process(p.parent).filter(|_| p.parent > 1) {
+                    watched.push((p.parent, g.start));
+                }
+            }
+            Self { parent, watched }
+        }
+        #[cfg(not(unix))]
+        Self::default()
+    }
+
+    /// The value of [`WATCH_VAR`] for this process.
+    pub fn to_var(&self) -> String {
+        let mut v = format!("{};{}", std::process::id(), self.parent);
+        for (pid, start) in &self.watched {
+            v.push_str(&format!(";{pid}:{start}"));
+        }
+        v
+    }
+
+    /// The watch in `v`, when it was taken for this process.
+    fn parse(v: &str) -> Option<Self> {
+        let mut parts = v.split(';');
+        if parts.next()?.parse::<u32>().ok()? != std::process::id() {
+            return None;
+        }
+        let parent = parts.next()?.parse().ok()?;
+        let watched = parts
+            .map(|w| w.split_once(':').and_then(|(pid, start)| Some((pid.parse().ok()?, start.to_string()))))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self { parent, watched })
+    }
+
+    /// Resolves once the client is gone: the hook was handed to another parent, or a watched
+    /// process exited.
+    async fn gone(&self) {
+        #[cfg(unix)]
         loop {
-            tokio::time::sleep(Duration::from_millis(250)).await;
-            if std::os::unix::process::parent_id() != parent
-                || watched.iter().any(|(pid, start)| assent_confine::process(*pid).is_none_or(|p| p.start != *start))
+            if std::os::unix::process::parent_id() != self.parent
+                || self
+                    .watched
+                    .iter()
+                    .any(|(pid, start)| assent_confine::process(*pid).is_none_or(|p| p.start != *start))
             {
                 return;
             }
+            tokio::time::sleep(Duration::from_millis(250)).await;
         }
+        #[cfg(not(unix))]
+        std::future::pending::<()>().await
     }
-    #[cfg(not(unix))]
-    std::future::pending::<()>().await
-}
-
-/// The processes watched besides the parent (see [`client_gone`]), each with its start time
-/// (so a reused id is not taken for it): the parent and its parent, where the system says.
-#[cfg(unix)]
-fn watched(parent: u32) -> Vec<(u32, String)> {
-    let mut watched = Vec::new();
-    if let Some(p) = assent_confine::process(parent) {
-        watched.push((parent, p.start));
-        if let Some(g) = assent_confine::process(p.parent).filter(|_| p.parent > 1) {
-            watched.push((p.parent, g.start));
-        }
-    }
-    watched
 }
 
 fn not_running(home: &Home) -> String {
@@ -369,8 +416,9 @@ fn say(home: &Home, call: &Call, verdict: &Verdict) {
 
 /// Runs a hook: one JSON line on standard output.
 pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+    let watch = Watch::start();
     let Some(call) = read(cmd, &stdin()?)? else { return Ok(()) };
-    let verdict = decide(home, &call).await?;
+    let verdict = decide(home, &call, &watch).await?;
     say(home, &call, &verdict);
     Ok(())
 }
@@ -379,8 +427,9 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
 pub enum Quick {
     /// Answered (or failed, said).
     Answered(Result<()>),
-    /// For the whole `assent` to answer, with the event read from standard input.
-    HandOver(String),
+    /// For the whole `assent` to answer, with the event read from standard input and the
+    /// client as it was before the call was filed.
+    HandOver(String, Watch),
 }
 
 /// A hook in `assent-run`, which starts in a fraction of the whole `assent`'s time: the call
@@ -389,6 +438,7 @@ pub enum Quick {
 /// refusal to word, no server) is handed to the whole `assent`, which files the same call again
 /// under the same key and finds it filed.
 pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
+    let watch = Watch::here();
     let raw = match stdin() {
         Ok(r) => r,
         Err(e) => return Quick::Answered(Err(e)),
@@ -403,7 +453,7 @@ pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
             say(home, &call, &verdict);
             Quick::Answered(Ok(()))
         }
-        None => Quick::HandOver(raw),
+        None => Quick::HandOver(raw, watch),
     }
 }
 
@@ -428,5 +478,28 @@ mod tests {
         assert!(!gated("Bash", &args(&[], &["Bash"])));
         assert!(gated("Edit", &args(&["Bash", "Edit"], &[])));
         assert!(!gated("Write", &args(&["Bash", "Edit"], &[])));
+    }
+
+    #[test]
+    fn a_watch_passes_to_the_same_process_only() {
+        let w = Watch { parent: 41, watched: vec![(41, "9001".into()), (7, "12".into())] };
+        assert_eq!(Watch::parse(&w.to_var()), Some(w));
+        let other = format!("{};41;41:9001", std::process::id() + 1);
+        assert_eq!(Watch::parse(&other), None, "a watch taken for another process");
+        assert_eq!(Watch::parse(&format!("{};41;41", std::process::id())), None, "no start time");
+        assert_eq!(Watch::parse("garbage"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_watched_process_that_exits_ends_the_wait() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let start = assent_confine::process(child.id()).unwrap().start;
+        let w = Watch { parent: std::os::unix::process::parent_id(), watched: vec![(child.id(), start)] };
+        let gone = tokio::time::timeout(Duration::from_millis(600), w.gone()).await;
+        assert!(gone.is_err(), "the client is still there");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        tokio::time::timeout(Duration::from_secs(5), w.gone()).await.expect("the wait ends once the client exits");
     }
 }

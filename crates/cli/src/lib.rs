@@ -265,12 +265,14 @@ pub fn runner_main() -> u8 {
         match Home::resolve(home) {
             Ok(home) => match hook::quick(&home, cmd) {
                 hook::Quick::Answered(result) => code(result),
-                hook::Quick::HandOver(input) => code(run::hand_over(&args, Some(input))),
+                hook::Quick::HandOver(input, watch) => {
+                    code(run::hand_over(&args, Some(input), Some((hook::WATCH_VAR, watch.to_var()))))
+                }
             },
             Err(e) => code(Err(e)),
         }
     } else {
-        code(run::hand_over(&args, None))
+        code(run::hand_over(&args, None, None))
     };
     match std::io::Write::flush(&mut std::io::stdout()) {
         Ok(()) => code,

@@ -148,12 +148,16 @@ pub const RUNNER: &str = "assent-run";
 
 /// What `assent-run` could not do itself (no good ticket, a hook to wait in): the same
 /// arguments to the full `assent` beside it, in this process (which asks the server, or says
-/// what is wrong), with `input` as its standard input when this process read its own already.
-pub fn hand_over(args: &[std::ffi::OsString], input: Option<String>) -> Result<()> {
+/// what is wrong), with `input` as its standard input when this process read its own already,
+/// and `var` set in its environment.
+pub fn hand_over(args: &[std::ffi::OsString], input: Option<String>, var: Option<(&str, String)>) -> Result<()> {
     let exe = std::env::current_exe().context("where this binary is")?;
     let full = exe.with_file_name(format!("assent{}", std::env::consts::EXE_SUFFIX));
     let mut c = std::process::Command::new(&full);
     c.args(args.iter().skip(1));
+    if let Some((k, v)) = var {
+        c.env(k, v);
+    }
     if let Some(input) = input {
         // A file with no name, read from its start: a pipe's buffer might not hold it all.
         use std::io::{Seek, Write};
