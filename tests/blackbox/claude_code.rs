@@ -9,34 +9,15 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The Claude Code release the tests drive.
 const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.330";
 
-static INSTALL: Mutex<Option<PathBuf>> = Mutex::new(None);
-
+/// The `claude` program, installed into `.ci/claude` on first use.
 pub(crate) fn claude() -> PathBuf {
-    let mut guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = guard.as_ref() {
-        return p.clone();
-    }
-    let prefix = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci/claude");
-    let bin = prefix.join("node_modules/.bin/claude");
-    let works = |b: &PathBuf| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
-    if !works(&bin) {
-        let out = Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&prefix)
-            .arg(CLAUDE_CODE)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "npm install {CLAUDE_CODE}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(works(&bin), "claude --version fails after installing it");
-    }
-    *guard = Some(bin.clone());
-    bin
+    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
+    crate::harness::npm_program("claude", CLAUDE_CODE, "claude", works)
 }
 
 /// `claude -p PROMPT` in `dir`, headless, with `settings`, `home` as its home and the stand-in

@@ -503,6 +503,30 @@ pub fn python_venv(name: &str, packages: &[&str], ready: impl Fn(&Path) -> bool)
     bin
 }
 
+/// The program `bin` of the npm package `package` (with its version), installed into `.ci/NAME`
+/// on first use; `works` says whether an installed program runs.
+pub fn npm_program(name: &str, package: &str, bin: &str, works: impl Fn(&Path) -> bool) -> PathBuf {
+    static MADE: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = made.iter().find(|(n, _)| n == name) {
+        return p.clone();
+    }
+    let prefix = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".ci").join(name);
+    let program = prefix.join("node_modules/.bin").join(bin);
+    if !works(&program) {
+        let out = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&prefix)
+            .arg(package)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "npm install {package}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(works(&program), "{bin} does not run after installing {package}");
+    }
+    made.push((name.to_string(), program.clone()));
+    program
+}
+
 /// Runs an SDK's fresh-install script (`dir` from the repository's root): it copies the SDK as
 /// a fresh clone has it, installs it into a project outside the repository as its README says,
 /// and prints `fresh install: ok` once every documented import worked.

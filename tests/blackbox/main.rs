@@ -27,6 +27,7 @@ mod keychain;
 mod leases;
 mod lifecycle;
 mod mcp;
+mod mcp_proxy;
 mod notify;
 mod openapi;
 mod receipts;

@@ -137,8 +137,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve MCP on standard input/output for MCP clients (Claude Code, Claude Desktop, Cursor).
+    /// Serve MCP on standard input/output for MCP clients (Claude Code, Claude Desktop, Cursor);
+    /// `assent mcp proxy` gates another MCP server.
     Mcp {
+        /// Gate an MCP server instead.
+        #[command(subcommand)]
+        proxy: Option<McpCmd>,
         /// Which agent token to use.
         #[command(flatten)]
         auth: AgentAuth,
@@ -258,4 +262,67 @@ pub enum CredentialCmd {
         /// Its name.
         name: String,
     },
+}
+
+/// `assent mcp`'s commands.
+#[derive(Debug, Subcommand)]
+pub enum McpCmd {
+    /// Gate an MCP server: everything passes through, but each tool call waits for the person (or
+    /// a rule) in Assent and reaches the server only with the arguments they approved. Start it
+    /// where the client would start the server: `assent mcp proxy --name blog -- node server.js`.
+    Proxy(ProxyArgs),
+}
+
+/// `assent mcp proxy`'s options.
+#[derive(Debug, clap::Args)]
+pub struct ProxyArgs {
+    /// The server's name, as rules and the inbox see its tools (`mcp__NAME__TOOL`); default: the
+    /// command's program name.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// A streamable-HTTP server's URL, instead of a command.
+    #[arg(long, conflicts_with = "command", required_unless_present = "command")]
+    pub url: Option<String>,
+    /// A header for every request to the URL (`NAME: VALUE`); may be repeated.
+    #[arg(long = "header", requires = "url", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// How long a tool call waits for the person before it is withdrawn and not run, in seconds.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+impl ProxyArgs {
+    /// The proxy's options, checked.
+    pub fn options(self) -> anyhow::Result<assent_mcp::proxy::Options> {
+        use assent_mcp::proxy::{Upstream, default_name, is_server_name};
+        let name = self.name.unwrap_or_else(|| default_name(&self.command));
+        if !is_server_name(&name) {
+            anyhow::bail!(
+                "--name {name:?}: a server's name is 1 to {} letters, digits, `-` or `_` (not `__`)",
+                assent_mcp::proxy::MAX_NAME
+            );
+        }
+        let upstream = match self.url {
+            Some(url) => {
+                let parsed = reqwest::Url::parse(&url).map_err(|e| anyhow::anyhow!("--url {url:?}: {e}"))?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    anyhow::bail!("--url {url:?}: only http and https servers");
+                }
+                let headers = self
+                    .headers
+                    .iter()
+                    .map(|h| match h.split_once(':') {
+                        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+                        _ => Err(anyhow::anyhow!("--header {h:?}: write it as `NAME: VALUE`")),
+                    })
+                    .collect::<anyhow::Result<_>>()?;
+                Upstream::Url { url, headers }
+            }
+            None => Upstream::Command(self.command),
+        };
+        Ok(assent_mcp::proxy::Options { name, wait: std::time::Duration::from_secs(self.timeout), upstream })
+    }
 }

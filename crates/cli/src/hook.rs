@@ -493,13 +493,13 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn a_watched_process_that_exits_ends_the_wait() {
-        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
-        let start = assent_confine::process(child.id()).unwrap().start;
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep");
+        let start = assent_confine::process(child.id()).expect("in the process table").start;
         let w = Watch { parent: std::os::unix::process::parent_id(), watched: vec![(child.id(), start)] };
         let gone = tokio::time::timeout(Duration::from_millis(600), w.gone()).await;
         assert!(gone.is_err(), "the client is still there");
-        child.kill().unwrap();
-        child.wait().unwrap();
+        child.kill().expect("kill");
+        child.wait().expect("reaped");
         tokio::time::timeout(Duration::from_secs(5), w.gone()).await.expect("the wait ends once the client exits");
     }
 }

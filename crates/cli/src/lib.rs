@@ -175,7 +175,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Agent(cmd) => commands::agent(&home, cmd).await,
         Command::Retry { id, json } => commands::retry(&home, &id, json).await,
-        Command::Mcp { auth } => {
+        Command::Mcp { proxy: Some(args::McpCmd::Proxy(p)), auth } => {
+            let h = home.clone();
+            let token: assent_mcp::Resolve<String> = std::sync::Arc::new(move || client::agent_token(&h, &auth).ok());
+            assent_mcp::proxy::run(client::endpoint(&home), token, p.options()?).await
+        }
+        Command::Mcp { proxy: None, auth } => {
             // Started before Assent ever ran in this home, it starts anyway: the tools answer
             // that Assent is not running until it is (the token is looked for on each call).
             let h = home.clone();

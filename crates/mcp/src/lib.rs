@@ -9,6 +9,7 @@
 //! Tool results tell the model the id, the status and what to do next; they never echo the
 //! payload back, so the model cannot mistake its own words for what was stored.
 
+pub mod proxy;
 mod tools;
 
 use std::time::Duration;

@@ -19,8 +19,8 @@ input: unknown,
 cwd?: string, 
 /**
  * The client the call came through, when it says: `claude-code` or `codex` (their hooks),
- * `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on
- * the call follow from it.
+ * `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp
+ * proxy`, in front of an MCP server). Assent's own notes on the call follow from it.
  */
 client?: string, 
 /**

@@ -1151,6 +1151,7 @@ class Client(Enum):
     claude_code = "claude-code"
     codex = "codex"
     mcp_permission_prompt = "mcp-permission-prompt"
+    mcp_proxy = "mcp-proxy"
     NoneType_None = None
 
 
@@ -1182,7 +1183,7 @@ class ToolCall(BaseModel):
     client: Annotated[
         Client | None,
         Field(
-            description="The client the call came through, when it says: `claude-code` or `codex` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool). Assent's own notes on the call follow from it."
+            description="The client the call came through, when it says: `claude-code` or `codex` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
         ),
     ] = None
     permission_mode: Annotated[

@@ -1,0 +1,277 @@
+//! `assent mcp proxy` between a real MCP client and a real MCP server (both the `mcp` package
+//! from PyPI), over stdio and over streamable HTTP: what the server is asked to run is what the
+//! person approved, and nothing else reaches it.
+
+use crate::harness::{BIN, Server, stdout_lines};
+use crate::mcp::python;
+use crate::receipts::{key_set, now};
+use assent_receipt::{Expect, ToolCall, verify};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/mcp/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The client, started with `proxy_args` after `assent mcp proxy`.
+struct Client {
+    child: Child,
+    lines: Receiver<String>,
+}
+
+impl Client {
+    fn start(s: &Server, proxy_args: &[&str]) -> Client {
+        let mut child = Command::new(python())
+            .arg(fixture("proxy_client.py"))
+            .arg(BIN)
+            .arg(s.home())
+            .args(proxy_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let lines = stdout_lines(&mut child);
+        let mut c = Client { child, lines };
+        assert_eq!(c.next("initialized")["server"], "blog", "the real server answered through the proxy");
+        c
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&mut self, tag: &str) -> Value {
+        let line = self.lines.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| {
+            let _ = self.child.kill();
+            panic!("the MCP client printed no {tag:?}")
+        });
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        assert_eq!(v["step"], tag, "{v}");
+        v["value"].clone()
+    }
+
+    fn call(&mut self, tool: &str, args: Value) {
+        self.send(&format!("call {tool} {args}"));
+    }
+}
+
+/// The calls that reached the server.
+fn served(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The pending proposal, once filed.
+async fn pending(s: &Server) -> (String, Value) {
+    let p = s.first_pending().await;
+    (p["id"].as_str().unwrap().to_string(), p)
+}
+
+/// Approve with its receipt, reject with a reason, approve an edit, allow by rule: over `c`.
+async fn decide_each_way(s: &Server, c: &mut Client, log: &Path) {
+    c.send("list");
+    let tools = c.next("tools");
+    let delete = tools.as_array().unwrap().iter().find(|t| t["name"] == "delete_post").unwrap();
+    assert!(delete["schema"]["properties"].get("assent_receipt").is_some(), "the server's own schema, untouched");
+
+    // Approved: the server runs it, with the decision's receipt.
+    c.call("delete_post", json!({"id": 7}));
+    let (id, p) = pending(s).await;
+    assert_eq!(p["payload"]["tool"], "mcp__blog__delete_post");
+    assert_eq!(p["payload"]["input"], json!({"id": 7}), "the receipt's slot is not the person's to read");
+    assert_eq!(p["payload"]["client"], "mcp-proxy");
+    assert_eq!(p["audience"], "blog");
+    assert!(served(log).is_empty(), "nothing reached the server before the decision");
+    s.decide(&id, json!({"outcome": "approve"})).await;
+    let r = c.next("result");
+    assert_eq!(r, json!({"is_error": false, "text": "deleted post 7"}));
+    let calls = served(log);
+    assert_eq!(calls.len(), 1);
+    let token = calls[0]["args"]["assent_receipt"].as_str().unwrap();
+    let args = json!({"id": 7});
+    let expect = Expect {
+        audience: Some("blog"),
+        tool_call: Some(ToolCall { name: "delete_post", input: &args }),
+        approved: true,
+        ..Default::default()
+    };
+    verify(token, &key_set(s).await, &expect, now()).expect("the server can check what the person approved");
+
+    // Rejected: the model reads the person's reason, and the server never hears of it.
+    c.call("publish", json!({"text": "hello"}));
+    let (id, _) = pending(s).await;
+    s.decide(&id, json!({"outcome": "reject", "reason": "not before Monday"})).await;
+    let r = c.next("result");
+    assert_eq!(r["is_error"], true);
+    assert!(r["text"].as_str().unwrap().contains("not before Monday"), "{r}");
+    assert_eq!(served(log).len(), 1);
+
+    // Edited: what runs is the person's edit.
+    c.call("publish", json!({"text": "draft"}));
+    let (id, _) = pending(s).await;
+    s.decide(&id, json!({"outcome": "approve", "edits": {"input": {"text": "final"}}})).await;
+    assert_eq!(c.next("result"), json!({"is_error": false, "text": "published: final"}));
+    assert_eq!(served(log).last().unwrap()["args"], json!({"text": "final"}));
+
+    // A rule names the server and the tool: allowed without asking; another server's is not.
+    let rule = json!({"effect": "allow", "match": {"tool": "mcp__blog__publish"}});
+    let (st, _) = s.req(Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+    assert!(st.is_success());
+    c.call("publish", json!({"text": "by rule"}));
+    assert_eq!(c.next("result"), json!({"is_error": false, "text": "published: by rule"}));
+    c.call("delete_post", json!({"id": 8}));
+    let (id, _) = pending(s).await;
+    s.decide(&id, json!({"outcome": "reject", "reason": "no"})).await;
+    assert_eq!(c.next("result")["is_error"], true);
+    assert_eq!(served(log).len(), 3, "{:?}", served(log));
+}
+
+#[tokio::test]
+async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    let py = python();
+    let server = [fixture("proxy_server.py"), log.display().to_string(), "stdio".into()];
+    let mut args = vec!["--name", "blog", "--", py.to_str().unwrap()];
+    args.extend(server.iter().map(String::as_str));
+    let mut c = Client::start(&s, &args);
+    decide_each_way(&s, &mut c, &log).await;
+
+    // The client dies while a call waits: the call is withdrawn, never run, and the server ends.
+    c.call("delete_post", json!({"id": 9}));
+    let (id, _) = pending(&s).await;
+    c.child.kill().unwrap();
+    c.child.wait().unwrap();
+    let killed = Instant::now();
+    loop {
+        let (_, p) = s.get(&id, &s.owner).await;
+        if p["status"] != "pending" {
+            assert_eq!(p["status"], "withdrawn", "{p}");
+            break;
+        }
+        assert!(killed.elapsed() < Duration::from_secs(20), "still pending after the client died");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(served(&log).len(), 3);
+    let server_gone = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        !running(&log)
+    });
+    assert!(server_gone, "the server ends with its client");
+}
+
+/// Whether a server writing to `log` still runs.
+fn running(log: &Path) -> bool {
+    let out = Command::new("pgrep").args(["-f", &log.display().to_string()]).output().unwrap();
+    out.status.success()
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_gated_the_same() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = Command::new(python())
+        .arg(fixture("proxy_server.py"))
+        .arg(&log)
+        .args(["http", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = (0..300).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(up, "the HTTP server did not start");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut c = Client::start(&s, &["--name", "blog", "--url", &url]);
+    decide_each_way(&s, &mut c, &log).await;
+    c.send("quit");
+    assert!(c.child.wait().unwrap().success());
+    server.kill().unwrap();
+    let _ = server.wait();
+}
+
+#[tokio::test]
+async fn a_proxy_set_up_wrong_says_so() {
+    let s = Server::start().await;
+    for (args, says) in [
+        (&["mcp", "proxy"][..], "--url"),
+        (&["mcp", "proxy", "--name", "a b", "--", "true"], "--name"),
+        (&["mcp", "proxy", "--name", "x__y", "--", "true"], "--name"),
+        (&["mcp", "proxy", "--url", "ftp://x/"], "http"),
+        (&["mcp", "proxy", "--url", "http://127.0.0.1:1/", "--header", "novalue"], "NAME: VALUE"),
+        (&["mcp", "proxy", "--", "/nonexistent/server"], "cannot start the server"),
+    ] {
+        let o = s.cli(args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = crate::harness::stderr(&o);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// The MCP Inspector release the tests drive.
+const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+
+/// The MCP Inspector's command-line mode calling `publish` through the proxy: the call waits
+/// for the person.
+fn inspector_call(s: &Server, log: &Path, text: &str) -> Child {
+    let works = |b: &Path| Command::new(b).args(["--cli", "--version"]).output().is_ok_and(|o| o.status.success());
+    let inspector = crate::harness::npm_program("inspector", INSPECTOR, "mcp-inspector", works);
+    Command::new(inspector)
+        .args([
+            "--cli",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "publish",
+            "--tool-arg",
+            &format!("text={text}"),
+            "--",
+        ])
+        .arg(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["mcp", "proxy", "--name", "blog", "--"])
+        .arg(python())
+        .arg(fixture("proxy_server.py"))
+        .arg(log)
+        .arg("stdio")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_mcp_inspector_calls_through_the_proxy() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    let call = inspector_call(&s, &log, "hello");
+    let (id, p) = pending(&s).await;
+    assert_eq!(p["payload"]["input"], json!({"text": "hello"}));
+    s.decide(&id, json!({"outcome": "approve"})).await;
+    let out = call.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("published: hello"), "{text}");
+
+    let call = inspector_call(&s, &log, "again");
+    let (id, _) = pending(&s).await;
+    s.decide(&id, json!({"outcome": "reject", "reason": "once is enough"})).await;
+    let out = call.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && text.contains("Rejected in Assent: once is enough"), "{text}");
+    assert_eq!(served(&log).len(), 1, "only the approved call reached the server");
+}
