@@ -275,3 +275,68 @@ async fn the_mcp_inspector_calls_through_the_proxy() {
     assert!(!out.status.success() && text.contains("Rejected in Assent: once is enough"), "{text}");
     assert_eq!(served(&log).len(), 1, "only the approved call reached the server");
 }
+
+/// A client that writes JSON-RPC itself, as an agent that controls its client could: forms that
+/// try to get a call past the gate. None reaches the real server.
+#[tokio::test]
+async fn hostile_lines_never_reach_the_server() {
+    use std::io::{BufRead, BufReader};
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    let mut proxy = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["mcp", "proxy", "--name", "blog", "--"])
+        .arg(python())
+        .arg(fixture("proxy_server.py"))
+        .arg(&log)
+        .arg("stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = proxy.stdin.take().unwrap();
+    let mut output = BufReader::new(proxy.stdout.take().unwrap());
+    let mut say = move |line: &str| writeln!(input, "{line}").and_then(|()| input.flush()).unwrap();
+    let mut answer = || {
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+    };
+    say(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+    );
+    assert_eq!(answer()["result"]["serverInfo"]["name"], "blog");
+    say(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let call = r#""params":{"name":"delete_post","arguments":{"id":1}}"#;
+    // Each answered by the proxy itself, with an error.
+    for (line, code) in [
+        (format!(r#"{{"jsonrpc":"2.0","id":1,"method":"Tools/Call",{call}}}"#), -32601),
+        (format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call ",{call}}}"#), -32601),
+        (format!("\u{feff}{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",{call}}}"), -32700),
+        (format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call",{call},}}"#), -32700),
+        ("{\"jsonrpc\":\"2.0\",\"id\":5,".to_string(), -32700),
+        (format!(r#""method":"tools/call",{call}}}"#), -32700),
+    ] {
+        say(&line);
+        assert_eq!(answer()["error"]["code"], code, "{line}");
+    }
+    // A notification that would run a call: dropped, no answer; the next request is answered.
+    say(&format!(r#"{{"jsonrpc":"2.0","method":"tools/call",{call}}}"#));
+    // In a batch, and with a duplicated method whose last is the call: gated, then rejected.
+    say(&format!(r#"[{{"jsonrpc":"2.0","id":6,"method":"tools/call",{call}}}]"#));
+    let (id, _) = pending(&s).await;
+    s.decide(&id, json!({"outcome": "reject", "reason": "no"})).await;
+    assert_eq!(answer()["result"]["isError"], true);
+    say(&format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/call",{call}}}"#));
+    let (id, _) = pending(&s).await;
+    s.decide(&id, json!({"outcome": "reject", "reason": "no"})).await;
+    assert_eq!(answer()["result"]["isError"], true);
+    say(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+    assert_eq!(answer()["id"], 8, "still serving");
+    drop(say);
+    assert!(proxy.wait().unwrap().success());
+    assert!(served(&log).is_empty(), "{:?}", served(&log));
+}

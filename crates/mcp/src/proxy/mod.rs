@@ -144,6 +144,13 @@ pub async fn run(endpoint: Resolve<Endpoint>, token: Resolve<String>, opts: Opti
     Ok(())
 }
 
+/// Whether `method`, not `tools/call` itself, reads as it to a forgiving reader: other case,
+/// spaces, another separator.
+fn is_call_in_disguise(method: &str) -> bool {
+    let folded: String = method.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+    method != "tools/call" && (folded == "toolscall" || folded == "toolcall")
+}
+
 /// A request's id as a map key.
 fn key(id: &Value) -> String {
     id.to_string()
@@ -178,6 +185,16 @@ impl Proxy {
             }
             // A call without an id gets no answer, so it would run unseen: it is dropped.
             ("tools/call", None) => tracing::warn!("a tools/call without an id was dropped"),
+            // A spelling a lenient server might take for a call is never passed by.
+            (other, id) if is_call_in_disguise(other) => {
+                if let Some(id) = id {
+                    self.reply_error(
+                        &id,
+                        -32601,
+                        &format!("no method {:?}; a tool call is `tools/call`", clip(other, 64)),
+                    );
+                }
+            }
             ("notifications/cancelled", _) => {
                 let waiting = m.pointer("/params/requestId").and_then(|r| self.state().gating.remove(&key(r)));
                 match waiting {

@@ -66,6 +66,10 @@ async fn what_the_proxy_cannot_read_never_reaches_the_server() {
     let m = server.recv().await.expect("sent");
     assert_eq!(m["method"], "tools/list");
     assert!(server.try_recv().is_err());
+    for disguised in ["Tools/Call", "tools/call ", "tools.call", r"tools/call\u0000", "TOOLS_CALL"] {
+        p.client_said(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{disguised}","params":{{"name":"x"}}}}"#));
+        assert_eq!(answer(&mut client).await["error"]["code"], -32601, "{disguised}");
+    }
     for bad_params in [r#""params":5"#, r#""params":{"name":1}"#, r#""params":{"name":"x","arguments":[1]}"#] {
         p.client_said(&format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call",{bad_params}}}"#));
         assert_eq!(answer(&mut client).await["error"]["code"], -32602, "{bad_params}");
