@@ -1,6 +1,7 @@
 //! `assent doctor` on a healthy setup (a real Secret Service, a real notification daemon, a
-//! running server, its database, Claude Code wired with the hook) and with each part broken:
-//! each problem named, with a line on how to fix it, and a non-zero exit code.
+//! running server, its database, Claude Code wired with the hook) and with each part broken
+//! (Gemini CLI's hook given too little time among them): each problem named, with a line on how
+//! to fix it, and a non-zero exit code.
 
 use crate::harness::{BIN, Bus, Server, private_bus_with_keyring};
 use crate::notify::daemon;
@@ -242,4 +243,31 @@ fn assent_version() -> String {
     let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert!(v.starts_with("assent 0.") && v.contains(" (commit "), "{v}");
     v.trim_start_matches("assent ").to_string()
+}
+
+/// Gemini CLI runs a call whose hook timed out: a hook given less time than it waits is a
+/// problem, named with the timeout to set.
+#[tokio::test]
+async fn a_gemini_hook_with_too_little_time_is_a_problem() {
+    let (bus, _d, s, user) = healthy().await;
+    let write = |hook_timeout_ms: u64| {
+        std::fs::create_dir_all(user.path().join(".gemini")).unwrap();
+        let settings = serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "", "hooks": [
+            {"name": "assent", "type": "command", "command": "assent-run hook gemini-cli --timeout 55", "timeout": hook_timeout_ms}
+        ]}]}});
+        std::fs::write(user.path().join(".gemini/settings.json"), settings.to_string()).unwrap();
+    };
+    write(30_000);
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert!(!out.status.success());
+    let c = check(&v, "gemini cli");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("runs the call when its hook times out"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("58000"), "{c}");
+    write(60_000);
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "gemini cli");
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("hook in ~/.gemini/settings.json"), "{c}");
+    assert!(out.status.success(), "{v:#}");
 }

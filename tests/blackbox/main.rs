@@ -21,6 +21,7 @@ mod durability;
 mod errors;
 mod events;
 mod files;
+mod gemini_cli;
 mod hooks;
 mod http;
 mod keychain;

@@ -1,5 +1,5 @@
 //! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
-//! service, the server, the database and the Claude Code wiring, each with what was found and,
+//! service, the server, the database and the Claude Code and Gemini CLI wiring, each with what was found and,
 //! for a problem, one line on how to fix it. The exit code is non-zero when something is broken.
 
 use crate::client;
@@ -8,6 +8,8 @@ use assent_host::home::Home;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+mod gemini;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -56,6 +58,7 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         database(home).await,
         confinement(),
         claude_code(),
+        gemini::gemini_cli(),
     ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {

@@ -1,0 +1,412 @@
+//! `assent hook claude-code`: a command hook that puts a coding agent's tool calls in the
+//! inbox. It reads a `PreToolUse` or `PermissionRequest` event on standard input (Claude Code;
+//! OpenAI Codex uses the same `PermissionRequest` contract), files a `tool.call` proposal
+//! (session and working folder kept; the tool-use id as idempotency key, so a re-run hook does
+//! not file twice), waits for the person up to a bound, and prints the decision in that event's
+//! output shape. When the wait ends undecided, or Assent is not running, it hands the call back
+//! to the client's own permission settings (`ask`: a prompt in the terminal, a denial in a
+//! headless run) and says why; an undecided proposal is withdrawn so the inbox does not keep a
+//! question nobody is waiting for, and so is one whose hook is interrupted (SIGINT, SIGTERM,
+//! SIGHUP: the client gave up on the call).
+//!
+//! The idempotency key is the tool-use id alone, and nothing the hook sends depends on its own
+//! flags: the same event re-run (with another `--timeout`, say) gets the first proposal's answer.
+
+use crate::client::{AgentAuth, Client};
+use crate::home::Home;
+use anyhow::{Context, Result, bail};
+use assent_client::{Gate, Gated, gate};
+use assent_core::verdict::Verdict;
+use serde_json::{Value, json};
+use std::io::Read;
+use std::time::Duration;
+
+mod output;
+mod watch;
+
+use output::{Rewrite, output};
+pub use watch::{WATCH_VAR, Watch};
+
+/// Claude Code's (and Codex's) tools that only read: not gated unless named with `--tools`.
+pub const READ_ONLY: [&str; 11] = [
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "WebSearch",
+    "TodoRead",
+    "TodoWrite",
+    "BashOutput",
+    "Task",
+    "ExitPlanMode",
+];
+
+/// Gemini CLI's tools that only read (or keep its own to-do list): not gated unless named with
+/// `--tools`. Its `web_fetch` is gated: a fetch can carry data out.
+pub const GEMINI_READ_ONLY: [&str; 8] = [
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob",
+    "grep_search",
+    "search_file_content",
+    "google_web_search",
+    "write_todos",
+];
+
+/// The hooks.
+#[derive(Debug, clap::Subcommand)]
+pub enum HookCmd {
+    /// Claude Code PreToolUse or PermissionRequest hooks.
+    ClaudeCode(HookArgs),
+    /// OpenAI Codex PermissionRequest hooks. Codex refuses an answer that changes the call, so
+    /// an approval with edits is answered as a denial that tells the model the edited call to
+    /// run instead (which comes back here as a new request).
+    Codex(HookArgs),
+    /// Gemini CLI BeforeTool hooks. Gemini runs a call whose hook fails, times out or answers
+    /// nothing it reads, so this hook answers every call (a deny when nobody decided) and exits
+    /// 2 (Gemini blocks the call) on any error; keep `--timeout` under the hook's `timeout`.
+    GeminiCli(HookArgs),
+}
+
+/// Which agent runs the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Agent {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+}
+
+impl Agent {
+    /// The client's name in a proposal's payload.
+    fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::GeminiCli => "gemini-cli",
+        }
+    }
+
+    /// Its tools that are not gated by default.
+    fn read_only(self) -> &'static [&'static str] {
+        match self {
+            Agent::GeminiCli => &GEMINI_READ_ONLY,
+            Agent::ClaudeCode | Agent::Codex => &READ_ONLY,
+        }
+    }
+}
+
+/// Flags of a hook.
+#[derive(Debug, clap::Args)]
+pub struct HookArgs {
+    /// Gate only these tools (comma-separated, e.g. Bash,Edit,Write). Default: every tool
+    /// except the read-only ones (Read, Glob, Grep, LS, WebSearch, TodoWrite, ...).
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Never gate these tools (comma-separated), on top of the default read-only ones.
+    #[arg(long, value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// Seconds to wait for the person before handing back to the client's own prompt. Keep it
+    /// under the hook's timeout in the client's settings (60 s unless set there).
+    #[arg(long, default_value_t = 55)]
+    pub timeout: u64,
+    /// Which agent token to use.
+    #[command(flatten)]
+    pub auth: AgentAuth,
+}
+
+/// How long a hook's proposal lives if the hook itself dies without withdrawing it (a
+/// constant, so that re-running the same event sends the same proposal).
+pub const HOOK_EXPIRY_SECS: u64 = 3600;
+
+/// What the model and the person read when the call goes back to the client: true in the
+/// terminal (a prompt follows) and in a headless run (the client denies). Gemini CLI's hooks
+/// cannot hand a call back (its `ask` waits for ever in a headless run): the call is not run.
+fn handed_back(client: Agent, why: &str) -> String {
+    if client == Agent::GeminiCli {
+        return format!("{why}; not run");
+    }
+    format!(
+        "{why}; the call goes back to the agent's own permission settings (a prompt in a terminal; a headless run denies it)"
+    )
+}
+
+/// Which event the hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    PreToolUse,
+    PermissionRequest,
+    /// Gemini CLI's.
+    BeforeTool,
+}
+
+fn gated(client: Agent, tool: &str, args: &HookArgs) -> bool {
+    if args.skip.iter().any(|s| s == tool) {
+        return false;
+    }
+    if !args.tools.is_empty() {
+        return args.tools.iter().any(|t| t == tool);
+    }
+    !client.read_only().contains(&tool)
+}
+
+/// Whether the client can run this call confined: a shell tool whose command the hook's answer
+/// can replace (Claude Code's Bash, Gemini CLI's run_shell_command).
+fn confinable(client: Agent, tool: &str, input: &Value) -> bool {
+    let shell = match client {
+        Agent::ClaudeCode => tool == "Bash",
+        Agent::GeminiCli => tool == "run_shell_command",
+        Agent::Codex => false,
+    };
+    shell && input.get("command").is_some_and(Value::is_string)
+}
+
+/// The call of `ev` as the hook gates it.
+fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate {
+    // What identifies the tool call (its session and its id), never the hook's own flags.
+    let session = ev["session_id"].as_str().unwrap_or("-");
+    let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
+    let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
+    let mut cwd = ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(std::path::PathBuf::from);
+    // Gemini's shell runs in `dir_path` (under its folder) when the call names one: the folder
+    // the command's rules read it in.
+    if client_kind == Agent::GeminiCli
+        && let Some(dir) = input.get("dir_path").and_then(Value::as_str).filter(|d| !d.is_empty())
+    {
+        cwd = cwd.map(|c| c.join(dir));
+    }
+    Gate {
+        tool: tool.to_string(),
+        input,
+        cwd: cwd.map(|c| c.display().to_string()),
+        client: Some(client_kind.name().into()),
+        permission_mode: ev["permission_mode"]
+            .as_str()
+            .filter(|m| assent_core::kinds::is_permission_mode(m))
+            .map(str::to_string),
+        session_id: ev["session_id"].as_str().map(str::to_string),
+        idempotency_key: key,
+        expires_in: HOOK_EXPIRY_SECS,
+        wait: Duration::from_secs(timeout(args)),
+        carry_receipt: client_kind == Agent::ClaudeCode,
+        confinable: confinable(client_kind, tool, &ev["tool_input"]),
+    }
+}
+
+/// How long the hook waits for the person, in seconds.
+fn timeout(args: &HookArgs) -> u64 {
+    args.timeout.min(HOOK_EXPIRY_SECS - 60)
+}
+
+async fn decide(home: &Home, call: &Call, watch: &Watch) -> Result<Verdict> {
+    let tool = call.ev["tool_name"].as_str().context("the hook event has no tool_name")?;
+    let client = match Client::agent(home, &call.args.auth) {
+        Ok(c) => c,
+        Err(_) => return Ok(Verdict::Ask(not_running(call.client, home))),
+    };
+    let g = gate_of(call.client, &call.args, &call.ev, tool);
+    // The client gives up on a call by signalling the hook (SIGINT, SIGTERM, SIGHUP), or by
+    // dying (SIGKILL: no signal reaches the hook, but it is handed to another parent).
+    let stop = async {
+        tokio::select! {
+            () = assent_host::start::stop_signal() => {}
+            () = watch.gone() => {}
+        }
+    };
+    Ok(answer(home, call, gate(&client.api, g, stop).await))
+}
+
+/// The verdict for how gating ended.
+fn answer(home: &Home, call: &Call, gated: Gated) -> Verdict {
+    let timeout = timeout(&call.args);
+    match gated {
+        Gated::Decided { verdict, proposal, .. } => {
+            if matches!(verdict, Verdict::Confined { .. }) && call.client != Agent::Codex {
+                // What `assent run` needs, left where it finds it without asking again.
+                crate::run::leave_ticket(home, &proposal);
+            }
+            verdict
+        }
+        Gated::NotRunning(_) => Verdict::Ask(not_running(call.client, home)),
+        Gated::Refused(e) => Verdict::Ask(handed_back(call.client, &format!("Assent refused the proposal ({e})"))),
+        Gated::Stopped { id } => Verdict::Ask(handed_back(
+            call.client,
+            &format!("Interrupted while waiting in Assent (proposal {id} withdrawn)"),
+        )),
+        Gated::TimedOut { id } => Verdict::Ask(handed_back(
+            call.client,
+            &format!("No decision in Assent within {timeout} s (proposal {id} withdrawn)"),
+        )),
+        Gated::Lost { id, .. } => {
+            Verdict::Ask(handed_back(call.client, &format!("Lost contact with Assent while waiting on {id}")))
+        }
+    }
+}
+
+/// The answer without waiting, from `assent-run`'s one blocking exchange (see [`quick`]): a
+/// call a rule decided at once. None for anything else, which the whole hook then answers.
+fn at_once(home: &Home, call: &Call) -> Option<Verdict> {
+    let tool = call.ev["tool_name"].as_str()?;
+    let g = gate_of(call.client, &call.args, &call.ev, tool);
+    // Filed again by the whole hook, the call must be found as the same one.
+    let key = g.idempotency_key.clone()?;
+    let ep = (crate::client::endpoint(home))()?;
+    let token = crate::client::agent_token(home, &call.args.auth).ok()?;
+    let mut server = assent_client::loopback::Loopback::connect(&ep, Duration::from_secs(3)).ok()?;
+    let (body, wants_receipt) = g.body();
+    let auth = format!("Bearer {token}");
+    let headers = [("authorization", auth.as_str()), ("assent-client", "cli"), ("idempotency-key", key.as_str())];
+    let a = server.send("POST", "/v1/proposals", &headers, Some(&serde_json::to_vec(&body).ok()?)).ok()?;
+    let p: assent_core::Proposal = serde_json::from_slice(&a.body).ok().filter(|_| (200..300).contains(&a.status))?;
+    p.settled.then(|| answer(home, call, assent_client::decided(&body, wants_receipt, p)))
+}
+fn not_running(client: Agent, home: &Home) -> String {
+    handed_back(client, &format!("Assent is not running (home {}), so no person saw this call", home.dir.display()))
+}
+
+/// A hook's call, read and checked.
+struct Call {
+    client: Agent,
+    args: HookArgs,
+    event: Event,
+    ev: Value,
+}
+
+/// The call the event `raw` asks about; none when the hook lets it be (a tool it does not gate).
+fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
+    let (client, args) = match cmd {
+        HookCmd::ClaudeCode(a) => (Agent::ClaudeCode, a),
+        HookCmd::Codex(a) => (Agent::Codex, a),
+        HookCmd::GeminiCli(a) => (Agent::GeminiCli, a),
+    };
+    let ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
+    let event = match ev["hook_event_name"].as_str() {
+        Some("PreToolUse") => Event::PreToolUse,
+        Some("PermissionRequest") => Event::PermissionRequest,
+        Some("BeforeTool") if client == Agent::GeminiCli => Event::BeforeTool,
+        Some(other) if client == Agent::GeminiCli => {
+            bail!("assent hook gemini-cli answers BeforeTool events, not {other}")
+        }
+        Some(other) => bail!("assent hook answers PreToolUse and PermissionRequest events, not {other}"),
+        None => bail!("the hook event has no hook_event_name"),
+    };
+    let tool = ev["tool_name"].as_str().unwrap_or("");
+    if !gated(client, tool, &args) {
+        // Not ours to gate: no output leaves the client's normal behaviour.
+        return Ok(None);
+    }
+    if client == Agent::Codex && event != Event::PermissionRequest {
+        bail!("assent hook codex answers PermissionRequest events (Codex's only permission hook)");
+    }
+    Ok(Some(Call { client, args, event, ev }))
+}
+
+fn stdin() -> Result<String> {
+    let mut raw = String::new();
+    std::io::stdin().read_to_string(&mut raw).context("cannot read the hook event from standard input")?;
+    Ok(raw)
+}
+
+/// Prints the answer to `call`: one JSON line.
+fn say(home: &Home, call: &Call, verdict: &Verdict) {
+    let rewrite = Rewrite::new(home, &call.args.auth, call.ev.get("tool_input").cloned().unwrap_or(json!({})));
+    println!("{}", output(call.client, call.event, verdict, &rewrite));
+}
+
+/// Runs a hook: one JSON line on standard output.
+pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+    let watch = Watch::start();
+    let answered = async {
+        let Some(call) = read(cmd, &stdin()?)? else { return Ok(()) };
+        let verdict = decide(home, &call, &watch).await?;
+        say(home, &call, &verdict);
+        Ok(())
+    };
+    closed(answered.await)
+}
+
+/// The exit code of a hook that could not answer: 2, which Claude Code, Codex and Gemini CLI
+/// read as "block this call" (on 1, Claude Code and Gemini CLI run it).
+pub const FAILED: u8 = 2;
+
+/// A hook's failure, as the exit code that blocks the call.
+fn closed(r: Result<()>) -> Result<()> {
+    r.map_err(|e| crate::ExitError::new(FAILED, format!("{e:#}")).into())
+}
+
+/// How `assent-run` answered a hook (see [`quick`]).
+pub enum Quick {
+    /// Answered (or failed, said).
+    Answered(Result<()>),
+    /// For the whole `assent` to answer, with the event read from standard input and the
+    /// client as it was before the call was filed.
+    HandOver(String, Watch),
+}
+
+/// A hook in `assent-run`, which starts in a fraction of the whole `assent`'s time: the call
+/// filed in one blocking exchange, and answered when a rule decided it at once (the call of
+/// nearly every hook). Anything else (a call that waits for the person, no tool-use id, a
+/// refusal to word, no server) is handed to the whole `assent`, which files the same call again
+/// under the same key and finds it filed.
+pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
+    let watch = Watch::here();
+    let raw = match stdin() {
+        Ok(r) => r,
+        Err(e) => return Quick::Answered(closed(Err(e))),
+    };
+    let call = match read(cmd, &raw) {
+        Ok(Some(call)) => call,
+        Ok(None) => return Quick::Answered(Ok(())),
+        Err(e) => return Quick::Answered(closed(Err(e))),
+    };
+    match at_once(home, &call) {
+        Some(verdict) => {
+            say(home, &call, &verdict);
+            Quick::Answered(Ok(()))
+        }
+        None => Quick::HandOver(raw, watch),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(tools: &[&str], skip: &[&str]) -> HookArgs {
+        HookArgs {
+            tools: tools.iter().map(|s| s.to_string()).collect(),
+            skip: skip.iter().map(|s| s.to_string()).collect(),
+            timeout: 1,
+            auth: AgentAuth { token_file: None },
+        }
+    }
+
+    #[test]
+    fn gating_rules() {
+        assert!(gated(Agent::ClaudeCode, "Bash", &args(&[], &[])));
+        assert!(gated(Agent::ClaudeCode, "mcp__github__create_issue", &args(&[], &[])));
+        assert!(!gated(Agent::ClaudeCode, "Read", &args(&[], &[])));
+        assert!(!gated(Agent::ClaudeCode, "Bash", &args(&[], &["Bash"])));
+        assert!(gated(Agent::ClaudeCode, "Edit", &args(&["Bash", "Edit"], &[])));
+        assert!(!gated(Agent::ClaudeCode, "Write", &args(&["Bash", "Edit"], &[])));
+        // Each client's own read-only tools.
+        assert!(gated(Agent::GeminiCli, "run_shell_command", &args(&[], &[])));
+        assert!(gated(Agent::GeminiCli, "web_fetch", &args(&[], &[])));
+        assert!(!gated(Agent::GeminiCli, "read_file", &args(&[], &[])));
+        assert!(gated(Agent::GeminiCli, "Read", &args(&[], &[])), "another client's names mean nothing here");
+    }
+
+    #[test]
+    fn gemini_calls_are_filed_in_the_folder_its_shell_runs_in() {
+        let ev = json!({"cwd": "/w", "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls", "dir_path": "sub"}, "session_id": "s"});
+        let g = gate_of(Agent::GeminiCli, &args(&[], &[]), &ev, "run_shell_command");
+        assert_eq!(g.cwd.as_deref(), Some("/w/sub"));
+        assert_eq!(g.client.as_deref(), Some("gemini-cli"));
+        assert!(g.confinable && g.idempotency_key.is_none());
+        let ev =
+            json!({"cwd": "/w", "tool_name": "run_shell_command", "tool_input": {"command": "ls", "dir_path": ""}});
+        assert_eq!(gate_of(Agent::GeminiCli, &args(&[], &[]), &ev, "run_shell_command").cwd.as_deref(), Some("/w"));
+    }
+}
