@@ -3,13 +3,12 @@
 //! PreToolUse hook: the model's Bash call waits in the inbox, and what the person decides is
 //! what happens, and what the model is told.
 
-use crate::harness::{BIN, Server};
+use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The Claude Code release the tests drive.
 const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.330";
@@ -114,29 +113,6 @@ fn run_claude(s: &Server, model: &Model, work: &std::path::Path, timeout: u64) -
         .unwrap()
 }
 
-async fn pending(s: &Server, claude_run: &mut Child) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
-            return p.clone();
-        }
-        if claude_run.try_wait().ok().flatten().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let _ = claude_run.kill();
-    let mut out = String::new();
-    if let Some(mut o) = claude_run.stdout.take() {
-        let _ = std::io::Read::read_to_string(&mut o, &mut out);
-    }
-    if let Some(mut e) = claude_run.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut out);
-    }
-    panic!("Claude Code's tool call never reached the inbox; Claude Code said:\n{out}");
-}
-
 fn finish(child: Child) -> String {
     let out = child.wait_with_output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -153,7 +129,7 @@ async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected(
 
     // Approved in the inbox: the call runs.
     let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = pending(&s, &mut claude_run).await;
+    let p = filed(&s, &mut claude_run, "Claude Code").await;
     assert_eq!(p["payload"]["input"]["command"], format!("echo approved > {}", marker.display()));
     assert_eq!(p["title"], Value::Null, "no words of the agent");
     assert_eq!(p["preview"]["cwd"], work.path().display().to_string(), "the working folder");
@@ -165,7 +141,7 @@ async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected(
     // Rejected with a reason: nothing runs, and the model reads the reason.
     std::fs::remove_file(&marker).unwrap();
     let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = pending(&s, &mut claude_run).await;
+    let p = filed(&s, &mut claude_run, "Claude Code").await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not on the build box"})).await;
     finish(claude_run);
     assert!(!marker.exists(), "a rejected call never runs");
@@ -180,7 +156,7 @@ async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
     let marker = work.path().join("marker.txt");
     let model = Model::start(work.path(), &format!("echo ran > {}", marker.display()));
     let mut claude_run = run_claude(&s, &model, work.path(), 2);
-    let p = pending(&s, &mut claude_run).await;
+    let p = filed(&s, &mut claude_run, "Claude Code").await;
     finish(claude_run);
     assert!(!marker.exists(), "headless, an undecided call is denied");
     let told = model.tool_results().last().cloned().unwrap_or(Value::Null).to_string();
@@ -198,30 +174,11 @@ async fn a_killed_claude_code_leaves_no_question_behind() {
     let marker = work.path().join("marker.txt");
     let model = Model::start(work.path(), &format!("echo never > {}", marker.display()));
     let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = pending(&s, &mut claude_run).await;
+    let p = filed(&s, &mut claude_run, "Claude Code").await;
     let id = p["id"].as_str().unwrap().to_string();
     claude_run.kill().unwrap();
-    let killed = Instant::now();
     let _ = claude_run.wait();
-    loop {
-        let (_, now) = s.get(&id, &s.owner).await;
-        if now["status"] != "pending" {
-            assert_eq!(now["status"], "withdrawn", "{now}");
-            break;
-        }
-        // About a second. Killed as soon as the call is filed, so this also catches a hook that
-        // looks for its client only after the filing (it then watched whoever adopted it, and
-        // the lease withdrew the call: one run in six with the machine busy). Its lease is 60 s,
-        // and the audit below says who withdrew it: half the lease is bound enough.
-        assert!(
-            killed.elapsed() < Duration::from_secs(30),
-            "still pending {:?} after Claude Code was killed",
-            killed.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
-    assert!(!audit.to_string().contains("lease"), "withdrawn by the hook, not by the lease: {audit}");
+    withdrawn_by_its_hook(&s, &id, "Claude Code").await;
     assert!(!marker.exists());
 }
 

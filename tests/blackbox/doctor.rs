@@ -271,3 +271,31 @@ async fn a_gemini_hook_with_too_little_time_is_a_problem() {
     assert!(c["detail"].as_str().unwrap().contains("hook in ~/.gemini/settings.json"), "{c}");
     assert!(out.status.success(), "{v:#}");
 }
+
+/// Copilot CLI too runs a call whose hook timed out (after 30 s unless `timeoutSec` says).
+#[tokio::test]
+async fn a_copilot_hook_left_at_its_default_timeout_is_a_problem() {
+    let (bus, _d, s, user) = healthy().await;
+    let write = |timeout: Option<u64>| {
+        std::fs::create_dir_all(user.path().join(".copilot/hooks")).unwrap();
+        let mut hook = serde_json::json!({"type": "command", "bash": "assent-run hook copilot-cli --timeout 55"});
+        if let Some(t) = timeout {
+            hook["timeoutSec"] = t.into();
+        }
+        let hooks = serde_json::json!({"version": 1, "hooks": {"preToolUse": [hook]}});
+        std::fs::write(user.path().join(".copilot/hooks/assent.json"), hooks.to_string()).unwrap();
+    };
+    write(None);
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert!(!out.status.success());
+    let c = check(&v, "copilot cli");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("gives it 30 s"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("\"timeoutSec\" to at least 58"), "{c}");
+    write(Some(600));
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "copilot cli");
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("hook in ~/.copilot/hooks/assent.json"), "{c}");
+    assert!(out.status.success(), "{v:#}");
+}

@@ -3,12 +3,11 @@
 //! hook: the model's shell call waits in the inbox, and what the person decides is what runs,
 //! and what the model is told.
 
-use crate::harness::{BIN, Server};
+use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The Gemini CLI release the tests drive.
 const GEMINI_CLI: &str = "@google/gemini-cli@0.61.0";
@@ -105,27 +104,6 @@ fn run_gemini(s: &Server, scene: &Scene, model: &Model) -> Child {
         .unwrap()
 }
 
-/// The call filed in the inbox, once it is.
-async fn pending(s: &Server, gemini: &mut Child) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while Instant::now() < deadline {
-        let (_, page) = s.req(reqwest::Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
-        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
-            return p.clone();
-        }
-        if gemini.try_wait().ok().flatten().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let _ = gemini.kill();
-    panic!("Gemini CLI's call never reached the inbox:\n{}", finish(std::mem::replace(gemini, dummy())));
-}
-
-fn dummy() -> Child {
-    Command::new("true").spawn().unwrap()
-}
-
 /// Waits for Gemini CLI to end; what it printed.
 fn finish(child: Child) -> String {
     let out = child.wait_with_output().unwrap();
@@ -139,7 +117,7 @@ async fn gemini_cli_runs_what_the_person_approved() {
     let marker = scene.work.join("marker.txt");
     let model = Model::start(&scene.work, &format!("echo approved > {}", marker.display()));
     let mut g = run_gemini(&s, &scene, &model);
-    let p = pending(&s, &mut g).await;
+    let p = filed(&s, &mut g, "Gemini CLI").await;
     assert_eq!(p["payload"]["tool"], "run_shell_command");
     assert_eq!(p["payload"]["input"]["command"], format!("echo approved > {}", marker.display()));
     assert_eq!(p["payload"]["client"], "gemini-cli");
@@ -157,7 +135,7 @@ async fn gemini_cli_is_refused_with_the_persons_reason_and_runs_the_persons_edit
     let marker = scene.work.join("marker.txt");
     let model = Model::start(&scene.work, &format!("echo original > {}", marker.display()));
     let mut g = run_gemini(&s, &scene, &model);
-    let p = pending(&s, &mut g).await;
+    let p = filed(&s, &mut g, "Gemini CLI").await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not in this repository"})).await;
     let said = finish(g);
     assert!(!marker.exists(), "{said}");
@@ -166,7 +144,7 @@ async fn gemini_cli_is_refused_with_the_persons_reason_and_runs_the_persons_edit
 
     let model = Model::start(&scene.work, &format!("echo original > {}", marker.display()));
     let mut g = run_gemini(&s, &scene, &model);
-    let p = pending(&s, &mut g).await;
+    let p = filed(&s, &mut g, "Gemini CLI").await;
     let edited = format!("echo edited > {}", marker.display());
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": {"input": {"command": edited}}})).await;
     let said = finish(g);
@@ -195,25 +173,14 @@ async fn a_killed_gemini_cli_leaves_no_question_behind() {
     let marker = scene.work.join("marker.txt");
     let model = Model::start(&scene.work, &format!("echo never > {}", marker.display()));
     let mut g = run_gemini(&s, &scene, &model);
-    let p = pending(&s, &mut g).await;
+    let p = filed(&s, &mut g, "Gemini CLI").await;
     let id = p["id"].as_str().unwrap().to_string();
     // Gemini CLI relaunches itself in a child process, which runs the hook: the one killed is
     // the `gemini` a person started, and the hook sees it gone.
     let relaunched = Command::new("pgrep").args(["-P", &g.id().to_string()]).output().unwrap();
     g.kill().unwrap();
     let _ = g.wait();
-    let killed = Instant::now();
-    loop {
-        let (_, now) = s.get(&id, &s.owner).await;
-        if now["status"] != "pending" {
-            assert_eq!(now["status"], "withdrawn", "{now}");
-            break;
-        }
-        assert!(killed.elapsed() < Duration::from_secs(30), "still pending after Gemini CLI was killed");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (_, audit) = s.req(reqwest::Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
-    assert!(!audit.to_string().contains("lease"), "withdrawn by the hook, not by the lease: {audit}");
+    withdrawn_by_its_hook(&s, &id, "Gemini CLI").await;
     for pid in String::from_utf8_lossy(&relaunched.stdout).split_whitespace() {
         let _ = Command::new("kill").args(["-KILL", pid]).status();
     }

@@ -527,6 +527,57 @@ pub fn npm_program(name: &str, package: &str, bin: &str, works: impl Fn(&Path) -
     program
 }
 
+/// The call a coding agent (`agent`, its name for messages) filed in the inbox, once it is there
+/// (up to 90 s); if the agent ends first, or never files, the test fails with what it printed.
+pub async fn filed(s: &Server, agent: &mut Child, name: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while std::time::Instant::now() < deadline {
+        let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner.clone()), None).await;
+        if let Some(p) = page["items"].as_array().and_then(|a| a.first()) {
+            return p.clone();
+        }
+        if agent.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = agent.kill();
+    let _ = agent.wait();
+    let mut said = String::new();
+    if let Some(mut o) = agent.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut o, &mut said);
+    }
+    if let Some(mut e) = agent.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut said);
+    }
+    panic!("{name}'s tool call never reached the inbox; {name} said:\n{said}");
+}
+
+/// Waits for the call `id` of a coding agent (`name`) just killed to be withdrawn by its hook,
+/// which sees its client gone: within 30 s (about a second alone), and not by its lease.
+pub async fn withdrawn_by_its_hook(s: &Server, id: &str, name: &str) {
+    let killed = std::time::Instant::now();
+    loop {
+        let (_, now) = s.get(id, &s.owner.clone()).await;
+        if now["status"] != "pending" {
+            assert_eq!(now["status"], "withdrawn", "{now}");
+            break;
+        }
+        // Killed as soon as the call is filed, so this also catches a hook that looks for its
+        // client only after the filing (it then watched whoever adopted it, and the lease
+        // withdrew the call: one run in six with the machine busy). The audit below says who
+        // withdrew it.
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "still pending {:?} after {name} was killed",
+            killed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner.clone()), None).await;
+    assert!(!audit.to_string().contains("lease"), "withdrawn by the hook, not by the lease: {audit}");
+}
+
 /// Runs an SDK's fresh-install script (`dir` from the repository's root): it copies the SDK as
 /// a fresh clone has it, installs it into a project outside the repository as its README says,
 /// and prints `fresh install: ok` once every documented import worked.

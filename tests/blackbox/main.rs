@@ -14,6 +14,7 @@ mod cli;
 mod clients;
 mod confine;
 mod confine_rules;
+mod copilot_cli;
 #[cfg(feature = "crash-points")]
 mod crash;
 mod doctor;

@@ -1,6 +1,7 @@
 //! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
-//! service, the server, the database and the Claude Code and Gemini CLI wiring, each with what was found and,
-//! for a problem, one line on how to fix it. The exit code is non-zero when something is broken.
+//! service, the server, the database and the Claude Code, Gemini CLI and Copilot CLI wiring, each
+//! with what was found and, for a problem, one line on how to fix it. The exit code is non-zero
+//! when something is broken.
 
 use crate::client;
 use anyhow::Result;
@@ -9,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod gemini;
+mod agents;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -58,7 +59,8 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         database(home).await,
         confinement(),
         claude_code(),
-        gemini::gemini_cli(),
+        agents::gemini_cli(),
+        agents::copilot_cli(),
     ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {

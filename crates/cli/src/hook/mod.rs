@@ -55,6 +55,11 @@ pub const GEMINI_READ_ONLY: [&str; 8] = [
     "write_todos",
 ];
 
+/// GitHub Copilot CLI's tools that only read (or list and read its own shells and agents): not
+/// gated unless named with `--tools`.
+pub const COPILOT_READ_ONLY: [&str; 8] =
+    ["view", "glob", "grep", "read_bash", "list_bash", "list_agents", "read_agent", "fetch_copilot_cli_documentation"];
+
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
 pub enum HookCmd {
@@ -68,6 +73,9 @@ pub enum HookCmd {
     /// nothing it reads, so this hook answers every call (a deny when nobody decided) and exits
     /// 2 (Gemini blocks the call) on any error; keep `--timeout` under the hook's `timeout`.
     GeminiCli(HookArgs),
+    /// GitHub Copilot CLI preToolUse hooks (its own event format: `"preToolUse"` in a hooks
+    /// file). Copilot runs a call whose hook times out: keep `--timeout` under `timeoutSec`.
+    CopilotCli(HookArgs),
 }
 
 /// Which agent runs the hook.
@@ -76,6 +84,7 @@ enum Agent {
     ClaudeCode,
     Codex,
     GeminiCli,
+    CopilotCli,
 }
 
 impl Agent {
@@ -85,6 +94,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::GeminiCli => "gemini-cli",
+            Agent::CopilotCli => "copilot-cli",
         }
     }
 
@@ -92,6 +102,7 @@ impl Agent {
     fn read_only(self) -> &'static [&'static str] {
         match self {
             Agent::GeminiCli => &GEMINI_READ_ONLY,
+            Agent::CopilotCli => &COPILOT_READ_ONLY,
             Agent::ClaudeCode | Agent::Codex => &READ_ONLY,
         }
     }
@@ -139,6 +150,8 @@ enum Event {
     PermissionRequest,
     /// Gemini CLI's.
     BeforeTool,
+    /// Copilot CLI's own `preToolUse` (its fields in camel case, read into the others' names).
+    CopilotPreToolUse,
 }
 
 fn gated(client: Agent, tool: &str, args: &HookArgs) -> bool {
@@ -157,6 +170,7 @@ fn confinable(client: Agent, tool: &str, input: &Value) -> bool {
     let shell = match client {
         Agent::ClaudeCode => tool == "Bash",
         Agent::GeminiCli => tool == "run_shell_command",
+        Agent::CopilotCli => tool == "bash",
         Agent::Codex => false,
     };
     shell && input.get("command").is_some_and(Value::is_string)
@@ -279,9 +293,15 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
         HookCmd::ClaudeCode(a) => (Agent::ClaudeCode, a),
         HookCmd::Codex(a) => (Agent::Codex, a),
         HookCmd::GeminiCli(a) => (Agent::GeminiCli, a),
+        HookCmd::CopilotCli(a) => (Agent::CopilotCli, a),
     };
-    let ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
+    let mut ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
+    if client == Agent::CopilotCli {
+        ev = copilot_event(&ev)?;
+    }
     let event = match ev["hook_event_name"].as_str() {
+        Some("CopilotPreToolUse") if client == Agent::CopilotCli => Event::CopilotPreToolUse,
+        _ if client == Agent::CopilotCli => bail!("assent hook copilot-cli answers Copilot CLI's preToolUse events"),
         Some("PreToolUse") => Event::PreToolUse,
         Some("PermissionRequest") => Event::PermissionRequest,
         Some("BeforeTool") if client == Agent::GeminiCli => Event::BeforeTool,
@@ -300,6 +320,25 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
         bail!("assent hook codex answers PermissionRequest events (Codex's only permission hook)");
     }
     Ok(Some(Call { client, args, event, ev }))
+}
+
+/// Copilot CLI's `preToolUse` event (`toolName`, `toolArgs`, `cwd`, `sessionId`), in the names
+/// the other clients use.
+fn copilot_event(ev: &Value) -> Result<Value> {
+    let tool = ev["toolName"].as_str().context("the hook event has no toolName (a Copilot CLI preToolUse event)")?;
+    // Its arguments come as an object, or as their JSON text.
+    let input = match &ev["toolArgs"] {
+        Value::String(text) => serde_json::from_str(text).context("the event's toolArgs is not JSON")?,
+        Value::Null => json!({}),
+        args => args.clone(),
+    };
+    let mut out = json!({"hook_event_name": "CopilotPreToolUse", "tool_name": tool, "tool_input": input});
+    for (from, to) in [("cwd", "cwd"), ("sessionId", "session_id")] {
+        if let Some(v) = ev[from].as_str() {
+            out[to] = json!(v);
+        }
+    }
+    Ok(out)
 }
 
 fn stdin() -> Result<String> {

@@ -58,6 +58,25 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             "reason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": rewrite.input(proposal)}}),
         (Event::BeforeTool, Verdict::Deny(why) | Verdict::Ask(why)) => json!({"decision": "deny", "reason": why}),
+        // Copilot CLI: its own names; changed arguments replace the whole input. Its `ask`
+        // prompts in a terminal and denies in a headless run.
+        (Event::CopilotPreToolUse, Verdict::Allow(input)) => {
+            let mut o = json!({"permissionDecision": "allow", "permissionDecisionReason": "Approved in Assent"});
+            if let Some(i) = input {
+                o["modifiedArgs"] = i.clone();
+                o["permissionDecisionReason"] = json!("Approved in Assent with edits");
+            }
+            o
+        }
+        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine }) => json!({"permissionDecision": "allow",
+            "permissionDecisionReason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
+            "modifiedArgs": rewrite.input(proposal)}),
+        (Event::CopilotPreToolUse, Verdict::Deny(why)) => {
+            json!({"permissionDecision": "deny", "permissionDecisionReason": why})
+        }
+        (Event::CopilotPreToolUse, Verdict::Ask(why)) => {
+            json!({"permissionDecision": "ask", "permissionDecisionReason": why})
+        }
         // Codex cannot run a rewritten call (and never says it can confine): it asks.
         (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
             format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),

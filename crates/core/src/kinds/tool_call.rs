@@ -91,6 +91,7 @@ fn client_in_words(client: &str) -> Option<&'static str> {
         "claude-code" => Some("Claude Code's hook"),
         "codex" => Some("Codex's permission hook"),
         "gemini-cli" => Some("Gemini CLI's BeforeTool hook"),
+        "copilot-cli" => Some("GitHub Copilot CLI's preToolUse hook"),
         "mcp-permission-prompt" => Some("the permission prompt tool of `assent mcp`"),
         "mcp-proxy" => Some("the MCP gate `assent mcp proxy`"),
         _ => None,

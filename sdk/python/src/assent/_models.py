@@ -1150,6 +1150,7 @@ class Timestamp(RootModel[AwareDatetime]):
 class Client(Enum):
     claude_code = "claude-code"
     codex = "codex"
+    copilot_cli = "copilot-cli"
     gemini_cli = "gemini-cli"
     mcp_permission_prompt = "mcp-permission-prompt"
     mcp_proxy = "mcp-proxy"
@@ -1184,7 +1185,7 @@ class ToolCall(BaseModel):
     client: Annotated[
         Client | None,
         Field(
-            description="The client the call came through, when it says: `claude-code`, `codex` or `gemini-cli` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
+            description="The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli` or `gemini-cli` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
         ),
     ] = None
     permission_mode: Annotated[
