@@ -299,3 +299,42 @@ async fn a_copilot_hook_left_at_its_default_timeout_is_a_problem() {
     assert!(c["detail"].as_str().unwrap().contains("hook in ~/.copilot/hooks/assent.json"), "{c}");
     assert!(out.status.success(), "{v:#}");
 }
+
+/// Codex: hooks switched off, and a daemon started without `assent` on its PATH (Codex runs
+/// hooks from it, and falls back to its own prompt when they fail), are problems.
+#[tokio::test]
+async fn a_codex_hook_its_daemon_cannot_run_is_a_problem() {
+    let (bus, _d, s, user) = healthy().await;
+    let write = |features: &str| {
+        std::fs::create_dir_all(user.path().join(".codex")).unwrap();
+        let config = format!(
+            "{features}\n[[hooks.PermissionRequest]]\nmatcher = \"\"\n\n[[hooks.PermissionRequest.hooks]]\ntype = \"command\"\ncommand = \"assent-run hook codex --timeout 590\"\ntimeout = 600\n"
+        );
+        std::fs::write(user.path().join(".codex/config.toml"), config).unwrap();
+    };
+    write("");
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "codex");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("hooks = true"), "{c}");
+    write("[features]\nhooks = true\n");
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(check(&v, "codex")["status"], "ok", "{v:#}");
+    assert!(out.status.success());
+
+    // A daemon (as the process table shows it) whose PATH has no `assent-run`.
+    let mut daemon = Command::new("bash")
+        .args(["-c", "exec -a codex python3 -c 'import time; time.sleep(60)' app-server"])
+        .env("PATH", "/usr/bin:/bin")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    daemon.kill().unwrap();
+    let _ = daemon.wait();
+    let c = check(&v, "codex");
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains(&format!("process {}", daemon.id())), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("codex app-server daemon restart"), "{c}");
+    assert!(!out.status.success());
+}

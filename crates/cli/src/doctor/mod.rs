@@ -1,7 +1,7 @@
 //! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
-//! service, the server, the database and the Claude Code, Gemini CLI and Copilot CLI wiring, each
-//! with what was found and, for a problem, one line on how to fix it. The exit code is non-zero
-//! when something is broken.
+//! service, the server, the database and the wiring of Claude Code, Codex, Gemini CLI and Copilot
+//! CLI, each with what was found and, for a problem, one line on how to fix it. The exit code is
+//! non-zero when something is broken.
 
 use crate::client;
 use anyhow::Result;
@@ -11,6 +11,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 mod agents;
+mod codex;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,6 +62,7 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         claude_code(),
         agents::gemini_cli(),
         agents::copilot_cli(),
+        codex::codex(),
     ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {
