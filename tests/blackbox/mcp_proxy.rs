@@ -340,3 +340,44 @@ async fn hostile_lines_never_reach_the_server() {
     assert!(proxy.wait().unwrap().success());
     assert!(served(&log).is_empty(), "{:?}", served(&log));
 }
+
+/// MCP 2026-07-28 through the proxy: the client finds the version (`server/discover`), and a
+/// server that asks the client a question mid-call (`input_required`) gets the client's retry,
+/// which continues the approved call: asked once, run once, with the approved arguments.
+#[tokio::test]
+async fn a_modern_client_answers_the_servers_question_within_one_approval() {
+    let s = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    let py = python();
+    let mut child = Command::new(&py)
+        .arg(fixture("proxy_modern.py"))
+        .arg(BIN)
+        .arg(s.home())
+        .args(["archive", r#"{"id": 7}"#, "--name", "blog", "--"])
+        .arg(&py)
+        .arg(fixture("proxy_server.py"))
+        .arg(&log)
+        .arg("stdio")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let lines = stdout_lines(&mut child);
+    let next = |tag: &str| {
+        let line = lines.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("no {tag:?}"));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["step"], tag, "{v}");
+        v["value"].clone()
+    };
+    assert_eq!(next("protocol"), "2026-07-28");
+    let (id, p) = pending(&s).await;
+    assert_eq!(p["payload"]["tool"], "mcp__blog__archive");
+    s.decide(&id, json!({"outcome": "approve", "edits": {"input": {"id": 8}}})).await;
+    assert_eq!(next("asked"), "Really archive post 8?", "the server asks about the approved call");
+    assert_eq!(next("result"), json!({"is_error": false, "text": "archived post 8"}));
+    assert!(child.wait().unwrap().success());
+    assert_eq!(served(&log), [json!({"tool": "archive", "args": {"id": 8, "sure": true}})]);
+    let (_, all) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(all["items"].as_array().unwrap().len(), 1, "asked once: {all}");
+}

@@ -13,6 +13,7 @@
 //! read as JSON-RPC never reaches the server (a server's more lenient parser must not see a
 //! call the gate did not).
 
+mod rounds;
 mod upstream;
 
 use crate::tools::clip;
@@ -75,6 +76,8 @@ struct State {
     receipts: HashMap<String, bool>,
     /// The calls waiting for the person, by request id: what stops each wait.
     gating: HashMap<String, CancellationToken>,
+    /// Approved calls in flight, and those a server's question keeps open.
+    rounds: rounds::Rounds,
 }
 
 /// One proxy between a client (standard input and output) and a server.
@@ -177,6 +180,7 @@ impl Proxy {
         };
         let id = m.get("id").filter(|id| !id.is_null()).cloned();
         match (method.as_str(), id) {
+            ("tools/call", Some(id)) if self.continued(&id, &m) => {}
             ("tools/call", Some(id)) => {
                 let stop = CancellationToken::new();
                 self.state().gating.insert(key(&id), stop.clone());
@@ -228,6 +232,7 @@ impl Proxy {
     fn note_answer(&self, m: &Value) {
         let (Some(id), None) = (m.get("id"), m.get("method")) else { return };
         let mut state = self.state();
+        state.rounds.answered(&key(id), m.get("result"));
         if state.asked.remove(&key(id)).as_deref() != Some("tools/list") {
             return;
         }
@@ -249,9 +254,9 @@ impl Proxy {
         self.state().gating.remove(&key(&id));
         match answer {
             Ok(Some(arguments)) => {
-                m["params"]["arguments"] = arguments;
-                self.state().asked.insert(key(&id), "tools/call".into());
-                let _ = self.to_server.send(m);
+                let tool = m.pointer("/params/name").and_then(Value::as_str).unwrap_or_default().to_string();
+                let asked_with = m.pointer("/params/arguments").cloned().unwrap_or(json!({}));
+                self.send_approved(&id, m, &tool, asked_with, arguments);
             }
             // Cancelled by the client: it expects no answer.
             Ok(None) => {}
@@ -261,6 +266,27 @@ impl Proxy {
                 let _ = self.to_client.send(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string());
             }
         }
+    }
+
+    /// Sends the approved call `m` (request `id`) on, with the `approved` arguments.
+    fn send_approved(&self, id: &Value, mut m: Value, tool: &str, asked_with: Value, approved: Value) {
+        m["params"]["arguments"] = approved.clone();
+        {
+            let mut state = self.state();
+            state.asked.insert(key(id), "tools/call".into());
+            state.rounds.sent(key(id), tool, asked_with, approved);
+        }
+        let _ = self.to_server.send(m);
+    }
+
+    /// Sends `m` on at once when it is the retry of an approved call the server asked input for
+    /// (see [`rounds`]); whether it did.
+    fn continued(&self, id: &Value, m: &Value) -> bool {
+        let Some(params) = m.get("params") else { return false };
+        let Some((tool, approved)) = self.state().rounds.continues(params) else { return false };
+        let asked_with = params.get("arguments").cloned().unwrap_or(json!({}));
+        self.send_approved(id, m.clone(), &tool, asked_with, approved);
+        true
     }
 
     /// The arguments to run the call with, once approved; none when the client cancelled it.
