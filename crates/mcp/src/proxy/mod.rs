@@ -249,7 +249,7 @@ impl Proxy {
     }
 
     /// Files the call `m` (request `id`), waits for the person, and sends it on or answers it.
-    async fn gate(&self, id: Value, mut m: Value, stop: CancellationToken) {
+    async fn gate(&self, id: Value, m: Value, stop: CancellationToken) {
         let answer = self.decide(&id, &m, &stop).await;
         self.state().gating.remove(&key(&id));
         match answer {
