@@ -6,6 +6,7 @@
 mod harness;
 mod pg;
 
+mod agents;
 mod batches;
 mod boundary;
 mod claude_code;

@@ -1,0 +1,184 @@
+//! What every coding agent wired through its own hook must do, driven with the real agent (from
+//! the npm registry) against a stand-in model on loopback: a call the person approves runs; one
+//! they reject does not, and the model reads their reason; their edit is what runs; a read the
+//! built-in rule allows runs confined without asking; and the agent killed while its call waits
+//! leaves no question behind. Each agent's module says how to set it up and run it.
+
+use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// A coding agent, as the scenarios drive it.
+pub(crate) struct Agent {
+    /// Its name, for messages.
+    pub name: &'static str,
+    /// The client a proposal says it came through.
+    pub client: &'static str,
+    /// Its shell tool's name.
+    pub shell: &'static str,
+    /// The stand-in model's script (in `tests/fixtures`), and what follows its port in its URL.
+    pub model: (&'static str, &'static str),
+    /// What the model was told of its call, from one logged request.
+    pub told: fn(&Value) -> Option<String>,
+    /// Writes the agent's settings, with Assent's hook, into the scene's home.
+    pub wire: fn(&Server, &Scene, &str),
+    /// Starts the agent in the scene against the model at the URL.
+    pub run: fn(&Server, &Scene, &str) -> Command,
+}
+
+/// A project folder (a git repository with a notes file) and a home for the agent.
+pub(crate) struct Scene {
+    _dir: tempfile::TempDir,
+    pub work: PathBuf,
+    pub home: PathBuf,
+}
+
+/// The stand-in model: it asks for `command` in the shell, then says what came back.
+struct Model {
+    child: Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The command the hook runs, as the README's settings name it (`assent-run`, the small binary
+/// that hands waits to `assent`), waiting `wait` seconds.
+pub(crate) fn hook_command(s: &Server, hook: &str, wait: u64) -> String {
+    let runner = Path::new(BIN).with_file_name("assent-run");
+    format!("'{}' --home '{}' hook {hook} --timeout {wait}", runner.display(), s.home().display())
+}
+
+impl Agent {
+    fn scene(&self, s: &Server) -> Scene {
+        let dir = tempfile::Builder::new().prefix(self.client).tempdir_in("/tmp").unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (work, home) = (base.join("work"), base.join("home"));
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(work.join("notes.txt"), "hello from the notes\n").unwrap();
+        let git = Command::new("git").args(["init", "-q"]).current_dir(&work).status().unwrap();
+        assert!(git.success());
+        let scene = Scene { _dir: dir, work, home };
+        (self.wire)(s, &scene, &hook_command(s, self.client, 50));
+        scene
+    }
+
+    fn model(&self, scene: &Scene, command: &str) -> Model {
+        let log = scene.work.join("model.log");
+        let _ = std::fs::remove_file(&log);
+        let script = format!("{}/tests/fixtures/{}", env!("CARGO_MANIFEST_DIR"), self.model.0);
+        let mut child =
+            Command::new("python3").arg(script).arg(&log).arg(command).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        Model { child, url: format!("http://127.0.0.1:{}{}", line.trim(), self.model.1), log }
+    }
+
+    fn start(&self, s: &Server, scene: &Scene, model: &Model) -> Child {
+        (self.run)(s, scene, &model.url)
+            .current_dir(&scene.work)
+            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// What the model was told of its call.
+    fn told(&self, model: &Model, said: &str) -> String {
+        let log = std::fs::read_to_string(&model.log).unwrap_or_default();
+        let told = log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find_map(|r| (self.told)(&r));
+        told.unwrap_or_else(|| panic!("{} told its model nothing:\n{said}", self.name))
+    }
+}
+
+/// Waits for the agent to end; what it printed.
+fn finish(child: Child) -> String {
+    let out = child.wait_with_output().unwrap();
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The call is filed as the agent reports it, and runs once approved.
+pub(crate) async fn runs_what_the_person_approved(agent: &Agent) {
+    let s = Server::start().await;
+    let scene = agent.scene(&s);
+    let marker = scene.work.join("marker.txt");
+    let command = format!("echo approved > {}", marker.display());
+    let model = agent.model(&scene, &command);
+    let mut run = agent.start(&s, &scene, &model);
+    let p = filed(&s, &mut run, agent.name).await;
+    assert_eq!(p["payload"]["tool"], agent.shell);
+    assert_eq!(p["payload"]["input"]["command"], command);
+    assert_eq!(p["payload"]["client"], agent.client);
+    assert_eq!(p["payload"]["cwd"], scene.work.display().to_string());
+    assert!(!marker.exists(), "nothing runs before the decision");
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+    let said = finish(run);
+    assert_eq!(std::fs::read_to_string(&marker).unwrap_or_default(), "approved\n", "{said}");
+}
+
+/// A rejected call does not run and the model reads the reason; an edited one runs as edited.
+pub(crate) async fn is_refused_with_the_reason_and_runs_the_edit(agent: &Agent) {
+    let s = Server::start().await;
+    let scene = agent.scene(&s);
+    let marker = scene.work.join("marker.txt");
+    let model = agent.model(&scene, &format!("echo original > {}", marker.display()));
+    let mut run = agent.start(&s, &scene, &model);
+    let p = filed(&s, &mut run, agent.name).await;
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not in this repository"})).await;
+    let said = finish(run);
+    assert!(!marker.exists(), "{said}");
+    let told = agent.told(&model, &said);
+    assert!(told.contains("not in this repository"), "{told}");
+
+    let model = agent.model(&scene, &format!("echo original > {}", marker.display()));
+    let mut run = agent.start(&s, &scene, &model);
+    let p = filed(&s, &mut run, agent.name).await;
+    let mut edited = p["payload"]["input"].clone();
+    edited["command"] = json!(format!("echo edited > {}", marker.display()));
+    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": {"input": edited}})).await;
+    let said = finish(run);
+    assert_eq!(std::fs::read_to_string(&marker).unwrap_or_default(), "edited\n", "{said}");
+}
+
+/// A read the built-in rule allows runs confined, without asking.
+pub(crate) async fn reads_run_confined_without_asking(agent: &Agent) {
+    let s = Server::start().await;
+    let scene = agent.scene(&s);
+    let model = agent.model(&scene, "cat notes.txt");
+    let said = finish(agent.start(&s, &scene, &model));
+    let told = agent.told(&model, &said);
+    assert!(told.contains("hello from the notes"), "{told}\n{said}");
+    let (_, page) = s.req(reqwest::Method::GET, "/proposals", Some(&s.owner), None).await;
+    let p = &page["items"][0];
+    assert_eq!(p["status"], "approved", "{p}");
+    assert_eq!(p["decision"]["confine"], "read", "allowed only confined: {p}");
+}
+
+/// The agent a person started, killed while its call waits: its hook withdraws the call.
+pub(crate) async fn killed_leaves_no_question_behind(agent: &Agent) {
+    let s = Server::start().await;
+    let scene = agent.scene(&s);
+    let marker = scene.work.join("marker.txt");
+    let model = agent.model(&scene, &format!("echo never > {}", marker.display()));
+    let mut run = agent.start(&s, &scene, &model);
+    let p = filed(&s, &mut run, agent.name).await;
+    // Agents that relaunch themselves (a loader, a second process) run the hook in a child:
+    // the one killed is the one the person started; its children are cleaned up after.
+    let children = Command::new("pgrep").args(["-P", &run.id().to_string()]).output().unwrap();
+    run.kill().unwrap();
+    let _ = run.wait();
+    withdrawn_by_its_hook(&s, p["id"].as_str().unwrap(), agent.name).await;
+    for pid in String::from_utf8_lossy(&children.stdout).split_whitespace() {
+        let _ = Command::new("kill").args(["-KILL", pid]).status();
+    }
+    assert!(!marker.exists());
+}
