@@ -21,7 +21,7 @@ const COPILOT: Agent = Agent {
     name: "Copilot CLI",
     client: "copilot-cli",
     shell: "bash",
-    model: ("copilot/fake_openai.py", "/v1"),
+    model: ("agents/fake_openai.py", "/v1"),
     told: openai_told,
     wire,
     run,

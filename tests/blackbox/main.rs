@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_proxy;
 mod notify;
 mod openapi;
+mod opencode;
 mod receipts;
 mod receipts_carried;
 mod receipts_example;

@@ -21,44 +21,14 @@ use serde_json::{Value, json};
 use std::io::Read;
 use std::time::Duration;
 
+mod clients;
 mod output;
 mod watch;
 
+use clients::{Agent, confinable};
+pub use clients::{COPILOT_READ_ONLY, GEMINI_READ_ONLY, OPENCODE_READ_ONLY, READ_ONLY};
 use output::{Rewrite, output};
 pub use watch::{WATCH_VAR, Watch};
-
-/// Claude Code's (and Codex's) tools that only read: not gated unless named with `--tools`.
-pub const READ_ONLY: [&str; 11] = [
-    "Read",
-    "Glob",
-    "Grep",
-    "LS",
-    "NotebookRead",
-    "WebSearch",
-    "TodoRead",
-    "TodoWrite",
-    "BashOutput",
-    "Task",
-    "ExitPlanMode",
-];
-
-/// Gemini CLI's tools that only read (or keep its own to-do list): not gated unless named with
-/// `--tools`. Its `web_fetch` is gated: a fetch can carry data out.
-pub const GEMINI_READ_ONLY: [&str; 8] = [
-    "read_file",
-    "read_many_files",
-    "list_directory",
-    "glob",
-    "grep_search",
-    "search_file_content",
-    "google_web_search",
-    "write_todos",
-];
-
-/// GitHub Copilot CLI's tools that only read (or list and read its own shells and agents): not
-/// gated unless named with `--tools`.
-pub const COPILOT_READ_ONLY: [&str; 8] =
-    ["view", "glob", "grep", "read_bash", "list_bash", "list_agents", "read_agent", "fetch_copilot_cli_documentation"];
 
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
@@ -76,36 +46,21 @@ pub enum HookCmd {
     /// GitHub Copilot CLI preToolUse hooks (its own event format: `"preToolUse"` in a hooks
     /// file). Copilot runs a call whose hook times out: keep `--timeout` under `timeoutSec`.
     CopilotCli(HookArgs),
+    /// OpenCode, through Assent's plugin (`assent hook opencode --plugin` prints it), which runs
+    /// this hook before every tool call and does what it answers.
+    Opencode(OpencodeArgs),
 }
 
-/// Which agent runs the hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Agent {
-    ClaudeCode,
-    Codex,
-    GeminiCli,
-    CopilotCli,
-}
-
-impl Agent {
-    /// The client's name in a proposal's payload.
-    fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::GeminiCli => "gemini-cli",
-            Agent::CopilotCli => "copilot-cli",
-        }
-    }
-
-    /// Its tools that are not gated by default.
-    fn read_only(self) -> &'static [&'static str] {
-        match self {
-            Agent::GeminiCli => &GEMINI_READ_ONLY,
-            Agent::CopilotCli => &COPILOT_READ_ONLY,
-            Agent::ClaudeCode | Agent::Codex => &READ_ONLY,
-        }
-    }
+/// `assent hook opencode`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct OpencodeArgs {
+    /// Print the OpenCode plugin that runs this hook (save it as
+    /// ~/.config/opencode/plugin/assent.js), with this binary's path, home and flags in it.
+    #[arg(long)]
+    pub plugin: bool,
+    /// The hook's flags.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// Flags of a hook.
@@ -135,7 +90,7 @@ pub const HOOK_EXPIRY_SECS: u64 = 3600;
 /// terminal (a prompt follows) and in a headless run (the client denies). Gemini CLI's hooks
 /// cannot hand a call back (its `ask` waits for ever in a headless run): the call is not run.
 fn handed_back(client: Agent, why: &str) -> String {
-    if client == Agent::GeminiCli {
+    if matches!(client, Agent::GeminiCli | Agent::Opencode) {
         return format!("{why}; not run");
     }
     format!(
@@ -152,6 +107,8 @@ enum Event {
     BeforeTool,
     /// Copilot CLI's own `preToolUse` (its fields in camel case, read into the others' names).
     CopilotPreToolUse,
+    /// OpenCode's `tool.execute.before`, as Assent's plugin hands it over.
+    OpencodeBefore,
 }
 
 fn gated(client: Agent, tool: &str, args: &HookArgs) -> bool {
@@ -164,18 +121,6 @@ fn gated(client: Agent, tool: &str, args: &HookArgs) -> bool {
     !client.read_only().contains(&tool)
 }
 
-/// Whether the client can run this call confined: a shell tool whose command the hook's answer
-/// can replace (Claude Code's Bash, Gemini CLI's run_shell_command).
-fn confinable(client: Agent, tool: &str, input: &Value) -> bool {
-    let shell = match client {
-        Agent::ClaudeCode => tool == "Bash",
-        Agent::GeminiCli => tool == "run_shell_command",
-        Agent::CopilotCli => tool == "bash",
-        Agent::Codex => false,
-    };
-    shell && input.get("command").is_some_and(Value::is_string)
-}
-
 /// The call of `ev` as the hook gates it.
 fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate {
     // What identifies the tool call (its session and its id), never the hook's own flags.
@@ -183,10 +128,10 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
     let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
     let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
     let mut cwd = ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(std::path::PathBuf::from);
-    // Gemini's shell runs in `dir_path` (under its folder) when the call names one: the folder
-    // the command's rules read it in.
-    if client_kind == Agent::GeminiCli
-        && let Some(dir) = input.get("dir_path").and_then(Value::as_str).filter(|d| !d.is_empty())
+    // A shell that runs in a folder the call names (Gemini's `dir_path`, OpenCode's `workdir`),
+    // under the session's: the folder the command's rules read it in.
+    if let Some(dir) =
+        client_kind.work_dir_arg().and_then(|k| input.get(k)).and_then(Value::as_str).filter(|d| !d.is_empty())
     {
         cwd = cwd.map(|c| c.join(dir));
     }
@@ -294,13 +239,17 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
         HookCmd::Codex(a) => (Agent::Codex, a),
         HookCmd::GeminiCli(a) => (Agent::GeminiCli, a),
         HookCmd::CopilotCli(a) => (Agent::CopilotCli, a),
+        HookCmd::Opencode(a) => (Agent::Opencode, a.hook),
     };
     let mut ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
-    if client == Agent::CopilotCli {
-        ev = copilot_event(&ev)?;
+    match client {
+        Agent::CopilotCli => ev = clients::copilot_event(&ev)?,
+        Agent::Opencode => ev = clients::opencode_event(&ev)?,
+        _ => {}
     }
     let event = match ev["hook_event_name"].as_str() {
         Some("CopilotPreToolUse") if client == Agent::CopilotCli => Event::CopilotPreToolUse,
+        Some("OpencodeToolExecuteBefore") if client == Agent::Opencode => Event::OpencodeBefore,
         _ if client == Agent::CopilotCli => bail!("assent hook copilot-cli answers Copilot CLI's preToolUse events"),
         Some("PreToolUse") => Event::PreToolUse,
         Some("PermissionRequest") => Event::PermissionRequest,
@@ -322,24 +271,27 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
     Ok(Some(Call { client, args, event, ev }))
 }
 
-/// Copilot CLI's `preToolUse` event (`toolName`, `toolArgs`, `cwd`, `sessionId`), in the names
-/// the other clients use.
-fn copilot_event(ev: &Value) -> Result<Value> {
-    let tool = ev["toolName"].as_str().context("the hook event has no toolName (a Copilot CLI preToolUse event)")?;
-    // Its arguments come as an object, or as their JSON text.
-    let input = match &ev["toolArgs"] {
-        Value::String(text) => serde_json::from_str(text).context("the event's toolArgs is not JSON")?,
-        Value::Null => json!({}),
-        args => args.clone(),
-    };
-    let mut out = json!({"hook_event_name": "CopilotPreToolUse", "tool_name": tool, "tool_input": input});
-    for (from, to) in [("cwd", "cwd"), ("sessionId", "session_id")] {
-        if let Some(v) = ev[from].as_str() {
-            out[to] = json!(v);
+/// Assent's OpenCode plugin, which runs this hook (as this binary, in this home, with these
+/// flags) before every tool call.
+fn opencode_plugin(home: &Home, args: &HookArgs) -> String {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
+    let light = exe.with_file_name(format!("{}{}", crate::run::RUNNER, std::env::consts::EXE_SUFFIX));
+    let exe = if light.is_file() { light } else { exe };
+    let mut argv = vec![exe.display().to_string(), "--home".into(), home.dir.display().to_string()];
+    if let Some(t) = &args.auth.token_file {
+        argv.extend(["--token-file".into(), t.display().to_string()]);
+    }
+    argv.extend(["hook".into(), "opencode".into(), "--timeout".into(), args.timeout.to_string()]);
+    for (flag, list) in [("--tools", &args.tools), ("--skip", &args.skip)] {
+        if !list.is_empty() {
+            argv.extend([flag.to_string(), list.join(",")]);
         }
     }
-    Ok(out)
+    OPENCODE_PLUGIN.replace("\"__ASSENT_ARGV__\"", &json!(argv).to_string())
 }
+
+/// The OpenCode plugin's source, its command line left to fill in.
+const OPENCODE_PLUGIN: &str = include_str!("opencode_plugin.js");
 
 fn stdin() -> Result<String> {
     let mut raw = String::new();
@@ -355,6 +307,12 @@ fn say(home: &Home, call: &Call, verdict: &Verdict) {
 
 /// Runs a hook: one JSON line on standard output.
 pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
+    if let HookCmd::Opencode(a) = &cmd
+        && a.plugin
+    {
+        print!("{}", opencode_plugin(home, &a.hook));
+        return Ok(());
+    }
     let watch = Watch::start();
     let answered = async {
         let Some(call) = read(cmd, &stdin()?)? else { return Ok(()) };
@@ -389,6 +347,12 @@ pub enum Quick {
 /// refusal to word, no server) is handed to the whole `assent`, which files the same call again
 /// under the same key and finds it filed.
 pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
+    if let HookCmd::Opencode(a) = &cmd
+        && a.plugin
+    {
+        print!("{}", opencode_plugin(home, &a.hook));
+        return Quick::Answered(Ok(()));
+    }
     let watch = Watch::here();
     let raw = match stdin() {
         Ok(r) => r,
@@ -434,6 +398,21 @@ mod tests {
         assert!(gated(Agent::GeminiCli, "web_fetch", &args(&[], &[])));
         assert!(!gated(Agent::GeminiCli, "read_file", &args(&[], &[])));
         assert!(gated(Agent::GeminiCli, "Read", &args(&[], &[])), "another client's names mean nothing here");
+    }
+
+    #[test]
+    fn opencode_calls_read_in_the_others_names_and_key_their_proposal() {
+        let raw = json!({"tool": "bash", "args": {"command": "ls", "workdir": "sub"}, "directory": "/w",
+            "sessionID": "ses_1", "callID": "call_9"});
+        let ev = clients::opencode_event(&raw).expect("read");
+        let g = gate_of(Agent::Opencode, &args(&[], &[]), &ev, "bash");
+        assert_eq!(g.cwd.as_deref(), Some("/w/sub"));
+        assert_eq!(g.idempotency_key.as_deref(), Some("hook:ses_1:call_9"));
+        assert!(g.confinable);
+        assert!(
+            !gated(Agent::Opencode, "read", &args(&[], &[])) && gated(Agent::Opencode, "webfetch", &args(&[], &[]))
+        );
+        assert!(clients::opencode_event(&json!({"args": {}})).is_err(), "no tool");
     }
 
     #[test]

@@ -77,6 +77,14 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
         (Event::CopilotPreToolUse, Verdict::Ask(why)) => {
             json!({"permissionDecision": "ask", "permissionDecisionReason": why})
         }
+        // OpenCode, through Assent's plugin: it throws what is not allowed (the model reads the
+        // reason) and runs with the arguments given. It has no prompt to hand back to: not run.
+        (Event::OpencodeBefore, Verdict::Allow(None)) => json!({"decision": "allow"}),
+        (Event::OpencodeBefore, Verdict::Allow(Some(input))) => json!({"decision": "allow", "args": input}),
+        (Event::OpencodeBefore, Verdict::Confined { proposal, .. }) => {
+            json!({"decision": "allow", "args": rewrite.input(proposal)})
+        }
+        (Event::OpencodeBefore, Verdict::Deny(why) | Verdict::Ask(why)) => json!({"decision": "deny", "reason": why}),
         // Codex cannot run a rewritten call (and never says it can confine): it asks.
         (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
             format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),

@@ -1152,6 +1152,7 @@ class Client(Enum):
     codex = "codex"
     copilot_cli = "copilot-cli"
     gemini_cli = "gemini-cli"
+    opencode = "opencode"
     mcp_permission_prompt = "mcp-permission-prompt"
     mcp_proxy = "mcp-proxy"
     NoneType_None = None
@@ -1185,7 +1186,7 @@ class ToolCall(BaseModel):
     client: Annotated[
         Client | None,
         Field(
-            description="The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli` or `gemini-cli` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
+            description="The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
         ),
     ] = None
     permission_mode: Annotated[

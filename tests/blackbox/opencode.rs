@@ -1,0 +1,105 @@
+//! The real OpenCode (from the npm registry, installed into `.ci/opencode` on first use) runs
+//! headless (`opencode run`) against a stand-in OpenAI-compatible model on loopback, with
+//! Assent's plugin (`assent hook opencode --plugin`) in its user config: the scenarios every
+//! agent's hook must pass ([`crate::agents`]).
+
+use crate::agents::{self, Agent, Scene};
+use crate::copilot_cli::openai_told;
+use crate::harness::{BIN, Server};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The OpenCode release the tests drive.
+const OPENCODE: &str = "opencode-ai@1.18.33";
+
+fn opencode() -> PathBuf {
+    let works = |b: &Path| {
+        let scratch = tempfile::tempdir().unwrap();
+        Command::new(b).arg("--version").envs(xdg(scratch.path())).output().is_ok_and(|o| o.status.success())
+    };
+    crate::harness::npm_program("opencode", OPENCODE, "opencode", works)
+}
+
+/// Every folder OpenCode writes to, under `home` (it writes to the XDG folders, not under
+/// HOME alone).
+fn xdg(home: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", home.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+    ]
+}
+
+const OPENCODE_AGENT: Agent = Agent {
+    name: "OpenCode",
+    client: "opencode",
+    shell: "bash",
+    model: ("agents/fake_openai.py", "/v1"),
+    told: openai_told,
+    wire,
+    run,
+};
+
+/// As docs/clients.md has it: the plugin `assent hook opencode --plugin` prints, in the user's
+/// plugins; a provider for the stand-in model; OpenCode's own permissions all allow (so only
+/// Assent decides).
+fn wire(s: &Server, scene: &Scene, _: &str) {
+    let config = scene.home.join(".config/opencode");
+    std::fs::create_dir_all(config.join("plugin")).unwrap();
+    let out = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["hook", "opencode", "--plugin", "--timeout", "50"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(config.join("plugin/assent.js"), &out.stdout).unwrap();
+    let settings = json!({
+        "model": "standin/model",
+        "provider": {"standin": {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in",
+            "options": {"baseURL": "{env:ASSENT_TEST_MODEL_URL}", "apiKey": "test-key"},
+            "models": {"model": {"name": "Stand-in model", "tool_call": true}}}},
+        "permission": {"bash": "allow", "edit": "allow", "external_directory": "allow"},
+        "autoupdate": false, "share": "disabled",
+    });
+    std::fs::write(config.join("opencode.json"), settings.to_string()).unwrap();
+}
+
+/// `opencode run`, its folders in the scene's home.
+fn run(_: &Server, scene: &Scene, model: &str) -> Command {
+    let mut c = Command::new(opencode());
+    c.args(["run", "--model", "standin/model", "run the command"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(xdg(&scene.home))
+        .env("ASSENT_TEST_MODEL_URL", model)
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_SHARE", "1")
+        .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+        .env("OPENCODE_DISABLE_CLAUDE_CODE", "1");
+    c
+}
+
+#[tokio::test]
+async fn opencode_runs_what_the_person_approved() {
+    agents::runs_what_the_person_approved(&OPENCODE_AGENT).await;
+}
+
+#[tokio::test]
+async fn opencode_is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
+    agents::is_refused_with_the_reason_and_runs_the_edit(&OPENCODE_AGENT).await;
+}
+
+#[tokio::test]
+async fn a_read_the_rules_allow_runs_confined_without_asking() {
+    agents::reads_run_confined_without_asking(&OPENCODE_AGENT).await;
+}
+
+#[tokio::test]
+async fn a_killed_opencode_leaves_no_question_behind() {
+    agents::killed_leaves_no_question_behind(&OPENCODE_AGENT).await;
+}
