@@ -23,6 +23,7 @@ fn doctor_in(home: &Path, bus: &str, user: &Path, cwd: &Path) -> (Output, Value)
         .env("DBUS_SESSION_BUS_ADDRESS", bus)
         .env("HOME", user)
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("XDG_CONFIG_HOME")
         .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -337,4 +338,25 @@ async fn a_codex_hook_its_daemon_cannot_run_is_a_problem() {
     assert!(c["detail"].as_str().unwrap().contains(&format!("process {}", daemon.id())), "{c}");
     assert!(c["fix"].as_str().unwrap().contains("codex app-server daemon restart"), "{c}");
     assert!(!out.status.success());
+}
+
+/// OpenCode: the plugin Assent printed is found, and one whose program moved away is a problem
+/// (every call would be refused).
+#[tokio::test]
+async fn the_opencode_plugin_is_found_and_checked() {
+    let (bus, _d, s, user) = healthy().await;
+    let plugins = user.path().join(".config/opencode/plugin");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let out = Command::new(BIN).arg("--home").arg(s.home()).args(["hook", "opencode", "--plugin"]).output().unwrap();
+    let plugin = String::from_utf8(out.stdout).unwrap();
+    std::fs::write(plugins.join("assent.js"), &plugin).unwrap();
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "opencode");
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("plugin ~/.config/opencode/plugin/assent.js"), "{c}");
+    assert!(out.status.success());
+    let moved = plugin.replace(Path::new(BIN).parent().unwrap().to_str().unwrap(), "/nonexistent");
+    std::fs::write(plugins.join("assent.js"), moved).unwrap();
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(check(&v, "opencode")["status"], "problem", "{v:#}");
 }

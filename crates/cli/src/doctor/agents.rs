@@ -229,6 +229,45 @@ fn copilot_hooks_in(file: &Path) -> Vec<Hook> {
     .collect()
 }
 
+pub(super) fn opencode() -> Check {
+    const NAME: &str = "opencode";
+    let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };
+    let config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).unwrap_or_else(|| user.join(".config"));
+    let config = config.join("opencode");
+    let plugins: Vec<PathBuf> = ["plugin", "plugins"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(config.join(d)).ok())
+        .flat_map(|d| d.flatten().map(|e| e.path()))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("Assent's plugin for OpenCode")))
+        .collect();
+    let Some(plugin) = plugins.first() else {
+        return if config.exists() || on_path("opencode").is_some() {
+            Check::note(
+                NAME,
+                "installed, but no Assent plugin in its plugins: its tool calls do not come to Assent",
+                "assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js (docs/clients.md: \"OpenCode\")",
+            )
+        } else {
+            Check::ok(NAME, "not installed here (nothing to wire)")
+        };
+    };
+    // The program the plugin runs: the first word of its command line.
+    let text = std::fs::read_to_string(plugin).unwrap_or_default();
+    let program = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("const ARGV = "))
+        .and_then(|argv| serde_json::from_str::<Vec<String>>(argv).ok())
+        .and_then(|argv| argv.into_iter().next());
+    match program {
+        Some(p) if Path::new(&p).is_file() => Check::ok(NAME, format!("plugin {}", tilde(plugin, &user))),
+        _ => Check::problem(
+            NAME,
+            format!("the plugin {} runs a program that is not there: every call is refused", tilde(plugin, &user)),
+            "print the plugin again: assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js",
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::wait_of;

@@ -1,7 +1,7 @@
 //! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
-//! service, the server, the database and the wiring of Claude Code, Codex, Gemini CLI and Copilot
-//! CLI, each with what was found and, for a problem, one line on how to fix it. The exit code is
-//! non-zero when something is broken.
+//! service, the server, the database and the wiring of Claude Code, Codex, Gemini CLI, Copilot
+//! CLI and OpenCode, each with what was found and, for a problem, one line on how to fix it. The
+//! exit code is non-zero when something is broken.
 
 use crate::client;
 use anyhow::Result;
@@ -63,6 +63,7 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         agents::gemini_cli(),
         agents::copilot_cli(),
         codex::codex(),
+        agents::opencode(),
     ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {
