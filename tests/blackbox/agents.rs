@@ -1,8 +1,8 @@
 //! What every coding agent wired through its own hook must do, driven with the real agent (from
 //! the npm registry) against a stand-in model on loopback: a call the person approves runs; one
-//! they reject does not, and the model reads their reason; their edit is what runs; a read the
-//! built-in rule allows runs confined without asking; and the agent killed while its call waits
-//! leaves no question behind. Each agent's module says how to set it up and run it.
+//! they reject does not, and the model reads their reason; their edit is what runs; a call a
+//! rule allows runs without asking (a read the built-in rule allows, confined, where the agent
+//! can run a call confined); and the agent killed while its call waits leaves no question behind. Each agent's module says how to set it up and run it.
 
 use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
 use serde_json::{Value, json};
@@ -18,6 +18,10 @@ pub(crate) struct Agent {
     pub client: &'static str,
     /// Its shell tool's name.
     pub shell: &'static str,
+    /// The input the stand-in model gives its shell tool for a command.
+    pub shell_input: fn(&str) -> Value,
+    /// Whether it can run a call confined (its hook rewrites the call).
+    pub confines: bool,
     /// The stand-in model's script (in `tests/fixtures`), and what follows its port in its URL.
     pub model: (&'static str, &'static str),
     /// What the model was told of its call, from one logged request.
@@ -116,7 +120,9 @@ pub(crate) async fn runs_what_the_person_approved(agent: &Agent) {
     let mut run = agent.start(&s, &scene, &model);
     let p = filed(&s, &mut run, agent.name).await;
     assert_eq!(p["payload"]["tool"], agent.shell);
-    assert_eq!(p["payload"]["input"]["command"], command);
+    for (k, v) in (agent.shell_input)(&command).as_object().unwrap() {
+        assert_eq!(&p["payload"]["input"][k], v, "{p}");
+    }
     assert_eq!(p["payload"]["client"], agent.client);
     assert_eq!(p["payload"]["cwd"], scene.work.display().to_string());
     assert!(!marker.exists(), "nothing runs before the decision");
@@ -143,16 +149,24 @@ pub(crate) async fn is_refused_with_the_reason_and_runs_the_edit(agent: &Agent) 
     let mut run = agent.start(&s, &scene, &model);
     let p = filed(&s, &mut run, agent.name).await;
     let mut edited = p["payload"]["input"].clone();
-    edited["command"] = json!(format!("echo edited > {}", marker.display()));
+    for (k, v) in (agent.shell_input)(&format!("echo edited > {}", marker.display())).as_object().unwrap() {
+        edited[k] = v.clone();
+    }
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": {"input": edited}})).await;
     let said = finish(run);
     assert_eq!(std::fs::read_to_string(&marker).unwrap_or_default(), "edited\n", "{said}");
 }
 
-/// A read the built-in rule allows runs confined, without asking.
-pub(crate) async fn reads_run_confined_without_asking(agent: &Agent) {
+/// A call a rule allows runs without asking: a read the built-in rule allows, confined, where the
+/// agent can run a call confined; else a rule of the person's that names the shell tool.
+pub(crate) async fn a_rule_allows_without_asking(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
+    if !agent.confines {
+        let rule = json!({"effect": "allow", "match": {"tool": agent.shell}});
+        let (st, _) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+        assert!(st.is_success());
+    }
     let model = agent.model(&scene, "cat notes.txt");
     let said = finish(agent.start(&s, &scene, &model));
     let told = agent.told(&model, &said);
@@ -160,7 +174,11 @@ pub(crate) async fn reads_run_confined_without_asking(agent: &Agent) {
     let (_, page) = s.req(reqwest::Method::GET, "/proposals", Some(&s.owner), None).await;
     let p = &page["items"][0];
     assert_eq!(p["status"], "approved", "{p}");
-    assert_eq!(p["decision"]["confine"], "read", "allowed only confined: {p}");
+    if agent.confines {
+        assert_eq!(p["decision"]["confine"], "read", "allowed only confined: {p}");
+    } else {
+        assert!(p["decision"]["rule"]["id"].is_string(), "by the rule: {p}");
+    }
 }
 
 /// The agent a person started, killed while its call waits: its hook withdraws the call.

@@ -21,11 +21,18 @@ const COPILOT: Agent = Agent {
     name: "Copilot CLI",
     client: "copilot-cli",
     shell: "bash",
+    shell_input: bash_input,
+    confines: true,
     model: ("agents/fake_openai.py", "/v1"),
     told: openai_told,
     wire,
     run,
 };
+
+/// The stand-in's `bash` call.
+pub(crate) fn bash_input(command: &str) -> Value {
+    json!({"command": command, "description": "run it"})
+}
 
 /// What an agent speaking OpenAI's chat completions sent back of the call: the tool message.
 pub(crate) fn openai_told(request: &Value) -> Option<String> {
@@ -68,7 +75,7 @@ async fn copilot_cli_is_refused_with_the_persons_reason_and_runs_the_persons_edi
 
 #[tokio::test]
 async fn a_read_the_rules_allow_runs_confined_without_asking() {
-    agents::reads_run_confined_without_asking(&COPILOT).await;
+    agents::a_rule_allows_without_asking(&COPILOT).await;
 }
 
 #[tokio::test]

@@ -20,11 +20,18 @@ const GEMINI: Agent = Agent {
     name: "Gemini CLI",
     client: "gemini-cli",
     shell: "run_shell_command",
+    shell_input: gemini_input,
+    confines: true,
     model: ("gemini/fake_gemini.py", ""),
     told,
     wire,
     run,
 };
+
+/// The stand-in's shell call.
+fn gemini_input(command: &str) -> Value {
+    json!({"command": command})
+}
 
 /// What Gemini sent back of the call: its function response.
 fn told(request: &Value) -> Option<String> {
@@ -71,7 +78,7 @@ async fn gemini_cli_is_refused_with_the_persons_reason_and_runs_the_persons_edit
 
 #[tokio::test]
 async fn a_read_the_rules_allow_runs_confined_without_asking() {
-    agents::reads_run_confined_without_asking(&GEMINI).await;
+    agents::a_rule_allows_without_asking(&GEMINI).await;
 }
 
 #[tokio::test]

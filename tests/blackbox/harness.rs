@@ -26,7 +26,14 @@ pub struct Server {
 
 pub fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(180)).build().unwrap()
+    // Idle connections dropped before the server closes them (its 15 s header-read timeout):
+    // a test that waits on an agent for longer would otherwise reuse one as it closes.
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(180))
+        .pool_idle_timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
 }
 
 impl Server {

@@ -13,6 +13,7 @@ mod claude_code;
 mod claude_modes;
 mod cli;
 mod clients;
+mod cline;
 mod confine;
 mod confine_rules;
 mod copilot_cli;

@@ -37,6 +37,8 @@ const OPENCODE_AGENT: Agent = Agent {
     name: "OpenCode",
     client: "opencode",
     shell: "bash",
+    shell_input: crate::copilot_cli::bash_input,
+    confines: true,
     model: ("agents/fake_openai.py", "/v1"),
     told: openai_told,
     wire,
@@ -96,7 +98,7 @@ async fn opencode_is_refused_with_the_persons_reason_and_runs_the_persons_edit()
 
 #[tokio::test]
 async fn a_read_the_rules_allow_runs_confined_without_asking() {
-    agents::reads_run_confined_without_asking(&OPENCODE_AGENT).await;
+    agents::a_rule_allows_without_asking(&OPENCODE_AGENT).await;
 }
 
 #[tokio::test]

@@ -130,6 +130,10 @@ impl Client {
             .no_proxy()
             .connect_timeout(Duration::from_secs(3))
             .redirect(reqwest::redirect::Policy::none())
+            // The server closes a kept-alive connection idle for its header-read timeout (15 s by
+            // default): a long-lived client (the MCP server, the proxy) that reused one as it
+            // closed would get a broken answer, so idle ones are dropped before that.
+            .pool_idle_timeout(Duration::from_secs(10))
             // Assent listens on plain HTTP over loopback: no certificate is ever needed, so the
             // system's roots are not loaded (reading them was most of a hook's run).
             .tls_certs_only(Vec::<reqwest::Certificate>::new())

@@ -64,8 +64,8 @@ impl PartialEq<&str> for KindName {
 pub const MAX_CWD: usize = 4096;
 
 /// The clients a tool call may say it came through.
-pub const CLIENTS: [&str; 7] =
-    ["claude-code", "codex", "copilot-cli", "gemini-cli", "opencode", "mcp-permission-prompt", "mcp-proxy"];
+pub const CLIENTS: [&str; 8] =
+    ["claude-code", "cline", "codex", "copilot-cli", "gemini-cli", "opencode", "mcp-permission-prompt", "mcp-proxy"];
 
 /// `tool.call`: a tool the agent runs itself once approved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,8 +86,8 @@ pub struct ToolCall {
     #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(schema_with = cwd_schema))]
     pub cwd: Option<String>,
-    /// The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`,
-    /// `gemini-cli` or `opencode` (their hooks),
+    /// The client the call came through, when it says: `claude-code`, `cline`, `codex`,
+    /// `copilot-cli`, `gemini-cli` or `opencode` (their hooks),
     /// `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp
     /// proxy`, in front of an MCP server). Assent's own notes on the call follow from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,7 +337,7 @@ fn client_schema() -> utoipa::openapi::Object {
         .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
         .enum_values(Some(CLIENTS.into_iter().map(Some).chain([None])))
         .description(Some(
-            "The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.",
+            "The client the call came through, when it says: `claude-code`, `cline`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.",
         ))
         .build()
 }

@@ -1898,10 +1898,10 @@ export interface components {
             /** @description The folder the agent's session works in (absolute, with no control or invisible characters), when the client says: relative paths in the call resolve against it, and rules may say "inside the working folder". */
             cwd?: string | null;
             /**
-             * @description The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.
+             * @description The client the call came through, when it says: `claude-code`, `cline`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.
              * @enum {string|null}
              */
-            client?: "claude-code" | "codex" | "copilot-cli" | "gemini-cli" | "opencode" | "mcp-permission-prompt" | "mcp-proxy" | null;
+            client?: "claude-code" | "cline" | "codex" | "copilot-cli" | "gemini-cli" | "opencode" | "mcp-permission-prompt" | "mcp-proxy" | null;
             /** @description The client's permission mode at the call, as it reports it (`default`, `auto`, ...). */
             permission_mode?: string | null;
             /**

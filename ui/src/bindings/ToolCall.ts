@@ -18,8 +18,8 @@ input: unknown,
  */
 cwd?: string, 
 /**
- * The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`,
- * `gemini-cli` or `opencode` (their hooks),
+ * The client the call came through, when it says: `claude-code`, `cline`, `codex`,
+ * `copilot-cli`, `gemini-cli` or `opencode` (their hooks),
  * `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp
  * proxy`, in front of an MCP server). Assent's own notes on the call follow from it.
  */

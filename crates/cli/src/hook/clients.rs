@@ -37,6 +37,10 @@ pub const GEMINI_READ_ONLY: [&str; 8] = [
 pub const COPILOT_READ_ONLY: [&str; 8] =
     ["view", "glob", "grep", "read_bash", "list_bash", "list_agents", "read_agent", "fetch_copilot_cli_documentation"];
 
+/// Cline's tools that only read (or ask the person a question, start a subagent whose own calls
+/// come here): not gated unless named with `--tools`. Its `fetch_web_content` is gated.
+pub const CLINE_READ_ONLY: [&str; 4] = ["read_files", "search_codebase", "ask_question", "spawn_agent"];
+
 /// OpenCode's tools that only read (or keep its to-do list, load a skill, start a subagent
 /// whose own calls come here): not gated unless named with `--tools`. Its `webfetch` is gated.
 pub const OPENCODE_READ_ONLY: [&str; 8] = ["read", "glob", "grep", "list", "todowrite", "todoread", "skill", "task"];
@@ -49,6 +53,7 @@ pub(super) enum Agent {
     GeminiCli,
     CopilotCli,
     Opencode,
+    Cline,
 }
 
 impl Agent {
@@ -60,6 +65,7 @@ impl Agent {
             Agent::GeminiCli => "gemini-cli",
             Agent::CopilotCli => "copilot-cli",
             Agent::Opencode => "opencode",
+            Agent::Cline => "cline",
         }
     }
 
@@ -69,6 +75,7 @@ impl Agent {
             Agent::GeminiCli => &GEMINI_READ_ONLY,
             Agent::CopilotCli => &COPILOT_READ_ONLY,
             Agent::Opencode => &OPENCODE_READ_ONLY,
+            Agent::Cline => &CLINE_READ_ONLY,
             Agent::ClaudeCode | Agent::Codex => &READ_ONLY,
         }
     }
@@ -91,7 +98,8 @@ pub(super) fn confinable(client: Agent, tool: &str, input: &Value) -> bool {
         Agent::ClaudeCode => tool == "Bash",
         Agent::GeminiCli => tool == "run_shell_command",
         Agent::CopilotCli | Agent::Opencode => tool == "bash",
-        Agent::Codex => false,
+        // Cline's `run_commands` runs a list: not one command a rule can confine.
+        Agent::Codex | Agent::Cline => false,
     };
     shell && input.get("command").is_some_and(Value::is_string)
 }
@@ -127,6 +135,25 @@ pub(super) fn opencode_event(ev: &Value) -> Result<Value> {
     let mut out = json!({"hook_event_name": "OpencodeToolExecuteBefore", "tool_name": tool, "tool_input": input});
     for (from, to) in [("directory", "cwd"), ("sessionID", "session_id"), ("callID", "tool_use_id")] {
         if let Some(v) = ev[from].as_str() {
+            out[to] = json!(v);
+        }
+    }
+    Ok(out)
+}
+
+/// Cline's PreToolUse event (`tool_call` with its `id`, `name` and `input`; the workspace; the
+/// task), in the names the other clients use.
+pub(super) fn cline_event(ev: &Value) -> Result<Value> {
+    let call = &ev["tool_call"];
+    let tool = call["name"].as_str().context("the hook event has no tool_call.name (a Cline PreToolUse event)")?;
+    let input = match &call["input"] {
+        Value::Null => json!({}),
+        input => input.clone(),
+    };
+    let mut out = json!({"hook_event_name": "ClinePreToolUse", "tool_name": tool, "tool_input": input});
+    let cwd = ev.pointer("/workspaceInfo/rootPath").or_else(|| ev.pointer("/workspaceRoots/0"));
+    for (value, to) in [(cwd, "cwd"), (ev.get("taskId"), "session_id"), (call.get("id"), "tool_use_id")] {
+        if let Some(v) = value.and_then(Value::as_str) {
             out[to] = json!(v);
         }
     }

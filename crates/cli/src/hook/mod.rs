@@ -49,6 +49,21 @@ pub enum HookCmd {
     /// OpenCode, through Assent's plugin (`assent hook opencode --plugin` prints it), which runs
     /// this hook before every tool call and does what it answers.
     Opencode(OpencodeArgs),
+    /// Cline's PreToolUse hook (`assent hook cline --script` prints the hook file). Cline runs a
+    /// call whose hook takes more than 120 s, so this hook waits at most 110 s.
+    Cline(ClineArgs),
+}
+
+/// `assent hook cline`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct ClineArgs {
+    /// Print the hook file that runs this hook (save it as ~/.cline/hooks/PreToolUse), with this
+    /// binary's path, home and flags in it.
+    #[arg(long)]
+    pub script: bool,
+    /// The hook's flags.
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// `assent hook opencode`'s flags.
@@ -90,7 +105,7 @@ pub const HOOK_EXPIRY_SECS: u64 = 3600;
 /// terminal (a prompt follows) and in a headless run (the client denies). Gemini CLI's hooks
 /// cannot hand a call back (its `ask` waits for ever in a headless run): the call is not run.
 fn handed_back(client: Agent, why: &str) -> String {
-    if matches!(client, Agent::GeminiCli | Agent::Opencode) {
+    if matches!(client, Agent::GeminiCli | Agent::Opencode | Agent::Cline) {
         return format!("{why}; not run");
     }
     format!(
@@ -109,6 +124,8 @@ enum Event {
     CopilotPreToolUse,
     /// OpenCode's `tool.execute.before`, as Assent's plugin hands it over.
     OpencodeBefore,
+    /// Cline's PreToolUse.
+    ClinePreToolUse,
 }
 
 fn gated(client: Agent, tool: &str, args: &HookArgs) -> bool {
@@ -147,16 +164,20 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
         session_id: ev["session_id"].as_str().map(str::to_string),
         idempotency_key: key,
         expires_in: HOOK_EXPIRY_SECS,
-        wait: Duration::from_secs(timeout(args)),
+        wait: Duration::from_secs(timeout(client_kind, args)),
         carry_receipt: client_kind == Agent::ClaudeCode,
         confinable: confinable(client_kind, tool, &ev["tool_input"]),
     }
 }
 
-/// How long the hook waits for the person, in seconds.
-fn timeout(args: &HookArgs) -> u64 {
-    args.timeout.min(HOOK_EXPIRY_SECS - 60)
+/// How long the hook waits for the person, in seconds: under Cline's fixed 120 s for its hooks.
+fn timeout(client: Agent, args: &HookArgs) -> u64 {
+    let most = if client == Agent::Cline { CLINE_MOST_WAIT } else { HOOK_EXPIRY_SECS - 60 };
+    args.timeout.min(most)
 }
+
+/// The longest a Cline hook waits (Cline runs a call whose hook takes more than 120 s).
+pub const CLINE_MOST_WAIT: u64 = 110;
 
 async fn decide(home: &Home, call: &Call, watch: &Watch) -> Result<Verdict> {
     let tool = call.ev["tool_name"].as_str().context("the hook event has no tool_name")?;
@@ -178,7 +199,7 @@ async fn decide(home: &Home, call: &Call, watch: &Watch) -> Result<Verdict> {
 
 /// The verdict for how gating ended.
 fn answer(home: &Home, call: &Call, gated: Gated) -> Verdict {
-    let timeout = timeout(&call.args);
+    let timeout = timeout(call.client, &call.args);
     match gated {
         Gated::Decided { verdict, proposal, .. } => {
             if matches!(verdict, Verdict::Confined { .. }) && call.client != Agent::Codex {
@@ -240,16 +261,19 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
         HookCmd::GeminiCli(a) => (Agent::GeminiCli, a),
         HookCmd::CopilotCli(a) => (Agent::CopilotCli, a),
         HookCmd::Opencode(a) => (Agent::Opencode, a.hook),
+        HookCmd::Cline(a) => (Agent::Cline, a.hook),
     };
     let mut ev: Value = serde_json::from_str(raw).context("the hook event on standard input is not JSON")?;
     match client {
         Agent::CopilotCli => ev = clients::copilot_event(&ev)?,
         Agent::Opencode => ev = clients::opencode_event(&ev)?,
+        Agent::Cline => ev = clients::cline_event(&ev)?,
         _ => {}
     }
     let event = match ev["hook_event_name"].as_str() {
         Some("CopilotPreToolUse") if client == Agent::CopilotCli => Event::CopilotPreToolUse,
         Some("OpencodeToolExecuteBefore") if client == Agent::Opencode => Event::OpencodeBefore,
+        Some("ClinePreToolUse") if client == Agent::Cline => Event::ClinePreToolUse,
         _ if client == Agent::CopilotCli => bail!("assent hook copilot-cli answers Copilot CLI's preToolUse events"),
         Some("PreToolUse") => Event::PreToolUse,
         Some("PermissionRequest") => Event::PermissionRequest,
@@ -271,9 +295,31 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
     Ok(Some(Call { client, args, event, ev }))
 }
 
-/// Assent's OpenCode plugin, which runs this hook (as this binary, in this home, with these
-/// flags) before every tool call.
-fn opencode_plugin(home: &Home, args: &HookArgs) -> String {
+/// The file a client runs this hook from, when `cmd` asks for it (`--plugin`, `--script`).
+fn printed(home: &Home, cmd: &HookCmd) -> Option<String> {
+    match cmd {
+        HookCmd::Opencode(a) if a.plugin => {
+            let argv = hook_argv(home, "opencode", &a.hook);
+            Some(OPENCODE_PLUGIN.replace("\"__ASSENT_ARGV__\"", &json!(argv).to_string()))
+        }
+        HookCmd::Cline(a) if a.script => {
+            let argv = hook_argv(home, "cline", &a.hook);
+            let quoted: Vec<String> = argv
+                .iter()
+                .map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone()))
+                .collect();
+            Some(format!(
+                "#!/bin/sh\n# Assent's PreToolUse hook for Cline: every tool call waits for Assent (a person, or a\n# rule of theirs). Made by `assent hook cline --script`; saved as ~/.cline/hooks/PreToolUse.\nexec {}\n",
+                quoted.join(" ")
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The command line that runs this hook as this binary (`assent-run` beside it where it is
+/// installed), in this home, with these flags.
+fn hook_argv(home: &Home, client: &str, args: &HookArgs) -> Vec<String> {
     let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
     let light = exe.with_file_name(format!("{}{}", crate::run::RUNNER, std::env::consts::EXE_SUFFIX));
     let exe = if light.is_file() { light } else { exe };
@@ -281,13 +327,13 @@ fn opencode_plugin(home: &Home, args: &HookArgs) -> String {
     if let Some(t) = &args.auth.token_file {
         argv.extend(["--token-file".into(), t.display().to_string()]);
     }
-    argv.extend(["hook".into(), "opencode".into(), "--timeout".into(), args.timeout.to_string()]);
+    argv.extend(["hook".into(), client.into(), "--timeout".into(), args.timeout.to_string()]);
     for (flag, list) in [("--tools", &args.tools), ("--skip", &args.skip)] {
         if !list.is_empty() {
             argv.extend([flag.to_string(), list.join(",")]);
         }
     }
-    OPENCODE_PLUGIN.replace("\"__ASSENT_ARGV__\"", &json!(argv).to_string())
+    argv
 }
 
 /// The OpenCode plugin's source, its command line left to fill in.
@@ -301,16 +347,15 @@ fn stdin() -> Result<String> {
 
 /// Prints the answer to `call`: one JSON line.
 fn say(home: &Home, call: &Call, verdict: &Verdict) {
-    let rewrite = Rewrite::new(home, &call.args.auth, call.ev.get("tool_input").cloned().unwrap_or(json!({})));
+    let tool = call.ev["tool_name"].as_str().unwrap_or_default();
+    let rewrite = Rewrite::new(home, &call.args.auth, tool, call.ev.get("tool_input").cloned().unwrap_or(json!({})));
     println!("{}", output(call.client, call.event, verdict, &rewrite));
 }
 
 /// Runs a hook: one JSON line on standard output.
 pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
-    if let HookCmd::Opencode(a) = &cmd
-        && a.plugin
-    {
-        print!("{}", opencode_plugin(home, &a.hook));
+    if let Some(file) = printed(home, &cmd) {
+        print!("{file}");
         return Ok(());
     }
     let watch = Watch::start();
@@ -347,10 +392,8 @@ pub enum Quick {
 /// refusal to word, no server) is handed to the whole `assent`, which files the same call again
 /// under the same key and finds it filed.
 pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
-    if let HookCmd::Opencode(a) = &cmd
-        && a.plugin
-    {
-        print!("{}", opencode_plugin(home, &a.hook));
+    if let Some(file) = printed(home, &cmd) {
+        print!("{file}");
         return Quick::Answered(Ok(()));
     }
     let watch = Watch::here();

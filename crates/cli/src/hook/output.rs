@@ -16,11 +16,13 @@ pub(super) struct Rewrite {
     prefix: String,
     /// The call's input as the client sent it.
     input: Value,
+    /// The tool called.
+    tool: String,
 }
 
 impl Rewrite {
     /// The rewrite for this `assent`, its home and token, of `input`.
-    pub(super) fn new(home: &Home, auth: &AgentAuth, input: Value) -> Rewrite {
+    pub(super) fn new(home: &Home, auth: &AgentAuth, tool: &str, input: Value) -> Rewrite {
         let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
         // `assent-run` beside this binary where it is installed (it starts in a fraction of the
         // time: it does nothing else), else this binary's own `run`.
@@ -34,7 +36,13 @@ impl Rewrite {
         if let Some(t) = &auth.token_file {
             prefix.push_str(&format!(" --token-file {}", quote(t)));
         }
-        Rewrite { prefix, input }
+        Rewrite { prefix, input, tool: tool.to_string() }
+    }
+
+    /// Whether the call is one of Cline's own tools that need an input (`run_commands`,
+    /// `editor`): given one without it, Cline refuses the call and runs nothing.
+    fn cline_needs_input(&self) -> bool {
+        matches!(self.tool.as_str(), "run_commands" | "editor")
     }
 
     /// The input that runs `proposal` confined.
@@ -85,6 +93,21 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             json!({"decision": "allow", "args": rewrite.input(proposal)})
         }
         (Event::OpencodeBefore, Verdict::Deny(why) | Verdict::Ask(why)) => json!({"decision": "deny", "reason": why}),
+        // Cline: allowed calls run with the input given. It has no way to refuse one call with a
+        // reason the model reads: its own tools that need an input are given one that is not
+        // (nothing runs) and the reason as context; any other call stops the task (`cancel`).
+        // It has no prompt to hand back to: not run.
+        (Event::ClinePreToolUse, Verdict::Allow(None)) => json!({"cancel": false}),
+        (Event::ClinePreToolUse, Verdict::Allow(Some(input))) => json!({"overrideInput": input}),
+        (Event::ClinePreToolUse, Verdict::Deny(why) | Verdict::Ask(why)) if rewrite.cline_needs_input() => {
+            json!({"overrideInput": {"refused_in_assent": why}, "contextModification": why})
+        }
+        (Event::ClinePreToolUse, Verdict::Deny(why) | Verdict::Ask(why)) => {
+            json!({"cancel": true, "errorMessage": why})
+        }
+        (Event::ClinePreToolUse, Verdict::Confined { proposal, .. }) => {
+            json!({"cancel": true, "errorMessage": format!("{proposal} was allowed only confined, which Cline cannot run")})
+        }
         // Codex cannot run a rewritten call (and never says it can confine): it asks.
         (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
             format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),

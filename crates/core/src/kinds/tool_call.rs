@@ -93,6 +93,7 @@ fn client_in_words(client: &str) -> Option<&'static str> {
         "gemini-cli" => Some("Gemini CLI's BeforeTool hook"),
         "copilot-cli" => Some("GitHub Copilot CLI's preToolUse hook"),
         "opencode" => Some("Assent's OpenCode plugin"),
+        "cline" => Some("Cline's PreToolUse hook"),
         "mcp-permission-prompt" => Some("the permission prompt tool of `assent mcp`"),
         "mcp-proxy" => Some("the MCP gate `assent mcp proxy`"),
         _ => None,

@@ -1149,6 +1149,7 @@ class Timestamp(RootModel[AwareDatetime]):
 
 class Client(Enum):
     claude_code = "claude-code"
+    cline = "cline"
     codex = "codex"
     copilot_cli = "copilot-cli"
     gemini_cli = "gemini-cli"
@@ -1186,7 +1187,7 @@ class ToolCall(BaseModel):
     client: Annotated[
         Client | None,
         Field(
-            description="The client the call came through, when it says: `claude-code`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
+            description="The client the call came through, when it says: `claude-code`, `cline`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it."
         ),
     ] = None
     permission_mode: Annotated[

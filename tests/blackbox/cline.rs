@@ -1,0 +1,100 @@
+//! The real Cline CLI (from the npm registry, installed into `.ci/cline` on first use) runs
+//! headless (`cline --json`) against a stand-in OpenAI-compatible model on loopback, with
+//! Assent's PreToolUse hook file (`assent hook cline --script`): the scenarios every agent's
+//! hook must pass ([`crate::agents`]).
+
+use crate::agents::{self, Agent, Scene};
+use crate::harness::{BIN, Server};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Cline release the tests drive.
+const CLINE: &str = "cline@3.0.65";
+
+fn cline() -> PathBuf {
+    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
+    crate::harness::npm_program("cline", CLINE, "cline", works)
+}
+
+const CLINE_AGENT: Agent = Agent {
+    name: "Cline",
+    client: "cline",
+    shell: "run_commands",
+    shell_input: commands_input,
+    confines: false,
+    model: ("agents/fake_openai.py", "/v1"),
+    told,
+    wire,
+    run,
+};
+
+/// The stand-in's `run_commands` call.
+fn commands_input(command: &str) -> Value {
+    json!({"commands": [command]})
+}
+
+/// What Cline told the model of its call: the tool message, and any context a hook added.
+fn told(request: &Value) -> Option<String> {
+    let messages = request["body"]["messages"].as_array()?;
+    let at = messages.iter().position(|m| m["role"] == "tool")?;
+    Some(messages[at..].iter().map(|m| m["content"].to_string()).collect::<Vec<_>>().join("\n"))
+}
+
+/// As docs/clients.md has it: the hook file `assent hook cline --script` prints, in Cline's
+/// hooks folder.
+fn wire(s: &Server, scene: &Scene, _: &str) {
+    let hooks = scene.home.join(".cline/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let out = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["hook", "cline", "--script", "--timeout", "50"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(hooks.join("PreToolUse"), &out.stdout).unwrap();
+}
+
+/// `cline --json` with the task, in the process itself (no background hub: a hook run by a hub
+/// would outlive the `cline` killed), its provider the stand-in model.
+fn run(_: &Server, scene: &Scene, model: &str) -> Command {
+    let settings = scene.home.join(".cline/data/settings");
+    std::fs::create_dir_all(&settings).unwrap();
+    let providers = json!({"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+        "providers": {"openai-compatible": {"settings": {"provider": "openai-compatible", "apiKey": "test-key",
+            "model": "standin", "baseUrl": model}, "updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual"}}});
+    std::fs::write(settings.join("providers.json"), providers.to_string()).unwrap();
+    let mut c = Command::new(cline());
+    c.arg("--json")
+        .arg("-c")
+        .arg(&scene.work)
+        .arg("run the command")
+        .stdin(std::process::Stdio::null())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .env("CLINE_DIR", scene.home.join(".cline"))
+        .env("CLINE_SESSION_BACKEND_MODE", "local");
+    c
+}
+
+#[tokio::test]
+async fn cline_runs_what_the_person_approved() {
+    agents::runs_what_the_person_approved(&CLINE_AGENT).await;
+}
+
+#[tokio::test]
+async fn cline_is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
+    agents::is_refused_with_the_reason_and_runs_the_edit(&CLINE_AGENT).await;
+}
+
+#[tokio::test]
+async fn a_rule_naming_its_shell_allows_without_asking() {
+    agents::a_rule_allows_without_asking(&CLINE_AGENT).await;
+}
+
+#[tokio::test]
+async fn a_killed_cline_leaves_no_question_behind() {
+    agents::killed_leaves_no_question_behind(&CLINE_AGENT).await;
+}
