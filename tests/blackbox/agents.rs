@@ -10,6 +10,32 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+/// The scenarios as tests of the agent `$agent` (an [`Agent`]), in the module that invokes it.
+macro_rules! agent_tests {
+    ($agent:expr) => {
+        #[tokio::test]
+        async fn runs_what_the_person_approved() {
+            crate::agents::runs_what_the_person_approved(&$agent).await;
+        }
+
+        #[tokio::test]
+        async fn is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
+            crate::agents::is_refused_with_the_reason_and_runs_the_edit(&$agent).await;
+        }
+
+        #[tokio::test]
+        async fn a_rule_allows_without_asking() {
+            crate::agents::a_rule_allows_without_asking(&$agent).await;
+        }
+
+        #[tokio::test]
+        async fn killed_while_waiting_leaves_no_question_behind() {
+            crate::agents::killed_leaves_no_question_behind(&$agent).await;
+        }
+    };
+}
+pub(crate) use agent_tests;
+
 /// A coding agent, as the scenarios drive it.
 pub(crate) struct Agent {
     /// Its name, for messages.

@@ -79,22 +79,4 @@ fn run(_: &Server, scene: &Scene, model: &str) -> Command {
     c
 }
 
-#[tokio::test]
-async fn cline_runs_what_the_person_approved() {
-    agents::runs_what_the_person_approved(&CLINE_AGENT).await;
-}
-
-#[tokio::test]
-async fn cline_is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
-    agents::is_refused_with_the_reason_and_runs_the_edit(&CLINE_AGENT).await;
-}
-
-#[tokio::test]
-async fn a_rule_naming_its_shell_allows_without_asking() {
-    agents::a_rule_allows_without_asking(&CLINE_AGENT).await;
-}
-
-#[tokio::test]
-async fn a_killed_cline_leaves_no_question_behind() {
-    agents::killed_leaves_no_question_behind(&CLINE_AGENT).await;
-}
+agents::agent_tests!(CLINE_AGENT);

@@ -63,22 +63,4 @@ fn run(_: &Server, scene: &Scene, model: &str) -> Command {
     c
 }
 
-#[tokio::test]
-async fn copilot_cli_runs_what_the_person_approved() {
-    agents::runs_what_the_person_approved(&COPILOT).await;
-}
-
-#[tokio::test]
-async fn copilot_cli_is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
-    agents::is_refused_with_the_reason_and_runs_the_edit(&COPILOT).await;
-}
-
-#[tokio::test]
-async fn a_read_the_rules_allow_runs_confined_without_asking() {
-    agents::a_rule_allows_without_asking(&COPILOT).await;
-}
-
-#[tokio::test]
-async fn a_killed_copilot_cli_leaves_no_question_behind() {
-    agents::killed_leaves_no_question_behind(&COPILOT).await;
-}
+agents::agent_tests!(COPILOT);

@@ -86,22 +86,4 @@ fn run(_: &Server, scene: &Scene, model: &str) -> Command {
     c
 }
 
-#[tokio::test]
-async fn opencode_runs_what_the_person_approved() {
-    agents::runs_what_the_person_approved(&OPENCODE_AGENT).await;
-}
-
-#[tokio::test]
-async fn opencode_is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
-    agents::is_refused_with_the_reason_and_runs_the_edit(&OPENCODE_AGENT).await;
-}
-
-#[tokio::test]
-async fn a_read_the_rules_allow_runs_confined_without_asking() {
-    agents::a_rule_allows_without_asking(&OPENCODE_AGENT).await;
-}
-
-#[tokio::test]
-async fn a_killed_opencode_leaves_no_question_behind() {
-    agents::killed_leaves_no_question_behind(&OPENCODE_AGENT).await;
-}
+agents::agent_tests!(OPENCODE_AGENT);
