@@ -24,6 +24,10 @@ fn doctor_in(home: &Path, bus: &str, user: &Path, cwd: &Path) -> (Output, Value)
         .env("HOME", user)
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
+        .env_remove("GEMINI_CLI_HOME")
+        .env_remove("CLINE_DIR")
         .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -359,4 +363,25 @@ async fn the_opencode_plugin_is_found_and_checked() {
     std::fs::write(plugins.join("assent.js"), moved).unwrap();
     let (_, v) = doctor(s.home(), &bus.address, user.path());
     assert_eq!(check(&v, "opencode")["status"], "problem", "{v:#}");
+}
+
+/// Cline: the hook file Assent printed is found, and one whose program moved away is a problem
+/// (Cline runs every call whose hook fails).
+#[tokio::test]
+async fn the_cline_hook_is_found_and_checked() {
+    let (bus, _d, s, user) = healthy().await;
+    let hooks = user.path().join(".cline/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let out = Command::new(BIN).arg("--home").arg(s.home()).args(["hook", "cline", "--script"]).output().unwrap();
+    let hook = String::from_utf8(out.stdout).unwrap();
+    std::fs::write(hooks.join("PreToolUse"), &hook).unwrap();
+    let (out, v) = doctor(s.home(), &bus.address, user.path());
+    let c = check(&v, "cline");
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("hook ~/.cline/hooks/PreToolUse"), "{c}");
+    assert!(out.status.success());
+    let moved = hook.replace(Path::new(BIN).parent().unwrap().to_str().unwrap(), "/nonexistent");
+    std::fs::write(hooks.join("PreToolUse"), moved).unwrap();
+    let (_, v) = doctor(s.home(), &bus.address, user.path());
+    assert_eq!(check(&v, "cline")["status"], "problem", "{v:#}");
 }

@@ -389,13 +389,23 @@ impl Running {
     /// Stops serving (open requests get a moment; long-polls and event streams are cut after
     /// that) and removes `server.json`.
     pub async fn stop(self) {
+        // Each part gets a bounded moment: a stop asked for (SIGTERM, Ctrl-C) always ends the
+        // process, whatever a part still waits on (once, an open event stream held one).
+        let moment = std::time::Duration::from_secs(2);
         let _ = self.stop.send(true);
-        self.remote.shutdown().await;
+        if tokio::time::timeout(moment, self.remote.shutdown()).await.is_err() {
+            tracing::warn!("the remote listener did not stop in time");
+        }
         let mut api = self.api;
-        if !self.api_done && tokio::time::timeout(std::time::Duration::from_secs(2), &mut api).await.is_err() {
+        if !self.api_done && tokio::time::timeout(moment, &mut api).await.is_err() {
+            tracing::warn!("the API did not stop in time; its connections are cut");
             api.abort();
         }
-        let _ = self.expiry.await;
+        let mut expiry = self.expiry;
+        if tokio::time::timeout(moment, &mut expiry).await.is_err() {
+            tracing::warn!("the expiry sweeper did not stop in time");
+            expiry.abort();
+        }
         self.home.remove_server(self.pid);
         tracing::info!("Assent stopped");
     }

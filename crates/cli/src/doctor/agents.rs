@@ -268,6 +268,51 @@ pub(super) fn opencode() -> Check {
     }
 }
 
+pub(super) fn cline() -> Check {
+    const NAME: &str = "cline";
+    let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };
+    let dir = std::env::var_os("CLINE_DIR").map(PathBuf::from).unwrap_or_else(|| user.join(".cline"));
+    // Cline runs a file named for the event, with or without an extension, in either folder.
+    let hooks: Vec<PathBuf> = [dir.join("hooks"), user.join("Documents/Cline/Hooks")]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|d| d.flatten().map(|e| e.path()))
+        .filter(|p| p.file_stem().is_some_and(|n| n.eq_ignore_ascii_case("PreToolUse")))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("hook cline")))
+        .collect();
+    let Some(hook) = hooks.first() else {
+        return if dir.exists() || on_path("cline").is_some() {
+            Check::note(
+                NAME,
+                "installed, but no Assent hook in its hooks: its tool calls do not come to Assent",
+                "assent hook cline --script > ~/.cline/hooks/PreToolUse (docs/clients.md: \"Cline\")",
+            )
+        } else {
+            Check::ok(NAME, "not installed here (nothing to wire)")
+        };
+    };
+    // The program the hook file runs: the first word after `exec`.
+    let text = std::fs::read_to_string(hook).unwrap_or_default();
+    let program = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("exec "))
+        .and_then(shlex::split)
+        .and_then(|words| words.into_iter().next());
+    match program {
+        Some(p) if Path::new(&p).is_file() || (!p.contains('/') && on_path(&p).is_some()) => {
+            Check::ok(NAME, format!("hook {}", tilde(hook, &user)))
+        }
+        _ => Check::problem(
+            NAME,
+            format!(
+                "the hook {} runs a program that is not there: Cline runs every call whose hook fails",
+                tilde(hook, &user)
+            ),
+            "print the hook again: assent hook cline --script > ~/.cline/hooks/PreToolUse",
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::wait_of;

@@ -1,6 +1,6 @@
 //! `assent doctor`: is everything Assent leans on in order? The keychain, the notification
 //! service, the server, the database and the wiring of Claude Code, Codex, Gemini CLI, Copilot
-//! CLI and OpenCode, each with what was found and, for a problem, one line on how to fix it. The
+//! CLI, OpenCode and Cline, each with what was found and, for a problem, one line on how to fix it. The
 //! exit code is non-zero when something is broken.
 
 use crate::client;
@@ -64,6 +64,7 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         agents::copilot_cli(),
         codex::codex(),
         agents::opencode(),
+        agents::cline(),
     ];
     let problems = checks.iter().filter(|c| c.status == Status::Problem).count();
     if json {
