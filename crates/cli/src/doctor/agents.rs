@@ -41,15 +41,12 @@ pub(super) fn gemini_cli() -> Check {
     }
     let installed = base.join(".gemini").exists() || on_path("gemini").is_some();
     if hooks.is_empty() {
-        return if installed {
-            Check::note(
-                NAME,
-                "installed, but no Assent hook in its settings: its tool calls do not come to Assent",
-                "add the BeforeTool hook `assent-run hook gemini-cli` to ~/.gemini/settings.json (docs/clients.md: \"Gemini CLI\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            installed,
+            "no Assent hook in its settings: its tool calls do not come to Assent",
+            "add the BeforeTool hook `assent-run hook gemini-cli` to ~/.gemini/settings.json (docs/clients.md: \"Gemini CLI\")",
+        );
     }
     let found: Vec<String> = hooks.iter().map(|h| format!("hook in {}", tilde(&h.file, &user))).collect();
     for h in &hooks {
@@ -181,15 +178,12 @@ pub(super) fn copilot_cli() -> Check {
     files.extend([home.join("settings.json"), home.join("config.json")]);
     let hooks: Vec<Hook> = files.iter().flat_map(|f| copilot_hooks_in(f)).collect();
     if hooks.is_empty() {
-        return if home.exists() || on_path("copilot").is_some() {
-            Check::note(
-                NAME,
-                "installed, but no Assent hook in its hooks: its tool calls do not come to Assent",
-                "add the preToolUse hook `assent-run hook copilot-cli` to ~/.copilot/hooks/assent.json (docs/clients.md: \"GitHub Copilot CLI\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            home.exists() || on_path("copilot").is_some(),
+            "no Assent hook in its hooks: its tool calls do not come to Assent",
+            "add the preToolUse hook `assent-run hook copilot-cli` to ~/.copilot/hooks/assent.json (docs/clients.md: \"GitHub Copilot CLI\")",
+        );
     }
     let found: Vec<String> = hooks.iter().map(|h| format!("hook in {}", tilde(&h.file, &user))).collect();
     for h in &hooks {
@@ -241,15 +235,12 @@ pub(super) fn opencode() -> Check {
         .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("Assent's plugin for OpenCode")))
         .collect();
     let Some(plugin) = plugins.first() else {
-        return if config.exists() || on_path("opencode").is_some() {
-            Check::note(
-                NAME,
-                "installed, but no Assent plugin in its plugins: its tool calls do not come to Assent",
-                "assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js (docs/clients.md: \"OpenCode\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            config.exists() || on_path("opencode").is_some(),
+            "no Assent plugin in its plugins: its tool calls do not come to Assent",
+            "assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js (docs/clients.md: \"OpenCode\")",
+        );
     };
     // The program the plugin runs: the first word of its command line.
     let text = std::fs::read_to_string(plugin).unwrap_or_default();
@@ -281,15 +272,12 @@ pub(super) fn cline() -> Check {
         .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("hook cline")))
         .collect();
     let Some(hook) = hooks.first() else {
-        return if dir.exists() || on_path("cline").is_some() {
-            Check::note(
-                NAME,
-                "installed, but no Assent hook in its hooks: its tool calls do not come to Assent",
-                "assent hook cline --script > ~/.cline/hooks/PreToolUse (docs/clients.md: \"Cline\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            dir.exists() || on_path("cline").is_some(),
+            "no Assent hook in its hooks: its tool calls do not come to Assent",
+            "assent hook cline --script > ~/.cline/hooks/PreToolUse (docs/clients.md: \"Cline\")",
+        );
     };
     // The program the hook file runs: the first word after `exec`.
     let text = std::fs::read_to_string(hook).unwrap_or_default();

@@ -16,15 +16,12 @@ pub(super) fn codex() -> Check {
     let commands = hook_commands(&config);
     let shown = tilde(&file, &user);
     if commands.is_empty() {
-        return if home.exists() || on_path("codex").is_some() {
-            Check::note(
-                NAME,
-                "installed, but no Assent hook in its config: what it asks about does not come to Assent",
-                "add the PermissionRequest hook `assent-run hook codex` to ~/.codex/config.toml (docs/clients.md: \"OpenAI Codex\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            home.exists() || on_path("codex").is_some(),
+            "no Assent hook in its config: what it asks about does not come to Assent",
+            "add the PermissionRequest hook `assent-run hook codex` to ~/.codex/config.toml (docs/clients.md: \"OpenAI Codex\")",
+        );
     }
     let features = config.get("features").and_then(toml::Value::as_table);
     let on = |name: &str| features.and_then(|f| f.get(name)).and_then(toml::Value::as_bool) == Some(true);

@@ -49,6 +49,15 @@ impl Check {
     fn problem(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
         Check { name, status: Status::Problem, detail: detail.into(), fix: Some(fix.into()) }
     }
+    /// A client found no Assent in: a note with how to wire it where it is installed, else
+    /// nothing to do.
+    fn unwired(name: &'static str, installed: bool, detail: &str, fix: &str) -> Self {
+        if installed {
+            Check::note(name, format!("installed, but {detail}"), fix)
+        } else {
+            Check::ok(name, "not installed here (nothing to wire)")
+        }
+    }
 }
 
 /// Runs every check and prints them; an error with exit code 1 when any is a problem.
@@ -346,15 +355,12 @@ fn claude_code() -> Check {
     found.dedup();
     let installed = config_dir.exists() || user.join(".claude.json").exists() || on_path("claude").is_some();
     if found.is_empty() {
-        return if installed {
-            Check::note(
-                NAME,
-                "installed, but no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
-                "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (docs/clients.md: \"Claude Code: every tool call through the inbox\")",
-            )
-        } else {
-            Check::ok(NAME, "not installed here (nothing to wire)")
-        };
+        return Check::unwired(
+            NAME,
+            installed,
+            "no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
+            "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (docs/clients.md: \"Claude Code: every tool call through the inbox\")",
+        );
     }
     // The hook runs the named program: it has to be found.
     for cmd in &commands {

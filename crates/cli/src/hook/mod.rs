@@ -320,10 +320,7 @@ fn printed(home: &Home, cmd: &HookCmd) -> Option<String> {
 /// The command line that runs this hook as this binary (`assent-run` beside it where it is
 /// installed), in this home, with these flags.
 fn hook_argv(home: &Home, client: &str, args: &HookArgs) -> Vec<String> {
-    let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
-    let light = exe.with_file_name(format!("{}{}", crate::run::RUNNER, std::env::consts::EXE_SUFFIX));
-    let exe = if light.is_file() { light } else { exe };
-    let mut argv = vec![exe.display().to_string(), "--home".into(), home.dir.display().to_string()];
+    let mut argv = vec![output::program().display().to_string(), "--home".into(), home.dir.display().to_string()];
     if let Some(t) = &args.auth.token_file {
         argv.extend(["--token-file".into(), t.display().to_string()]);
     }

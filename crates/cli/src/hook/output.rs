@@ -20,14 +20,18 @@ pub(super) struct Rewrite {
     tool: String,
 }
 
+/// The program a client runs for a hook or a confined run: `assent-run` beside this binary where
+/// it is installed (it starts in a fraction of the time: it does nothing else), else this binary.
+pub(super) fn program() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
+    let light = exe.with_file_name(format!("{}{}", crate::run::RUNNER, std::env::consts::EXE_SUFFIX));
+    if light.is_file() { light } else { exe }
+}
+
 impl Rewrite {
     /// The rewrite for this `assent`, its home and token, of `input`.
     pub(super) fn new(home: &Home, auth: &AgentAuth, tool: &str, input: Value) -> Rewrite {
-        let exe = std::env::current_exe().unwrap_or_else(|_| "assent".into());
-        // `assent-run` beside this binary where it is installed (it starts in a fraction of the
-        // time: it does nothing else), else this binary's own `run`.
-        let light = exe.with_file_name(format!("{}{}", crate::run::RUNNER, std::env::consts::EXE_SUFFIX));
-        let exe = if light.is_file() { light } else { exe };
+        let exe = program();
         let quote = |p: &std::path::Path| {
             let s = p.to_string_lossy();
             shlex::try_quote(&s).map(|q| q.into_owned()).unwrap_or_else(|_| s.into_owned())
