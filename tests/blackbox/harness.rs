@@ -10,6 +10,33 @@ use std::time::Duration;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_assent");
 
+/// The Windows build of `assent` the suite runs under Wine instead of [`BIN`], when set
+/// (`scripts/windows.sh`): the harness's servers and CLI calls go to it.
+pub fn windows_exe() -> Option<String> {
+    std::env::var("ASSENT_TEST_WINDOWS_EXE").ok().filter(|v| !v.is_empty())
+}
+
+/// A command that runs `assent`: the one cargo built, or the Windows build under Wine.
+pub fn assent() -> Command {
+    match windows_exe() {
+        Some(exe) => {
+            let mut cmd = Command::new("wine");
+            cmd.arg(exe).env("WINEDEBUG", "-all");
+            cmd
+        }
+        None => Command::new(BIN),
+    }
+}
+
+/// `path` as the `assent` the suite runs names it: itself, or under Wine the same file through
+/// the drive `Z:` that Wine maps to `/`.
+pub fn native(path: &Path) -> String {
+    match windows_exe() {
+        Some(_) => format!("Z:{}", path.display()).replace('/', "\\"),
+        None => path.display().to_string(),
+    }
+}
+
 /// A running `assent serve`.
 pub struct Server {
     pub child: Option<Child>,
@@ -96,9 +123,9 @@ impl Server {
     /// Starts the process and waits for its "listening" line.
     pub fn spawn(&mut self) {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.stderr_log).unwrap();
-        let mut cmd = Command::new(BIN);
+        let mut cmd = assent();
         cmd.arg("--home")
-            .arg(self.home.path())
+            .arg(native(self.home.path()))
             .args(["serve", "--port", "0"])
             .args(&self.args)
             .stdout(Stdio::piped())
@@ -277,8 +304,8 @@ impl Drop for Server {
 
 /// Runs `assent --home HOME ARGS` with `env`.
 pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--home").arg(home).args(args).stdin(Stdio::null());
+    let mut cmd = assent();
+    cmd.arg("--home").arg(native(home)).args(args).stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -478,8 +505,8 @@ impl Parts for (axum::http::StatusCode, [(&'static str, &'static str); 1], Strin
 
 /// Runs the CLI with `input` on standard input.
 pub fn cli_with_stdin(home: &Path, env: &[(String, String)], args: &[&str], input: &str) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--home").arg(home).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut cmd = assent();
+    cmd.arg("--home").arg(native(home)).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }

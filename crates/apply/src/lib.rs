@@ -11,6 +11,10 @@
 //! The engine moves an approved proposal to `applying` (durably) before it calls a kind's
 //! `apply`, and asks its `reconcile` after a crash.
 
+#[cfg(unix)]
+pub mod at;
+#[cfg(windows)]
+#[path = "at_windows.rs"]
 pub mod at;
 pub mod diff;
 pub mod files;

@@ -32,18 +32,44 @@ pub fn lexical(raw: &str) -> Result<PathBuf, CoreError> {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
-            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::Prefix(prefix) => {
+                windows_prefix(raw, prefix.kind())?;
+                out.push(c.as_os_str())
+            }
+            Component::RootDir => out.push(c.as_os_str()),
             Component::CurDir => {}
             Component::ParentDir => {
                 out.pop();
             }
-            Component::Normal(n) => out.push(n),
+            Component::Normal(n) => {
+                #[cfg(windows)]
+                if let Some(why) = crate::at::unsafe_name(n) {
+                    return Err(refuse("invalid_path", format!("`{raw}` cannot be written: {why}")));
+                }
+                out.push(n)
+            }
         }
     }
     if out.parent().is_none() {
         return Err(refuse("invalid_path", "the path names a folder, not a file"));
     }
     Ok(out)
+}
+
+/// On Windows, a path starts with a drive (`C:\`) or a share (`\\server\share\`). The
+/// verbatim (`\\?\`) and device (`\\.\`) forms skip Windows' own reading of a name (a
+/// trailing dot kept, `CON` a file) or reach devices: refused, with the form to use instead.
+fn windows_prefix(raw: &str, kind: std::path::Prefix<'_>) -> Result<(), CoreError> {
+    use std::path::Prefix;
+    match kind {
+        Prefix::Disk(_) | Prefix::UNC(..) => Ok(()),
+        _ => Err(refuse(
+            "invalid_path",
+            format!(
+                "`{raw}`: the `\\\\?\\` and `\\\\.\\` forms are not written to; name the file as `C:\\folder\\file`"
+            ),
+        )),
+    }
 }
 
 /// The real location of `p`: its folder with every symlink resolved (as far as it exists),
@@ -66,7 +92,9 @@ pub fn real(p: &Path) -> Result<PathBuf, CoreError> {
             _ => break,
         }
     }
-    let mut out = std::fs::canonicalize(&existing)
+    // dunce: on Windows the drive form (`C:\x`) where it names the same file, rather than
+    // the verbatim `\\?\C:\x` that the system's canonical form is; elsewhere the same.
+    let mut out = dunce::canonicalize(&existing)
         .map_err(|_| refuse("invalid_path", format!("`{}` cannot be resolved to a real folder", existing.display())))?;
     for n in rest.into_iter().rev() {
         out.push(n);
@@ -76,7 +104,7 @@ pub fn real(p: &Path) -> Result<PathBuf, CoreError> {
 
 /// The canonical form of a configured root (as written when it does not exist yet).
 fn canon(root: &Path) -> PathBuf {
-    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+    dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
 /// Whether `path` is `root` or under it, comparing names without regard to case: on a
@@ -95,9 +123,12 @@ fn identity(p: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
 }
 
-#[cfg(not(unix))]
-fn identity(_p: &Path) -> Option<(u64, u64)> {
-    None
+/// Volume serial number and file index of an existing file or folder (following links).
+#[cfg(windows)]
+fn identity(p: &Path) -> Option<(u64, u64)> {
+    let h = winapi_util::Handle::from_path_any(p).ok()?;
+    let info = winapi_util::file::information(&h).ok()?;
+    Some((info.volume_serial_number(), info.file_index()))
 }
 
 impl PathPolicy {

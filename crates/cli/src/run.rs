@@ -213,10 +213,11 @@ fn execute(id: &str, a: Approved) -> Result<()> {
         None => {
             // Ended by a signal: the shell's code for it, 128 + its number.
             #[cfg(unix)]
-            let code = u8::try_from(128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0));
+            let code = u8::try_from(128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0))
+                .unwrap_or(exit::ERROR);
             #[cfg(not(unix))]
-            let code = Ok::<u8, std::num::TryFromIntError>(exit::ERROR);
-            Err(ExitError::new(code.unwrap_or(exit::ERROR), "").into())
+            let code = exit::ERROR;
+            Err(ExitError::new(code, "").into())
         }
     }
 }

@@ -1,8 +1,6 @@
 //! Whether the client that started a hook is still there: a client killed while its call waits
 //! leaves no question behind.
 
-use std::time::Duration;
-
 /// The client that started the hook, as it was when the hook started: the hook's parent and
 /// (a client that runs its hooks through a shell, which outlives it) the parent's parent, each
 /// with its start time (so a reused id is not taken for it). Taken before the call is filed: a
@@ -77,7 +75,7 @@ impl Watch {
             {
                 return;
             }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
         }
         #[cfg(not(unix))]
         std::future::pending::<()>().await
@@ -88,6 +86,7 @@ impl Watch {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn a_watch_passes_to_the_same_process_only() {
