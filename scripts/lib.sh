@@ -37,6 +37,10 @@ DESKTOP_PACKAGES=(libwebkit2gtk-4.1-dev libjavascriptcoregtk-4.1-dev libsoup-3.0
 # AppStream metainfo, and X tools to find the installed app's window.
 PACKAGE_PACKAGES=(desktop-file-utils appstream x11-utils)
 
+# What the Windows pass needs (scripts/windows.sh): a mingw-w64 linker for the cross-build and
+# Wine to run the result.
+WINDOWS_PACKAGES=(gcc-mingw-w64-x86-64 wine wine64)
+
 # The toolchains building from source needs (README: "Build from source").
 RUST_MIN=1.88
 NODE_MIN=20.19

@@ -11,7 +11,8 @@ require_build_tools
 # peaked at 2.7 GB of target/ (2026-11-26); incremental caches take several times that.
 report_disk
 
-ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
+ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}" \
+  "${WINDOWS_PACKAGES[@]}"
 echo "== front end"
 build_ui
 (cd ui && npm run check && npm test && npm run test:layout)
@@ -47,6 +48,16 @@ if [ "$status" -eq 0 ]; then
     batches:: receipts:: \
     --skip boundary::a_full_disk_is_a_clear_507_and_loses_nothing 2>&1 | tee -a "$log"
   status=${PIPESTATUS[0]}
+fi
+if [ "$status" -eq 0 ]; then
+  # The engine on Windows: cross-built, then the suite's desktop-free tests against it under Wine.
+  FEATURES=$features ./scripts/windows.sh 2>&1 | tee -a "$log"
+  status=${PIPESTATUS[0]}
+fi
+if [ "$status" -eq 0 ]; then
+  # macOS: the whole workspace compiled for both Mac targets (nothing to run it on here).
+  FEATURES=$features ./scripts/macos.sh
+  status=$?
 fi
 set -e
 drift=0

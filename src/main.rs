@@ -6,7 +6,7 @@
 /// so the untouched pages stay out of memory, where glibc's inline chunk headers bring them in.
 /// Measured (`assent-bench waits`, five runs each, alternating): 10,000 open waits in 151 MB
 /// (146-157) against 194 MB (193-195).
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

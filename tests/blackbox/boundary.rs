@@ -2,7 +2,7 @@
 //! files, what the preview tells an agent, invisible characters in names, protected paths on a
 //! case-insensitive disk, late decisions, and groups that belong to one agent.
 
-use crate::harness::{Server, stdout};
+use crate::harness::{Server, native, stdout, windows_exe};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -12,11 +12,11 @@ async fn propose(s: &Server, body: Value) -> (StatusCode, Value) {
 }
 
 fn write(path: &std::path::Path, content: &str) -> Value {
-    json!({"kind": "file.write", "payload": {"path": path.to_str().unwrap(), "content": content}})
+    json!({"kind": "file.write", "payload": {"path": native(path), "content": content}})
 }
 
 fn delete(path: &std::path::Path) -> Value {
-    json!({"kind": "file.delete", "payload": {"path": path.to_str().unwrap()}})
+    json!({"kind": "file.delete", "payload": {"path": native(path)}})
 }
 
 fn code(v: &Value) -> &str {
@@ -96,9 +96,14 @@ async fn an_agent_never_reads_a_file_through_the_preview() {
         assert!(stdout(&s.cli(&["show", id])).contains("TOPSECRET-KEY-42"));
     }
     // Nothing about a protected place is told, whatever is there.
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    for p in [format!("{home}/.ssh"), format!("{home}/.ssh/no-such-file"), format!("{home}/.ssh/../.ssh/x")] {
-        let (st, e) = propose(&s, delete(std::path::Path::new(&p))).await;
+    // The user's home as the server sees it: under Wine, the profile Wine made for this user.
+    let (home, sep) = match windows_exe() {
+        Some(_) => (format!("C:\\users\\{}", std::env::var("USER").unwrap_or_else(|_| "root".into())), "\\"),
+        None => (std::env::var("HOME").unwrap_or_else(|_| "/root".into()), "/"),
+    };
+    let ssh = format!("{home}{sep}.ssh");
+    for p in [ssh.clone(), format!("{ssh}{sep}no-such-file"), format!("{ssh}{sep}..{sep}.ssh{sep}x")] {
+        let (st, e) = propose(&s, json!({"kind": "file.delete", "payload": {"path": p}})).await;
         assert_eq!((st, code(&e)), (StatusCode::UNPROCESSABLE_ENTITY, "protected_path"), "{p}: {e}");
     }
 }

@@ -1,6 +1,6 @@
 //! The `assent` command against a running server.
 
-use crate::harness::{BIN, Server, cli, stderr, stdout};
+use crate::harness::{BIN, Server, cli, native, stderr, stdout};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
@@ -305,7 +305,7 @@ async fn show_links_a_revision_and_retries_and_decisions_credit_their_real_chann
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("f.txt");
     std::fs::write(&target, "one\n").unwrap();
-    let body = json!({"kind": "file.write", "payload": {"path": target.to_str().unwrap(), "content": "two\n"}});
+    let body = json!({"kind": "file.write", "payload": {"path": native(&target), "content": "two\n"}});
     let (_, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
     let id = p["id"].as_str().unwrap().to_string();
     std::fs::write(&target, "changed meanwhile\n").unwrap();

@@ -135,7 +135,7 @@ async fn paths_are_checked_at_proposal_time() {
     );
     let s = Server::start_with(&config, &[]).await;
     let p = |x: &str| project.path().join(x);
-    let cases: Vec<(String, &str)> = vec![
+    let mut cases: Vec<(String, &str)> = vec![
         ("relative/path.txt".into(), "path_not_absolute"),
         (native(&project.path().join("a\u{0}b")), "invalid_path"),
         (native(&s.home().join("assent.db")), "protected_path"),
@@ -147,6 +147,26 @@ async fn paths_are_checked_at_proposal_time() {
         ),
         (native(project.path()), "path_is_directory"),
     ];
+    // On Windows, names the system reads as something else than a file in the folder: refused
+    // before anything is opened (an alternate data stream, a device, a name Windows trims, the
+    // verbatim and device forms that skip its reading of names).
+    if windows_exe().is_some() {
+        let dir = native(project.path());
+        for (name, code) in [
+            ("notes.txt:hidden", "invalid_path"),
+            ("notes.txt::$DATA", "invalid_path"),
+            ("CON", "invalid_path"),
+            ("nul.txt", "invalid_path"),
+            ("COM1\\x.txt", "invalid_path"),
+            ("trailing.", "invalid_path"),
+            ("trailing ", "invalid_path"),
+        ] {
+            cases.push((format!("{dir}\\{name}"), code));
+        }
+        cases.push((format!("\\\\?\\{dir}\\x.txt"), "invalid_path"));
+        cases.push(("\\\\.\\PhysicalDrive0\\x".into(), "invalid_path"));
+        cases.push(("\\no-drive\\x.txt".into(), "path_not_absolute"));
+    }
     for (path, code) in &cases {
         let (st, e) = s
             .req(

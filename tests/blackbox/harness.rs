@@ -18,13 +18,18 @@ pub fn windows_exe() -> Option<String> {
 
 /// A command that runs `assent`: the one cargo built, or the Windows build under Wine.
 pub fn assent() -> Command {
+    program("assent")
+}
+
+/// A command that runs `name` (`assent` or `assent-run`), as [`assent`] does.
+pub fn program(name: &str) -> Command {
     match windows_exe() {
         Some(exe) => {
             let mut cmd = Command::new("wine");
-            cmd.arg(exe).env("WINEDEBUG", "-all");
+            cmd.arg(Path::new(&exe).with_file_name(format!("{name}.exe"))).env("WINEDEBUG", "-all");
             cmd
         }
-        None => Command::new(BIN),
+        None => Command::new(Path::new(BIN).with_file_name(name)),
     }
 }
 
@@ -155,6 +160,10 @@ impl Server {
             .unwrap_or_else(|| panic!("server did not start: {line:?}\n{}", self.stderr()))
             .trim_end_matches("/v1")
             .to_string();
+        // Under Wine, the server names its home as Windows does: proof it is the Windows build.
+        if windows_exe().is_some() {
+            assert!(line.contains("(home Z:\\"), "not the Windows build: {line:?}");
+        }
         self.url = url;
         self.child = Some(child);
         self.agent = std::fs::read_to_string(self.home.path().join("agent.token")).unwrap().trim().to_string();

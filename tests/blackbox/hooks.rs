@@ -1,11 +1,11 @@
 //! `assent hook claude-code` fed recorded hook events of the real shapes; the exact output is
 //! checked for allow, deny with reason, edited input, timeout and Assent not running.
 
-use crate::harness::{BIN, Server};
+use crate::harness::{Server, native, program};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/fixtures/hooks/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -17,21 +17,21 @@ fn spawn_hook(home: &std::path::Path, env: &[(String, String)], event: &str, ext
 
 /// `assent hook CLIENT` with `event` on its standard input.
 pub fn spawn_for(client: &str, home: &std::path::Path, env: &[(String, String)], event: &str, extra: &[&str]) -> Child {
-    spawn_with(std::path::Path::new(BIN), client, home, env, event, extra)
+    spawn_with("assent", client, home, env, event, extra)
 }
 
-/// [`spawn_for`] with `program` (`assent`, or `assent-run` beside it).
+/// [`spawn_for`] with `name` (`assent`, or `assent-run` beside it).
 fn spawn_with(
-    program: &std::path::Path,
+    name: &str,
     client: &str,
     home: &std::path::Path,
     env: &[(String, String)],
     event: &str,
     extra: &[&str],
 ) -> Child {
-    let mut child = Command::new(program)
+    let mut child = program(name)
         .arg("--home")
-        .arg(home)
+        .arg(native(home))
         .args(["hook", client])
         .args(extra)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -228,9 +228,9 @@ async fn not_running_and_read_only_tools() {
 /// stopped, the call goes back to the client's own settings.
 #[tokio::test]
 async fn the_small_hook_answers_as_the_whole_one() {
-    let runner = std::path::Path::new(BIN).with_file_name("assent-run");
+    let runner = "assent-run";
     let mut s = Server::start().await;
-    let spawn = |program: &std::path::Path, s: &Server, event: &Value| {
+    let spawn = |program: &str, s: &Server, event: &Value| {
         spawn_with(program, "claude-code", s.home(), &s.env, &event.to_string(), &["--timeout", "20"])
     };
     let call = |id: &str, tool: &str, command: &str| {
@@ -238,7 +238,7 @@ async fn the_small_hook_answers_as_the_whole_one() {
                "tool_input": {"command": command}, "tool_use_id": id, "permission_mode": "default"})
     };
     // A call that waits: handed over, decided by the person, answered.
-    let waiting = spawn(&runner, &s, &call("toolu_small_1", "Bash", "npm publish"));
+    let waiting = spawn(runner, &s, &call("toolu_small_1", "Bash", "npm publish"));
     let p = s.first_pending().await;
     let id = p["id"].as_str().unwrap().to_string();
     s.decide(&id, json!({"outcome": "reject", "reason": "not from this branch"})).await;
@@ -249,14 +249,14 @@ async fn the_small_hook_answers_as_the_whole_one() {
     let (_, all) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
     assert_eq!(all["items"].as_array().unwrap().len(), 1, "filed once: {all}");
     // The same settled call again, answered by the small binary alone: as the whole one does.
-    let small = finish(spawn(&runner, &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
-    let whole = finish(spawn(std::path::Path::new(BIN), &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
+    let small = finish(spawn(runner, &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
+    let whole = finish(spawn("assent", &s, &call("toolu_small_1", "Bash", "npm publish"))).1;
     assert_eq!(parse(&small), parse(&whole));
     // Not gated: nothing said.
-    assert_eq!(finish(spawn(&runner, &s, &call("toolu_small_2", "Read", "x"))).1, "");
+    assert_eq!(finish(spawn(runner, &s, &call("toolu_small_2", "Read", "x"))).1, "");
     // Assent stopped: back to the client's own settings.
     s.stop();
-    let v = parse(&finish(spawn(&runner, &s, &call("toolu_small_3", "Bash", "npm publish"))).1);
+    let v = parse(&finish(spawn(runner, &s, &call("toolu_small_3", "Bash", "npm publish"))).1);
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
     assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("not running"), "{v}");
 }

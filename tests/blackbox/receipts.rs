@@ -2,7 +2,7 @@
 //! key, which anyone checks offline with the JWK Set at `GET /v1/keys` (here with
 //! `assent_receipt::verify`, the library a Rust tool server would use).
 
-use crate::harness::Server;
+use crate::harness::{Server, native};
 use assent_receipt::{Expect, KeySet, Refusal, payload_sha256, verify};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -240,9 +240,9 @@ async fn each_kind_and_outcome_has_its_receipt_over_the_payload_assent_checks_be
     let s = Server::start().await;
     let keys = key_set(&s).await;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("notes.txt");
-    std::fs::write(&path, "old\n").unwrap();
-    let path = path.to_str().unwrap();
+    let target = dir.path().join("notes.txt");
+    std::fs::write(&target, "old\n").unwrap();
+    let path = &native(&target);
 
     // A file write approved with edits, from the command line: the receipt binds the content
     // written, and its hash is the one Assent checked before writing (both RFC 8785).
@@ -252,7 +252,7 @@ async fn each_kind_and_outcome_has_its_receipt_over_the_payload_assent_checks_be
     assert!(out.status.success(), "{}", crate::harness::stderr(&out));
     let (_, done) = s.req(Method::GET, &format!("/proposals/{id}?wait=20"), Some(&s.agent.clone()), None).await;
     assert_eq!(done["status"], "applied", "{done}");
-    assert_eq!(std::fs::read_to_string(path).unwrap(), "final\n");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "final\n");
     let c = verify(&receipt(&s, id).await, &keys, &Expect { approved: true, ..Default::default() }, now()).unwrap();
     assert_eq!((c.kind.as_str(), c.channel.as_str(), c.tool.as_deref()), ("file.write", "cli", None));
     assert_eq!(c.payload_sha256, payload_sha256(&done["approved_payload"]));
@@ -287,5 +287,5 @@ async fn each_kind_and_outcome_has_its_receipt_over_the_payload_assent_checks_be
     assert_eq!((c.kind.as_str(), c.outcome.as_str()), ("file.delete", "refine"));
     let approval = Expect { approved: true, ..Default::default() };
     assert_eq!(verify(&token, &keys, &approval, now()), Err(Refusal::NotApproved("refine".into())));
-    assert!(std::path::Path::new(path).exists());
+    assert!(target.exists());
 }

@@ -250,7 +250,10 @@ impl Folder {
 
 /// Sets the permission bits of an open file.
 pub fn set_mode(f: &File, mode: u32) -> io::Result<()> {
-    Ok(rustix::fs::fchmod(f, Mode::from_raw_mode(mode))?)
+    // The permission bits fit the platform's `mode_t` (32 bits on Linux, 16 on macOS).
+    #[allow(clippy::unnecessary_cast)]
+    let raw = (mode & 0o7777) as rustix::fs::RawMode;
+    Ok(rustix::fs::fchmod(f, Mode::from_raw_mode(raw))?)
 }
 
 #[cfg(test)]

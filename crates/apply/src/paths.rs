@@ -184,6 +184,31 @@ impl PathPolicy {
 mod tests {
     use super::*;
 
+    #[cfg(windows)]
+    #[test]
+    fn lexical_resolution_on_windows() {
+        assert_eq!(lexical(r"C:\a\.\b\..\c").ok(), Some(PathBuf::from(r"C:\a\c")));
+        assert_eq!(lexical(r"C:\..\..\Windows\x").ok(), Some(PathBuf::from(r"C:\Windows\x")));
+        assert_eq!(lexical(r"\\server\share\d\f.txt").ok(), Some(PathBuf::from(r"\\server\share\d\f.txt")));
+        for (raw, code) in [
+            (r"C:relative\x", "path_not_absolute"),
+            (r"\no-drive\x", "path_not_absolute"),
+            (r"\\?\C:\x\f", "invalid_path"),
+            (r"\\.\PhysicalDrive0\x", "invalid_path"),
+            (r"\\?\GLOBALROOT\Device\x", "invalid_path"),
+            (r"C:\x\f.txt:stream", "invalid_path"),
+            (r"C:\x\f.txt::$DATA", "invalid_path"),
+            (r"C:\x\CON", "invalid_path"),
+            (r"C:\x\nul.txt", "invalid_path"),
+            (r"C:\x\COM1\f", "invalid_path"),
+            (r"C:\x\f.txt.", "invalid_path"),
+            (r"C:\x\f.txt ", "invalid_path"),
+        ] {
+            assert_eq!(lexical(raw).err().map(|e| e.code()), Some(code), "{raw}");
+        }
+    }
+
+    #[cfg(unix)]
     #[test]
     fn lexical_resolution() {
         assert_eq!(lexical("/a/./b/../c").ok(), Some(PathBuf::from("/a/c")));

@@ -126,7 +126,10 @@ pub async fn run(home: &Home, cmd: RemoteCmd) -> Result<()> {
                 )
                 .map_err(|e| anyhow::anyhow!("cannot keep the ntfy token: {e}"))?;
                 if kept == assent_secrets::owner::Where::File {
-                    eprintln!("no system keychain: the ntfy token is kept in the home (mode 0600)");
+                    eprintln!(
+                        "no system keychain: the ntfy token is kept in the home ({})",
+                        assent_secrets::PRIVATE_FILE
+                    );
                 }
             }
             let body = json!({ "origin": origin, "port": port, "push_after": push_after, "ntfy": ntfy });

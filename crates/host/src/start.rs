@@ -123,8 +123,9 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
     match owner.location {
         Where::Keychain => tracing::info!("the owner credential is in the system keychain"),
         Where::File => tracing::warn!(
-            "no system keychain: the owner credential is in {} (mode 0600)",
-            owner::file_path(&home.dir).display()
+            "no system keychain: the owner credential is in {} ({})",
+            owner::file_path(&home.dir).display(),
+            assent_secrets::PRIVATE_FILE
         ),
     }
     let mut kinds = KindRegistry::with_builtins();

@@ -34,6 +34,13 @@ pub const KEYCHAIN_HELP: &str =
 pub const KEYCHAIN_HELP: &str =
     "Assent keeps credentials in the system credential store: make sure it is available to your user";
 
+/// How a file that holds a secret is kept from other users, as said next to its path.
+#[cfg(unix)]
+pub const PRIVATE_FILE: &str = "mode 0600";
+/// How a file that holds a secret is kept from other users, as said next to its path.
+#[cfg(not(unix))]
+pub const PRIVATE_FILE: &str = "with the folder's permissions: Assent sets no ACL of its own on Windows yet";
+
 /// Why a secret could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretsError {

@@ -203,9 +203,10 @@ fn fallback(slot: Slot, file: &Path, token: Option<String>) -> Result<Owner, Sec
     };
     tracing::warn!(
         path = %file.display(),
-        "{} is kept in a file (mode 0600) because no system keychain is in use; \
+        "{} is kept in a file ({}) because no system keychain is in use; \
          any process running as this user can read it",
-        slot.what
+        slot.what,
+        crate::PRIVATE_FILE
     );
     Ok(Owner { token, location: Where::File })
 }
