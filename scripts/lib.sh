@@ -107,7 +107,7 @@ ensure_tauri_driver() {
 # Says how much disk the build has, and warns when it is less than a cold build of every
 # target takes (measured: see scripts/test.sh). Never deletes anything.
 report_disk() {
-  local need_gb=${ASSENT_DISK_NEED_GB:-6} dir=target free_kb
+  local need_gb=${ASSENT_DISK_NEED_GB:-8} dir=target free_kb
   mkdir -p "$dir"
   free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
   echo "== disk: $((free_kb / 1024 / 1024)) GB free for $(cd "$dir" && pwd) (a cold run takes about $need_gb GB)"

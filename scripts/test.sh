@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 require_build_tools
 # What the run needs on disk, said at the start so that a full disk reads as a full disk and
 # not as a compiler's error minutes in: a cold run with CARGO_INCREMENTAL=0 (as .ci/run sets)
-# peaked at 2.7 GB of target/ (2026-11-26); incremental caches take several times that.
+# peaked at 2.7 GB of target/ (2026-11-26), before the Windows build (about 1.2 GB) and the
+# two macOS checks (0.4 GB each, zig 0.4 GB more); incremental caches take several times that.
 report_disk
 
 ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}" \

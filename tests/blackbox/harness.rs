@@ -219,6 +219,20 @@ impl Server {
         assert_eq!(code, StatusCode::NO_CONTENT, "moving the clock: {v}");
     }
 
+    /// Returns once `n` agents wait on a decision (open long-polls), waiting up to 20 s for
+    /// clients to start waiting (a test build's `/testing/waits`).
+    pub async fn until_waiting(&self, n: u64) {
+        for _ in 0..800 {
+            let (code, v) = self.req(Method::GET, "/testing/waits", Some(&self.owner.clone()), None).await;
+            assert_eq!(code, StatusCode::OK, "{v}");
+            if v["agents_waiting"].as_u64() >= Some(n) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("{n} agents never waited");
+    }
+
     /// The newest pending proposal, as the owner sees it, once there is one (waiting up to 20 s
     /// for a client to file it).
     pub async fn first_pending(&self) -> Value {

@@ -140,7 +140,9 @@ async fn a_killed_propose_wait_leaves_no_pending_proposal_and_others_stay() {
         tokio::time::sleep(Duration::from_millis(25)).await;
         id = first_pending(&s).await;
     }
-    // Its own wait holds the lease past its 15 seconds.
+    // Its own wait holds the lease past its 15 seconds (once it waits: filing and waiting are
+    // two requests, and the clock must not jump between them).
+    s.until_waiting(1).await;
     s.advance(Duration::from_secs(17)).await;
     assert_eq!(status(&s, &id).await, "pending", "a client still waiting keeps its proposal");
     waiting.kill().unwrap();

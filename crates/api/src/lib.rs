@@ -155,6 +155,15 @@ async fn move_clock(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// How many agents wait on a decision now (open long-polls): a test knows a client is waiting
+/// before it moves the clock. Test builds only, as the clock route.
+async fn waits(
+    axum::extract::State(s): axum::extract::State<AppState>,
+    _: extract::Owner,
+) -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({"agents_waiting": s.engine.agents_waiting()}))
+}
+
 async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
@@ -196,7 +205,7 @@ pub fn router(engine: Engine, port: u16, cfg: &ApiConfig) -> Router {
         .route("/remote/log", get(routes::remote::log));
     if testing {
         // A test build started with `ASSENT_TEST_CLOCK` (never a release): see `assent_core::crash`.
-        v1 = v1.route("/testing/clock", post(move_clock));
+        v1 = v1.route("/testing/clock", post(move_clock)).route("/testing/waits", get(waits));
     }
     Router::new()
         .nest("/v1", v1)

@@ -79,7 +79,7 @@ impl Leases {
         let mut map = self.map();
         let l = map.get_mut(id)?;
         l.holders += 1;
-        Some(Hold { leases: self, id: id.to_string() })
+        Some(Hold { leases: self, id: id.to_string(), renew: true })
     }
 
     /// Takes out the leases that have lapsed by `now`.
@@ -113,6 +113,15 @@ impl Leases {
 pub(crate) struct Hold<'a> {
     leases: &'a Leases,
     id: String,
+    /// Whether its end renews the lease: not for a wait that turned out not to be the agent's.
+    renew: bool,
+}
+
+impl Hold<'_> {
+    /// Lets go without renewing: the wait holding it was refused (not the agent's proposal).
+    pub(crate) fn abandon(mut self) {
+        self.renew = false;
+    }
 }
 
 impl Drop for Hold<'_> {
@@ -120,7 +129,9 @@ impl Drop for Hold<'_> {
         let mut map = self.leases.map();
         if let Some(l) = map.get_mut(&self.id) {
             l.holders = l.holders.saturating_sub(1);
-            l.lapses_at = l.lapses_at.max(self.leases.lapse_from_now(l.secs));
+            if self.renew {
+                l.lapses_at = l.lapses_at.max(self.leases.lapse_from_now(l.secs));
+            }
             if l.holders == 0 && l.settled {
                 map.remove(&self.id);
             }
@@ -203,6 +214,18 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_abandoned_hold_held_the_lease_but_renews_nothing() {
+        let clock = Arc::new(Clock::default());
+        let l = Leases::new(clock.clone());
+        l.grant("p", 5);
+        let h = l.hold("p").expect("leased");
+        clock.advance(Duration::from_secs(4));
+        assert!(l.lapsed(clock.instant() + Duration::from_secs(2)).is_empty(), "held while it lasts");
+        h.abandon();
+        assert_eq!(l.lapsed(clock.instant() + Duration::from_secs(2)), vec![("p".to_string(), 5)], "not renewed");
+    }
 
     #[test]
     fn an_open_wait_holds_the_lease_and_its_end_renews_it() {

@@ -18,10 +18,22 @@ impl Engine {
         // A wait spends nearly all its life parked below, and with 10,000 open waits what a
         // parked wait holds is what the server's memory is made of: so it holds no proposal
         // while parked, and the store read's future is boxed.
-        let mut p = Box::pin(self.get(who, id)).await?;
         // While the wait is open the proposal's lease does not run down; its end (an answer,
-        // the timeout, or the connection dropped) renews it.
-        let _hold = self.inner.leases.hold(id);
+        // the timeout, or the connection dropped) renews it. Held before the first read: the
+        // clock may pass the lease's end while the read is in flight (a slow store), and the
+        // sweeper must not withdraw a proposal whose agent is, by then, waiting on it.
+        let hold = self.inner.leases.hold(id);
+        let mut p = match Box::pin(self.get(who, id)).await {
+            Ok(p) => p,
+            Err(e) => {
+                // Not this agent's to wait on (or gone): it renews nothing.
+                if let Some(h) = hold {
+                    h.abandon();
+                }
+                return Err(e);
+            }
+        };
+        let _hold = hold;
         loop {
             if p.settled {
                 return Ok(p);
