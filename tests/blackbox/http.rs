@@ -16,7 +16,7 @@ async fn server_with_credential(rec: &Recorder) -> (Bus, Server) {
         &["credential", "add", "api", "--host", &rec.url, "--host", "api.example.com"],
         SECRET,
     );
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.status.success(), "{}: {}", out.status, stderr(&out));
     assert!(!stdout(&out).contains(SECRET));
     (bus, s)
 }
