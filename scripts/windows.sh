@@ -7,6 +7,9 @@
 #   ./scripts/windows.sh            build, then run the Windows pass of the black-box suite
 #   ./scripts/windows.sh --units    also the file applier's unit tests as a Windows program
 #   ./scripts/windows.sh --build    build only (target/x86_64-pc-windows-gnu/windows-test/assent.exe)
+#   ./scripts/windows.sh --desktop  also cross-build the desktop app (assent-desktop.exe): it
+#                                   links; not in the test run (3.5 more minutes), and Wine has
+#                                   no WebView2 to open its window
 #
 # FEATURES (the test run's feature set) is honoured so the suite's own build is not redone.
 set -euo pipefail
@@ -26,6 +29,10 @@ echo "== Windows: cross-build ($target)"
 # The windows-test profile: dev, with unoptimised dependencies (Cargo.toml says why).
 cargo build --locked --profile windows-test --target "$target" -p assent --features "$features"
 out=target/$target/windows-test
+if [ "${1:-}" = --desktop ]; then
+  cargo build --locked --profile windows-test --target "$target" -p assent-desktop \
+    --features assent-core/crash-points,assent-core/ts
+fi
 # Test-only: Wine 8 lacks bcryptprimitives.dll's ProcessPrng (tests/windows/bcryptprimitives.c).
 # A real Windows loads its own from the system folder; this one is never packaged.
 x86_64-w64-mingw32-gcc -shared -o "$out/bcryptprimitives.dll" \
