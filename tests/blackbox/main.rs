@@ -5,6 +5,7 @@
 
 mod harness;
 mod pg;
+mod services;
 
 mod agents;
 mod batches;
