@@ -32,10 +32,16 @@ done
 printf '#!/bin/sh\nexec "%s" -m ziglang ar "$@"\n' "$PWD/$venv/bin/python" > "$zig/ar"
 chmod +x "$zig/ar"
 
-for target in aarch64-apple-darwin x86_64-apple-darwin; do
-  echo "== macOS: compile check ($target)"
+# Both targets in one cargo run: one build graph keeps both cores busy where two runs in a row
+# would each end on one crate at a time.
+targets=(aarch64-apple-darwin x86_64-apple-darwin)
+echo "== macOS: compile check (${targets[*]})"
+vars=()
+args=()
+for target in "${targets[@]}"; do
   rustup target list --installed 2>/dev/null | grep -qx "$target" || rustup target add "$target"
   var=${target//-/_}
-  env "CC_$var=$PWD/$zig/cc-$target" "AR_$var=$PWD/$zig/ar" "CARGO_TARGET_${var^^}_RUSTFLAGS=-D warnings" \
-    cargo check --locked --workspace --target "$target" --features "$features"
+  vars+=("CC_$var=$PWD/$zig/cc-$target" "AR_$var=$PWD/$zig/ar" "CARGO_TARGET_${var^^}_RUSTFLAGS=-D warnings")
+  args+=(--target "$target")
 done
+env "${vars[@]}" cargo check --locked --workspace "${args[@]}" --features "$features"

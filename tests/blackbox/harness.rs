@@ -44,6 +44,21 @@ pub fn native(path: &Path) -> String {
     }
 }
 
+/// `path` as a rule names it and the engine writes it in the rules it makes: itself, or on
+/// Windows (whose disks compare names whatever their case) `z:/…`, lower-cased, with `/`.
+pub fn rule_path(path: &Path) -> String {
+    match windows_exe() {
+        Some(_) => format!("z:{}", path.display()).to_lowercase(),
+        None => path.display().to_string(),
+    }
+}
+
+/// Whether the `assent` the suite runs can confine a command so: on Linux, what the kernel
+/// allows; on Windows, never (a rule that confines asks there).
+pub fn can_confine(profile: assent_confine::Profile) -> bool {
+    windows_exe().is_none() && assent_confine::Support::detect().can(profile)
+}
+
 /// A running `assent serve`.
 pub struct Server {
     pub child: Option<Child>,

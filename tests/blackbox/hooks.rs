@@ -57,18 +57,21 @@ fn parse(out: &str) -> Value {
 #[tokio::test]
 async fn pretooluse_allow_keeps_session_and_folder() {
     let s = Server::start().await;
-    let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &[]);
+    // The folder as the platform writes it (on Windows, `Z:\\home\\dev\\shop`).
+    let shop = native(std::path::Path::new("/home/dev/shop"));
+    let event = fixture("claude_pretooluse_bash.json").replace("\"/home/dev/shop\"", &json!(shop).to_string());
+    let hook = spawn_hook(s.home(), &s.env, &event, &[]);
     let p = s.first_pending().await;
     assert_eq!(p["kind"], "tool.call");
     assert_eq!(
         p["payload"],
-        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": "/home/dev/shop", "client": "claude-code", "permission_mode": "default", "confinable": true})
+        json!({"tool": "Bash", "input": {"command": "rm -rf dist && npm run build", "description": "Clean and rebuild the bundle"}, "cwd": shop, "client": "claude-code", "permission_mode": "default", "confinable": true})
     );
     assert_eq!(p["session_id"], "8a1c6f7e-3b52-4d0a-9c1e-2f5d7b9e0a41");
     // A hook has no words of the agent: no title, no summary. What it reports is typed, and
     // shown as the client's report.
     assert_eq!((&p["title"], &p["summary"]), (&Value::Null, &Value::Null), "{p}");
-    assert_eq!(p["preview"]["cwd"], "/home/dev/shop");
+    assert_eq!(p["preview"]["cwd"], shop);
     assert_eq!(p["preview"]["client"], "Claude Code's hook");
     assert_eq!(p["preview"]["permission_mode"], "default");
     assert_eq!(p["preview"]["notes"], json!([]));
@@ -79,7 +82,7 @@ async fn pretooluse_allow_keeps_session_and_folder() {
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "Approved in Assent"}})
     );
     // The same tool use again (a re-run hook) does not file a second proposal.
-    let again = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &[]);
+    let again = spawn_hook(s.home(), &s.env, &event, &[]);
     let (_, out) = finish(again);
     assert_eq!(parse(&out)["hookSpecificOutput"]["permissionDecision"], "allow");
     let (_, all) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;

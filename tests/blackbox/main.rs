@@ -36,6 +36,7 @@ mod mcp_proxy;
 mod notify;
 mod openapi;
 mod opencode;
+mod path_forms;
 mod receipts;
 mod receipts_carried;
 mod receipts_example;

@@ -1,7 +1,7 @@
 //! Rules: allowed proposals are filed approved (and applied), denied ones rejected, both at
 //! once and audited with the rule; the rules are the person's only; bad rules are refused.
 
-use crate::harness::{Server, stderr, stdout};
+use crate::harness::{Server, can_confine, native, rule_path, stderr, stdout};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -24,7 +24,7 @@ fn bash(command: &str) -> Value {
 
 /// A Bash call from a session working in `cwd`, as Claude Code's hook files it.
 fn bash_in(command: &str, cwd: &std::path::Path) -> Value {
-    json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": cwd}})
+    json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": native(cwd)}})
 }
 
 /// The id of the built-in read-only rule every home starts with.
@@ -146,13 +146,13 @@ async fn an_allowed_file_write_is_applied_and_rules_never_widen_what_is_refused(
     let root = dir.path().canonicalize().unwrap();
     let rule = add_rule(
         &s,
-        json!({"effect": "allow", "match": {"kind": "file.write", "path": format!("{}/**", root.display())}}),
+        json!({"effect": "allow", "match": {"kind": "file.write", "path": format!("{}/**", native(&root))}}),
     )
     .await;
     let target = root.join("src").join("a.txt");
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     std::fs::write(&target, "old\n").unwrap();
-    let p = propose(&s, json!({"kind": "file.write", "payload": {"path": target, "content": "new\n"}})).await;
+    let p = propose(&s, json!({"kind": "file.write", "payload": {"path": native(&target), "content": "new\n"}})).await;
     assert_eq!(p["status"], "approved", "{p}");
     let id = p["id"].as_str().unwrap();
     let (_, done) = s.get(&format!("{id}?wait=20"), &s.agent.clone()).await;
@@ -166,7 +166,7 @@ async fn an_allowed_file_write_is_applied_and_rules_never_widen_what_is_refused(
 
     // Allow everything, explicitly: protected paths stay refused.
     add_rule(&s, json!({"effect": "allow", "match": {}, "everything": true})).await;
-    let inside_home = s.home().join("config.toml");
+    let inside_home = native(&s.home().join("config.toml"));
     let (st, v) = s
         .req(
             Method::POST,
@@ -285,10 +285,10 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let proj = tempfile::tempdir().unwrap();
     let proj = proj.path().canonicalize().unwrap();
     // As Claude Code's hook files a Bash call: it can run an allowed one confined.
-    let bash = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj, "confinable": true}});
+    let cwd = native(&proj);
+    let bash = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": cwd, "confinable": true}});
     // Where this kernel cannot confine, a confined rule allows nothing: the call asks.
-    let allowed =
-        if assent_confine::Support::detect().can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
+    let allowed = if can_confine(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
     let id = propose(&s, bash("npm test -- --grep api")).await["id"].as_str().unwrap().to_string();
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
@@ -300,7 +300,8 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     );
     // The agent waits; the moment it hears of the approval, its next, similar proposal is
     // already decided by the rule.
-    let (url, agent, cwd) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone(), proj.clone());
+    let (url, agent, cwd) = (format!("{}/v1/proposals/{id}?wait=30", s.url), s.agent.clone(), cwd.clone());
+    let plain_cwd = cwd.clone();
     let waiter = tokio::spawn(async move {
         let next = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}, "cwd": cwd, "confinable": true}});
         let http = crate::harness::http();
@@ -327,7 +328,7 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     assert_eq!(propose(&s, bash("npm test -- --grep api; rm -rf ~")).await["status"], "pending");
     assert_eq!(propose(&s, bash("npm publish")).await["status"], "pending");
     // A client that cannot run it confined (no `confinable`) is asked.
-    let plain = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}, "cwd": proj}});
+    let plain = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "npm test -- --grep api"}, "cwd": plain_cwd}});
     assert_eq!(propose(&s, plain).await["status"], "pending");
     // What needs the network has no similar rule: nothing is decided, and the person hears why.
     let push = propose(&s, bash("git push origin main")).await["id"].as_str().unwrap().to_string();
@@ -347,8 +348,7 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     assert_eq!(d["rule"]["match"]["input"], "git log", "{d}");
     assert_eq!(d["rule"]["match"]["path"], "./**", "{d}");
     assert_eq!(d["rule"]["match"]["confine"], "read", "{d}");
-    let allowed_read =
-        if assent_confine::Support::detect().can(assent_confine::Profile::Read) { "approved" } else { "pending" };
+    let allowed_read = if can_confine(assent_confine::Profile::Read) { "approved" } else { "pending" };
     assert_eq!(propose(&s, bash("git log -p src")).await["status"], allowed_read);
     assert_eq!(propose(&s, bash("git log --output=/tmp/x")).await["status"], "pending");
     assert_eq!(propose(&s, bash("git log > ~/.bashrc")).await["status"], "pending");
@@ -357,10 +357,10 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join("deep")).unwrap();
-    let write = |p: std::path::PathBuf| json!({"kind": "file.write", "payload": {"path": p, "content": "x"}});
+    let write = |p: std::path::PathBuf| json!({"kind": "file.write", "payload": {"path": native(&p), "content": "x"}});
     let f = propose(&s, write(root.join("a.txt"))).await["id"].as_str().unwrap().to_string();
     let (_, d) = s.decide(&f, json!({"outcome": "approve", "allow_similar": {}})).await;
-    assert_eq!(d["rule"]["match"]["path"], format!("{}/*", root.display()), "{d}");
+    assert_eq!(d["rule"]["match"]["path"], format!("{}/*", rule_path(&root)), "{d}");
     assert!(d["rule"]["expires_at"].is_null(), "until removed");
     assert_eq!(propose(&s, write(root.join("b.txt"))).await["status"], "approved");
     assert_eq!(propose(&s, write(root.join("deep").join("c.txt"))).await["status"], "pending");
@@ -430,7 +430,8 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
     assert_eq!(propose(&s, bash("cargo test")).await["status"], "pending");
 
     let proj = tempfile::tempdir().unwrap();
-    let hooked = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": proj.path(), "confinable": true}});
+    let cwd = native(proj.path());
+    let hooked = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": cwd, "confinable": true}});
     let pid = propose(&s, hooked("npm run lint -- --fix")).await["id"].as_str().unwrap().to_string();
     let out = s.cli(&["approve", &pid, "--allow-similar", "--for", "15m"]);
     ok(&out);
@@ -442,7 +443,7 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
         ),
         "{text}"
     );
-    let can = assent_confine::Support::detect().can(assent_confine::Profile::Workspace);
+    let can = can_confine(assent_confine::Profile::Workspace);
     let again = propose(&s, hooked("npm run lint -- --fix")).await;
     assert_eq!(again["status"], if can { "approved" } else { "pending" });
     assert_eq!(propose(&s, hooked("npm run lint")).await["status"], "pending");
@@ -475,7 +476,7 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
     });
     let file = root.join(".claude").join("settings.json");
     std::fs::write(&file, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
-    let file = file.to_str().unwrap();
+    let file = &native(&file);
 
     let out = s.cli(&["rule", "import", "claude-code", file]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -496,12 +497,13 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
 
     // What Claude Code's hook files now meets those rules.
     let call = |tool: &str, input: Value| json!({"kind": "tool.call", "payload": {"tool": tool, "input": input}});
-    let hooked = |command: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": root, "confinable": true}});
+    let cwd = native(&root);
+    let hooked = |command: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": cwd, "confinable": true}});
     // An imported command allow runs confined (where this kernel cannot, it asks).
-    let can = |p| assent_confine::Support::detect().can(p);
+    let can = can_confine;
     let workspace = if can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
     let read = if can(assent_confine::Profile::Read) { "approved" } else { "pending" };
-    let src = root.join("src").join("main.ts");
+    let src = native(&root.join("src").join("main.ts"));
     let cases = [
         (hooked("npm run test -- --watch"), workspace),
         (call("Bash", json!({"command": "npm run test -- --watch"})), "pending"),
@@ -511,8 +513,8 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
         (call("Bash", json!({"command": "ls && rm -rf src"})), "rejected"),
         (call("Bash", json!({"command": "git push origin main"})), "pending"),
         (call("Edit", json!({"file_path": src, "old_string": "a", "new_string": "b"})), "approved"),
-        (call("Write", json!({"file_path": root.join("README.md"), "content": "x"})), "pending"),
-        (call("Read", json!({"file_path": root.join("deep").join(".env")})), "rejected"),
+        (call("Write", json!({"file_path": native(&root.join("README.md")), "content": "x"})), "pending"),
+        (call("Read", json!({"file_path": native(&root.join("deep").join(".env"))})), "rejected"),
         (call("WebFetch", json!({"url": "https://docs.example.com/a", "prompt": "p"})), "approved"),
         (call("WebFetch", json!({"url": "https://example.com/a", "prompt": "p"})), "pending"),
         (call("mcp__github__create_issue", json!({"title": "t"})), "approved"),

@@ -245,7 +245,12 @@ fn path(spec: &str, effect: Effect, a: &Anchors) -> Result<String, String> {
     if spec.ends_with('/') {
         return Err("a folder-only pattern (ending in `/`)".into());
     }
-    let join = |base: &Path, rest: &str| format!("{}/{}", base.display().to_string().trim_end_matches('/'), rest);
+    let join = |base: &Path, rest: &str| {
+        // A rule's glob has `/` between names on every platform (Windows writes `\\`).
+        let base = base.display().to_string();
+        let base = if cfg!(windows) { base.replace('\\', "/") } else { base };
+        format!("{}/{}", base.trim_end_matches('/'), rest)
+    };
     if let Some(abs) = spec.strip_prefix("//") {
         return Ok(format!("/{abs}"));
     }

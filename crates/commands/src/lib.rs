@@ -132,6 +132,25 @@ impl Line {
         Line { opaque: vec![why.into()], ..Line::default() }
     }
 
+    /// The line with every path it touches taken as not known: where a shell's paths cannot be
+    /// compared with the platform's (on Windows, bash maps `/c/…` and `/usr/…` as it is set up
+    /// to), so that a path rule that refuses takes in a command that names any path, and one
+    /// that allows, none.
+    pub fn without_paths(mut self) -> Line {
+        let forget = |p: &mut PathArg| {
+            let text = match p {
+                PathArg::At(a) | PathArg::Unknown(a) | PathArg::Relative(a) => a.clone(),
+                PathArg::Pattern { pattern, .. } => pattern.clone(),
+            };
+            *p = PathArg::Unknown(text);
+        };
+        for c in &mut self.commands {
+            c.reads.iter_mut().chain(c.writes.iter_mut()).for_each(forget);
+        }
+        self.redirects.iter_mut().for_each(|r| forget(&mut r.path));
+        self
+    }
+
     /// Whether anything in it is known only when it runs.
     pub fn is_opaque(&self) -> bool {
         !self.opaque.is_empty()

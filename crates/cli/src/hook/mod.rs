@@ -144,7 +144,7 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
     let session = ev["session_id"].as_str().unwrap_or("-");
     let key = ev["tool_use_id"].as_str().map(|id| format!("hook:{}:{id}", assent_core::kinds::clip_pub(session, 80)));
     let input = ev.get("tool_input").cloned().unwrap_or(json!({}));
-    let mut cwd = ev["cwd"].as_str().filter(|c| c.starts_with('/')).map(std::path::PathBuf::from);
+    let mut cwd = ev["cwd"].as_str().filter(|c| assent_commands::path::is_absolute(c)).map(std::path::PathBuf::from);
     // A shell that runs in a folder the call names (Gemini's `dir_path`, OpenCode's `workdir`),
     // under the session's: the folder the command's rules read it in.
     if let Some(dir) =

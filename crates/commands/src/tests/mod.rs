@@ -278,3 +278,12 @@ fn every_example_of_the_table_holds_and_a_wrong_one_is_caught() {
     assert!(e.contains("wrapper.nice: `nice rm x`"), "{e}");
     assert_eq!(checked(Ok(t)).version, 0, "a table whose examples do not hold is none");
 }
+
+#[test]
+fn a_line_without_paths_names_none_it_knows() {
+    let line = line("cat /etc/passwd src/*.rs notes > /tmp/out");
+    assert!(line.commands[0].reads.iter().any(|p| matches!(p, PathArg::At(_))), "{line:?}");
+    let line = line.without_paths();
+    assert!(line.commands[0].reads.iter().all(|p| matches!(p, PathArg::Unknown(_))), "{line:?}");
+    assert!(matches!(line.redirects[0].path, PathArg::Unknown(_)), "{line:?}");
+}

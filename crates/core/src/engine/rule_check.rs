@@ -45,13 +45,25 @@ impl Engine {
         if m.path.is_some() && !kind_is(&KindName::ALL) {
             return Err(mismatch("path", "file.write, file.delete, tool.call and http.request (its URL's path)"));
         }
+        // On Windows `\\` separates names, as `/` does (a wildcard is escaped as `[*]`).
+        if cfg!(windows) {
+            m.path = m.path.as_ref().map(|p| p.replace('\\', "/"));
+        }
         if let Some(p) = &m.path
-            && !(p.starts_with('/') || p.starts_with("**") || p.starts_with("./") || p.starts_with("~/"))
+            && !(assent_commands::path::is_absolute(p)
+                || p.starts_with("**")
+                || p.starts_with("./")
+                || p.starts_with("~/"))
         {
+            let absolute = if cfg!(windows) {
+                "on a drive (`C:\\…`) or a share (`\\\\server\\share\\…`)"
+            } else {
+                "absolute (`/…`)"
+            };
             return Err(invalid(
                 "invalid_glob",
                 format!(
-                    "`{p}`: a path glob is absolute (`/…`), in the home folder (`~/…`), inside the working folder (`./…`) or starts with `**`"
+                    "`{p}`: a path glob is {absolute}, in the home folder (`~/…`), inside the working folder (`./…`) or starts with `**`"
                 ),
             ));
         }

@@ -48,13 +48,13 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     let cwd = match map.remove("cwd") {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => {
-            if !c.starts_with('/')
+            if !assent_commands::path::is_absolute(&c)
                 || c.chars().count() > payloads::MAX_CWD
                 || c.chars().any(|ch| ch.is_control() || invisible::is_flagged(ch))
             {
                 return Err(invalid("`cwd` is an absolute path without control or invisible characters"));
             }
-            assent_commands::path::normalize(&c, None)
+            assent_commands::path::tidy(&c, None)
         }
         Some(_) => return Err(invalid("`cwd` must be a string")),
     };

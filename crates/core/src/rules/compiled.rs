@@ -1,7 +1,7 @@
 //! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
-use super::patterns::{glob, literal_glob, literal_len, literal_prefix};
+use super::patterns::{glob, literal_glob, literal_len, literal_prefix, path_glob};
 use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
 use crate::payloads::KindName;
 use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
@@ -42,6 +42,9 @@ pub struct Compiled {
     pub(super) path: Option<Glob>,
     pub(super) tool_m: Option<GlobMatcher>,
     pub(super) path_m: Option<GlobMatcher>,
+    /// The path glob as written, for a URL's path (none when it names files only: on a
+    /// drive, in the home or the working folder).
+    pub(super) url_m: Option<GlobMatcher>,
     /// The path glob is `./…`: relative to the working folder.
     pub(super) relative: bool,
     pub(super) prefix: Option<Prefix>,
@@ -89,9 +92,13 @@ impl Compiled {
         let (relative, path) = match path_abs.as_deref() {
             None => (false, None),
             Some(p) => match p.strip_prefix("./") {
-                Some(rest) => (true, Some(glob(rest, true)?)),
-                None => (false, Some(glob(p, true)?)),
+                Some(rest) => (true, Some(path_glob(rest)?)),
+                None => (false, Some(path_glob(p)?)),
             },
+        };
+        let url_m = match m.path.as_deref() {
+            Some(p) if p.starts_with('/') || p.starts_with("**") => Some(glob(p, true)?.compile_matcher()),
+            _ => None,
         };
         let exact_line = m
             .input
@@ -126,7 +133,7 @@ impl Compiled {
         if let Some(pin) = &m.script {
             let hex =
                 pin.sha256.len() == 64 && pin.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-            if effect != Effect::Allow || m.input.is_none() || !pin.file.starts_with('/') || !hex {
+            if effect != Effect::Allow || m.input.is_none() || !assent_commands::path::is_absolute(&pin.file) || !hex {
                 return Err(bad(
                     "invalid_match",
                     "`script` pins an allowed command's project script: an absolute `file` and the `sha256` (hex) of its content",
@@ -140,6 +147,7 @@ impl Compiled {
         Ok(Compiled {
             tool_m: tool.as_ref().map(Glob::compile_matcher),
             path_m: path.as_ref().map(Glob::compile_matcher),
+            url_m,
             m,
             effect,
             tool,
@@ -217,6 +225,19 @@ impl Compiled {
         Some(g.is_match(abs) || (self.effect != Effect::Allow && self.folder_of_glob(abs)))
     }
 
+    /// Whether the path glob, as written, takes in a URL's path (`X/**` also `X`, for deny and
+    /// ask); one not known is taken in by deny and ask only; a glob that names files, none.
+    fn url_hits(&self, path: Option<&str>) -> bool {
+        let allow = self.effect == Effect::Allow;
+        match (&self.url_m, path) {
+            (None, _) => false,
+            (Some(_), None) => !allow,
+            (Some(g), Some(p)) => {
+                g.is_match(p) || (!allow && self.m.path.as_deref().and_then(|r| r.strip_suffix("/**")) == Some(p))
+            }
+        }
+    }
+
     /// `X/**` also names the folder `X` itself (for deny and ask).
     fn folder_of_glob(&self, abs: &str) -> bool {
         self.path_abs.as_deref().and_then(|p| p.strip_suffix("/**")).is_some_and(|d| d == abs)
@@ -232,9 +253,9 @@ impl Compiled {
         }
         let Some(rule) = self.path_abs.as_deref().and_then(literal_glob) else { return false };
         let named = match (self.relative, rule.strip_prefix("./"), cwd) {
-            (true, Some(rest), Some(c)) => assent_commands::path::normalize(rest, Some(c)),
+            (true, Some(rest), Some(c)) => assent_commands::path::native(rest, Some(c)),
             (true, _, _) => None,
-            (false, _, _) => assent_commands::path::normalize(&rule, None),
+            (false, _, _) => assent_commands::path::native(&rule, None),
         };
         named.as_deref() == Some(abs)
     }
@@ -307,6 +328,9 @@ impl Compiled {
 
     fn subject_path_hits(&self, pf: &PathForm, cwd: Option<&str>, writes: bool) -> bool {
         let Some(g) = &self.path_m else { return true };
+        if pf.url {
+            return self.url_hits(pf.lexical.as_deref());
+        }
         let Some(lex) = &pf.lexical else { return self.effect != Effect::Allow };
         let l = self.glob_hits(g, lex, cwd);
         let r = pf.real.as_deref().and_then(|r| self.glob_hits(g, r, cwd));
@@ -453,11 +477,14 @@ fn writes_its_path(s: &Subject) -> bool {
     !matches!(s.facts.tool.as_deref(), Some("Read" | "NotebookRead" | "Glob" | "Grep" | "LS"))
 }
 
+/// A rule's path glob as paths are compared: `~/` expanded, and on Windows lower-cased (as
+/// [`assent_commands::path::normalize`] writes the paths it is matched against).
 fn expand_home(p: &str) -> String {
-    match (p.strip_prefix("~/"), std::env::var("HOME")) {
-        (Some(rest), Ok(h)) if h.starts_with('/') => format!("{}/{rest}", h.trim_end_matches('/')),
+    let p = match (super::in_home(p), super::home()) {
+        (Some(rest), Some(h)) => format!("{}/{rest}", h.trim_end_matches('/')),
         _ => p.to_string(),
-    }
+    };
+    if cfg!(windows) { assent_commands::path::windows::fold(&p) } else { p }
 }
 
 /// Whether a rule naming `kind` may cover a file a redirection writes (a command's, so a tool

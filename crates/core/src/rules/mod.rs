@@ -262,7 +262,7 @@ fn start_of(s: &str) -> String {
 
 /// A folder as rules compare it: absolute and normalized (none when relative).
 pub fn normalize_folder(p: &str) -> Option<String> {
-    assent_commands::path::normalize(p, None).filter(|_| p.starts_with('/'))
+    assent_commands::path::native(p, None).filter(|_| assent_commands::path::is_absolute(p))
 }
 
 /// A URL's origin as rules see it: `scheme://host:port`, the host normalized.
@@ -279,6 +279,8 @@ pub(crate) struct PathForm {
     pub(crate) real: Option<String>,
     /// As given.
     pub(crate) given: String,
+    /// A URL's path (an `http.request`'s), compared as written on every platform.
+    pub(crate) url: bool,
 }
 
 /// What a proposal is, as rules see it, with its command read once.
@@ -309,13 +311,24 @@ pub struct Subject {
     pub(crate) relative_off: std::cell::Cell<bool>,
 }
 
+/// The home folder as rules compare it (`HOME`; on Windows `USERPROFILE`).
 pub(crate) fn home() -> Option<String> {
-    std::env::var("HOME").ok().filter(|h| h.starts_with('/'))
+    let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    std::env::var(var).ok().as_deref().and_then(normalize_folder)
+}
+
+/// What follows `~/` (on Windows also `~\\`): a path in the home folder.
+pub(crate) fn in_home(p: &str) -> Option<&str> {
+    p.strip_prefix("~/").or_else(|| p.strip_prefix("~\\").filter(|_| cfg!(windows)))
 }
 
 impl Subject {
     /// A subject, its command read and its path normalized once.
-    pub fn new(agent: impl Into<String>, kind: crate::payloads::KindName, facts: Facts) -> Subject {
+    pub fn new(agent: impl Into<String>, kind: crate::payloads::KindName, mut facts: Facts) -> Subject {
+        // On Windows the working folder is compared as its paths are: lower-cased.
+        if cfg!(windows) {
+            facts.cwd = facts.cwd.map(|c| assent_commands::path::native(&c, None).unwrap_or(c));
+        }
         let ctx = Context { cwd: facts.cwd.clone(), home: home() };
         let line = match (&facts.argv, &facts.command) {
             _ if facts.oversized => Some(assent_commands::Line::opaque(format!(
@@ -326,14 +339,20 @@ impl Subject {
             (None, Some(c)) => Some(assent_commands::analyze(c, &ctx)),
             _ => None,
         };
+        // A command's paths are the shell's: on Windows not comparable with the rules' own.
+        let line = if cfg!(windows) { line.map(assent_commands::Line::without_paths) } else { line };
         let path = facts.path.as_ref().map(|p| {
-            let expanded = match (p.strip_prefix("~/"), &ctx.home) {
+            if kind == crate::payloads::KindName::HttpRequest {
+                let lexical = assent_commands::path::normalize(p, None);
+                return PathForm { lexical, real: None, given: p.clone(), url: true };
+            }
+            let expanded = match (in_home(p), &ctx.home) {
                 (Some(rest), Some(h)) => format!("{h}/{rest}"),
                 _ => p.clone(),
             };
-            let lexical = assent_commands::path::normalize(&expanded, ctx.cwd.as_deref());
+            let lexical = assent_commands::path::native(&expanded, ctx.cwd.as_deref());
             let real = lexical.as_deref().and_then(assent_commands::path::real);
-            PathForm { lexical, real, given: p.clone() }
+            PathForm { lexical, real, given: p.clone(), url: false }
         });
         let mut reals = std::collections::HashMap::new();
         let touched = line.iter().flat_map(|l| {

@@ -11,6 +11,15 @@ pub(super) fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, BadRu
         .map_err(|e| bad("invalid_glob", format!("`{pattern}` is not a glob: {e}")))
 }
 
+/// A glob over paths (`/` separates names), whatever the case where disks compare so (Windows).
+pub(super) fn path_glob(pattern: &str) -> Result<Glob, BadRule> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .case_insensitive(cfg!(windows))
+        .build()
+        .map_err(|e| bad("invalid_glob", format!("`{pattern}` is not a glob: {e}")))
+}
+
 /// Literal characters of a glob: what is left once its wildcards are taken out.
 pub(super) fn literal_len(pattern: &str) -> usize {
     let (mut n, mut class) = (0, false);
