@@ -44,4 +44,4 @@ for target in "${targets[@]}"; do
   vars+=("CC_$var=$PWD/$zig/cc-$target" "AR_$var=$PWD/$zig/ar" "CARGO_TARGET_${var^^}_RUSTFLAGS=-D warnings")
   args+=(--target "$target")
 done
-env "${vars[@]}" cargo check --locked --workspace "${args[@]}" --features "$features"
+env "${vars[@]}" cargo check --locked --workspace "${args[@]}" --features "$features" ${MACOS_TIMINGS:+--timings}

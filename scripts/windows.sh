@@ -64,7 +64,7 @@ if [ "${1:-}" = --units ]; then
 fi
 
 # What needs no desktop: proposals, waits, decisions, files applied, leases, the hooks' protocol,
-# the CLI, HTTP calls, receipts. Left out, each for a reason of the platform (README, "Platforms"):
+# `assent mcp` under the real MCP client (Python's SDK), the CLI, HTTP calls, receipts, rules. Left out, each for a reason of the platform (README, "Platforms"):
 # - confined commands (Landlock; on Windows a rule that confines asks): rules:: tests that
 #   allow by confinement, confine::, confine_rules::;
 # - a stop by SIGTERM (Windows has none; Wine kills the process): durability's clean exit;
@@ -72,14 +72,15 @@ fi
 # - the Secret Service (dbus): keychain trouble;
 # - FIFOs and Unix links, which Wine shows as what they point to: special files;
 # - Linux homes (`~/.ssh` is `%USERPROFILE%\.ssh` there);
+# - the MCP proxy, whose tests start Linux programs (Python's MCP servers) as its servers;
 # - a port taken over after a kill -9 (Wine's server holds a killed program's sockets a while).
 # One test at a time: Wine under a parallel load once lost a CLI run with no message (exit
 # status now reported); alone, the same tests pass every time.
 ASSENT_TEST_WINDOWS_EXE=$PWD/$out/assent.exe cargo test --locked -p assent --test blackbox --features "$features" -- \
   --test-threads 1 \
   lifecycle:: errors:: events:: files:: leases:: batches:: receipts:: http:: hooks:: boundary:: security:: cli:: \
-  durability:: rules:: path_forms:: \
-  --skip confine --skip gemini_cli --skip copilot_cli --skip durability::decisions_audit_tokens_and_agents_carry_across_restarts \
+  durability:: rules:: path_forms:: mcp:: \
+  --skip confine --skip mcp_proxy --skip gemini_cli --skip copilot_cli --skip durability::decisions_audit_tokens_and_agents_carry_across_restarts \
   --skip security::tokens_are_hashed_revocable_and_never_logged --skip http::keychain_trouble_fails_without_sending \
   --skip boundary::special_files_are_never_targets_and_never_block_the_server \
   --skip boundary::protected_paths_are_compared_as_a_case_insensitive_disk_would \

@@ -35,6 +35,15 @@ pub fn program(name: &str) -> Command {
     }
 }
 
+/// The command line that runs `assent`, for a client that starts it itself (an MCP client):
+/// the one cargo built, or `wine` with the Windows build.
+pub fn assent_argv() -> Vec<String> {
+    match windows_exe() {
+        Some(exe) => vec!["wine".into(), exe],
+        None => vec![BIN.into()],
+    }
+}
+
 /// `path` as the `assent` the suite runs names it: itself, or under Wine the same file through
 /// the drive `Z:` that Wine maps to `/`.
 pub fn native(path: &Path) -> String {

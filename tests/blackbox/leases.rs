@@ -4,7 +4,7 @@
 //! the audit trail. A proposal whose agent still waits, or reads it, or that asked for no
 //! lease, stays. The tests move the server's clock (`Server::advance`) rather than sleep.
 
-use crate::harness::{BIN, Server, stderr};
+use crate::harness::{Server, stderr};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
@@ -81,8 +81,9 @@ async fn a_killed_mcp_server_leaves_no_pending_proposal() {
     let script = format!("{}/tests/fixtures/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
     let mut client = Command::new(crate::mcp::python())
         .arg(script)
-        .args(["permission", BIN])
-        .arg(s.home())
+        .arg("permission")
+        .arg(serde_json::json!(crate::harness::assent_argv()).to_string())
+        .arg(crate::harness::native(s.home()))
         .args([r#"{"command": "rm -rf build"}"#, "toolu_lease"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -115,9 +116,9 @@ async fn a_killed_hook_leaves_no_pending_proposal() {
 }
 
 fn spawn_cli(s: &Server, args: &[&str]) -> Child {
-    Command::new(BIN)
+    crate::harness::assent()
         .arg("--home")
-        .arg(s.home())
+        .arg(crate::harness::native(s.home()))
         .args(args)
         .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdout(Stdio::null())

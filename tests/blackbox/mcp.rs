@@ -1,7 +1,7 @@
 //! `assent mcp` driven end to end by a real MCP client: the `mcp` package from PyPI, in a
 //! virtual environment the test creates on first use (`.ci/venv`, or `ASSENT_TEST_PYTHON`).
 
-use crate::harness::{BIN, Server, stderr, stdout, stdout_lines};
+use crate::harness::{Server, assent, assent_argv, native, stderr, stdout, stdout_lines};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -37,8 +37,9 @@ impl Client {
         let script = format!("{}/tests/fixtures/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
         let mut child = Command::new(python())
             .arg(script)
-            .args([scenario, BIN])
-            .arg(s.home())
+            .arg(scenario)
+            .arg(json!(assent_argv()).to_string())
+            .arg(native(s.home()))
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -77,7 +78,7 @@ async fn a_real_mcp_client_proposes_a_file_and_learns_it_was_applied() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("greeting.txt");
     std::fs::write(&target, "hello\n").unwrap();
-    let mut c = Client::start(&s, "file", &[target.to_str().unwrap(), "hello, world\n"]);
+    let mut c = Client::start(&s, "file", &[&native(&target), "hello, world\n"]);
 
     let init = c.next("initialized");
     assert_eq!(init["server"], "assent");
@@ -208,9 +209,9 @@ async fn without_assent_running_the_client_is_told_so() {
 async fn its_log_on_a_pipe_carries_no_escape_codes() {
     // MCP clients pass a server's stderr on to their own terminal or log file: plain text there.
     let s = Server::start().await;
-    let mut out = std::process::Command::new(BIN)
+    let mut out = assent()
         .arg("--home")
-        .arg(s.home())
+        .arg(native(s.home()))
         .arg("mcp")
         .env("ASSENT_LOG", "debug")
         .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
