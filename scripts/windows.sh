@@ -5,7 +5,6 @@
 # under Wine, in a Wine prefix of their own.
 #
 #   ./scripts/windows.sh            build, then run the Windows pass of the black-box suite
-#   ./scripts/windows.sh --units    also the file applier's unit tests as a Windows program
 #   ./scripts/windows.sh --build    build only (target/x86_64-pc-windows-gnu/windows-test/assent.exe)
 #   ./scripts/windows.sh --desktop  also cross-build the desktop app (assent-desktop.exe): it
 #                                   links; not in the test run (3.5 more minutes), and Wine has
@@ -53,15 +52,14 @@ wineserver -p >/dev/null 2>&1
 wineboot -i >/dev/null 2>&1
 wine "$out/assent.exe" --version
 
-# The file applier's and the path policy's unit tests as a Windows program, with --units: not in
-# the test run, where their dependencies' other features cost minutes of building; the black-box
-# files:: tests hold the same refusals end to end.
-if [ "${1:-}" = --units ]; then
-  echo "== Windows: the file applier's and the path policy's unit tests, under Wine"
-  mkdir -p "target/$target/debug/deps"
-  cp "$out/bcryptprimitives.dll" "target/$target/debug/deps/"
-  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --locked --target "$target" -p assent-apply --lib
-fi
+# The unit tests whose code differs on Windows, as Windows programs: the file applier and its path
+# policy (at_windows.rs, paths.rs), and the secret files' access list (acl.rs). Built with the
+# same profile as assent.exe, so its dependencies are not built again.
+echo "== Windows: the file applier's and the secret files' unit tests, under Wine"
+mkdir -p "$out/deps"
+cp "$out/bcryptprimitives.dll" "$out/deps/"
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --locked --profile windows-test --target "$target" \
+  -p assent-apply -p assent-secrets --lib
 
 # What needs no desktop: proposals, waits, decisions, files applied, leases, the hooks' protocol,
 # `assent mcp` under the real MCP client (Python's SDK), the CLI, HTTP calls, receipts, rules. Left out, each for a reason of the platform (README, "Platforms"):

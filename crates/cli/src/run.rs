@@ -99,11 +99,7 @@ pub fn leave_ticket(home: &Home, p: &assent_core::Proposal) {
 /// Writes `path` (readable by this user alone), replacing what it held.
 fn write_user_only(path: &std::path::Path, body: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    o.open(path)?.write_all(body)
+    assent_secrets::owner::open_private(path)?.write_all(body)
 }
 
 /// What the ticket the hook left for `id` approved, its receipt checked with the keys the

@@ -12,6 +12,10 @@
 //!   `owner.token` (mode 0600) in the home directory, which is logged.
 
 pub mod owner;
+// The workspace's one module of unsafe code: five Win32 calls, each with what makes it sound.
+#[cfg(windows)]
+#[allow(unsafe_code)]
+mod acl;
 
 use assent_core::credentials::{SecretError, SecretSource};
 use std::sync::mpsc;
@@ -39,7 +43,7 @@ pub const KEYCHAIN_HELP: &str =
 pub const PRIVATE_FILE: &str = "mode 0600";
 /// How a file that holds a secret is kept from other users, as said next to its path.
 #[cfg(not(unix))]
-pub const PRIVATE_FILE: &str = "with the folder's permissions: Assent sets no ACL of its own on Windows yet";
+pub const PRIVATE_FILE: &str = "readable by this user alone (its access list)";
 
 /// Why a secret could not be had.
 #[derive(Debug, thiserror::Error)]

@@ -114,19 +114,31 @@ fn read_file(path: &Path) -> Result<Option<String>, SecretsError> {
     }
 }
 
-/// Writes `contents` to `path` with mode 0600, atomically (temp file, fsync, rename).
+/// Opens `path` to write, created or emptied, readable by this user alone before anything is
+/// written to it: mode 0600 on Unix (an existing file's mode set too), an access list of the
+/// user's alone on Windows.
+pub fn open_private(path: &Path) -> std::io::Result<fs::File> {
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    #[cfg(windows)]
+    std::os::windows::fs::OpenOptionsExt::access_mode(&mut opts, crate::acl::ACCESS);
+    let f = opts.open(path)?;
+    #[cfg(unix)]
+    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    #[cfg(windows)]
+    crate::acl::owner_only(&f)?;
+    Ok(f)
+}
+
+/// Writes `contents` to `path`, readable by this user alone ([`open_private`]), atomically
+/// (temp file, fsync, rename).
 pub fn write_private(path: &Path, contents: &str) -> Result<(), SecretsError> {
     let io = |e: std::io::Error| SecretsError::Io(format!("{}: {e}", path.display()));
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("secret")));
-    let mut opts = fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let mut f = opts.open(&tmp).map_err(io)?;
+    let mut f = open_private(&tmp).map_err(io)?;
     f.write_all(contents.as_bytes()).map_err(io)?;
     f.write_all(b"\n").map_err(io)?;
     f.sync_all().map_err(io)?;

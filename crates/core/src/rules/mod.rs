@@ -311,6 +311,11 @@ pub struct Subject {
     pub(crate) relative_off: std::cell::Cell<bool>,
 }
 
+/// Whether a tool runs PowerShell lines (Claude Code's `PowerShell` tool).
+fn is_powershell(tool: &str) -> bool {
+    ["PowerShell", "pwsh"].iter().any(|t| tool.eq_ignore_ascii_case(t))
+}
+
 /// The home folder as rules compare it (`HOME`; on Windows `USERPROFILE`).
 pub(crate) fn home() -> Option<String> {
     let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
@@ -335,6 +340,11 @@ impl Subject {
                 "a command longer than {} KiB",
                 assent_commands::shell::MAX_LEN / 1024
             ))),
+            // Claude Code's PowerShell tool (on Windows): its lines are PowerShell's, which the
+            // reader does not read (`;`, quoting, `--%` and aliases differ from bash's).
+            (_, Some(_)) if facts.tool.as_deref().is_some_and(is_powershell) => {
+                Some(assent_commands::Line::opaque("a PowerShell line, which Assent does not read"))
+            }
             (Some(argv), _) => Some(assent_commands::analyze_argv(argv, &ctx)),
             (None, Some(c)) => Some(assent_commands::analyze(c, &ctx)),
             _ => None,

@@ -543,3 +543,23 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
 mod confined;
 mod folders;
 mod reading;
+
+#[test]
+fn a_powershell_line_is_opaque_an_allow_never_covers_it_and_a_deny_takes_it_in() {
+    let ps = |cmd: &str| {
+        Subject::new(
+            "default",
+            KindName::ToolCall,
+            Facts { tool: Some("PowerShell".into()), command: Some(cmd.into()), ..Default::default() },
+        )
+    };
+    let allow = set(vec![rule("r1", Effect::Allow, input("npm test"))]);
+    assert_eq!(pick(&allow, &bash("npm test")), Some("r1"), "as bash, allowed");
+    // `--%` passes the rest to npm as it is in PowerShell; `;` ends a statement in both.
+    for line in ["npm test", "npm test --% ; Remove-Item -Recurse C:\\", "npm test; rm -r x"] {
+        assert!(ps(line).line().is_some_and(Line::is_opaque), "{line}");
+        assert_eq!(pick(&allow, &ps(line)), None, "{line}");
+    }
+    let deny = set(vec![rule("d1", Effect::Deny, input("git push"))]);
+    assert_eq!(pick(&deny, &ps("Get-ChildItem")), Some("d1"), "a deny takes in every opaque line");
+}
