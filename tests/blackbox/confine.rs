@@ -403,6 +403,21 @@ fn generated(table: &str) -> Vec<String> {
 }
 
 /// What one line did, if it broke confinement.
+/// Whether `child` has ended, given up to `limit` for a signal already sent to land (`kill -9`
+/// returns before its target is gone, and sooner than that under load).
+fn ended_within(child: &mut std::process::Child, limit: std::time::Duration) -> bool {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if child.try_wait().ok().flatten().is_some() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 fn broke(
     scene: &Scene,
     before: &BTreeMap<PathBuf, String>,
@@ -488,6 +503,10 @@ async fn every_line_the_rules_allow_runs_confined() {
             }
         }
     }
+    // A kill by the last lines may land after their check.
+    if ended_within(&mut sentinel, std::time::Duration::from_secs(1)) {
+        failures.push("the process outside was killed".into());
+    }
     let _ = sentinel.kill();
     eprintln!(
         "confinement: {} lines, {allowed} allowed (each run confined), {asked} asked or denied, {} broke out",
@@ -533,6 +552,9 @@ async fn every_line_the_rules_allow_runs_confined() {
     ] {
         let before = control.snapshot();
         let (_, output) = run_as_client(&s, &control, &line);
+        if what.starts_with("killed") {
+            ended_within(&mut control_sentinel, std::time::Duration::from_secs(10));
+        }
         let hits = net.hits.load(std::sync::atomic::Ordering::SeqCst);
         let why = broke(&control, &before, &output, hits, &mut control_sentinel);
         assert!(why.iter().any(|w| w.starts_with(what)), "the detector missed {line:?}: {why:?}");
