@@ -22,17 +22,25 @@ pub fn normalize(path: &str, cwd: Option<&str>) -> Option<String> {
         let base = cwd.filter(|c| c.starts_with('/'))?;
         format!("{base}/{path}")
     };
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in joined.split('/') {
+    let parts = names(&joined, Some)?;
+    Some(format!("/{}", parts.join("/")))
+}
+
+/// The names of a `/`-separated path, `.` and empty ones taken out and each `..` taking out the
+/// one before it (never above the start); `name` says what each other name is (none: the path
+/// is not valid).
+fn names<'a>(path: &'a str, name: impl Fn(&'a str) -> Option<&'a str>) -> Option<Vec<&'a str>> {
+    let mut parts = Vec::new();
+    for seg in path.split('/') {
         match seg {
             "" | "." => {}
             ".." => {
                 parts.pop();
             }
-            s => parts.push(s),
+            s => parts.push(name(s)?),
         }
     }
-    Some(format!("/{}", parts.join("/")))
+    Some(parts)
 }
 
 /// A path of this platform's files (a proposal's, a working folder, a rule's glob) as rules
@@ -78,20 +86,8 @@ pub mod windows {
             let base = normalize(cwd?, None)?;
             return normalize(&format!("{base}/{p}"), None);
         };
-        let mut parts: Vec<&str> = Vec::new();
-        for seg in rest.split('/') {
-            match seg {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                name => match name.trim_end_matches(['.', ' ']) {
-                    // Dots and spaces alone: what Windows makes of it is not worth guessing.
-                    "" => return None,
-                    name => parts.push(name),
-                },
-            }
-        }
+        // A name of dots and spaces alone: what Windows makes of it is not worth guessing.
+        let parts = super::names(&rest, |n| Some(n.trim_end_matches(['.', ' '])).filter(|n| !n.is_empty()))?;
         Some(format!("{root}/{}", parts.join("/")))
     }
 
