@@ -96,8 +96,13 @@ impl Compiled {
                 None => (false, Some(path_glob(p)?)),
             },
         };
+        let path_m = path.as_ref().map(Glob::compile_matcher);
+        // Where paths compare as written (not Windows), a URL's glob is the path glob itself.
         let url_m = match m.path.as_deref() {
-            Some(p) if p.starts_with('/') || p.starts_with("**") => Some(glob(p, true)?.compile_matcher()),
+            Some(p) if p.starts_with('/') || p.starts_with("**") => match &path_m {
+                Some(same) if !cfg!(windows) => Some(same.clone()),
+                _ => Some(glob(p, true)?.compile_matcher()),
+            },
             _ => None,
         };
         let exact_line = m
@@ -146,7 +151,7 @@ impl Compiled {
         let origin = m.host.as_deref().is_some_and(|h| h.contains("://"));
         Ok(Compiled {
             tool_m: tool.as_ref().map(Glob::compile_matcher),
-            path_m: path.as_ref().map(Glob::compile_matcher),
+            path_m,
             url_m,
             m,
             effect,
@@ -232,15 +237,13 @@ impl Compiled {
         match (&self.url_m, path) {
             (None, _) => false,
             (Some(_), None) => !allow,
-            (Some(g), Some(p)) => {
-                g.is_match(p) || (!allow && self.m.path.as_deref().and_then(|r| r.strip_suffix("/**")) == Some(p))
-            }
+            (Some(g), Some(p)) => g.is_match(p) || (!allow && names_folder(self.m.path.as_deref(), p)),
         }
     }
 
     /// `X/**` also names the folder `X` itself (for deny and ask).
     fn folder_of_glob(&self, abs: &str) -> bool {
-        self.path_abs.as_deref().and_then(|p| p.strip_suffix("/**")).is_some_and(|d| d == abs)
+        names_folder(self.path_abs.as_deref(), abs)
     }
 
     /// Whether an allow's path glob may cover writing `abs` (and its real path `real`): not
@@ -477,8 +480,13 @@ fn writes_its_path(s: &Subject) -> bool {
     !matches!(s.facts.tool.as_deref(), Some("Read" | "NotebookRead" | "Glob" | "Grep" | "LS"))
 }
 
+/// Whether `glob` is `X/**` with `X` the path `p` (the folder it also names).
+fn names_folder(glob: Option<&str>, p: &str) -> bool {
+    glob.and_then(|g| g.strip_suffix("/**")) == Some(p)
+}
+
 /// A rule's path glob as paths are compared: `~/` expanded, and on Windows lower-cased (as
-/// [`assent_commands::path::normalize`] writes the paths it is matched against).
+/// [`assent_commands::path::native`] writes the paths it is matched against).
 fn expand_home(p: &str) -> String {
     let p = match (super::in_home(p), super::home()) {
         (Some(rest), Some(h)) => format!("{}/{rest}", h.trim_end_matches('/')),
