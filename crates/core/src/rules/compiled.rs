@@ -1,37 +1,12 @@
 //! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
+use super::builtin::{BUILD_TEST, READ_ONLY};
 use super::patterns::{glob, literal_glob, literal_len, literal_prefix, path_glob};
 use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
 use crate::payloads::KindName;
 use assent_commands::{Command, Line, PathArg, Prefix, Redirect};
 use globset::{Glob, GlobMatcher};
-
-/// The built-in rule's name in a match (`"builtin": "read_only"`).
-pub const READ_ONLY: &str = "read_only";
-
-/// The built-in read-only rule's match.
-pub fn builtin_read_only() -> RuleMatch {
-    RuleMatch { builtin: Some(READ_ONLY.into()), ..Default::default() }
-}
-
-/// The built-in build-and-test rule's name in a match (`"builtin": "build_test"`): off unless
-/// the person adds it.
-pub const BUILD_TEST: &str = "build_test";
-
-/// The built-in build-and-test rule's match.
-pub fn builtin_build_test() -> RuleMatch {
-    RuleMatch { builtin: Some(BUILD_TEST.into()), ..Default::default() }
-}
-
-/// The commands the build-and-test rule covers (the program table's `build-and-test`), read
-/// once.
-fn build_and_test() -> &'static [Prefix] {
-    static PREFIXES: std::sync::LazyLock<Vec<Prefix>> = std::sync::LazyLock::new(|| {
-        assent_commands::table::table().build_and_test.iter().filter_map(|t| Prefix::parse(t).ok()).collect()
-    });
-    &PREFIXES
-}
 
 /// A match, compiled for one effect.
 #[derive(Debug, Clone)]
@@ -216,6 +191,11 @@ impl Compiled {
         self.tool_m.as_ref().is_none_or(|g| g.is_match(name))
     }
 
+    /// Whether its tool glob takes in the proposal's tool (any, when it names none).
+    fn takes_tool(&self, tool: Option<&str>) -> bool {
+        self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t))
+    }
+
     /// The glob matched against an absolute path (relative globs: against its place inside
     /// the working folder).
     fn glob_hits(&self, g: &GlobMatcher, abs: &str, cwd: Option<&str>) -> Option<bool> {
@@ -359,34 +339,9 @@ impl Compiled {
         let cwd = f.cwd.as_deref();
         let allow = self.effect == Effect::Allow;
         let tool = f.tool.as_deref();
-        if self.build_test {
+        if self.build_test || self.read_only {
             return match part {
-                Part::Command(c) => {
-                    let Some(dir) = cwd.filter(|_| s.in_work_roots) else { return false };
-                    assent_commands::path::project_folder(dir, super::home().as_deref()).is_ok()
-                        && s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
-                        && !c.inner
-                        && build_and_test().iter().any(|p| p.covers(c))
-                        && c.reads
-                            .iter()
-                            .chain(&c.writes)
-                            .all(|p| assent_commands::path_inside_by(p, dir, &|x: &str| s.real_of(x)))
-                }
-                _ => false,
-            };
-        }
-        if self.read_only {
-            return match part {
-                Part::Command(c) => {
-                    let Some(dir) = cwd.filter(|_| s.in_work_roots) else { return false };
-                    // A working folder of `/`, the home or `~/.ssh` makes nothing "inside".
-                    if assent_commands::path::project_folder(dir, super::home().as_deref()).is_err() {
-                        return false;
-                    }
-                    s.line.as_ref().is_some_and(assent_commands::Line::is_simple)
-                        && !c.inner
-                        && c.only_reads_inside(dir, &|p: &str| s.real_of(p))
-                }
+                Part::Command(c) => super::builtin::covers(self.read_only, s, c),
                 _ => false,
             };
         }
@@ -400,68 +355,78 @@ impl Compiled {
         match part {
             Part::Whole => {
                 self.prefix.is_none()
-                    && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
+                    && self.takes_tool(tool)
                     && (self.path_m.is_none()
                         || s.path.as_ref().is_some_and(|p| self.subject_path_hits(p, cwd, writes_its_path(s))))
             }
             Part::Opaque => {
-                (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
-                    && if allow { self.prefix.is_none() && self.path_m.is_none() } else { true }
+                self.takes_tool(tool) && if allow { self.prefix.is_none() && self.path_m.is_none() } else { true }
             }
-            Part::Command(c) => {
-                let words_ok = match &self.prefix {
-                    None => true,
-                    // An allow naming a command covers it only in a simple line (plain commands
-                    // joined by `&&`, `||`, `;`, `|`): never through a subshell, `&`, a loop,
-                    // a substitution or `bash -c`.
-                    Some(p) if allow => s.line.as_ref().is_some_and(assent_commands::Line::is_simple) && p.covers(c),
-                    Some(p) => p.matches(c),
-                };
-                if !words_ok {
-                    return false;
-                }
-                let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
-                match &self.path_m {
-                    None => self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)),
-                    // An allow names a command to cover one: a path alone allows files, never
-                    // the commands that touch them (`allow /w/**` never allows `rm -rf /w/x`).
-                    Some(_) if allow => {
-                        self.prefix.is_some()
-                            && (self.tool_m.is_none() || tool.is_some_and(|t| self.tool_is(t)))
-                            && paths.iter().all(|p| self.path_hits(s, p, cwd))
-                            && c.writes.iter().all(|p| self.covers_write_arg(s, p, cwd))
-                    }
-                    Some(_) => {
-                        // A path rule sees a command's reads as a `Read` and its writes as a
-                        // `Write`/`Edit`, besides the tool that ran it.
-                        let as_tool = tool.is_some_and(|t| self.tool_is(t));
-                        let reads =
-                            c.reads.iter().any(|p| self.path_hits(s, p, cwd)) && (as_tool || self.tool_is("Read"));
-                        let writes = c.writes.iter().any(|p| self.path_hits(s, p, cwd))
-                            && (as_tool || self.tool_is("Write") || self.tool_is("Edit"));
-                        reads || writes
-                    }
-                }
+            Part::Command(c) => self.command_applies(s, c),
+            Part::Redirect(r) => self.redirect_applies(s, r),
+        }
+    }
+
+    /// Whether it applies to a command of the line (its words, its paths, the tool that ran it).
+    fn command_applies(&self, s: &Subject, c: &Command) -> bool {
+        let cwd = s.facts.cwd.as_deref();
+        let allow = self.effect == Effect::Allow;
+        let tool = s.facts.tool.as_deref();
+        let words_ok = match &self.prefix {
+            None => true,
+            // An allow naming a command covers it only in a simple line (plain commands
+            // joined by `&&`, `||`, `;`, `|`): never through a subshell, `&`, a loop,
+            // a substitution or `bash -c`.
+            Some(p) if allow => s.line.as_ref().is_some_and(assent_commands::Line::is_simple) && p.covers(c),
+            Some(p) => p.matches(c),
+        };
+        if !words_ok {
+            return false;
+        }
+        let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
+        match &self.path_m {
+            None => self.takes_tool(tool),
+            // An allow names a command to cover one: a path alone allows files, never
+            // the commands that touch them (`allow /w/**` never allows `rm -rf /w/x`).
+            Some(_) if allow => {
+                self.prefix.is_some()
+                    && self.takes_tool(tool)
+                    && paths.iter().all(|p| self.path_hits(s, p, cwd))
+                    && c.writes.iter().all(|p| self.covers_write_arg(s, p, cwd))
             }
-            Part::Redirect(r) => {
-                if self.prefix.is_some() {
-                    return false;
-                }
-                let kind_ok = covers_redirects(self.m.kind.as_deref());
-                let tool_ok = self.tool_m.is_none()
-                    || tool.is_some_and(|t| self.tool_is(t))
-                    || self.tool_is("Write")
-                    || self.tool_is("Edit");
-                match &self.path_m {
-                    // A redirection's file is allowed only by a rule that names files.
-                    None => !allow && kind_ok && tool_ok,
-                    Some(_) => {
-                        kind_ok
-                            && tool_ok
-                            && self.path_hits(s, &r.path, cwd)
-                            && (!allow || self.covers_write_arg(s, &r.path, cwd))
-                    }
-                }
+            Some(_) => {
+                // A path rule sees a command's reads as a `Read` and its writes as a
+                // `Write`/`Edit`, besides the tool that ran it.
+                let as_tool = tool.is_some_and(|t| self.tool_is(t));
+                let reads = c.reads.iter().any(|p| self.path_hits(s, p, cwd)) && (as_tool || self.tool_is("Read"));
+                let writes = c.writes.iter().any(|p| self.path_hits(s, p, cwd))
+                    && (as_tool || self.tool_is("Write") || self.tool_is("Edit"));
+                reads || writes
+            }
+        }
+    }
+
+    /// Whether it applies to a file a redirection of the line writes.
+    fn redirect_applies(&self, s: &Subject, r: &Redirect) -> bool {
+        let cwd = s.facts.cwd.as_deref();
+        let allow = self.effect == Effect::Allow;
+        let tool = s.facts.tool.as_deref();
+        if self.prefix.is_some() {
+            return false;
+        }
+        let kind_ok = covers_redirects(self.m.kind.as_deref());
+        let tool_ok = self.tool_m.is_none()
+            || tool.is_some_and(|t| self.tool_is(t))
+            || self.tool_is("Write")
+            || self.tool_is("Edit");
+        match &self.path_m {
+            // A redirection's file is allowed only by a rule that names files.
+            None => !allow && kind_ok && tool_ok,
+            Some(_) => {
+                kind_ok
+                    && tool_ok
+                    && self.path_hits(s, &r.path, cwd)
+                    && (!allow || self.covers_write_arg(s, &r.path, cwd))
             }
         }
     }

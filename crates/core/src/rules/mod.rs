@@ -24,6 +24,7 @@
 //! wins, and `deny` at a tie. The proposal is denied if any part is, asked if any part is asked
 //! or matched by no rule, and allowed only when every part is allowed.
 
+mod builtin;
 mod compiled;
 mod globs;
 mod inside;
@@ -32,7 +33,8 @@ pub mod scripts;
 mod set;
 mod words;
 
-pub use compiled::{Compiled, builtin_build_test, builtin_read_only};
+pub use builtin::{builtin_build_test, builtin_read_only};
+pub use compiled::Compiled;
 pub use set::{Candidate, RuleSet, Ruling};
 pub use words::{confinement_for, describe, similar};
 
