@@ -12,6 +12,13 @@ const dialog = () => screen.queryByRole("dialog", { name: "Quit Assent?" });
 /** A quit that works, and anything else the test answers. */
 const quitting = (handlers: Record<string, Handler> = {}) => answer({ quit_app: () => null, ...handlers });
 
+/** The dialog on its own, with a quit that works (or as `handlers` answer). */
+async function shown(handlers: Record<string, Handler> = {}) {
+  const ipc = quitting(handlers);
+  render(QuitDialog, { backend: await tauriBackend() });
+  return ipc;
+}
+
 /** The host asks, as the tray's Quit does while agents wait. */
 async function opened(ipc: Ipc, waiting: number, pending: number) {
   await ipc.emit("assent://quit-requested", { waiting, pending });
@@ -22,38 +29,27 @@ async function opened(ipc: Ipc, waiting: number, pending: number) {
 describe("the quit confirmation", () => {
   afterEach(cleanup);
 
-  it("says how many agents wait and how many proposals are pending, plural", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+  it.each([
+    ["how many agents wait and how many proposals are pending, plural", 2, 5, "2 agents are waiting for a decision (5 proposals pending). If you quit, they get no answer until Assent runs again."],
+    ["it in the singular", 1, 1, "1 agent is waiting for a decision (1 proposal pending). If you quit, they get no answer until Assent runs again."],
+    ["only the pending proposals when no agent is waiting", 0, 3, "3 proposals are pending. If you quit, they stay pending until Assent runs again."],
+  ])("says %s", async (_, waiting, pending, text) => {
+    const ipc = await shown();
     expect(dialog()).toBeNull();
-    const d = await opened(ipc, 2, 5);
+    const d = await opened(ipc, waiting, pending);
     expect(d.getAttribute("aria-modal")).toBe("true");
-    expect(screen.getByTestId("quit-text").textContent).toBe(
-      "2 agents are waiting for a decision (5 proposals pending). If you quit, they get no answer until Assent runs again.",
-    );
+    expect(screen.getByTestId("quit-text").textContent).toBe(text);
   });
 
-  it("says it in the singular", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
-    await opened(ipc, 1, 1);
-    expect(screen.getByTestId("quit-text").textContent).toBe(
-      "1 agent is waiting for a decision (1 proposal pending). If you quit, they get no answer until Assent runs again.",
-    );
-  });
-
-  it("names only the pending proposals when no agent is waiting", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+  it("says the new counts when asked again while open", async () => {
+    const ipc = await shown();
     await opened(ipc, 0, 3);
-    expect(screen.getByTestId("quit-text").textContent).toBe("3 proposals are pending. If you quit, they stay pending until Assent runs again.");
     await ipc.emit("assent://quit-requested", { waiting: 0, pending: 1 });
     await waitFor(() => expect(screen.getByTestId("quit-text").textContent).toBe("1 proposal is pending. If you quit, it stays pending until Assent runs again."));
   });
 
   it("focuses Keep running; Keep running closes it without quitting", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+    const ipc = await shown();
     await opened(ipc, 2, 5);
     const keep = screen.getByRole("button", { name: "Keep running" });
     await waitFor(() => expect(document.activeElement).toBe(keep));
@@ -63,8 +59,7 @@ describe("the quit confirmation", () => {
   });
 
   it("closes on Esc without quitting", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+    const ipc = await shown();
     await opened(ipc, 2, 5);
     await fireEvent.keyDown(document.activeElement ?? document.body, { key: "Escape" });
     await waitFor(() => expect(dialog()).toBeNull());
@@ -72,8 +67,7 @@ describe("the quit confirmation", () => {
   });
 
   it("keeps Tab inside the dialog", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+    const ipc = await shown();
     await opened(ipc, 1, 2);
     const keep = screen.getByRole("button", { name: "Keep running" });
     const quit = screen.getByRole("button", { name: "Quit Assent" });
@@ -85,20 +79,18 @@ describe("the quit confirmation", () => {
   });
 
   it("Quit Assent quits", async () => {
-    const ipc = quitting();
-    render(QuitDialog, { backend: await tauriBackend() });
+    const ipc = await shown();
     await opened(ipc, 2, 5);
     await fireEvent.click(screen.getByRole("button", { name: "Quit Assent" }));
     await waitFor(() => expect(ipc.args("quit_app")).toHaveLength(1));
   });
 
   it("says so when quitting fails, and stays open", async () => {
-    const ipc = quitting({
+    const ipc = await shown({
       quit_app: () => {
         throw "the window could not be closed";
       },
     });
-    render(QuitDialog, { backend: await tauriBackend() });
     await opened(ipc, 1, 1);
     await fireEvent.click(screen.getByRole("button", { name: "Quit Assent" }));
     expect((await screen.findByTestId("quit-error")).textContent).toBe("the window could not be closed");

@@ -31,6 +31,19 @@ const saving = (rules: RuleView[], words: string): Handler => ({ rule }) => {
   return saved;
 };
 
+/** Opens the form on a page with no rules whose backend saves the rule sent in `words`. */
+async function formSaving(words: string) {
+  const rules: RuleView[] = [];
+  const ipc = rulesOf(rules, { add_rule: saving(rules, words) });
+  render(Rules, { backend: await tauriBackend() });
+  await fireEvent.click(await screen.findByTestId("add-rule"));
+  return ipc;
+}
+
+/** Chooses `value` in the select `testId`, or types it into the field `testId`. */
+const choose = (testId: string, value: string) => fireEvent.change(screen.getByTestId(testId), { target: { value } });
+const typeIn = (testId: string, value: string) => fireEvent.input(screen.getByTestId(testId), { target: { value } });
+
 const inSecs = (secs: number) => new Date(Date.now() + secs * 1000).toISOString();
 const rows = () => screen.queryAllByTestId("rule-row");
 const row = (words: string) => {
@@ -159,16 +172,13 @@ describe("the Rules page", () => {
   });
 
   it("adds the rule the form describes", async () => {
-    const rules: RuleView[] = [];
-    const ipc = rulesOf(rules, { add_rule: saving(rules, "refuse to let any agent run `git push …` with tool `Bash`") });
-    render(Rules, { backend: await tauriBackend() });
-    await fireEvent.click(await screen.findByTestId("add-rule"));
-    await fireEvent.change(screen.getByTestId("rule-effect"), { target: { value: "deny" } });
-    await fireEvent.change(screen.getByTestId("rule-kind"), { target: { value: "tool.call" } });
-    await fireEvent.input(screen.getByTestId("rule-tool"), { target: { value: "Bash" } });
-    await fireEvent.input(screen.getByTestId("rule-input"), { target: { value: " git push " } });
-    await fireEvent.change(screen.getByTestId("rule-expiry"), { target: { value: "3600" } });
-    await fireEvent.input(screen.getByTestId("rule-note"), { target: { value: "push yourself" } });
+    const ipc = await formSaving("refuse to let any agent run `git push …` with tool `Bash`");
+    await choose("rule-effect", "deny");
+    await choose("rule-kind", "tool.call");
+    await typeIn("rule-tool", "Bash");
+    await typeIn("rule-input", " git push ");
+    await choose("rule-expiry", "3600");
+    await typeIn("rule-note", "push yourself");
     // Fields that do not apply to tool.call are not offered.
     expect((screen.getByTestId("rule-host") as HTMLInputElement).disabled).toBe(true);
     expect(screen.getByTestId("rule-preview").textContent).toContain("refuse to let any agent run git push … with tool Bash");
@@ -183,13 +193,10 @@ describe("the Rules page", () => {
   });
 
   it("does not keep fields the chosen kind does not have", async () => {
-    const rules: RuleView[] = [];
-    const ipc = rulesOf(rules, { add_rule: saving(rules, "allow any agent to send requests to api.github.com") });
-    render(Rules, { backend: await tauriBackend() });
-    await fireEvent.click(await screen.findByTestId("add-rule"));
-    await fireEvent.input(screen.getByTestId("rule-tool"), { target: { value: "Bash" } });
-    await fireEvent.input(screen.getByTestId("rule-host"), { target: { value: "api.github.com" } });
-    await fireEvent.change(screen.getByTestId("rule-kind"), { target: { value: "http.request" } });
+    const ipc = await formSaving("allow any agent to send requests to api.github.com");
+    await typeIn("rule-tool", "Bash");
+    await typeIn("rule-host", "api.github.com");
+    await choose("rule-kind", "http.request");
     const tool = screen.getByTestId("rule-tool") as HTMLInputElement;
     expect(tool.disabled).toBe(true);
     expect(tool.value).toBe("");
@@ -199,10 +206,7 @@ describe("the Rules page", () => {
   });
 
   it("asks twice before allowing everything, and only then sends everything: true", async () => {
-    const rules: RuleView[] = [];
-    const ipc = rulesOf(rules, { add_rule: saving(rules, "allow any agent to do anything") });
-    render(Rules, { backend: await tauriBackend() });
-    await fireEvent.click(await screen.findByTestId("add-rule"));
+    const ipc = await formSaving("allow any agent to do anything");
     expect(screen.getByTestId("rule-preview").textContent).toContain("allow any agent to do anything");
     await fireEvent.click(screen.getByTestId("rule-submit"));
     // First confirmation.
@@ -215,11 +219,11 @@ describe("the Rules page", () => {
     expect(ipc.args("add_rule")).toHaveLength(0);
     const confirm = screen.getByTestId("everything-confirm") as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
-    await fireEvent.input(screen.getByTestId("everything-typed"), { target: { value: "allow" } });
+    await typeIn("everything-typed", "allow");
     expect(confirm.disabled).toBe(true);
     await fireEvent.click(confirm);
     expect(ipc.args("add_rule")).toHaveLength(0);
-    await fireEvent.input(screen.getByTestId("everything-typed"), { target: { value: "allow everything" } });
+    await typeIn("everything-typed", "allow everything");
     expect(confirm.disabled).toBe(false);
     await fireEvent.click(confirm);
     await waitFor(() => expect(rows()).toHaveLength(1));
@@ -236,7 +240,7 @@ describe("the Rules page", () => {
     expect(screen.queryByTestId("everything-dialog")).toBeNull();
     await fireEvent.click(screen.getByTestId("rule-submit"));
     await fireEvent.click(await screen.findByTestId("everything-continue"));
-    await fireEvent.input(screen.getByTestId("everything-typed"), { target: { value: "allow everything" } });
+    await typeIn("everything-typed", "allow everything");
     await fireEvent.click(screen.getByTestId("everything-cancel"));
     expect(screen.queryByTestId("everything-dialog")).toBeNull();
     expect(ipc.args("add_rule")).toHaveLength(0);
@@ -254,15 +258,15 @@ describe("the Rules page", () => {
     });
     render(Rules, { backend: await tauriBackend() });
     await fireEvent.click(await screen.findByTestId("add-rule"));
-    await fireEvent.change(screen.getByTestId("rule-kind"), { target: { value: "file.write" } });
-    await fireEvent.input(screen.getByTestId("rule-path"), { target: { value: "src/**" } });
+    await choose("rule-kind", "file.write");
+    await typeIn("rule-path", "src/**");
     await fireEvent.click(screen.getByTestId("rule-submit"));
     const err = await screen.findByTestId("rule-error");
     expect(err.textContent).toBe("`src/**`: a path glob is absolute (starts with `/`) or starts with `**`");
     expect(screen.getByTestId("rule-form")).toBeTruthy();
     expect(rows()).toHaveLength(0);
     // Fixing the field and sending again clears the error.
-    await fireEvent.input(screen.getByTestId("rule-path"), { target: { value: "/w/src/**" } });
+    await typeIn("rule-path", "/w/src/**");
     await fireEvent.click(screen.getByTestId("rule-submit"));
     await waitFor(() => expect(rows()).toHaveLength(1));
     expect(screen.queryByTestId("rule-error")).toBeNull();
