@@ -14,12 +14,12 @@ use crate::at::{self, Folder, TargetError, Walk};
 use crate::diff::{self, is_binary};
 use crate::paths::PathPolicy;
 use crate::snapshot::{self, Snapshot, SnapshotError, sha256_hex};
+use assent_core::CoreError;
 use assent_core::crash;
 use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, Reconciled};
 use assent_core::payloads::{self, KindName, Payload};
 use assent_core::preview::{Diff, FilePreview, Preview};
 use assent_core::proposal::{ErrorInfo, Proposal};
-use assent_core::{CoreError, KindClass};
 use serde_json::{Map, Value, json};
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -221,9 +221,6 @@ impl Kind for FileWrite {
     fn name(&self) -> KindName {
         KindName::FileWrite
     }
-    fn class(&self) -> KindClass {
-        KindClass::Applied
-    }
     fn blocking(&self) -> bool {
         true
     }
@@ -276,12 +273,7 @@ impl Kind for FileWrite {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileWrite(w) = payload else {
-            return Reconciled::Failed(ErrorInfo {
-                code: "integrity".into(),
-                message: payload.not_of(KindName::FileWrite),
-            });
-        };
+        let Payload::FileWrite(w) = payload else { return Reconciled::Failed(payload.mismatch(KindName::FileWrite)) };
         let path = PathBuf::from(&w.path);
         let new_hash = sha256_hex(w.content.as_bytes());
         match current(&path) {
@@ -353,9 +345,6 @@ impl Kind for FileDelete {
     fn name(&self) -> KindName {
         KindName::FileDelete
     }
-    fn class(&self) -> KindClass {
-        KindClass::Applied
-    }
     fn blocking(&self) -> bool {
         true
     }
@@ -421,12 +410,7 @@ impl Kind for FileDelete {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileDelete(d) = payload else {
-            return Reconciled::Failed(ErrorInfo {
-                code: "integrity".into(),
-                message: payload.not_of(KindName::FileDelete),
-            });
-        };
+        let Payload::FileDelete(d) = payload else { return Reconciled::Failed(payload.mismatch(KindName::FileDelete)) };
         let path = PathBuf::from(&d.path);
         match current(&path) {
             Ok((_, now, _)) if !now.exists => {

@@ -10,6 +10,7 @@
 //! id, redirects are never followed (the redirect is the result), and anything in the response
 //! that echoes the secret, in any common encoding, is redacted before it is stored.
 
+use assent_core::CoreError;
 use assent_core::credentials::ASSENT_SETS as FORBIDDEN;
 use assent_core::credentials::{CredentialMeta, Scheme, SecretSource, is_loopback_origin, valid_header_name};
 use assent_core::invisible;
@@ -17,7 +18,6 @@ use assent_core::kinds::{ApplyCtx, ApplyOutcome, Kind, PrepareCtx, Prepared, cli
 use assent_core::payloads::{self, KindName, Payload};
 use assent_core::preview::{HeaderLine, HttpPreview, Preview};
 use assent_core::proposal::Proposal;
-use assent_core::{CoreError, KindClass};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -232,9 +232,6 @@ fn preview(req: &payloads::HttpRequest, creds: &BTreeMap<String, CredentialMeta>
 impl Kind for HttpRequest {
     fn name(&self) -> KindName {
         KindName::HttpRequest
-    }
-    fn class(&self) -> KindClass {
-        KindClass::Applied
     }
     fn destructive(&self, payload: &Value) -> bool {
         // What cannot be read is treated as the dangerous case.

@@ -202,33 +202,11 @@ mod tests {
     use std::time::Duration;
 
     fn proposal(id: &str, status: Status) -> Proposal {
-        let mut p = Proposal {
-            id: id.into(),
-            kind: crate::payloads::KindName::ToolCall,
-            agent: "a".into(),
-            node: None,
-            title: None,
-            summary: None,
-            payload: serde_json::json!({"tool": "t", "input": {}}),
-            preview: crate::preview::Preview::Unreadable { raw: serde_json::json!({}) },
-            base: None,
-            session_id: None,
-            group_id: None,
-            supersedes: None,
-            status,
-            settled: false,
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            expires_at: Timestamp(1),
-            lease_secs: None,
-            audience: None,
-            decision: None,
-            approved_payload: None,
-            result: None,
-            error: None,
-            pruned_at: None,
-            class: KindClass::DecisionOnly,
-        };
+        let payload = serde_json::json!({"tool": "t", "input": {}});
+        let mut p = Proposal::applying(id, crate::payloads::KindName::ToolCall, "a", payload, None);
+        p.preview = crate::preview::Preview::Unreadable { raw: serde_json::json!({}) };
+        p.expires_at = Timestamp(1);
+        (p.status, p.class) = (status, KindClass::DecisionOnly);
         p.refresh_derived();
         p
     }

@@ -42,6 +42,15 @@ impl KindName {
         }
     }
 
+    /// Whether Assent applies it (`file.*`, `http.request`) or only records the decision
+    /// (`tool.call`: the agent acts).
+    pub const fn class(self) -> crate::status::KindClass {
+        match self {
+            KindName::ToolCall => crate::status::KindClass::DecisionOnly,
+            KindName::FileWrite | KindName::FileDelete | KindName::HttpRequest => crate::status::KindClass::Applied,
+        }
+    }
+
     /// The kind called `name`, if there is one.
     pub fn parse(name: &str) -> Option<KindName> {
         KindName::ALL.into_iter().find(|k| k.as_str() == name)
@@ -210,6 +219,11 @@ impl Payload {
     /// Why a kind handed this payload cannot carry it out: it is of another kind.
     pub fn not_of(&self, kind: KindName) -> String {
         format!("a {} payload was handed to {kind}", self.kind())
+    }
+
+    /// The failure of a kind handed this payload when it is of another kind: `integrity`.
+    pub fn mismatch(&self, kind: KindName) -> crate::proposal::ErrorInfo {
+        crate::proposal::ErrorInfo { code: "integrity".into(), message: self.not_of(kind) }
     }
 }
 

@@ -44,22 +44,6 @@ pub enum Preview {
     },
 }
 
-/// The same shapes, read strictly.
-#[derive(Deserialize)]
-#[serde(tag = "type")]
-enum Strict {
-    #[serde(rename = "tool.call")]
-    ToolCall(ToolPreview),
-    #[serde(rename = "file.write")]
-    FileWrite(FilePreview),
-    #[serde(rename = "file.delete")]
-    FileDelete(FilePreview),
-    #[serde(rename = "http.request")]
-    HttpRequest(HttpPreview),
-    #[serde(rename = "unreadable")]
-    Unreadable { raw: Value },
-}
-
 impl<'de> Deserialize<'de> for Preview {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Preview, D::Error> {
         Ok(Preview::read(Value::deserialize(d)?))
@@ -324,14 +308,18 @@ impl Preview {
     /// Reads a stored (expanded) preview. Never fails: what fits no shape is
     /// [`Preview::Unreadable`].
     pub fn read(v: Value) -> Preview {
-        match Strict::deserialize(&v) {
-            Ok(Strict::ToolCall(t)) => Preview::ToolCall(t),
-            Ok(Strict::FileWrite(f)) => Preview::FileWrite(f),
-            Ok(Strict::FileDelete(f)) => Preview::FileDelete(f),
-            Ok(Strict::HttpRequest(h)) => Preview::HttpRequest(h),
-            Ok(Strict::Unreadable { raw }) => Preview::Unreadable { raw },
-            Err(_) => Preview::Unreadable { raw: v },
-        }
+        let typed = match v.get("type").and_then(Value::as_str).and_then(KindName::parse) {
+            Some(KindName::ToolCall) => ToolPreview::deserialize(&v).map(Preview::ToolCall),
+            Some(KindName::FileWrite) => FilePreview::deserialize(&v).map(Preview::FileWrite),
+            Some(KindName::FileDelete) => FilePreview::deserialize(&v).map(Preview::FileDelete),
+            Some(KindName::HttpRequest) => HttpPreview::deserialize(&v).map(Preview::HttpRequest),
+            // One stored as unreadable stays what it held.
+            None if v["type"] == "unreadable" && v.get("raw").is_some() => {
+                Ok(Preview::Unreadable { raw: v["raw"].clone() })
+            }
+            None => return Preview::Unreadable { raw: v },
+        };
+        typed.unwrap_or_else(|_| Preview::Unreadable { raw: v })
     }
 
     /// The kind it previews (`unreadable` for an unreadable one).

@@ -178,12 +178,15 @@ mod tests {
 
     #[test]
     fn decisions_land_where_expected() {
-        let c = KindClass::DecisionOnly;
-        assert_eq!(next(Status::Pending, Action::Approve, c), Ok(Status::Approved));
-        assert_eq!(next(Status::Pending, Action::Reject, c), Ok(Status::Rejected));
-        assert_eq!(next(Status::Pending, Action::Refine, c), Ok(Status::Refined));
-        assert_eq!(next(Status::Pending, Action::Expire, c), Ok(Status::Expired));
-        assert_eq!(next(Status::Pending, Action::Withdraw, c), Ok(Status::Withdrawn));
+        for (action, to) in [
+            (Action::Approve, Status::Approved),
+            (Action::Reject, Status::Rejected),
+            (Action::Refine, Status::Refined),
+            (Action::Expire, Status::Expired),
+            (Action::Withdraw, Status::Withdrawn),
+        ] {
+            assert_eq!(next(Status::Pending, action, KindClass::DecisionOnly), Ok(to), "{action:?}");
+        }
     }
 
     #[test]
@@ -198,10 +201,14 @@ mod tests {
     #[test]
     fn applied_kinds_run_approved_applying_applied() {
         let c = KindClass::Applied;
-        assert_eq!(next(Status::Approved, Action::StartApply, c), Ok(Status::Applying));
-        assert_eq!(next(Status::Applying, Action::FinishApply, c), Ok(Status::Applied));
-        assert_eq!(next(Status::Applying, Action::Fail, c), Ok(Status::Failed));
-        assert_eq!(next(Status::Approved, Action::Fail, c), Ok(Status::Failed));
+        for (from, action, to) in [
+            (Status::Approved, Action::StartApply, Ok(Status::Applying)),
+            (Status::Applying, Action::FinishApply, Ok(Status::Applied)),
+            (Status::Applying, Action::Fail, Ok(Status::Failed)),
+            (Status::Approved, Action::Fail, Ok(Status::Failed)),
+        ] {
+            assert_eq!(next(from, action, c), to, "{from} {action:?}");
+        }
         assert!(next(Status::Approved, Action::FinishApply, c).is_err());
         assert!(next(Status::Applied, Action::StartApply, c).is_err());
     }

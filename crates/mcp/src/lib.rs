@@ -183,9 +183,14 @@ mod tests {
         }
     }
 
+    /// A tool call's arguments, as a client sends them.
+    fn object(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
     #[test]
     fn arguments_are_checked_against_the_declared_schema() {
-        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let args = object;
         let bad = |name: &str, v: Value| tools::check_arguments(name, &args(v)).err().unwrap_or_default();
         assert!(bad("request_approval", json!({"tool": "deploy"})).contains("input"), "a missing field is named");
         assert!(bad("permission_prompt", json!({"tool_name": "Bash", "input": "ls"})).contains("`input`"));
@@ -200,11 +205,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_tool_call_without_assent_says_it_is_not_running() {
-        let s = server_without_assent();
-        let mut args = Map::new();
-        args.insert("tool".into(), json!("Bash"));
-        args.insert("input".into(), json!({"command": "ls"}));
-        let r = s.call("request_approval", args).await;
+        let args = json!({"tool": "Bash", "input": {"command": "ls"}});
+        let r = server_without_assent().call("request_approval", object(args)).await;
         assert_eq!(r.is_error, Some(true));
         let body = r.structured_content.expect("structured");
         assert_eq!(body["error"]["code"], "not_running");
@@ -212,11 +214,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_permission_prompt_denies_when_assent_is_not_running() {
-        let s = server_without_assent();
-        let mut args = Map::new();
-        args.insert("tool_name".into(), json!("Bash"));
-        args.insert("input".into(), json!({"command": "rm -rf /"}));
-        let r = s.call("permission_prompt", args).await;
+        let args = json!({"tool_name": "Bash", "input": {"command": "rm -rf /"}});
+        let r = server_without_assent().call("permission_prompt", object(args)).await;
         assert_eq!(r.content.len(), 1);
         assert!(r.structured_content.is_none());
         let ContentBlock::Text(t) = &r.content[0] else { panic!("not text") };

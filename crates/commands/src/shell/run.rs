@@ -66,18 +66,8 @@ impl Walker<'_> {
             Word::Lit(p) if !p.is_empty() => identity(p),
             other => {
                 self.opaque(format!("the program `{}` is known only when the line runs", other.text()));
-                self.push(Command {
-                    program: None,
-                    words: words.iter().map(|w| w.lit().map(str::to_string)).collect(),
-                    named: 0,
-                    effects: Effects::UNKNOWN | Effects::EXEC | t.adds,
-                    reads: Vec::new(),
-                    writes: Vec::new(),
-                    via: t.via,
-                    inner: t.inner,
-                    known: false,
-                });
-                return;
+                let words = words.iter().map(|w| w.lit().map(str::to_string)).collect();
+                return self.push_unknown(None, words, t);
             }
         };
         let args = &words[1..];
@@ -202,10 +192,16 @@ impl Walker<'_> {
     pub(super) fn push_opaque(&mut self, name: &str, args: &[Word], t: Through) {
         let mut words = vec![Some(name.to_string())];
         words.extend(args.iter().map(|w| w.lit().map(str::to_string)));
+        self.push_unknown(Some(name), words, t);
+    }
+
+    /// A command that may do anything: its program (`None`: known only when the line runs) and
+    /// its words, as far as they are known.
+    fn push_unknown(&mut self, program: Option<&str>, words: Vec<Option<String>>, t: Through) {
         self.push(Command {
-            program: Some(name.to_string()),
+            program: program.map(str::to_string),
             words,
-            named: 1,
+            named: usize::from(program.is_some()),
             effects: Effects::UNKNOWN | Effects::EXEC | t.adds,
             reads: Vec::new(),
             writes: Vec::new(),

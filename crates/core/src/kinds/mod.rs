@@ -80,8 +80,10 @@ pub struct Prepared {
 pub trait Kind: Send + Sync {
     /// `tool.call`, `file.write`, ...
     fn name(&self) -> KindName;
-    /// Whether Assent applies it or only records the decision.
-    fn class(&self) -> KindClass;
+    /// Whether Assent applies it or only records the decision: its name's.
+    fn class(&self) -> KindClass {
+        self.name().class()
+    }
     /// Whether preparing touches the file system or network (then it runs off the async
     /// runtime's worker threads).
     fn blocking(&self) -> bool {

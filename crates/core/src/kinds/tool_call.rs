@@ -7,7 +7,7 @@ use crate::error::CoreError;
 use crate::invisible;
 use crate::payloads::{self, KindName};
 use crate::preview::{Preview, ToolPreview};
-use crate::status::KindClass;
+
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -151,10 +151,6 @@ pub fn preview(call: &payloads::ToolCall) -> Preview {
 impl Kind for ToolCall {
     fn name(&self) -> KindName {
         KindName::ToolCall
-    }
-
-    fn class(&self) -> KindClass {
-        KindClass::DecisionOnly
     }
 
     fn facts(&self, payload: &Value) -> crate::rules::Facts {
