@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as assent from "../dist/index.js";
-import { serve } from "./server.mjs";
+import { serveFor } from "./server.mjs";
 
 /** A program on a port of its own: `answer(req, res)` answers each request; `got` keeps each
  * request's path and authorization, `connections()` counts every connection made to it. */
@@ -89,8 +89,7 @@ test("a URL and a token without the server's key say what is missing, and send n
 
   // The real server's URL and token, and its key (ASSENT_PROOF_KEY, or its home): it proves
   // itself, and the proposal is filed.
-  const s = await serve();
-  t.after(() => s.stop());
+  const s = await serveFor(t);
   const token = readFileSync(join(s.home, "agent.token"), "utf8").trim();
   const key = JSON.parse(readFileSync(join(s.home, "server.json"), "utf8")).proof_key;
   await withEnv({ ASSENT_HOME: elsewhere, ASSENT_URL: `${s.url}/`, ASSENT_TOKEN: token, ASSENT_PROOF_KEY: key }, async () => {
@@ -102,8 +101,7 @@ test("a URL and a token without the server's key say what is missing, and send n
 });
 
 test("the server dying mid-wait is AssentNotRunning, its cause kept", async (t) => {
-  const s = await serve();
-  t.after(() => s.stop());
+  const s = await serveFor(t);
   const a = new assent.Assent({ home: s.home });
   const p = await a.proposeTool("t", {});
   const started = Date.now();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the SDK as a new user does, from a copy of this folder as a fresh clone has it (no
-# node_modules, no dist: git keeps neither), into new projects outside the repository, in the
-# three ways the README gives: `npm install PATH` (a link), `npm install --install-links PATH`
-# (a copy) and the tarball of `npm pack`. Each project imports `assent`, `assent/ai-sdk` and
+# node_modules, no dist, no src/schema.ts: git keeps none of them; docs/openapi.json beside it,
+# which the schema is generated from), into new projects outside the repository, in the three
+# ways the README gives: `npm install PATH` (a link), `npm install --install-links PATH` (a
+# copy) and the tarball of `npm pack`. Each project imports `assent`, `assent/ai-sdk` and
 # `assent/openai-agents` as the README does; the first also installs the frameworks as the
 # README says and type-checks a user's TypeScript file against the SDK's types.
 # Needs node, npm and the npm registry (or npm's cache). Prints "fresh install: ok" at the end.
@@ -13,8 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
 repo="$tmp/assent/sdk/typescript"
-mkdir -p "$repo"
-tar -C "$sdk" --exclude=./node_modules --exclude=./dist --exclude='./*.tgz' -cf - . | tar -C "$repo" -xf -
+mkdir -p "$repo" "$tmp/assent/docs"
+tar -C "$sdk" --exclude=./node_modules --exclude=./dist --exclude=./src/schema.ts --exclude='./*.tgz' -cf - . | tar -C "$repo" -xf -
+cp "$sdk/../../docs/openapi.json" "$tmp/assent/docs/"
 
 expect() { # output, then the names each of the three entry points must export
   grep -qx "assent: .*\bgated\b.*" <<<"$1" && grep -q "\bverifyReceipt\b" <<<"$1" && grep -q "\bAssent\b" <<<"$1" \
@@ -32,7 +34,7 @@ console.log("assent/openai-agents:", Object.keys(agents).join(" "));'
 project() { mkdir -p "$tmp/$1" && cd "$tmp/$1" && npm init -y >/dev/null; }
 
 # 1. The README's command: a link to the folder; `prepare` installs the folder's dependencies
-#    (where node resolves the SDK's own imports from) and builds dist/.
+#    (where node resolves the SDK's own imports from), generates src/schema.ts and builds dist/.
 project linked
 npm install "$repo" 2>&1 | grep -v '^npm warn' || true
 [ -L node_modules/assent ] || { echo "npm install PATH did not link the folder"; exit 1; }

@@ -6,7 +6,8 @@ import { Agent, Usage, setTracingDisabled, tool } from "@openai/agents";
 import { z } from "zod";
 import { Assent } from "../dist/index.js";
 import { runWithAssent } from "../dist/adapters/openai-agents.js";
-import { serve } from "./server.mjs";
+import { serveFor } from "./server.mjs";
+import { CALLS, DECISIONS, checkTurn, record } from "./turn.mjs";
 
 setTracingDisabled(true);
 
@@ -30,55 +31,35 @@ function scripted(calls, seen) {
   };
 }
 
-test("approved, rejected and edited tool calls of a run", async () => {
-  const s = await serve();
-  try {
-    const ran = [];
-    const seen = [];
-    const deletePost = tool({
-      name: "delete_post",
-      description: "Deletes a post.",
-      parameters: z.object({ post_id: z.number() }),
-      needsApproval: true,
-      execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; },
-    });
-    const agent = new Agent({ name: "blog", tools: [deletePost],
-      model: scripted([["delete_post", { post_id: 7 }], ["delete_post", { post_id: 9 }], ["delete_post", { post_id: 10 }], ["delete_post", { post_id: 12 }]], seen) });
-    const decided = s.decideInTurn([{ outcome: "approve" }, { outcome: "reject", reason: "keep pricing" },
-      { outcome: "approve", edits: { input: { post_id: 11 } } }, { outcome: "refine", feedback: "archive it instead" }]);
-    const result = await runWithAssent(agent, "tidy the blog", { client: new Assent({ home: s.home }), sessionId: "oaj-1", timeout: 30 });
-    await decided;
-    assert.deepEqual(ran, [7], "only the call approved as made ran");
-    const joined = seen.join(" | ");
-    assert.match(joined, /deleted 7/);
-    assert.match(joined, /keep pricing/);
-    assert.match(joined, /post_id\\?":11/, "the model is told the edited arguments");
-    assert.match(joined, /archive it instead/, "a request for changes reaches the model");
-    assert.equal(result.finalOutput, "done");
-    const asked = await s.call("GET", "/proposals?session_id=oaj-1");
-    assert.deepEqual(asked.items.map((p) => p.payload.input.post_id).sort((a, b) => a - b), [7, 9, 10, 12]);
-  } finally {
-    s.stop();
-  }
+/** The tool the model calls: it deletes the post, and notes its id in `ran`. */
+function deleter(ran) {
+  return tool({ name: "delete_post", description: "Deletes a post.", parameters: z.object({ post_id: z.number() }),
+    needsApproval: true, execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; } });
+}
+
+test("approved, rejected and edited tool calls of a run", async (t) => {
+  const s = await serveFor(t);
+  const turn = record();
+  const agent = new Agent({ name: "blog", tools: [deleter(turn.ran)], model: scripted(CALLS, turn.seen) });
+  const decided = s.decideInTurn(DECISIONS);
+  const result = await runWithAssent(agent, "tidy the blog", { client: new Assent({ home: s.home }), sessionId: "oaj-1", timeout: 30 });
+  await decided;
+  await checkTurn(s, "oaj-1", turn, result.finalOutput, "the model is told the edited arguments");
 });
 
-test("undecided is withdrawn; Assent not running is a clear error", async () => {
-  const s = await serve();
+test("undecided is withdrawn; Assent not running is a clear error", async (t) => {
+  const s = await serveFor(t);
   const ran = [];
   const deletePost = tool({ name: "delete_post", description: "Deletes a post.", parameters: z.object({ post_id: z.number() }),
     needsApproval: true, execute: async ({ post_id }) => { ran.push(post_id); return "deleted"; } });
-  try {
-    const seen = [];
-    const agent = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 1 }]], seen) });
-    await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), sessionId: "oaj-2", timeout: 1 });
-    assert.deepEqual(ran, []);
-    assert.match(seen.join(" "), /withdrawn/);
-    assert.equal((await s.call("GET", "/proposals?session_id=oaj-2")).items[0].status, "withdrawn");
-  } finally {
-    s.stop();
-  }
-  const agent = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 2 }]], []) });
-  await assert.rejects(runWithAssent(agent, "go", { client: new Assent({ home: "/nonexistent/assent" }) }),
+  const seen = [];
+  const agent = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 1 }]], seen) });
+  await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), sessionId: "oaj-2", timeout: 1 });
+  assert.deepEqual(ran, []);
+  assert.match(seen.join(" "), /withdrawn/);
+  assert.equal((await s.call("GET", "/proposals?session_id=oaj-2")).items[0].status, "withdrawn");
+  const unserved = new Agent({ name: "blog", tools: [deletePost], model: scripted([["delete_post", { post_id: 2 }]], []) });
+  await assert.rejects(runWithAssent(unserved, "go", { client: new Assent({ home: "/nonexistent/assent" }) }),
     (e) => e.name === "AssentNotRunning");
   assert.deepEqual(ran, []);
 });
@@ -101,49 +82,36 @@ function oneTurn(calls) {
   };
 }
 
-function deleter(ran) {
-  return tool({ name: "delete_post", description: "Deletes a post.", parameters: z.object({ post_id: z.number() }),
-    needsApproval: true, execute: async ({ post_id }) => { ran.push(post_id); return `deleted ${post_id}`; } });
-}
-
-test("a reused call id in a new run asks the person again", async () => {
-  const s = await serve();
-  try {
-    const ran = [];
-    const deletePost = deleter(ran);
-    const client = new Assent({ home: s.home });
-    const go = async (decision) => {
-      const decided = s.decideNext(decision);
-      const agent = new Agent({ name: "blog", tools: [deletePost], model: oneTurn([["delete_post", { post_id: 7 }]]) });
-      await runWithAssent(agent, "go", { client, sessionId: "oaj-reuse", timeout: 30 });
-      await decided;
-    };
-    await go({ outcome: "approve" });
-    assert.deepEqual(ran, [7]);
-    await go({ outcome: "reject", reason: "once is enough" });
-    assert.deepEqual(ran, [7], "the second run's call_0 waited for the person, who said no");
-    const asked = await s.call("GET", "/proposals?session_id=oaj-reuse");
-    assert.deepEqual(asked.items.map((p) => p.status).sort(), ["approved", "rejected"]);
-  } finally {
-    s.stop();
-  }
+test("a reused call id in a new run asks the person again", async (t) => {
+  const s = await serveFor(t);
+  const ran = [];
+  const deletePost = deleter(ran);
+  const client = new Assent({ home: s.home });
+  const go = async (decision) => {
+    const decided = s.decideNext(decision);
+    const agent = new Agent({ name: "blog", tools: [deletePost], model: oneTurn([["delete_post", { post_id: 7 }]]) });
+    await runWithAssent(agent, "go", { client, sessionId: "oaj-reuse", timeout: 30 });
+    await decided;
+  };
+  await go({ outcome: "approve" });
+  assert.deepEqual(ran, [7]);
+  await go({ outcome: "reject", reason: "once is enough" });
+  assert.deepEqual(ran, [7], "the second run's call_0 waited for the person, who said no");
+  const asked = await s.call("GET", "/proposals?session_id=oaj-reuse");
+  assert.deepEqual(asked.items.map((p) => p.status).sort(), ["approved", "rejected"]);
 });
 
-test("every call of a turn outlives the lease while the person decides", async () => {
-  const s = await serve();
-  try {
-    const ran = [];
-    const agent = new Agent({ name: "blog", tools: [deleter(ran)],
-      model: oneTurn([["delete_post", { post_id: 1 }], ["delete_post", { post_id: 2 }]]) });
-    // The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
-    // for plus the server's one-second sweep: as short as shows a lapse.
-    const slow = s.decideSlowly(2, 17);
-    const result = await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), timeout: 60 });
-    const answers = await slow;
-    assert.deepEqual(answers.map((a) => a.status), ["approved", "approved"], "neither was withdrawn before the person decided");
-    assert.deepEqual(ran.sort(), [1, 2]);
-    assert.equal(result.finalOutput, "done");
-  } finally {
-    s.stop();
-  }
+test("every call of a turn outlives the lease while the person decides", async (t) => {
+  const s = await serveFor(t);
+  const ran = [];
+  const agent = new Agent({ name: "blog", tools: [deleter(ran)],
+    model: oneTurn([["delete_post", { post_id: 1 }], ["delete_post", { post_id: 2 }]]) });
+  // The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
+  // for plus the server's one-second sweep: as short as shows a lapse.
+  const slow = s.decideSlowly(2, 17);
+  const result = await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), timeout: 60 });
+  const answers = await slow;
+  assert.deepEqual(answers.map((a) => a.status), ["approved", "approved"], "neither was withdrawn before the person decided");
+  assert.deepEqual(ran.sort(), [1, 2]);
+  assert.equal(result.finalOutput, "done");
 });

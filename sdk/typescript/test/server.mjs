@@ -65,3 +65,10 @@ export async function serve() {
   };
   return { home, url, call, pending, decideNext, decideInTurn, decideSlowly, stop: () => proc.kill() };
 }
+
+/** A server for the test `t` alone, stopped when it ends. */
+export async function serveFor(t) {
+  const s = await serve();
+  t.after(() => s.stop());
+  return s;
+}
