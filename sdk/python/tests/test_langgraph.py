@@ -22,8 +22,9 @@ class Scripted(GenericFakeChatModel):
         return self
 
 
-def test_approve_edit_reject_and_refine_through_the_middleware(server):
-    ran = []
+def asking_agent(messages: list, ran: list):
+    """An agent whose model says `messages` in turn, and whose tool `delete_post` (each id it
+    deletes noted in `ran`) waits for approval through the middleware."""
 
     @tool
     def delete_post(post_id: int) -> str:
@@ -31,11 +32,15 @@ def test_approve_edit_reject_and_refine_through_the_middleware(server):
         ran.append(post_id)
         return f"deleted {post_id}"
 
+    return create_agent(Scripted(messages=iter(messages)), tools=[delete_post], checkpointer=InMemorySaver(),
+                        middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+
+
+def test_approve_edit_reject_and_refine_through_the_middleware(server):
+    ran = []
     calls = [AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"c{n}"}])
              for n in (7, 8, 9, 10)]
-    model = Scripted(messages=iter(calls + [AIMessage(content="done")]))
-    agent = create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
-                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+    agent = asking_agent(calls + [AIMessage(content="done")], ran)
     server.decide_in_turn([{"outcome": "approve"}, {"outcome": "approve", "edits": {"input": {"post_id": 80}}},
                            {"outcome": "reject", "reason": "keep pricing"},
                            {"outcome": "refine", "feedback": "archive it instead"}])
@@ -60,18 +65,9 @@ def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_pat
 
     ran = []
 
-    @tool
-    def delete_post(post_id: int) -> str:
-        """Deletes a post."""
-        ran.append(post_id)
-        return "deleted"
-
     def agent():
-        model = Scripted(messages=iter([
-            AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": 1}, "id": "c1"}]),
-            AIMessage(content="done")]))
-        return create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
-                            middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+        call = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": 1}, "id": "c1"}])
+        return asking_agent([call, AIMessage(content="done")], ran)
 
     with Assent() as client:
         result = invoke(agent(), {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t2"}}, client=client,
@@ -89,18 +85,9 @@ def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server
     # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
     # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
     ran = []
-
-    @tool
-    def delete_post(post_id: int) -> str:
-        """Deletes a post."""
-        ran.append(post_id)
-        return f"deleted {post_id}"
-
     turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{n}"}
                                             for n in (1, 2)])
-    model = Scripted(messages=iter([turn, AIMessage(content="done")]))
-    agent = create_agent(model, tools=[delete_post], checkpointer=InMemorySaver(),
-                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_post": True})])
+    agent = asking_agent([turn, AIMessage(content="done")], ran)
     slow = server.decide_slowly(2, after=17)
     with Assent() as client:
         result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t4"}}, client=client,

@@ -8,6 +8,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -97,7 +98,84 @@ def _events(lines: Iterator[str]) -> Iterator[dict]:
             yield event
 
 
-class Assent:
+def _stream(ep: _discover.Endpoint) -> dict:
+    """The arguments of the request that follows the agent's events."""
+    return {"method": "GET", "url": f"{ep.url}/v1/events", "headers": {"authorization": f"Bearer {ep.token}"},
+            "timeout": httpx.Timeout(30, read=None)}
+
+
+def _idempotent(key: str | None) -> dict | None:
+    return {"idempotency-key": key} if key else None
+
+
+class _Waiting:
+    """One `wait`'s clock: the long-poll each request asks for, and whether the time is up."""
+
+    def __init__(self, proposal_id: str, timeout: float | None, poll: int):
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.proposal_id = proposal_id
+        self.poll = poll
+
+    def ask(self) -> dict:
+        """The arguments of the next long-poll's `_call`."""
+        left = SERVER_WAIT_CAP if self.deadline is None else self.deadline - time.monotonic()
+        secs = max(0, min(self.poll, SERVER_WAIT_CAP, int(left)))
+        return {"method": "GET", "path": f"/proposals/{self.proposal_id}", "params": {"wait": secs},
+                "timeout": secs + 30, "into": Proposal}
+
+    def over(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+class _Client:
+    """What both clients share: where Assent is, proven once, and what becomes of a request that
+    fails on the way. Their requests (`httpx.Client`'s or `httpx.AsyncClient`'s) are their own."""
+
+    def __init__(self, url: str | None, token: str | None, home: str | os.PathLike | None):
+        self._where = (url, token, home)
+        self._ep: _discover.Endpoint | None = None
+
+    def _hello(self) -> tuple[_discover.Endpoint, str, dict]:
+        """Where Assent should be, a fresh challenge, and the arguments of the hello that asks
+        the server to prove itself with it."""
+        ep = _discover.discover(*self._where)
+        ch = _discover.challenge()
+        return ep, ch, {"url": f"{ep.url}/v1/hello", "params": {"challenge": ch}, "timeout": 5}
+
+    def _proven(self, ep: _discover.Endpoint, ch: str, answer: Any) -> _discover.Endpoint:
+        """The endpoint, once `answer` (the hello's JSON, None if there was none to read) proves it."""
+        _discover.check_proof(ep, ch, answer)
+        self._ep = ep
+        return ep
+
+    @staticmethod
+    @contextmanager
+    def _hello_failures(ep: _discover.Endpoint) -> Iterator[None]:
+        """No answer to the hello is AssentNotRunning; an answer that cannot be read is left to
+        check_proof, as no proof."""
+        try:
+            yield
+        except httpx.TransportError as e:
+            # No answer at all (a connection to a server that has since died included):
+            # nothing to take for an impostor.
+            raise _gone(ep, e) from e
+        except (httpx.HTTPError, ValueError):
+            pass
+
+    @contextmanager
+    def _failures(self, ep: _discover.Endpoint, request: str) -> Iterator[None]:
+        """The SDK's errors for `request` failing on the way: no answer (Assent is found and
+        proven again next time), or one that could not be read."""
+        try:
+            yield
+        except httpx.TransportError as e:
+            self._ep = None
+            raise _gone(ep, e) from e
+        except httpx.HTTPError as e:
+            raise _unreadable(request, e) from e
+
+
+class Assent(_Client):
     """A synchronous client for one agent.
 
     Arguments left out are found as the command line finds them: `url` from `ASSENT_URL` or the
@@ -108,8 +186,7 @@ class Assent:
 
     def __init__(self, url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None,
                  timeout: float = 30.0):
-        self._where = (url, token, home)
-        self._ep: _discover.Endpoint | None = None
+        super().__init__(url, token, home)
         self._http = httpx.Client(timeout=timeout)
 
     def close(self) -> None:
@@ -122,33 +199,20 @@ class Assent:
         self.close()
 
     def _endpoint(self) -> _discover.Endpoint:
-        if self._ep is None:
-            ep = _discover.discover(*self._where)
-            ch = _discover.challenge()
-            try:
-                res = self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
-                answer = res.json()
-            except httpx.TransportError as e:
-                # No answer at all (a connection to a server that has since died included):
-                # nothing to take for an impostor.
-                raise _gone(ep, e) from e
-            except (httpx.HTTPError, ValueError):
-                answer = None
-            _discover.check_proof(ep, ch, answer)
-            self._ep = ep
-        return self._ep
+        if self._ep is not None:
+            return self._ep
+        ep, ch, hello = self._hello()
+        answer = None
+        with self._hello_failures(ep):
+            answer = self._http.get(**hello).json()
+        return self._proven(ep, ch, answer)
 
     def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
               headers: dict | None = None, timeout: float | None = None,
               into: type[pydantic.BaseModel] | None = None) -> Any:
         ep = self._endpoint()
-        try:
+        with self._failures(ep, f"{method} /v1{path}"):
             res = self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
-        except httpx.TransportError as e:
-            self._ep = None
-            raise _gone(ep, e) from e
-        except httpx.HTTPError as e:
-            raise _unreadable(f"{method} /v1{path}", e) from e
         return _raise_for(res, into)
 
     def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
@@ -158,8 +222,7 @@ class Assent:
         """Files a proposal (it waits for a person, or a rule decides it at once)."""
         body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
                      supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
-        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return self._call("POST", "/proposals", json_body=body, headers=headers, into=Proposal)
+        return self._call("POST", "/proposals", json_body=body, headers=_idempotent(idempotency_key), into=Proposal)
 
     def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
         """Files a `tool.call`: ask before running `tool` with `input`."""
@@ -170,8 +233,8 @@ class Assent:
         """Files several proposals at once, each on its own, in one group: per item the proposal
         or why it was refused."""
         body = {"items": items, **({"group_id": group_id} if group_id else {})}
-        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return self._call("POST", "/proposals/batch", json_body=body, headers=headers, into=ProposedBatch)
+        return self._call("POST", "/proposals/batch", json_body=body, headers=_idempotent(idempotency_key),
+                          into=ProposedBatch)
 
     def session(self, session_id: str) -> SessionCounts:
         """This agent's proposals of session `session_id` by status (`pending`: still waiting)."""
@@ -189,19 +252,12 @@ class Assent:
         """Waits until the proposal is settled or `timeout` seconds pass (none: until settled),
         asking again past the server's cap. Interrupted (Ctrl-C), or timed out with
         `withdraw_on_timeout`, it withdraws the proposal. The proposal as last seen."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        waiting = _Waiting(proposal_id, timeout, poll)
         try:
-            while True:
-                left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
-                secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
-                p = self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30,
-                               into=Proposal)
-                if p.settled:
-                    return p
-                if deadline is not None and time.monotonic() >= deadline:
-                    if withdraw_on_timeout:
-                        return self._withdrawn_or_settled(proposal_id)
-                    return p
+            while not (p := self._call(**waiting.ask())).settled:
+                if waiting.over():
+                    return self._withdrawn_or_settled(proposal_id) if withdraw_on_timeout else p
+            return p
         except KeyboardInterrupt:
             self._withdrawn_or_settled(proposal_id)
             raise
@@ -216,32 +272,24 @@ class Assent:
     def events(self) -> Iterator[dict]:
         """The agent's events as they happen (`GET /v1/events`): each a dict with `type`."""
         ep = self._endpoint()
-        try:
-            with self._http.stream("GET", f"{ep.url}/v1/events", headers={"authorization": f"Bearer {ep.token}"},
-                                   timeout=httpx.Timeout(30, read=None)) as res:
-                if not res.is_success:
-                    res.read()
-                    _raise_for(res)
-                yield from _events(res.iter_lines())
-        except httpx.TransportError as e:
-            self._ep = None
-            raise _gone(ep, e) from e
-        except httpx.HTTPError as e:
-            raise _unreadable("GET /v1/events", e) from e
+        with self._failures(ep, "GET /v1/events"), self._http.stream(**_stream(ep)) as res:
+            if not res.is_success:
+                res.read()
+                _raise_for(res)
+            yield from _events(res.iter_lines())
 
     def keys(self) -> dict:
         """The public keys that sign decisions' receipts (a JWK Set), from the proven server."""
         return self._call("GET", "/keys")
 
 
-class AsyncAssent:
+class AsyncAssent(_Client):
     """The asynchronous client: the same calls as `Assent`, awaited. Cancelling a `wait`
     withdraws the proposal."""
 
     def __init__(self, url: str | None = None, token: str | None = None, home: str | os.PathLike | None = None,
                  timeout: float = 30.0):
-        self._where = (url, token, home)
-        self._ep: _discover.Endpoint | None = None
+        super().__init__(url, token, home)
         self._http = httpx.AsyncClient(timeout=timeout)
 
     async def aclose(self) -> None:
@@ -254,33 +302,20 @@ class AsyncAssent:
         await self.aclose()
 
     async def _endpoint(self) -> _discover.Endpoint:
-        if self._ep is None:
-            ep = _discover.discover(*self._where)
-            ch = _discover.challenge()
-            try:
-                res = await self._http.get(f"{ep.url}/v1/hello", params={"challenge": ch}, timeout=5)
-                answer = res.json()
-            except httpx.TransportError as e:
-                # No answer at all (a connection to a server that has since died included):
-                # nothing to take for an impostor.
-                raise _gone(ep, e) from e
-            except (httpx.HTTPError, ValueError):
-                answer = None
-            _discover.check_proof(ep, ch, answer)
-            self._ep = ep
-        return self._ep
+        if self._ep is not None:
+            return self._ep
+        ep, ch, hello = self._hello()
+        answer = None
+        with self._hello_failures(ep):
+            answer = (await self._http.get(**hello)).json()
+        return self._proven(ep, ch, answer)
 
     async def _call(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
                     headers: dict | None = None, timeout: float | None = None,
                     into: type[pydantic.BaseModel] | None = None) -> Any:
         ep = await self._endpoint()
-        try:
+        with self._failures(ep, f"{method} /v1{path}"):
             res = await self._http.request(**_request(ep, method, path, json_body, params, headers, timeout))
-        except httpx.TransportError as e:
-            self._ep = None
-            raise _gone(ep, e) from e
-        except httpx.HTTPError as e:
-            raise _unreadable(f"{method} /v1{path}", e) from e
         return _raise_for(res, into)
 
     async def propose(self, kind: str, payload: Any, *, title: str | None = None, summary: str | None = None,
@@ -289,8 +324,8 @@ class AsyncAssent:
                       idempotency_key: str | None = None) -> Proposal:
         body = _body(kind, payload, title=title, summary=summary, session_id=session_id, group_id=group_id,
                      supersedes=supersedes, expires_in=expires_in, lease_secs=lease_secs, audience=audience)
-        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return await self._call("POST", "/proposals", json_body=body, headers=headers, into=Proposal)
+        return await self._call("POST", "/proposals", json_body=body, headers=_idempotent(idempotency_key),
+                                into=Proposal)
 
     async def propose_tool(self, tool: str, input: Any, **envelope: Any) -> Proposal:
         return await self.propose("tool.call", {"tool": tool, "input": input}, **envelope)
@@ -298,8 +333,8 @@ class AsyncAssent:
     async def propose_batch(self, items: list[dict], *, group_id: str | None = None,
                             idempotency_key: str | None = None) -> ProposedBatch:
         body = {"items": items, **({"group_id": group_id} if group_id else {})}
-        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        return await self._call("POST", "/proposals/batch", json_body=body, headers=headers, into=ProposedBatch)
+        return await self._call("POST", "/proposals/batch", json_body=body, headers=_idempotent(idempotency_key),
+                                into=ProposedBatch)
 
     async def session(self, session_id: str) -> SessionCounts:
         return await self._call("GET", f"/sessions/{quote(session_id, safe='')}", into=SessionCounts)
@@ -314,19 +349,12 @@ class AsyncAssent:
                    poll: int = SERVER_WAIT_CAP) -> Proposal:
         import asyncio
 
-        deadline = None if timeout is None else time.monotonic() + timeout
+        waiting = _Waiting(proposal_id, timeout, poll)
         try:
-            while True:
-                left = SERVER_WAIT_CAP if deadline is None else deadline - time.monotonic()
-                secs = max(0, min(poll, SERVER_WAIT_CAP, int(left)))
-                p = await self._call("GET", f"/proposals/{proposal_id}", params={"wait": secs}, timeout=secs + 30,
-                                     into=Proposal)
-                if p.settled:
-                    return p
-                if deadline is not None and time.monotonic() >= deadline:
-                    if withdraw_on_timeout:
-                        return await self._withdrawn_or_settled(proposal_id)
-                    return p
+            while not (p := await self._call(**waiting.ask())).settled:
+                if waiting.over():
+                    return await self._withdrawn_or_settled(proposal_id) if withdraw_on_timeout else p
+            return p
         except asyncio.CancelledError:
             await asyncio.shield(self._withdrawn_or_settled(proposal_id))
             raise
@@ -339,10 +367,8 @@ class AsyncAssent:
 
     async def events(self) -> AsyncIterator[dict]:
         ep = await self._endpoint()
-        try:
-            async with self._http.stream("GET", f"{ep.url}/v1/events",
-                                         headers={"authorization": f"Bearer {ep.token}"},
-                                         timeout=httpx.Timeout(30, read=None)) as res:
+        with self._failures(ep, "GET /v1/events"):
+            async with self._http.stream(**_stream(ep)) as res:
                 if not res.is_success:
                     await res.aread()
                     _raise_for(res)
@@ -350,11 +376,6 @@ class AsyncAssent:
                 async for line in res.aiter_lines():
                     if (event := _event(line, data)) is not None:
                         yield event
-        except httpx.TransportError as e:
-            self._ep = None
-            raise _gone(ep, e) from e
-        except httpx.HTTPError as e:
-            raise _unreadable("GET /v1/events", e) from e
 
     async def keys(self) -> dict:
         return await self._call("GET", "/keys")

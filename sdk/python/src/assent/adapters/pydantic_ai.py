@@ -26,6 +26,7 @@ tool-call id under a random key made for each round: a model that reuses ids suc
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
@@ -55,6 +56,20 @@ def _envelope(call: Any, run_key: str, session_id: str | None, audience: str | N
             "idempotency_key": call_key("pydantic-ai", run_key, call.tool_call_id)}
 
 
+def _asked(requests: DeferredToolRequests) -> Iterator[tuple[Any, dict]]:
+    """Each call awaiting approval, with its arguments (read as the calls are filed)."""
+    return ((call, call.args_as_dict()) for call in requests.approvals)
+
+
+def _results(filed: list[tuple[Any, dict, Any]], done: list[Any]) -> DeferredToolResults:
+    """The answers to the calls `filed` (each with its arguments and its proposal), from the
+    proposals settled (`done`, in the same order)."""
+    results = DeferredToolResults()
+    for (call, asked, _), p in zip(filed, done):
+        results.approvals[call.tool_call_id] = _answer(p, asked)
+    return results
+
+
 def settle(requests: DeferredToolRequests, client: Assent | None = None, *, timeout: float = 3600,
            session_id: str | None = None, audience: str | None = None,
            run_key: str | None = None) -> DeferredToolResults:
@@ -65,16 +80,9 @@ def settle(requests: DeferredToolRequests, client: Assent | None = None, *, time
     `run_sync` is)."""
     c = client or Assent()
     run_key = run_key or new_run_key()
-    results = DeferredToolResults()
-    filed = []
-    for call in requests.approvals:
-        asked = call.args_as_dict()
-        filed.append((call, asked,
-                      c.propose_tool(call.tool_name, asked, **_envelope(call, run_key, session_id, audience))))
-    done = wait_all(c, [p.id for _, _, p in filed], timeout)
-    for (call, asked, _), p in zip(filed, done):
-        results.approvals[call.tool_call_id] = _answer(p, asked)
-    return results
+    filed = [(call, asked, c.propose_tool(call.tool_name, asked, **_envelope(call, run_key, session_id, audience)))
+             for call, asked in _asked(requests)]
+    return _results(filed, wait_all(c, [p.id for _, _, p in filed], timeout))
 
 
 async def asettle(requests: DeferredToolRequests, client: AsyncAssent | None = None, *, timeout: float = 3600,
@@ -83,16 +91,10 @@ async def asettle(requests: DeferredToolRequests, client: AsyncAssent | None = N
     """`settle`, awaited."""
     c = client or AsyncAssent()
     run_key = run_key or new_run_key()
-    results = DeferredToolResults()
-    filed = []
-    for call in requests.approvals:
-        asked = call.args_as_dict()
-        filed.append((call, asked, await c.propose_tool(call.tool_name, asked,
-                                                        **_envelope(call, run_key, session_id, audience))))
-    done = await await_all(c, [p.id for _, _, p in filed], timeout)
-    for (call, asked, _), p in zip(filed, done):
-        results.approvals[call.tool_call_id] = _answer(p, asked)
-    return results
+    filed = [(call, asked, await c.propose_tool(call.tool_name, asked,
+                                                **_envelope(call, run_key, session_id, audience)))
+             for call, asked in _asked(requests)]
+    return _results(filed, await await_all(c, [p.id for _, _, p in filed], timeout))
 
 
 def run_sync(agent: Any, prompt: str | None = None, *, client: Assent | None = None, timeout: float = 3600,
