@@ -1,7 +1,7 @@
 //! Load from a second process over loopback: ingest, wake latency and many open waits.
 
 use crate::server;
-use crate::{ms, pct, verdict};
+use crate::{ms, pct, spread, spread_max, verdict};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -91,17 +91,11 @@ pub async fn ingest() -> Result<()> {
     let (c_rate, a_rate) = (rate(c_lat.len(), c_wall), rate(a_lat.len(), a_wall));
     let share = a_rate / c_rate * 100.0;
     let p99 = pct(&a_lat, 0.99);
+    println!("  ceiling (bare axum, parses the same JSON, stores nothing): {:>8.0} req/s   {}", c_rate, spread(&c_lat));
     println!(
-        "  ceiling (bare axum, parses the same JSON, stores nothing): {:>8.0} req/s   p50 {}  p99 {}",
-        c_rate,
-        ms(pct(&c_lat, 0.5)),
-        ms(pct(&c_lat, 0.99))
-    );
-    println!(
-        "  assent  (validated, stored durably, acknowledged 201):    {:>8.0} proposals/s   p50 {}  p99 {}",
+        "  assent  (validated, stored durably, acknowledged 201):    {:>8.0} proposals/s   {}",
         a_rate,
-        ms(pct(&a_lat, 0.5)),
-        ms(p99)
+        spread(&a_lat)
     );
     println!(
         "  => {share:.0}% of the ceiling (target >= 40% in the median of five runs): {}; p99 {} (target < 25 ms): {}",
@@ -191,23 +185,10 @@ pub async fn wake() -> Result<()> {
     for v in [&mut wake, &mut after_ack, &mut decision] {
         v.sort();
     }
-    println!(
-        "  decision request (durable commit included): p50 {}  p99 {}",
-        ms(pct(&decision, 0.5)),
-        ms(pct(&decision, 0.99))
-    );
-    println!(
-        "  decision sent -> waiter answered:           p50 {}  p99 {}  max {}",
-        ms(pct(&wake, 0.5)),
-        ms(pct(&wake, 0.99)),
-        ms(pct(&wake, 1.0))
-    );
+    println!("  decision request (durable commit included): {}", spread(&decision));
+    println!("  decision sent -> waiter answered:           {}", spread_max(&wake));
     let sync = fsync_times(&home, ROUNDS)?;
-    println!(
-        "  the limit, one fsync of the database's disk:   p50 {}  p99 {}",
-        ms(pct(&sync, 0.5)),
-        ms(pct(&sync, 0.99))
-    );
+    println!("  the limit, one fsync of the database's disk:   {}", spread(&sync));
     let (p50, p99) = (pct(&wake, 0.5), pct(&wake, 0.99));
     println!(
         "  => wake p50 {} (target < 1 ms): {}; p99 {} (target < 2 ms): {}",
@@ -340,11 +321,9 @@ pub async fn waits() -> Result<()> {
     lag.sort();
     let worst = pct(&lag, 1.0);
     println!(
-        "  {waits} decisions in {} (batches of 500); each wait answered after its decision: p50 {}  p99 {}  max {}",
+        "  {waits} decisions in {} (batches of 500); each wait answered after its decision: {}",
         ms(decided),
-        ms(pct(&lag, 0.5)),
-        ms(pct(&lag, 0.99)),
-        ms(worst)
+        spread_max(&lag)
     );
     println!(
         "  => all answered within {} of their decisions (target < 1 s): {}; last answer {} after the first decision",

@@ -96,6 +96,16 @@ pub fn pct(sorted: &[Duration], q: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// The median and the 99th percentile of sorted durations: `p50 1.00 ms  p99 2.00 ms`.
+pub fn spread(sorted: &[Duration]) -> String {
+    format!("p50 {}  p99 {}", ms(pct(sorted, 0.5)), ms(pct(sorted, 0.99)))
+}
+
+/// [`spread`] and the longest: `p50 1.00 ms  p99 2.00 ms  max 3.00 ms`.
+pub fn spread_max(sorted: &[Duration]) -> String {
+    format!("{}  max {}", spread(sorted), ms(pct(sorted, 1.0)))
+}
+
 /// Milliseconds with two decimals.
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)

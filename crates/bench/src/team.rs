@@ -3,7 +3,7 @@
 
 use crate::load::{blast, client, propose, rate};
 use crate::server;
-use crate::{ms, pct, verdict};
+use crate::{ms, pct, spread, spread_max, verdict};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use std::process::Command;
@@ -90,18 +90,8 @@ pub async fn bench() -> Result<()> {
     blast(&a.base, &tokens, WARMUP, 0).await?;
     let (p_lat, p_wall) = blast(&a.base, &tokens, INGEST, WARMUP).await?;
     let (s_rate, p_rate) = (rate(s_lat.len(), s_wall), rate(p_lat.len(), p_wall));
-    println!(
-        "  ingest, SQLite:     {:>7.0} proposals/s   p50 {}  p99 {}",
-        s_rate,
-        ms(pct(&s_lat, 0.5)),
-        ms(pct(&s_lat, 0.99))
-    );
-    println!(
-        "  ingest, PostgreSQL: {:>7.0} proposals/s   p50 {}  p99 {}",
-        p_rate,
-        ms(pct(&p_lat, 0.5)),
-        ms(pct(&p_lat, 0.99))
-    );
+    println!("  ingest, SQLite:     {:>7.0} proposals/s   {}", s_rate, spread(&s_lat));
+    println!("  ingest, PostgreSQL: {:>7.0} proposals/s   {}", p_rate, spread(&p_lat));
     let share = p_rate / s_rate * 100.0;
     println!("  => PostgreSQL at {share:.0}% of SQLite (target >= 50%): {}", verdict(share >= 50.0));
 
@@ -139,12 +129,7 @@ pub async fn bench() -> Result<()> {
     }
     wake.sort();
     let p99 = pct(&wake, 0.99);
-    println!(
-        "  decision on B -> waiter on A answered ({ROUNDS} rounds): p50 {}  p99 {}  max {}",
-        ms(pct(&wake, 0.5)),
-        ms(p99),
-        ms(pct(&wake, 1.0))
-    );
+    println!("  decision on B -> waiter on A answered ({ROUNDS} rounds): {}", spread_max(&wake));
     println!("  => cross-node wake p99 {} (target < 50 ms): {}", ms(p99), verdict(p99 < Duration::from_millis(50)));
 
     // The first page of the inbox with a million team proposals (loaded in bulk, as node alpha's
@@ -180,9 +165,8 @@ pub async fn bench() -> Result<()> {
         }
         lat.sort();
         println!(
-            "  {label} of {total} (50 items, through B's API): p50 {}  p99 {}  => target < 50 ms: {}",
-            ms(pct(&lat, 0.5)),
-            ms(pct(&lat, 0.99)),
+            "  {label} of {total} (50 items, through B's API): {}  => target < 50 ms: {}",
+            spread(&lat),
             verdict(pct(&lat, 0.99) < Duration::from_millis(50))
         );
     }

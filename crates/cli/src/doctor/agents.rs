@@ -228,13 +228,17 @@ pub(super) fn opencode() -> Check {
     let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };
     let config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).unwrap_or_else(|| user.join(".config"));
     let config = config.join("opencode");
-    let plugins: Vec<PathBuf> = ["plugin", "plugins"]
-        .iter()
-        .filter_map(|d| std::fs::read_dir(config.join(d)).ok())
-        .flat_map(|d| d.flatten().map(|e| e.path()))
-        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("Assent's plugin for OpenCode")))
-        .collect();
-    let Some(plugin) = plugins.first() else {
+    let plugins = ["plugin", "plugins"].map(|d| config.join(d));
+    let Some((plugin, program)) = printed(
+        &plugins,
+        |_| true,
+        "Assent's plugin for OpenCode",
+        |text| {
+            // The program the plugin runs: the first word of its command line.
+            let argv = text.lines().find_map(|l| l.trim().strip_prefix("const ARGV = "))?;
+            serde_json::from_str::<Vec<String>>(argv).ok()?.into_iter().next()
+        },
+    ) else {
         return Check::unwired(
             NAME,
             config.exists() || on_path("opencode").is_some(),
@@ -242,18 +246,11 @@ pub(super) fn opencode() -> Check {
             "assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js (docs/clients.md: \"OpenCode\")",
         );
     };
-    // The program the plugin runs: the first word of its command line.
-    let text = std::fs::read_to_string(plugin).unwrap_or_default();
-    let program = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("const ARGV = "))
-        .and_then(|argv| serde_json::from_str::<Vec<String>>(argv).ok())
-        .and_then(|argv| argv.into_iter().next());
     match program {
-        Some(p) if Path::new(&p).is_file() => Check::ok(NAME, format!("plugin {}", tilde(plugin, &user))),
+        Some(p) if Path::new(&p).is_file() => Check::ok(NAME, format!("plugin {}", tilde(&plugin, &user))),
         _ => Check::problem(
             NAME,
-            format!("the plugin {} runs a program that is not there: every call is refused", tilde(plugin, &user)),
+            format!("the plugin {} runs a program that is not there: every call is refused", tilde(&plugin, &user)),
             "print the plugin again: assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js",
         ),
     }
@@ -264,14 +261,13 @@ pub(super) fn cline() -> Check {
     let Some(user) = dirs::home_dir() else { return Check::note(NAME, "no home directory", "set HOME") };
     let dir = std::env::var_os("CLINE_DIR").map(PathBuf::from).unwrap_or_else(|| user.join(".cline"));
     // Cline runs a file named for the event, with or without an extension, in either folder.
-    let hooks: Vec<PathBuf> = [dir.join("hooks"), user.join("Documents/Cline/Hooks")]
-        .iter()
-        .filter_map(|d| std::fs::read_dir(d).ok())
-        .flat_map(|d| d.flatten().map(|e| e.path()))
-        .filter(|p| p.file_stem().is_some_and(|n| n.eq_ignore_ascii_case("PreToolUse")))
-        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("hook cline")))
-        .collect();
-    let Some(hook) = hooks.first() else {
+    let folders = [dir.join("hooks"), user.join("Documents/Cline/Hooks")];
+    let event = |p: &Path| p.file_stem().is_some_and(|n| n.eq_ignore_ascii_case("PreToolUse"));
+    let Some((hook, program)) = printed(&folders, event, "hook cline", |text| {
+        // The program the hook file runs: the first word after `exec`.
+        let exec = text.lines().find_map(|l| l.trim().strip_prefix("exec "))?;
+        shlex::split(exec)?.into_iter().next()
+    }) else {
         return Check::unwired(
             NAME,
             dir.exists() || on_path("cline").is_some(),
@@ -279,26 +275,35 @@ pub(super) fn cline() -> Check {
             "assent hook cline --script > ~/.cline/hooks/PreToolUse (docs/clients.md: \"Cline\")",
         );
     };
-    // The program the hook file runs: the first word after `exec`.
-    let text = std::fs::read_to_string(hook).unwrap_or_default();
-    let program = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("exec "))
-        .and_then(shlex::split)
-        .and_then(|words| words.into_iter().next());
     match program {
         Some(p) if Path::new(&p).is_file() || (!p.contains('/') && on_path(&p).is_some()) => {
-            Check::ok(NAME, format!("hook {}", tilde(hook, &user)))
+            Check::ok(NAME, format!("hook {}", tilde(&hook, &user)))
         }
         _ => Check::problem(
             NAME,
             format!(
                 "the hook {} runs a program that is not there: Cline runs every call whose hook fails",
-                tilde(hook, &user)
+                tilde(&hook, &user)
             ),
             "print the hook again: assent hook cline --script > ~/.cline/hooks/PreToolUse",
         ),
     }
+}
+
+/// A file Assent printed for a client (a plugin, a hook script): the first in `folders` that
+/// `named` takes and that holds `marker`, and the program it runs, as `program` reads it.
+fn printed(
+    folders: &[PathBuf],
+    named: impl Fn(&Path) -> bool,
+    marker: &str,
+    program: impl Fn(&str) -> Option<String>,
+) -> Option<(PathBuf, Option<String>)> {
+    folders
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|d| d.flatten().map(|e| e.path()))
+        .filter(|p| named(p))
+        .find_map(|p| std::fs::read_to_string(&p).ok().filter(|t| t.contains(marker)).map(|t| (p, program(&t))))
 }
 
 #[cfg(test)]
