@@ -25,6 +25,13 @@ fn bash(cmd: &str) -> Subject {
     )
 }
 
+/// An `Edit` of `path`, its session working in `cwd`.
+fn edit_in(cwd: &str, path: &str) -> Subject {
+    let facts =
+        Facts { tool: Some("Edit".into()), path: Some(path.into()), cwd: Some(cwd.into()), ..Default::default() };
+    Subject::new("a", KindName::ToolCall, facts)
+}
+
 fn input(i: &str) -> RuleMatch {
     RuleMatch { input: Some(i.into()), ..Default::default() }
 }

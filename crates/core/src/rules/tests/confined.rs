@@ -6,18 +6,7 @@ use super::*;
 /// A rule on files never covers writing executable configuration unless it names the file.
 #[test]
 fn file_rules_never_cover_executable_configuration_they_do_not_name() {
-    let edit = |p: &str| {
-        Subject::new(
-            "default",
-            crate::payloads::KindName::ToolCall,
-            Facts {
-                tool: Some("Edit".into()),
-                path: Some(p.into()),
-                cwd: Some("/w/proj".into()),
-                ..Default::default()
-            },
-        )
-    };
+    let edit = |p: &str| edit_in("/w/proj", p);
     let folder = RuleMatch { tool: Some("Edit".into()), path: Some("./**".into()), ..Default::default() };
     let named = RuleMatch { tool: Some("Edit".into()), path: Some("./package.json".into()), ..Default::default() };
     let rules = set(vec![rule("folder", Effect::Allow, folder.clone())]);

@@ -5,13 +5,7 @@ use super::*;
 
 #[test]
 fn paths_are_normalized_and_real() {
-    let edit = |p: &str| {
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
-            Facts { tool: Some("Edit".into()), path: Some(p.into()), cwd: Some("/proj".into()), ..Default::default() },
-        )
-    };
+    let edit = |p: &str| edit_in("/proj", p);
     let m = |p: &str| RuleMatch { tool: Some("Edit".into()), path: Some(p.into()), ..Default::default() };
     let allow = set(vec![rule("a", Effect::Allow, m("/proj/src/**"))]);
     assert!(pick(&allow, &edit("/proj/src/a.rs")).is_some());
@@ -28,11 +22,8 @@ fn paths_are_normalized_and_real() {
 #[test]
 fn hosts_are_read_as_the_http_client_reads_them() {
     let fetch = |url: &str| {
-        Subject::new(
-            "a",
-            crate::payloads::KindName::ToolCall,
-            Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url})),
-        )
+        let facts = Facts::of_tool_call("WebFetch", &serde_json::json!({"url": url}));
+        Subject::new("a", KindName::ToolCall, facts)
     };
     let deny = |h: &str| set(vec![rule("d", Effect::Deny, RuleMatch { host: Some(h.into()), ..Default::default() })]);
     let evil = deny("evil.example");
