@@ -20,22 +20,17 @@ fn sorted(v: impl Iterator<Item = String>) -> Vec<String> {
     v
 }
 
+/// The names of a comma-separated list, each as `name` reads it, sorted.
+fn names(list: &str, name: impl Fn(&str) -> &str) -> Vec<String> {
+    sorted(list.split(',').map(|s| name(s.trim()).to_string()).filter(|s| !s.is_empty()))
+}
+
 #[test]
 fn build_script_handlers_capability_and_commands_agree() {
     let build = read("build.rs");
-    let declared = sorted(
-        between(&build, "let commands = &[", "];")
-            .split(',')
-            .map(|s| s.trim().trim_matches('"').to_string())
-            .filter(|s| !s.is_empty()),
-    );
+    let declared = names(between(&build, "let commands = &[", "];"), |s| s.trim_matches('"'));
     let lib = read("src/lib.rs");
-    let handled = sorted(
-        between(&lib, "generate_handler![", "]")
-            .split(',')
-            .map(|s| s.trim().trim_start_matches("commands::").to_string())
-            .filter(|s| !s.is_empty()),
-    );
+    let handled = names(between(&lib, "generate_handler![", "]"), |s| s.trim_start_matches("commands::"));
     let cap: serde_json::Value = serde_json::from_str(&read("capabilities/main.json")).unwrap();
     let allowed = sorted(
         cap["permissions"]
