@@ -2,13 +2,13 @@
 //! files, what the preview tells an agent, invisible characters in names, protected paths on a
 //! case-insensitive disk, late decisions, and groups that belong to one agent.
 
-use crate::harness::{Server, native, stdout, windows_exe};
+use crate::harness::{Server, native, scratch_file, stdout, windows_exe};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 async fn propose(s: &Server, body: Value) -> (StatusCode, Value) {
-    s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await
+    s.try_propose(body).await
 }
 
 fn write(path: &std::path::Path, content: &str) -> Value {
@@ -74,9 +74,7 @@ impl CharDevice for std::fs::FileType {
 #[tokio::test]
 async fn an_agent_never_reads_a_file_through_the_preview() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("credentials");
-    std::fs::write(&secret, "[default]\naws_secret_access_key = TOPSECRET-KEY-42\n").unwrap();
+    let (_dir, secret) = scratch_file("credentials", "[default]\naws_secret_access_key = TOPSECRET-KEY-42\n");
 
     for body in [delete(&secret), write(&secret, "[default]\n")] {
         let (st, p) = propose(&s, body).await;

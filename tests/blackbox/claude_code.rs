@@ -3,7 +3,7 @@
 //! PreToolUse hook: the model's Bash call waits in the inbox, and what the person decides is
 //! what happens, and what the model is told.
 
-use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
+use crate::harness::{BIN, Launch, Server, filed, withdrawn_by_its_hook};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -15,8 +15,7 @@ const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.330";
 
 /// The `claude` program, installed into `.ci/claude` on first use.
 pub(crate) fn claude() -> PathBuf {
-    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
-    crate::harness::npm_program("claude", CLAUDE_CODE, "claude", works)
+    crate::harness::npm_cli("claude", CLAUDE_CODE, "claude")
 }
 
 /// `claude -p PROMPT` in `dir`, headless, with `settings`, `home` as its home and the stand-in
@@ -86,6 +85,21 @@ impl Model {
             .map(|v| v["tool_result"].clone())
             .collect()
     }
+
+    /// What the model was told last, as text.
+    fn last_told(&self) -> String {
+        self.tool_results().last().cloned().unwrap_or(Value::Null).to_string()
+    }
+}
+
+/// A server, a scratch folder, and the stand-in model asking Claude Code to write `word` into
+/// the folder's `marker.txt` (its path).
+async fn marker_scene(word: &str) -> (Server, tempfile::TempDir, PathBuf, Model) {
+    let s = Server::start().await;
+    let work = tempfile::tempdir().unwrap();
+    let marker = work.path().join("marker.txt");
+    let model = Model::start(work.path(), &format!("echo {word} > {}", marker.display()));
+    (s, work, marker, model)
 }
 
 impl Drop for Model {
@@ -105,12 +119,14 @@ fn run_claude(s: &Server, model: &Model, work: &std::path::Path, timeout: u64) -
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook, "timeout": 120}]}]}});
     let file = work.join("settings.json");
     std::fs::write(&file, settings.to_string()).unwrap();
-    headless("write the marker file", 20, &file, work, &home, &model.url)
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    headless("write the marker file", 20, &file, work, &home, &model.url).launch(&s.env, Stdio::piped(), Stdio::piped())
+}
+
+/// [`run_claude`], and the call it filed in the inbox.
+async fn run_until_filed(s: &Server, model: &Model, work: &Path, timeout: u64) -> (Child, Value) {
+    let mut claude_run = run_claude(s, model, work, timeout);
+    let p = filed(s, &mut claude_run, "Claude Code").await;
+    (claude_run, p)
 }
 
 fn finish(child: Child) -> String {
@@ -122,14 +138,10 @@ fn finish(child: Child) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected() {
-    let s = Server::start().await;
-    let work = tempfile::tempdir().unwrap();
-    let marker = work.path().join("marker.txt");
-    let model = Model::start(work.path(), &format!("echo approved > {}", marker.display()));
+    let (s, work, marker, model) = marker_scene("approved").await;
 
     // Approved in the inbox: the call runs.
-    let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = filed(&s, &mut claude_run, "Claude Code").await;
+    let (claude_run, p) = run_until_filed(&s, &model, work.path(), 60).await;
     assert_eq!(p["payload"]["input"]["command"], format!("echo approved > {}", marker.display()));
     assert_eq!(p["title"], Value::Null, "no words of the agent");
     assert_eq!(p["preview"]["cwd"], work.path().display().to_string(), "the working folder");
@@ -140,26 +152,21 @@ async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected(
 
     // Rejected with a reason: nothing runs, and the model reads the reason.
     std::fs::remove_file(&marker).unwrap();
-    let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = filed(&s, &mut claude_run, "Claude Code").await;
+    let (claude_run, p) = run_until_filed(&s, &model, work.path(), 60).await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not on the build box"})).await;
     finish(claude_run);
     assert!(!marker.exists(), "a rejected call never runs");
-    let told = model.tool_results().last().cloned().unwrap_or(Value::Null).to_string();
+    let told = model.last_told();
     assert!(told.contains("Rejected in Assent: not on the build box"), "{told}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
-    let s = Server::start().await;
-    let work = tempfile::tempdir().unwrap();
-    let marker = work.path().join("marker.txt");
-    let model = Model::start(work.path(), &format!("echo ran > {}", marker.display()));
-    let mut claude_run = run_claude(&s, &model, work.path(), 2);
-    let p = filed(&s, &mut claude_run, "Claude Code").await;
+    let (s, work, marker, model) = marker_scene("ran").await;
+    let (claude_run, p) = run_until_filed(&s, &model, work.path(), 2).await;
     finish(claude_run);
     assert!(!marker.exists(), "headless, an undecided call is denied");
-    let told = model.tool_results().last().cloned().unwrap_or(Value::Null).to_string();
+    let told = model.last_told();
     assert!(told.contains("No decision in Assent within 2 s"), "{told}");
     assert!(told.contains("a headless run denies it"), "the model is told what really happened: {told}");
     assert_eq!(s.get(p["id"].as_str().unwrap(), &s.owner).await.1["status"], "withdrawn");
@@ -169,12 +176,8 @@ async fn headless_claude_code_is_told_the_truth_when_nobody_decides() {
 /// sees its client gone and withdraws the proposal within seconds, long before its lease would.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_claude_code_leaves_no_question_behind() {
-    let s = Server::start().await;
-    let work = tempfile::tempdir().unwrap();
-    let marker = work.path().join("marker.txt");
-    let model = Model::start(work.path(), &format!("echo never > {}", marker.display()));
-    let mut claude_run = run_claude(&s, &model, work.path(), 60);
-    let p = filed(&s, &mut claude_run, "Claude Code").await;
+    let (s, work, marker, model) = marker_scene("never").await;
+    let (mut claude_run, p) = run_until_filed(&s, &model, work.path(), 60).await;
     let id = p["id"].as_str().unwrap().to_string();
     claude_run.kill().unwrap();
     let _ = claude_run.wait();
@@ -204,7 +207,8 @@ const SETTINGS_ALLOW: &[&str] = &[
     "Bash(pwd)",
 ];
 
-const CORPUS: &[&str] = &[
+/// The corpus's first lines, before the ways to delete by `rm` and [`CORPUS_TAIL`].
+const CORPUS_HEAD: &[&str] = &[
     "ls",
     "ls -la",
     "ls -la src",
@@ -289,12 +293,11 @@ const CORPUS: &[&str] = &[
     "touch new.txt",
     "touch ../outside.txt",
     "touch ~/home.txt",
-    "rm README.md",
-    "rm -rf src",
-    "/bin/rm README.md",
-    "\\rm README.md",
-    "r''m README.md",
-    "bash -c 'rm README.md'",
+];
+
+/// The corpus's lines after [`CORPUS_HEAD`] and the ways to delete by `rm`
+/// ([`crate::shell::RM_FORMS`], which the core's bash test sends too).
+const CORPUS_TAIL: &[&str] = &[
     "sh -c 'touch t16'",
     "(touch t17)",
     "{ touch t18; }",
@@ -333,6 +336,7 @@ const CORPUS: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     // Claude Code alone, with these permissions: which of the corpus it runs without asking.
+    let corpus = crate::shell::around_rm_forms(CORPUS_HEAD, CORPUS_TAIL);
     let work = tempfile::tempdir().unwrap();
     let root = work.path().canonicalize().unwrap();
     let proj = root.join("proj");
@@ -356,7 +360,7 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     let file = proj.join(".claude/settings.json");
     std::fs::write(&file, settings.to_string()).unwrap();
     let commands = root.join("commands.json");
-    std::fs::write(&commands, serde_json::to_string(CORPUS).unwrap()).unwrap();
+    std::fs::write(&commands, serde_json::to_string(&corpus).unwrap()).unwrap();
     let log = root.join("model.log");
     let (mut model, url) = seq_model(&log, &commands);
     let out = headless("run the steps", 400, &file, &proj, &root.join("home"), &url).output().unwrap();
@@ -365,7 +369,7 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     assert!(out.status.success(), "claude: {}", String::from_utf8_lossy(&out.stderr));
     // A call Claude Code ran answers with its output, or `Exit code N` when the command failed;
     // one it would ask about is refused headless, with the reason.
-    let mut ran = vec![None; CORPUS.len()];
+    let mut ran = vec![None; corpus.len()];
     for l in std::fs::read_to_string(&log).unwrap().lines() {
         let v: Value = serde_json::from_str(l).unwrap();
         let i = v["index"].as_u64().unwrap() as usize;
@@ -387,7 +391,7 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     assert_eq!(st, 204);
     let mut allowed = Vec::new();
     let mut wider = Vec::new();
-    for (i, cmd) in CORPUS.iter().enumerate() {
+    for (i, cmd) in corpus.iter().enumerate() {
         // As Claude Code's hook files it: an imported allow runs confined, through a client
         // that can run it so.
         let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}, "cwd": proj, "confinable": true}});
@@ -403,7 +407,7 @@ async fn the_imported_rules_never_allow_what_claude_code_would_ask_for() {
     let claude_ran = ran.iter().filter(|r| **r == Some(true)).count();
     eprintln!(
         "{} commands: Claude Code alone ran {claude_ran}; Assent's imported rules allow {}",
-        CORPUS.len(),
+        corpus.len(),
         allowed.len()
     );
     assert!(wider.is_empty(), "Assent allowed what Claude Code would ask for: {wider:?}");

@@ -6,7 +6,7 @@
 //! calls Claude Code would ask about. The README's "Which hook sees what" says what this finds.
 
 use crate::claude_code::{headless, seq_model};
-use crate::harness::{BIN, Server};
+use crate::harness::{BIN, Launch, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -138,12 +138,7 @@ fn run_with_assent(s: &Server, root: &Path, event: &str, mode: Option<&str>, set
     if let Some(m) = mode {
         cmd.args(["--permission-mode", m]);
     }
-    let claude = cmd
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let claude = cmd.launch(&s.env, Stdio::piped(), Stdio::piped());
     (claude, model)
 }
 

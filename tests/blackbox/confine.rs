@@ -13,7 +13,7 @@
 //! or more per entry of the program table with its riskiest options, generated from
 //! `programs.toml` itself, so a program added there is tried here.
 
-use crate::harness::{BIN, Server};
+use crate::harness::{BIN, Launch, Server};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -74,18 +74,7 @@ pub(crate) fn scene() -> Scene {
     std::fs::write(proj.join("Makefile"), format!("all:\n\ttouch {}/pwned-make\n", out.display())).unwrap();
     std::os::unix::fs::symlink(&out, proj.join("lnk")).unwrap();
     std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), proj.join("key-link")).unwrap();
-    let git = |args: &[&str]| {
-        let st = Command::new("git")
-            .args(args)
-            .current_dir(&proj)
-            .env("HOME", &home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(st.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| crate::shell::git(&proj, &home, args);
     git(&["init", "-q", "-b", "main"]);
     git(&["-c", "user.email=t@e", "-c", "user.name=t", "add", "README.md", "src"]);
     git(&["-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "first"]);
@@ -131,6 +120,11 @@ impl Scene {
             ("CARGO_HOME".into(), toolchain_home("CARGO_HOME", ".cargo")),
         ]
     }
+
+    /// The server's environment (so that a client reaches it), then the client's.
+    fn env_with(&self, s: &Server) -> Vec<(String, String)> {
+        [s.env.clone(), self.client_env()].concat()
+    }
 }
 
 /// Where this machine's toolchain lives (the variable, else under the test's own home).
@@ -169,17 +163,9 @@ pub(crate) fn event(cwd: &Path, command: &str, n: usize) -> String {
 /// no rule allows stays pending, and is withdrawn).
 pub(crate) fn ask_hook(s: &Server, scene: &Scene, command: &str, n: usize) -> Answer {
     // The small binary, as the README's settings name it (it hands what waits to `assent`).
-    let mut child = Command::new(std::path::Path::new(BIN).with_file_name("assent-run"))
-        .arg("--home")
-        .arg(s.home())
-        .args(["hook", "claude-code", "--timeout", "0"])
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .envs(scene.client_env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut hook = Command::new(std::path::Path::new(BIN).with_file_name("assent-run"));
+    hook.arg("--home").arg(s.home()).args(["hook", "claude-code", "--timeout", "0"]).stdin(Stdio::piped());
+    let mut child = hook.launch(&scene.env_with(s), Stdio::piped(), Stdio::piped());
     child.stdin.take().unwrap().write_all(event(&scene.proj, command, n).as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "hook failed on {command:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -199,17 +185,9 @@ pub(crate) fn ask_hook(s: &Server, scene: &Scene, command: &str, n: usize) -> An
 /// Runs `command` as Claude Code's Bash tool would: bash, in the project, with the client's
 /// environment. Its output, both streams.
 pub(crate) fn run_as_client(s: &Server, scene: &Scene, command: &str) -> (Option<i32>, String) {
-    let mut child = Command::new("bash")
-        .args(["-c", command])
-        .current_dir(&scene.proj)
-        .env_clear()
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .envs(scene.client_env())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut bash = Command::new("bash");
+    bash.args(["-c", command]).current_dir(&scene.proj).env_clear().stdin(Stdio::null());
+    let mut child = bash.launch(&scene.env_with(s), Stdio::piped(), Stdio::piped());
     let start = Instant::now();
     loop {
         if child.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(20) {

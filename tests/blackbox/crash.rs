@@ -3,7 +3,7 @@
 //! or, for an HTTP call whose outcome cannot be known, be failed `outcome_unknown` and never
 //! sent twice. Needs the `crash-points` feature (the test script enables it).
 
-use crate::harness::{Recorder, Server, private_bus_with_keyring};
+use crate::harness::{Recorder, Server, ends_within, private_bus_with_keyring, scratch_file};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -17,9 +17,7 @@ async fn approve_until_crash(s: &mut Server, label: &str, payload: Value, kind: 
     s.env.retain(|(k, _)| k != "ASSENT_CRASH_AT");
     s.env.push(("ASSENT_CRASH_AT".into(), label.into()));
     s.spawn();
-    let (st, p) = s
-        .req(Method::POST, "/proposals", Some(&s.agent.clone()), Some(json!({"kind": kind, "payload": payload})))
-        .await;
+    let (st, p) = s.try_propose(json!({"kind": kind, "payload": payload})).await;
     assert_eq!(st, 201, "{p}");
     let id = p["id"].as_str().unwrap().to_string();
     // The decision commits; the server may die before or after answering it.
@@ -31,14 +29,7 @@ async fn approve_until_crash(s: &mut Server, label: &str, payload: Value, kind: 
         .send()
         .await;
     let mut child = s.child.take().unwrap();
-    let mut died = false;
-    for _ in 0..100 {
-        if child.try_wait().unwrap().is_some() {
-            died = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let died = ends_within(&mut child, Duration::from_secs(5)).await;
     let _ = child.kill();
     let _ = child.wait();
     assert!(died, "the server did not reach crash point {label}");
@@ -131,9 +122,7 @@ async fn an_http_call_is_never_sent_twice() {
 async fn new_content_is_never_readable_by_more_people_than_the_file_it_replaces() {
     use std::os::unix::fs::PermissionsExt;
     let mut s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("secret.env");
-    std::fs::write(&target, "TOKEN=old\n").unwrap();
+    let (dir, target) = scratch_file("secret.env", "TOKEN=old\n");
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
     let payload = json!({"path": target.to_str().unwrap(), "content": "TOKEN=new\n"});
     let id = approve_until_crash(&mut s, "file-temp-filled", payload, "file.write").await;

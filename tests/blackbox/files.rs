@@ -1,13 +1,13 @@
 //! `file.write` and `file.delete`: validated, previewed, applied atomically onto the state the
 //! person saw.
 
-use crate::harness::{Server, native, windows_exe};
+use crate::harness::{Server, native, scratch_file, windows_exe};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 async fn write(s: &Server, path: &std::path::Path, content: &str) -> (StatusCode, Value) {
     let body = json!({"kind": "file.write", "payload": {"path": native(path), "content": content}});
-    s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await
+    s.try_propose(body).await
 }
 
 async fn settle(s: &Server, id: &str) -> Value {
@@ -17,9 +17,7 @@ async fn settle(s: &Server, id: &str) -> Value {
 #[tokio::test]
 async fn write_is_previewed_then_applied_atomically_keeping_permissions() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("notes.txt");
-    std::fs::write(&target, "one\ntwo\nthree\n").unwrap();
+    let (dir, target) = scratch_file("notes.txt", "one\ntwo\nthree\n");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -67,9 +65,7 @@ async fn write_is_previewed_then_applied_atomically_keeping_permissions() {
 #[tokio::test]
 async fn a_target_changed_since_the_proposal_fails_stale_and_is_not_touched() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("config.ini");
-    std::fs::write(&target, "a=1\n").unwrap();
+    let (dir, target) = scratch_file("config.ini", "a=1\n");
     let (_, p) = write(&s, &target, "a=2\n").await;
     std::fs::write(&target, "a=1\nb=someone else\n").unwrap();
     let id = p["id"].as_str().unwrap();
@@ -168,14 +164,7 @@ async fn paths_are_checked_at_proposal_time() {
         cases.push(("\\no-drive\\x.txt".into(), "path_not_absolute"));
     }
     for (path, code) in &cases {
-        let (st, e) = s
-            .req(
-                Method::POST,
-                "/proposals",
-                Some(&s.agent),
-                Some(json!({"kind": "file.write", "payload": {"path": path, "content": "x"}})),
-            )
-            .await;
+        let (st, e) = s.try_propose(json!({"kind": "file.write", "payload": {"path": path, "content": "x"}})).await;
         assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some(*code)), "{path}");
     }
     // Under Wine a Unix link is no Windows link (Wine follows it as the folder it names).
@@ -202,9 +191,7 @@ async fn paths_are_checked_at_proposal_time() {
         json!({"path": 1, "content": "x"}),
         json!({"path": inside, "content": "x", "mode": 7}),
     ] {
-        let (st, e) = s
-            .req(Method::POST, "/proposals", Some(&s.agent), Some(json!({"kind": "file.write", "payload": bad})))
-            .await;
+        let (st, e) = s.try_propose(json!({"kind": "file.write", "payload": bad})).await;
         assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_payload")));
     }
 }
@@ -231,11 +218,9 @@ async fn a_symlink_swapped_in_after_the_proposal_is_not_followed() {
 #[tokio::test]
 async fn delete_is_destructive_previewed_and_stale_checked() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("old.log");
-    std::fs::write(&target, "a\nb\n").unwrap();
+    let (dir, target) = scratch_file("old.log", "a\nb\n");
     let body = |p: &std::path::Path| json!({"kind": "file.delete", "payload": {"path": native(p)}});
-    let (st, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body(&target))).await;
+    let (st, p) = s.try_propose(body(&target)).await;
     assert_eq!(st, StatusCode::CREATED, "{p}");
     assert_eq!(p["preview"]["type"], "file.delete");
     assert_eq!(p["preview"]["stats"]["removed"], 2);
@@ -245,7 +230,7 @@ async fn delete_is_destructive_previewed_and_stale_checked() {
     s.decide(id, json!({"outcome": "approve"})).await;
     assert_eq!(settle(&s, id).await["status"], "applied");
     assert!(!target.exists());
-    let (st, e) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body(&target))).await;
+    let (st, e) = s.try_propose(body(&target)).await;
     assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("target_not_found")));
     // Binary content is summarized, not diffed.
     let bin = dir.path().join("blob.bin");

@@ -272,9 +272,15 @@ impl Server {
         panic!("no proposal was filed");
     }
 
+    /// Posts `body` to `/proposals` as the default agent: the status and the answer, whatever
+    /// they are.
+    pub async fn try_propose(&self, body: Value) -> (StatusCode, Value) {
+        self.req(Method::POST, "/proposals", Some(&self.agent), Some(body)).await
+    }
+
     /// Proposes a tool.call as the default agent; returns the proposal.
     pub async fn propose(&self, body: Value) -> Value {
-        let (s, v) = self.req(Method::POST, "/proposals", Some(&self.agent.clone()), Some(body)).await;
+        let (s, v) = self.try_propose(body).await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         v
     }
@@ -362,6 +368,62 @@ pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// Starting a child process that talks to a server.
+pub trait Launch {
+    /// Starts the command with `env` added to its environment (a server's, so that it reaches
+    /// that server), and its standard output and error as given (its input as set, or this
+    /// process's).
+    fn launch(&mut self, env: &[(String, String)], stdout: Stdio, stderr: Stdio) -> Child;
+}
+
+impl Launch for Command {
+    fn launch(&mut self, env: &[(String, String)], stdout: Stdio, stderr: Stdio) -> Child {
+        self.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))).stdout(stdout).stderr(stderr).spawn().unwrap()
+    }
+}
+
+/// Whether `child` ends within `within`, looked at every 50 ms.
+pub async fn ends_within(child: &mut Child, within: Duration) -> bool {
+    let every = Duration::from_millis(50);
+    for _ in 0..within.as_millis() / every.as_millis() {
+        if child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        tokio::time::sleep(every).await;
+    }
+    false
+}
+
+/// A scratch folder holding one file, `name`, with `content`: the folder (removed when dropped)
+/// and the file's path.
+pub fn scratch_file(name: &str, content: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, content).unwrap();
+    (dir, file)
+}
+
+/// What `assent --home HOME hook ARGS` prints (a hook script or plugin to install), once it
+/// succeeds.
+pub fn printed_hook(home: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN).arg("--home").arg(home).arg("hook").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// A Python interpreter of the virtual environment `.ci/NAME` with `packages`, ready once it
+/// can run `import MODULES` ([`python_venv`]).
+pub fn venv_python(name: &str, packages: &[&str], modules: &str) -> PathBuf {
+    let ready = |bin: &Path| {
+        Command::new(bin.join("python"))
+            .args(["-c", &format!("import {modules}")])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    python_venv(name, packages, ready).join("python")
+}
+
 /// The lines a child prints on its standard output, read on a thread as they come.
 pub fn stdout_lines(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
     let out = child.stdout.take().unwrap();
@@ -416,6 +478,13 @@ pub fn python_venv(name: &str, packages: &[&str], ready: impl Fn(&Path) -> bool)
     }
     made.push((name.to_string(), bin.clone()));
     bin
+}
+
+/// A command-line program `bin` of the npm package `package`, installed into `.ci/NAME` on first
+/// use ([`npm_program`]); it works once `bin --version` does.
+pub fn npm_cli(name: &str, package: &str, bin: &str) -> PathBuf {
+    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
+    npm_program(name, package, bin, works)
 }
 
 /// The program `bin` of the npm package `package` (with its version), installed into `.ci/NAME`

@@ -22,7 +22,7 @@ async fn server_with_credential(rec: &Recorder) -> (Bus, Server) {
 }
 
 async fn propose(s: &Server, payload: Value) -> (StatusCode, Value) {
-    s.req(Method::POST, "/proposals", Some(&s.agent), Some(json!({"kind": "http.request", "payload": payload}))).await
+    s.try_propose(json!({"kind": "http.request", "payload": payload})).await
 }
 
 async fn approve_and_settle(s: &Server, id: &str) -> Value {

@@ -4,7 +4,7 @@
 //! the audit trail. A proposal whose agent still waits, or reads it, or that asked for no
 //! lease, stays. The tests move the server's clock (`Server::advance`) rather than sleep.
 
-use crate::harness::{Server, stderr};
+use crate::harness::{Launch, Server, stderr};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
@@ -116,15 +116,9 @@ async fn a_killed_hook_leaves_no_pending_proposal() {
 }
 
 fn spawn_cli(s: &Server, args: &[&str]) -> Child {
-    crate::harness::assent()
-        .arg("--home")
-        .arg(crate::harness::native(s.home()))
-        .args(args)
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    let mut cli = crate::harness::assent();
+    cli.arg("--home").arg(crate::harness::native(s.home())).args(args);
+    cli.launch(&s.env, Stdio::null(), Stdio::null())
 }
 
 #[tokio::test]
@@ -196,7 +190,7 @@ async fn a_lease_out_of_bounds_is_a_clear_error_and_files_nothing() {
     for lease in [json!(0), json!(4), json!(3601), json!(-5), json!("15"), json!(1.5)] {
         let body =
             json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}, "lease_secs": lease});
-        let (code, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+        let (code, v) = s.try_propose(body).await;
         assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{lease}: {v}");
         assert!(v["error"]["message"].as_str().unwrap().contains("lease_secs"), "{lease}: {v}");
     }

@@ -99,14 +99,7 @@ async fn reject_refine_and_a_revision_that_supersedes() {
     assert_eq!(e2["status"], "pending");
 
     // supersedes must name one of this agent's proposals.
-    let (st, e) = s
-        .req(
-            Method::POST,
-            "/proposals",
-            Some(&s.agent),
-            Some(json!({"kind": "tool.call", "payload": {"tool": "x"}, "supersedes": "p_nope"})),
-        )
-        .await;
+    let (st, e) = s.try_propose(json!({"kind": "tool.call", "payload": {"tool": "x"}, "supersedes": "p_nope"})).await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert_eq!(e["error"]["code"], "unknown_supersedes");
 }

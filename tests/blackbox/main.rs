@@ -6,6 +6,8 @@
 mod harness;
 mod pg;
 mod services;
+#[path = "../support/shell.rs"]
+mod shell;
 
 mod agents;
 mod batches;

@@ -1,7 +1,7 @@
 //! `assent mcp` driven end to end by a real MCP client: the `mcp` package from PyPI, in a
 //! virtual environment the test creates on first use (`.ci/venv`, or `ASSENT_TEST_PYTHON`).
 
-use crate::harness::{Server, assent, assent_argv, native, stderr, stdout, stdout_lines};
+use crate::harness::{Launch, Server, assent, assent_argv, native, scratch_file, stderr, stdout, stdout_lines};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -17,14 +17,7 @@ pub(crate) fn python() -> PathBuf {
     if let Ok(p) = std::env::var("ASSENT_TEST_PYTHON") {
         return PathBuf::from(p);
     }
-    let has_mcp = |bin: &std::path::Path| {
-        Command::new(bin.join("python"))
-            .args(["-c", "import mcp"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    crate::harness::python_venv("venv", &[MCP_PACKAGE], has_mcp).join("python")
+    crate::harness::venv_python("venv", &[MCP_PACKAGE], "mcp")
 }
 
 struct Client {
@@ -75,9 +68,7 @@ impl Client {
 #[tokio::test]
 async fn a_real_mcp_client_proposes_a_file_and_learns_it_was_applied() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("greeting.txt");
-    std::fs::write(&target, "hello\n").unwrap();
+    let (_dir, target) = scratch_file("greeting.txt", "hello\n");
     let mut c = Client::start(&s, "file", &[&native(&target), "hello, world\n"]);
 
     let init = c.next("initialized");
@@ -214,12 +205,8 @@ async fn its_log_on_a_pipe_carries_no_escape_codes() {
         .arg(native(s.home()))
         .arg("mcp")
         .env("ASSENT_LOG", "debug")
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .launch(&s.env, Stdio::null(), Stdio::piped());
     let hello = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),

@@ -4,8 +4,8 @@
 
 use crate::harness::{BIN, Server, stdout_lines};
 use crate::mcp::python;
-use crate::receipts::{key_set, now};
-use assent_receipt::{Expect, ToolCall, verify};
+use crate::receipts::{approved_call, key_set, now};
+use assent_receipt::verify;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -63,6 +63,14 @@ impl Client {
     }
 }
 
+/// A scratch folder (removed when dropped) and in it the file where the server logs the calls
+/// that reach it.
+fn served_log() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("served.jsonl");
+    (dir, log)
+}
+
 /// The calls that reached the server.
 fn served(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -96,12 +104,7 @@ async fn decide_each_way(s: &Server, c: &mut Client, log: &Path) {
     assert_eq!(calls.len(), 1);
     let token = calls[0]["args"]["assent_receipt"].as_str().unwrap();
     let args = json!({"id": 7});
-    let expect = Expect {
-        audience: Some("blog"),
-        tool_call: Some(ToolCall { name: "delete_post", input: &args }),
-        approved: true,
-        ..Default::default()
-    };
+    let expect = approved_call("blog", "delete_post", &args);
     verify(token, &key_set(s).await, &expect, now()).expect("the server can check what the person approved");
 
     // Rejected: the model reads the person's reason, and the server never hears of it.
@@ -136,8 +139,7 @@ async fn decide_each_way(s: &Server, c: &mut Client, log: &Path) {
 #[tokio::test]
 async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("served.jsonl");
+    let (_dir, log) = served_log();
     let py = python();
     let server = [fixture("proxy_server.py"), log.display().to_string(), "stdio".into()];
     let mut args = vec!["--name", "blog", "--", py.to_str().unwrap()];
@@ -177,8 +179,7 @@ fn running(log: &Path) -> bool {
 #[tokio::test]
 async fn a_streamable_http_server_is_gated_the_same() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("served.jsonl");
+    let (_dir, log) = served_log();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut server = Command::new(python())
         .arg(fixture("proxy_server.py"))
@@ -257,8 +258,7 @@ fn inspector_call(s: &Server, log: &Path, text: &str) -> Child {
 #[tokio::test]
 async fn the_mcp_inspector_calls_through_the_proxy() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("served.jsonl");
+    let (_dir, log) = served_log();
     let call = inspector_call(&s, &log, "hello");
     let (id, p) = pending(&s).await;
     assert_eq!(p["payload"]["input"], json!({"text": "hello"}));
@@ -282,8 +282,7 @@ async fn the_mcp_inspector_calls_through_the_proxy() {
 async fn hostile_lines_never_reach_the_server() {
     use std::io::{BufRead, BufReader};
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("served.jsonl");
+    let (_dir, log) = served_log();
     let mut proxy = Command::new(BIN)
         .arg("--home")
         .arg(s.home())
@@ -347,8 +346,7 @@ async fn hostile_lines_never_reach_the_server() {
 #[tokio::test]
 async fn a_modern_client_answers_the_servers_question_within_one_approval() {
     let s = Server::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("served.jsonl");
+    let (_dir, log) = served_log();
     let py = python();
     let mut child = Command::new(&py)
         .arg(fixture("proxy_modern.py"))

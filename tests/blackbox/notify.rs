@@ -3,7 +3,7 @@
 //! the channel `notification`, and a forged `ActionInvoked` from another bus connection, even
 //! with the right id and key, does nothing.
 
-use crate::harness::{Bus, Server, private_bus_with_keyring};
+use crate::harness::{Bus, Server, private_bus_with_keyring, scratch_file};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::os::unix::process::CommandExt;
@@ -43,9 +43,7 @@ fn has_owner(bus: &Bus, name: &str) -> bool {
 /// dunst under its own Xvfb, choosing "Approve" whenever asked for an action, and a bus monitor
 /// that records the Notify calls.
 pub fn daemon(bus: &Bus) -> Daemon {
-    let dir = tempfile::tempdir().unwrap();
-    let pick = dir.path().join("pick.sh");
-    std::fs::write(&pick, "#!/bin/sh\ngrep -m1 '^#Approve'\n").unwrap();
+    let (dir, pick) = scratch_file("pick.sh", "#!/bin/sh\ngrep -m1 '^#Approve'\n");
     Command::new("chmod").arg("755").arg(&pick).status().unwrap();
     let rc = dir.path().join("dunstrc");
     std::fs::write(&rc, format!("[global]\n    dmenu = {}\n", pick.display())).unwrap();
@@ -198,11 +196,7 @@ async fn a_notification_approves_and_a_forged_action_does_not() {
     assert!(audit["items"].as_array().unwrap().iter().any(|a| a["channel"] == "notification" && a["to"] == "approved"));
     // Its receipt says so too.
     let (_, p) = s.get(&id, &s.agent).await;
-    let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
-    let keys = assent_receipt::KeySet::from_json(&jwks).unwrap();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-    let c =
-        assent_receipt::verify(p["decision"]["receipt"].as_str().unwrap(), &keys, &Default::default(), now).unwrap();
+    let c = crate::receipts::decision_receipt(&s, &p).await;
     assert_eq!((c.channel.as_str(), c.outcome.as_str()), ("notification", "approve"));
 }
 
@@ -211,9 +205,7 @@ async fn destructive_proposals_offer_open_only_and_bursts_coalesce() {
     let bus = private_bus_with_keyring();
     let d = daemon(&bus);
     let s = Server::start_with_args("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)], &["--notify"]).await;
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("old.txt");
-    std::fs::write(&f, "x\n").unwrap();
+    let (_dir, f) = scratch_file("old.txt", "x\n");
     s.propose(json!({"kind": "file.delete", "payload": {"path": f.to_str().unwrap()}})).await;
     let first = notify_calls(&d.log, 1);
     let labels: Vec<&str> = first[0].iter().map(|(_, l)| l.as_str()).collect();

@@ -6,7 +6,7 @@
 //!
 //! Each run is bounded in time: `ASSENT_SCHEMATHESIS_SECS` (60 by default).
 
-use crate::harness::{Server, private_bus_with_keyring};
+use crate::harness::{Server, private_bus_with_keyring, scratch_file};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -49,9 +49,7 @@ async fn the_served_document_is_the_committed_one_and_a_validator_accepts_it() {
     assert_eq!(res.headers()["content-type"], "application/json");
     let served = res.text().await.unwrap();
     assert_eq!(served, committed(), "the server serves docs/openapi.json");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("openapi.json");
-    std::fs::write(&file, &served).unwrap();
+    let (_dir, file) = scratch_file("openapi.json", &served);
     let out = Command::new(bin.join("openapi-spec-validator")).arg(&file).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && text.contains("OK"), "openapi-spec-validator: {text}");

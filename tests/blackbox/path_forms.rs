@@ -12,7 +12,7 @@ use serde_json::json;
 /// when it was refused at the door.
 async fn outcome(s: &Server, path: &str) -> String {
     let body = json!({"kind": "file.write", "payload": {"path": path, "content": "x"}});
-    let (st, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let (st, v) = s.try_propose(body).await;
     match st {
         StatusCode::CREATED => v["status"].as_str().unwrap_or_default().to_string(),
         _ => format!("{st}: {}", v["error"]["code"].as_str().unwrap_or_default()),

@@ -2,10 +2,10 @@
 //! key, which anyone checks offline with the JWK Set at `GET /v1/keys` (here with
 //! `assent_receipt::verify`, the library a Rust tool server would use).
 
-use crate::harness::{Server, native};
-use assent_receipt::{Expect, KeySet, Refusal, payload_sha256, verify};
+use crate::harness::{Server, native, scratch_file};
+use assent_receipt::{Claims, Expect, KeySet, Refusal, ToolCall, payload_sha256, verify};
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 pub(crate) async fn key_set(s: &Server) -> KeySet {
     let (st, v) = s.req(Method::GET, "/keys", None, None).await;
@@ -15,6 +15,20 @@ pub(crate) async fn key_set(s: &Server) -> KeySet {
 
 pub(crate) fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// What a tool server expects of a receipt for running its tool `name` with `input`: for it
+/// (`audience`), approved.
+pub(crate) fn approved_call<'a>(audience: &'a str, name: &'a str, input: &'a Value) -> Expect<'a> {
+    Expect { audience: Some(audience), tool_call: Some(ToolCall { name, input }), approved: true, ..Default::default() }
+}
+
+/// The receipt in the decision of proposal `p`, checked against the keys the server publishes
+/// (`GET /keys`), expecting nothing more of it.
+pub(crate) async fn decision_receipt(s: &Server, p: &Value) -> Claims {
+    let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
+    let keys = KeySet::from_json(&jwks).unwrap();
+    verify(p["decision"]["receipt"].as_str().unwrap(), &keys, &Default::default(), now()).unwrap()
 }
 
 pub(crate) async fn receipt(s: &Server, id: &str) -> String {
@@ -133,9 +147,7 @@ async fn receipts_are_standard_jws_that_other_verifiers_and_the_cli_check() {
     s.decide(&id, json!({"outcome": "approve"})).await;
     let token = receipt(&s, &id).await;
     let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("keys.json");
-    std::fs::write(&file, jwks.to_string()).unwrap();
+    let (dir, file) = scratch_file("keys.json", jwks.to_string());
 
     // jose (Node) and joserfc (Python) read the same claims Assent signed.
     let (node, py) = independent(&token, &file);
@@ -239,9 +251,7 @@ async fn a_number_a_double_cannot_hold_is_refused_and_the_edges_bind_exactly() {
 async fn each_kind_and_outcome_has_its_receipt_over_the_payload_assent_checks_before_it_applies() {
     let s = Server::start().await;
     let keys = key_set(&s).await;
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("notes.txt");
-    std::fs::write(&target, "old\n").unwrap();
+    let (_dir, target) = scratch_file("notes.txt", "old\n");
     let path = &native(&target);
 
     // A file write approved with edits, from the command line: the receipt binds the content

@@ -2,9 +2,9 @@
 //! an approved HTTP call Assent makes, `assent propose --wait --receipt`, the Claude Code hook
 //! handing it to a tool that asks for it, key rotation, and a team's key set.
 
-use crate::harness::{Recorder, Server, cli_with_stdin, private_bus_with_keyring, stderr, stdout};
+use crate::harness::{Launch, Recorder, Server, cli_with_stdin, private_bus_with_keyring, stderr, stdout};
 use crate::pg::shared;
-use crate::receipts::{key_set, now, receipt};
+use crate::receipts::{approved_call, key_set, now, receipt};
 use assent_receipt::{Expect, KeySet, Refusal, ToolCall, verify};
 use base64::Engine as _;
 use reqwest::{Method, StatusCode};
@@ -51,7 +51,7 @@ async fn the_audience_is_the_receipts_and_is_checked_like_any_field() {
         (json!(7), StatusCode::UNPROCESSABLE_ENTITY),
         (json!(["blog"]), StatusCode::UNPROCESSABLE_ENTITY),
     ] {
-        let (st, e) = s.req(Method::POST, "/proposals", Some(&s.agent.clone()), Some(body(bad.clone()))).await;
+        let (st, e) = s.try_propose(body(bad.clone())).await;
         assert_eq!(st, status, "{bad}: {e}");
         assert!(e["error"]["message"].as_str().unwrap().contains("audience"), "{e}");
     }
@@ -71,14 +71,7 @@ async fn an_approved_http_call_carries_its_receipt_and_the_agent_cannot_send_one
     // The agent cannot put a receipt of its own on the request.
     let mut forged = call.clone();
     forged["headers"] = json!({"Assent-Receipt": "eyJhbGciOiJub25lIn0.e30."});
-    let (st, e) = s
-        .req(
-            Method::POST,
-            "/proposals",
-            Some(&s.agent.clone()),
-            Some(json!({"kind": "http.request", "payload": forged})),
-        )
-        .await;
+    let (st, e) = s.try_propose(json!({"kind": "http.request", "payload": forged})).await;
     assert_eq!((st, e["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("forbidden_header")), "{e}");
     assert!(e["error"]["message"].as_str().unwrap().contains("receipt"), "{e}");
 
@@ -110,11 +103,7 @@ async fn propose_wait_receipt_and_the_hook_hand_the_receipt_over() {
         .arg(s.home())
         .args(["propose", "--tool", "Deploy", "--input", r#"{"env": "prod"}"#, "--audience", "deployer", "--wait"])
         .arg("--receipt")
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .launch(&s.env, std::process::Stdio::piped(), std::process::Stdio::piped());
     let p = pending(&s).await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
     let out = child.wait_with_output().unwrap();
@@ -122,12 +111,7 @@ async fn propose_wait_receipt_and_the_hook_hand_the_receipt_over() {
     let token = stdout(&out).trim().to_string();
     assert!(stderr(&out).contains("approved"), "the outcome goes to standard error: {}", stderr(&out));
     let input = json!({"env": "prod"});
-    let deploy = Expect {
-        audience: Some("deployer"),
-        tool_call: Some(ToolCall { name: "Deploy", input: &input }),
-        approved: true,
-        ..Default::default()
-    };
+    let deploy = approved_call("deployer", "Deploy", &input);
     assert!(verify(&token, &keys, &deploy, now()).is_ok());
     let staging = json!({"env": "staging"});
     let other = Expect { tool_call: Some(ToolCall { name: "Deploy", input: &staging }), ..Default::default() };
@@ -151,12 +135,7 @@ async fn propose_wait_receipt_and_the_hook_hand_the_receipt_over() {
     let given = o["updatedInput"]["assent_receipt"].as_str().expect("the tool is handed the receipt");
     assert_eq!(o["updatedInput"]["post_id"], 7);
     let args = json!({"post_id": 7});
-    let blog = Expect {
-        audience: Some("blog"),
-        tool_call: Some(ToolCall { name: "delete_post", input: &args }),
-        approved: true,
-        ..Default::default()
-    };
+    let blog = approved_call("blog", "delete_post", &args);
     let c = verify(given, &keys, &blog, now()).unwrap();
     assert_eq!(c.tool.as_deref(), Some("mcp__blog__delete_post"));
 }

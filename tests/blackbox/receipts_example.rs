@@ -4,7 +4,7 @@
 //! and `assent mcp` with the official MCP client; this test is the person, deciding with the
 //! CLI between the agent's steps.
 
-use crate::harness::{BIN, Server, stderr, stdout_lines};
+use crate::harness::{BIN, Launch, Server, stderr, stdout_lines};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -12,14 +12,7 @@ use std::time::Duration;
 const PACKAGES: [&str; 3] = ["mcp==2.3.0", "joserfc==1.8.0", "rfc8785==0.1.4"];
 
 fn python() -> std::path::PathBuf {
-    let ready = |bin: &std::path::Path| {
-        Command::new(bin.join("python"))
-            .args(["-c", "import mcp, joserfc, rfc8785"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    crate::harness::python_venv("venv-example", &PACKAGES, ready).join("python")
+    crate::harness::venv_python("venv-example", &PACKAGES, "mcp, joserfc, rfc8785")
 }
 
 #[tokio::test]
@@ -153,11 +146,7 @@ async fn the_real_claude_code_hook_hands_the_tool_its_receipt() {
     let mut claude = crate::claude_code::headless("tidy the blog", 8, &settings_file, &proj, &home, &url)
         .arg("--mcp-config")
         .arg(&mcp_file)
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .launch(&s.env, Stdio::piped(), Stdio::piped());
 
     // The person approves deleting post 7 and rejects deleting post 8.
     let mut asked = Vec::new();

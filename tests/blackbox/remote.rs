@@ -205,11 +205,7 @@ async fn a_phone_pairs_logs_in_and_decides_each_decision_signed() {
     assert_eq!(p["decision"]["channel"], "remote");
     assert_eq!(p["decision"]["device"], "pixel");
     // Its receipt says so too, signed.
-    let (_, jwks) = s.req(Method::GET, "/keys", None, None).await;
-    let keys = assent_receipt::KeySet::from_json(&jwks).unwrap();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-    let c =
-        assent_receipt::verify(p["decision"]["receipt"].as_str().unwrap(), &keys, &Default::default(), now).unwrap();
+    let c = crate::receipts::decision_receipt(&s, &p).await;
     assert_eq!((c.channel.as_str(), c.decided_by.as_str()), ("remote", "owner:pixel"));
     assert_eq!(phone.shown(&id).await["status"], "applied", "the phone learns the write happened");
     let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner.clone()), None).await;

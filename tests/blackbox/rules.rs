@@ -36,7 +36,7 @@ fn persons(list: &Value) -> Vec<Value> {
 }
 
 async fn propose(s: &Server, body: Value) -> Value {
-    let (st, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let (st, v) = s.try_propose(body).await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     v
 }
@@ -167,14 +167,7 @@ async fn an_allowed_file_write_is_applied_and_rules_never_widen_what_is_refused(
     // Allow everything, explicitly: protected paths stay refused.
     add_rule(&s, json!({"effect": "allow", "match": {}, "everything": true})).await;
     let inside_home = native(&s.home().join("config.toml"));
-    let (st, v) = s
-        .req(
-            Method::POST,
-            "/proposals",
-            Some(&s.agent),
-            Some(json!({"kind": "file.write", "payload": {"path": inside_home, "content": "x"}})),
-        )
-        .await;
+    let (st, v) = s.try_propose(json!({"kind": "file.write", "payload": {"path": inside_home, "content": "x"}})).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_eq!(v["error"]["code"], "protected_path");
 }

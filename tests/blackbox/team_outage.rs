@@ -3,7 +3,6 @@
 
 use crate::pg::Postgres;
 use crate::team::node;
-use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -64,9 +63,7 @@ async fn the_database_going_away_answers_503_keeps_waits_and_loses_nothing_ackno
     }
     pg.stop();
     // While it is away: a clear 503, nothing stored.
-    let (st, v) = a
-        .req(Method::POST, "/proposals", Some(&a.agent), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
-        .await;
+    let (st, v) = a.try_propose(json!({"kind": "tool.call", "payload": {"tool": "x"}})).await;
     assert_eq!((st.as_u16(), v["error"]["code"].as_str()), (503, Some("store_unavailable")), "{v}");
     // Long enough down for the writer to be refused too.
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -109,7 +109,7 @@ fn now_ms() -> i64 {
 /// What the new build adds works on the upgraded store: a proposal with a lease.
 async fn new_features_work(s: &Server) {
     let body = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}, "lease_secs": 30});
-    let (st, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let (st, v) = s.try_propose(body).await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     assert_eq!(s.get(v["id"].as_str().unwrap(), &s.owner).await.1["lease_secs"], 30);
 }

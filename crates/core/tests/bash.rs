@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../tests/support/shell.rs"]
+mod shell;
+
 fn rule(id: &str, effect: Effect, m: RuleMatch) -> Candidate {
     Candidate {
         id: id.into(),
@@ -108,19 +111,19 @@ const EVERYDAY: &[&str] = &[
     "git log --oneline > /dev/null 2>&1",
 ];
 
-/// Lines that would write, delete, read outside the project, or run something hidden.
-const HARMFUL: &[&str] = &[
+/// Lines that would write, delete, read outside the project, or run something hidden: these,
+/// the ways to delete by `rm` ([`shell::RM_FORMS`], which the black-box test of Claude Code's own
+/// rules sends too), then [`HARMFUL_HIDDEN`].
+const HARMFUL_WRITES: &[&str] = &[
     "ls > ~/.bashrc",
     "git diff > ~/.bashrc",
     "ls > ~/.ssh/authorized_keys",
     "echo x >> README.md",
     "echo pwned > ../outside/new.txt",
-    "rm README.md",
-    "rm -rf src",
-    "/bin/rm README.md",
-    "\\rm README.md",
-    "r''m README.md",
-    "bash -c 'rm README.md'",
+];
+
+/// The harmful lines after the ways to delete by `rm`: wrapped, hidden, or writing by an option.
+const HARMFUL_HIDDEN: &[&str] = &[
     "sh -c 'rm README.md'",
     "(rm README.md)",
     "{ rm README.md; }",
@@ -227,17 +230,7 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
     write(&home.join(".bashrc"), "# rc\n");
     write(&base.join("outside/secret.txt"), "secret\n");
     std::os::unix::fs::symlink(base.join("outside"), proj.join("out")).unwrap_or_else(|e| panic!("{e}"));
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(args)
-            .current_dir(&proj)
-            .env("HOME", &home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
-        assert!(ok, "git {args:?}");
-    };
+    let git = |args: &[&str]| shell::git(&proj, &home, args);
     git(&["init", "-q"]);
     git(&["-c", "user.email=a@b", "-c", "user.name=a", "add", "README.md", "src"]);
     git(&["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"]);
@@ -268,9 +261,10 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
         rules.decide(&s, Timestamp::now()).map(|c| (c.effect, c.id.clone()))
     };
 
+    let harmful = shell::around_rm_forms(HARMFUL_WRITES, HARMFUL_HIDDEN);
     let before = snapshot(&base);
     let mut ran = 0;
-    for line in EVERYDAY.iter().chain(HARMFUL) {
+    for line in EVERYDAY.iter().chain(&harmful) {
         let Some((Effect::Allow, by)) = decide(line) else { continue };
         let out = Command::new("bash")
             .arg("-c")
@@ -305,7 +299,7 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
             .decide(&Subject::new("default", assent_core::payloads::KindName::ToolCall, facts), Timestamp::now());
         assert!(d.is_none(), "`{line}` reads outside the project, and the built-in rule allowed it");
     }
-    for line in HARMFUL {
+    for line in &harmful {
         let d = decide(line);
         assert!(!matches!(d, Some((Effect::Allow, _))), "`{line}` would do harm, and was allowed by {d:?}");
     }
@@ -323,5 +317,5 @@ fn every_allowed_line_runs_in_bash_without_writing_or_reaching_outside() {
         .map(|o| o.status.success())
         .unwrap_or(false);
     assert!(harm && proj.join("pwned").exists(), "bash runs the hidden `touch`");
-    eprintln!("{ran} allowed lines ran in bash; {} harmful lines refused or asked", HARMFUL.len());
+    eprintln!("{ran} allowed lines ran in bash; {} harmful lines refused or asked", harmful.len());
 }
