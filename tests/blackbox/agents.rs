@@ -4,34 +4,30 @@
 //! rule allows runs without asking (a read the built-in rule allows, confined, where the agent
 //! can run a call confined); and the agent killed while its call waits leaves no question behind. Each agent's module says how to set it up and run it.
 
-use crate::harness::{BIN, Server, filed, withdrawn_by_its_hook};
+use crate::harness::{BIN, Launch, Server, filed, withdrawn_by_its_hook};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// The scenarios as tests of the agent `$agent` (an [`Agent`]), in the module that invokes it.
+/// The scenarios as tests of the agent `$agent` (an [`Agent`]), in the module that invokes it:
+/// each test, named as its scenario is (in this module) said of the agent.
 macro_rules! agent_tests {
     ($agent:expr) => {
-        #[tokio::test]
-        async fn runs_what_the_person_approved() {
-            crate::agents::runs_what_the_person_approved(&$agent).await;
-        }
-
-        #[tokio::test]
-        async fn is_refused_with_the_persons_reason_and_runs_the_persons_edit() {
-            crate::agents::is_refused_with_the_reason_and_runs_the_edit(&$agent).await;
-        }
-
-        #[tokio::test]
-        async fn a_rule_allows_without_asking() {
-            crate::agents::a_rule_allows_without_asking(&$agent).await;
-        }
-
-        #[tokio::test]
-        async fn killed_while_waiting_leaves_no_question_behind() {
-            crate::agents::killed_leaves_no_question_behind(&$agent).await;
-        }
+        crate::agents::agent_tests!($agent,
+            runs_what_the_person_approved: runs_what_the_person_approved,
+            is_refused_with_the_persons_reason_and_runs_the_persons_edit: is_refused_with_the_reason_and_runs_the_edit,
+            a_rule_allows_without_asking: a_rule_allows_without_asking,
+            killed_while_waiting_leaves_no_question_behind: killed_leaves_no_question_behind,
+        );
+    };
+    ($agent:expr, $($test:ident: $scenario:ident,)*) => {
+        $(
+            #[tokio::test]
+            async fn $test() {
+                crate::agents::$scenario(&$agent).await;
+            }
+        )*
     };
 }
 pub(crate) use agent_tests;
@@ -42,10 +38,8 @@ pub(crate) struct Agent {
     pub name: &'static str,
     /// The client a proposal says it came through.
     pub client: &'static str,
-    /// Its shell tool's name.
-    pub shell: &'static str,
-    /// The input the stand-in model gives its shell tool for a command.
-    pub shell_input: fn(&str) -> Value,
+    /// Its shell tool.
+    pub shell: Shell,
     /// Whether it can run a call confined (its hook rewrites the call).
     pub confines: bool,
     /// The stand-in model's script (in `tests/fixtures`), and what follows its port in its URL.
@@ -57,6 +51,17 @@ pub(crate) struct Agent {
     /// Starts the agent in the scene against the model at the URL.
     pub run: fn(&Server, &Scene, &str) -> Command,
 }
+
+/// A coding agent's shell tool, as the stand-in model calls it.
+pub(crate) struct Shell {
+    /// Its name.
+    pub tool: &'static str,
+    /// The input the stand-in model gives it for a command.
+    pub input: fn(&str) -> Value,
+}
+
+/// The stand-in for a model behind OpenAI's chat completions API (as [`Agent::model`] names it).
+pub(crate) const OPENAI_MODEL: (&str, &str) = ("agents/fake_openai.py", "/v1");
 
 /// A project folder (a git repository with a notes file) and a home for the agent.
 pub(crate) struct Scene {
@@ -112,14 +117,23 @@ impl Agent {
         Model { child, url: format!("http://127.0.0.1:{}{}", line.trim(), self.model.1), log }
     }
 
+    /// The stand-in model asking for `echo WORD > marker.txt` in the project: the marker's path,
+    /// and the model.
+    fn marker_model(&self, scene: &Scene, word: &str) -> (PathBuf, Model) {
+        let marker = scene.work.join("marker.txt");
+        let model = self.model(scene, &format!("echo {word} > {}", marker.display()));
+        (marker, model)
+    }
+
+    /// [`Agent::start`], and the call it filed in the inbox.
+    async fn run_until_filed(&self, s: &Server, scene: &Scene, model: &Model) -> (Child, Value) {
+        let mut run = self.start(s, scene, model);
+        let p = filed(s, &mut run, self.name).await;
+        (run, p)
+    }
+
     fn start(&self, s: &Server, scene: &Scene, model: &Model) -> Child {
-        (self.run)(s, scene, &model.url)
-            .current_dir(&scene.work)
-            .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
+        (self.run)(s, scene, &model.url).current_dir(&scene.work).launch(&s.env, Stdio::piped(), Stdio::piped())
     }
 
     /// What the model was told of its call.
@@ -140,13 +154,11 @@ fn finish(child: Child) -> String {
 pub(crate) async fn runs_what_the_person_approved(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
-    let marker = scene.work.join("marker.txt");
+    let (marker, model) = agent.marker_model(&scene, "approved");
     let command = format!("echo approved > {}", marker.display());
-    let model = agent.model(&scene, &command);
-    let mut run = agent.start(&s, &scene, &model);
-    let p = filed(&s, &mut run, agent.name).await;
-    assert_eq!(p["payload"]["tool"], agent.shell);
-    for (k, v) in (agent.shell_input)(&command).as_object().unwrap() {
+    let (run, p) = agent.run_until_filed(&s, &scene, &model).await;
+    assert_eq!(p["payload"]["tool"], agent.shell.tool);
+    for (k, v) in (agent.shell.input)(&command).as_object().unwrap() {
         assert_eq!(&p["payload"]["input"][k], v, "{p}");
     }
     assert_eq!(p["payload"]["client"], agent.client);
@@ -161,21 +173,18 @@ pub(crate) async fn runs_what_the_person_approved(agent: &Agent) {
 pub(crate) async fn is_refused_with_the_reason_and_runs_the_edit(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
-    let marker = scene.work.join("marker.txt");
-    let model = agent.model(&scene, &format!("echo original > {}", marker.display()));
-    let mut run = agent.start(&s, &scene, &model);
-    let p = filed(&s, &mut run, agent.name).await;
+    let (marker, model) = agent.marker_model(&scene, "original");
+    let (run, p) = agent.run_until_filed(&s, &scene, &model).await;
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not in this repository"})).await;
     let said = finish(run);
     assert!(!marker.exists(), "{said}");
     let told = agent.told(&model, &said);
     assert!(told.contains("not in this repository"), "{told}");
 
-    let model = agent.model(&scene, &format!("echo original > {}", marker.display()));
-    let mut run = agent.start(&s, &scene, &model);
-    let p = filed(&s, &mut run, agent.name).await;
+    let (_, model) = agent.marker_model(&scene, "original");
+    let (run, p) = agent.run_until_filed(&s, &scene, &model).await;
     let mut edited = p["payload"]["input"].clone();
-    for (k, v) in (agent.shell_input)(&format!("echo edited > {}", marker.display())).as_object().unwrap() {
+    for (k, v) in (agent.shell.input)(&format!("echo edited > {}", marker.display())).as_object().unwrap() {
         edited[k] = v.clone();
     }
     s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": {"input": edited}})).await;
@@ -189,7 +198,7 @@ pub(crate) async fn a_rule_allows_without_asking(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
     if !agent.confines {
-        let rule = json!({"effect": "allow", "match": {"tool": agent.shell}});
+        let rule = json!({"effect": "allow", "match": {"tool": agent.shell.tool}});
         let (st, _) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
         assert!(st.is_success());
     }
@@ -211,10 +220,8 @@ pub(crate) async fn a_rule_allows_without_asking(agent: &Agent) {
 pub(crate) async fn killed_leaves_no_question_behind(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
-    let marker = scene.work.join("marker.txt");
-    let model = agent.model(&scene, &format!("echo never > {}", marker.display()));
-    let mut run = agent.start(&s, &scene, &model);
-    let p = filed(&s, &mut run, agent.name).await;
+    let (marker, model) = agent.marker_model(&scene, "never");
+    let (mut run, p) = agent.run_until_filed(&s, &scene, &model).await;
     // Agents that relaunch themselves (a loader, a second process) run the hook in a child:
     // the one killed is the one the person started; its children are cleaned up after.
     let children = Command::new("pgrep").args(["-P", &run.id().to_string()]).output().unwrap();

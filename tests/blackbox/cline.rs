@@ -3,27 +3,20 @@
 //! Assent's PreToolUse hook file (`assent hook cline --script`): the scenarios every agent's
 //! hook must pass ([`crate::agents`]).
 
-use crate::agents::{self, Agent, Scene};
-use crate::harness::{BIN, Server};
+use crate::agents::{self, Agent, Scene, Shell};
+use crate::harness::{Server, npm_cli, printed_hook};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The Cline release the tests drive.
 const CLINE: &str = "cline@3.0.65";
 
-fn cline() -> PathBuf {
-    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
-    crate::harness::npm_program("cline", CLINE, "cline", works)
-}
-
 const CLINE_AGENT: Agent = Agent {
     name: "Cline",
     client: "cline",
-    shell: "run_commands",
-    shell_input: commands_input,
+    shell: Shell { tool: "run_commands", input: commands_input },
     confines: false,
-    model: ("agents/fake_openai.py", "/v1"),
+    model: agents::OPENAI_MODEL,
     told,
     wire,
     run,
@@ -46,14 +39,8 @@ fn told(request: &Value) -> Option<String> {
 fn wire(s: &Server, scene: &Scene, _: &str) {
     let hooks = scene.home.join(".cline/hooks");
     std::fs::create_dir_all(&hooks).unwrap();
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(s.home())
-        .args(["hook", "cline", "--script", "--timeout", "50"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(hooks.join("PreToolUse"), &out.stdout).unwrap();
+    let script = printed_hook(s.home(), &["cline", "--script", "--timeout", "50"]);
+    std::fs::write(hooks.join("PreToolUse"), script).unwrap();
 }
 
 /// `cline --json` with the task, in the process itself (no background hub: a hook run by a hub
@@ -65,7 +52,7 @@ fn run(_: &Server, scene: &Scene, model: &str) -> Command {
         "providers": {"openai-compatible": {"settings": {"provider": "openai-compatible", "apiKey": "test-key",
             "model": "standin", "baseUrl": model}, "updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual"}}});
     std::fs::write(settings.join("providers.json"), providers.to_string()).unwrap();
-    let mut c = Command::new(cline());
+    let mut c = Command::new(npm_cli("cline", CLINE, "cline"));
     c.arg("--json")
         .arg("-c")
         .arg(&scene.work)

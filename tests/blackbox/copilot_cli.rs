@@ -3,34 +3,30 @@
 //! own-model mode), with Assent's preToolUse hook: the scenarios every agent's hook must pass
 //! ([`crate::agents`]).
 
-use crate::agents::{self, Agent, Scene};
-use crate::harness::Server;
+use crate::agents::{self, Agent, Scene, Shell};
+use crate::harness::{Server, npm_cli};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The Copilot CLI release the tests drive.
 const COPILOT_CLI: &str = "@github/copilot@1.0.102";
 
-fn copilot() -> PathBuf {
-    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
-    crate::harness::npm_program("copilot", COPILOT_CLI, "copilot", works)
-}
-
 const COPILOT: Agent = Agent {
     name: "Copilot CLI",
     client: "copilot-cli",
-    shell: "bash",
-    shell_input: bash_input,
+    shell: BASH,
     confines: true,
-    model: ("agents/fake_openai.py", "/v1"),
+    model: agents::OPENAI_MODEL,
     told: openai_told,
     wire,
     run,
 };
 
+/// A `bash` tool: Copilot CLI's, and OpenCode's.
+pub(crate) const BASH: Shell = Shell { tool: "bash", input: bash_input };
+
 /// The stand-in's `bash` call.
-pub(crate) fn bash_input(command: &str) -> Value {
+fn bash_input(command: &str) -> Value {
     json!({"command": command, "description": "run it"})
 }
 
@@ -49,7 +45,7 @@ fn wire(_: &Server, scene: &Scene, hook: &str) {
 
 /// `copilot -p` in its own-model mode. No `--allow-all-tools`: only the hook allows.
 fn run(_: &Server, scene: &Scene, model: &str) -> Command {
-    let mut c = Command::new(copilot());
+    let mut c = Command::new(npm_cli("copilot", COPILOT_CLI, "copilot"));
     c.args(["-p", "run the command"])
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

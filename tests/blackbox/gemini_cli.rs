@@ -2,25 +2,18 @@
 //! headless (`gemini -p`) against a stand-in Gemini API on loopback, with Assent's BeforeTool
 //! hook: the scenarios every agent's hook must pass ([`crate::agents`]).
 
-use crate::agents::{self, Agent, Scene};
-use crate::harness::Server;
+use crate::agents::{self, Agent, Scene, Shell};
+use crate::harness::{Server, npm_cli};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The Gemini CLI release the tests drive.
 const GEMINI_CLI: &str = "@google/gemini-cli@0.61.0";
 
-fn gemini() -> PathBuf {
-    let works = |b: &Path| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success());
-    crate::harness::npm_program("gemini", GEMINI_CLI, "gemini", works)
-}
-
 const GEMINI: Agent = Agent {
     name: "Gemini CLI",
     client: "gemini-cli",
-    shell: "run_shell_command",
-    shell_input: gemini_input,
+    shell: Shell { tool: "run_shell_command", input: gemini_input },
     confines: true,
     model: ("gemini/fake_gemini.py", ""),
     told,
@@ -56,7 +49,7 @@ fn wire(_: &Server, scene: &Scene, hook: &str) {
 /// `gemini -p` with every tool on offer (`--approval-mode yolo`: Gemini's own prompt is off, so
 /// only Assent stands between the model and the shell).
 fn run(_: &Server, scene: &Scene, model: &str) -> Command {
-    let mut c = Command::new(gemini());
+    let mut c = Command::new(npm_cli("gemini", GEMINI_CLI, "gemini"));
     c.args(["-m", "gemini-2.5-flash", "-p", "run the command", "--approval-mode", "yolo"])
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -5,7 +5,7 @@
 
 use crate::agents::{self, Agent, Scene};
 use crate::copilot_cli::openai_told;
-use crate::harness::{BIN, Server};
+use crate::harness::{Server, printed_hook};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,10 +36,9 @@ fn xdg(home: &Path) -> Vec<(&'static str, PathBuf)> {
 const OPENCODE_AGENT: Agent = Agent {
     name: "OpenCode",
     client: "opencode",
-    shell: "bash",
-    shell_input: crate::copilot_cli::bash_input,
+    shell: crate::copilot_cli::BASH,
     confines: true,
-    model: ("agents/fake_openai.py", "/v1"),
+    model: agents::OPENAI_MODEL,
     told: openai_told,
     wire,
     run,
@@ -51,14 +50,8 @@ const OPENCODE_AGENT: Agent = Agent {
 fn wire(s: &Server, scene: &Scene, _: &str) {
     let config = scene.home.join(".config/opencode");
     std::fs::create_dir_all(config.join("plugin")).unwrap();
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(s.home())
-        .args(["hook", "opencode", "--plugin", "--timeout", "50"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(config.join("plugin/assent.js"), &out.stdout).unwrap();
+    let plugin = printed_hook(s.home(), &["opencode", "--plugin", "--timeout", "50"]);
+    std::fs::write(config.join("plugin/assent.js"), plugin).unwrap();
     let settings = json!({
         "model": "standin/model",
         "provider": {"standin": {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in",
