@@ -1,9 +1,9 @@
 //! The `assent` command against a running server.
 
-use crate::harness::{BIN, Server, cli, native, stderr, stdout};
+use crate::harness::{BIN, Launch, Server, cli, native, scratch_file, stderr, stdout};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 #[tokio::test]
@@ -24,11 +24,7 @@ async fn propose_wait_and_decide_from_two_processes() {
             "60",
             "--json",
         ])
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .launch(&s.env, Stdio::piped(), Stdio::piped());
     // Find it in the inbox and approve it from another process.
     let mut id = String::new();
     for _ in 0..100 {
@@ -104,12 +100,17 @@ async fn exit_codes_tell_the_outcome() {
     assert_eq!(s.cli(&["reject", &id]).status.code(), Some(2));
 }
 
+/// Adds the agent `name` with the CLI: its token, and what the CLI said.
+fn add_agent(s: &Server, name: &str) -> (String, Output) {
+    let out = s.cli(&["agent", "add", name]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    (stdout(&out).trim().to_string(), out)
+}
+
 #[tokio::test]
 async fn payload_from_stdin_and_agent_management() {
     let s = Server::start().await;
-    let out = s.cli(&["agent", "add", "builder"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let token = stdout(&out).trim().to_string();
+    let (token, out) = add_agent(&s, "builder");
     assert!(token.starts_with("asnt_"));
     assert!(stderr(&out).contains("shown once"));
     let tf = s.home().join("builder.token");
@@ -120,12 +121,8 @@ async fn payload_from_stdin_and_agent_management() {
         .arg(s.home())
         .args(["propose", "--payload-file", "-", "--token-file"])
         .arg(&tf)
-        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .launch(&s.env, Stdio::piped(), Stdio::piped());
     use std::io::Write;
     child.stdin.take().unwrap().write_all(br#"{"tool": "Write", "input": {"file_path": "/tmp/x"}}"#).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -205,7 +202,7 @@ async fn tool(s: &Server, command: &str, extra: Value) -> String {
     if let (Value::Object(b), Value::Object(e)) = (&mut body, extra) {
         b.extend(e);
     }
-    let (_, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let (_, p) = s.try_propose(body).await;
     p["id"].as_str().unwrap().to_string()
 }
 
@@ -302,11 +299,9 @@ async fn show_links_a_revision_and_retries_and_decisions_credit_their_real_chann
     assert_eq!(channel(&s.get(&other, &s.owner).await.1).as_deref(), Some("api"));
     assert_eq!(channel(&s.get(&new, &s.owner).await.1).as_deref(), Some("cli"));
     // A retry of a failed write is filed by the person, not by the agent.
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("f.txt");
-    std::fs::write(&target, "one\n").unwrap();
+    let (_dir, target) = scratch_file("f.txt", "one\n");
     let body = json!({"kind": "file.write", "payload": {"path": native(&target), "content": "two\n"}});
-    let (_, p) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body)).await;
+    let (_, p) = s.try_propose(body).await;
     let id = p["id"].as_str().unwrap().to_string();
     std::fs::write(&target, "changed meanwhile\n").unwrap();
     s.decide(&id, json!({"outcome": "approve"})).await;
@@ -324,9 +319,7 @@ async fn show_links_a_revision_and_retries_and_decisions_credit_their_real_chann
 #[tokio::test]
 async fn a_revoked_agent_name_is_not_reused_by_accident() {
     let s = Server::start().await;
-    let out = s.cli(&["agent", "add", "ci-bot"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let token = stdout(&out).trim().to_string();
+    let (token, _) = add_agent(&s, "ci-bot");
     let (_, p) = s
         .req(Method::POST, "/proposals", Some(&token), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
         .await;

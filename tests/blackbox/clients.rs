@@ -3,7 +3,7 @@
 //! signal), hook re-runs with other flags, and tool arguments that break the declared schema.
 //! The MCP side speaks raw JSON-RPC over the real process's stdio, as any client does.
 
-use crate::harness::{BIN, Server, stdout_lines};
+use crate::harness::{BIN, Launch, Server, stdout_lines};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -20,16 +20,9 @@ struct Mcp {
 
 impl Mcp {
     fn start(home: &std::path::Path, env: &[(String, String)]) -> Mcp {
-        let mut child = Command::new(BIN)
-            .arg("--home")
-            .arg(home)
-            .arg("mcp")
-            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut mcp = Command::new(BIN);
+        mcp.arg("--home").arg(home).arg("mcp").stdin(Stdio::piped());
+        let mut child = mcp.launch(env, Stdio::piped(), Stdio::null());
         let lines = stdout_lines(&mut child);
         let mut m = Mcp { stdin: child.stdin.take(), child, lines };
         m.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -132,12 +125,19 @@ async fn tool_arguments_that_break_the_schema_get_an_error_naming_the_field() {
     assert_eq!(all["items"], json!([]), "nothing was filed");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_permission_prompt_withdraws_its_proposal() {
+/// A server, and `assent mcp` waiting on the person for its permission prompt (request 5) on
+/// `make deploy`: the pending proposal's id.
+async fn prompt_waiting() -> (Server, Mcp, String) {
     let s = Server::start().await;
     let mut m = Mcp::start(s.home(), &s.env);
     m.call(5, "permission_prompt", json!({"tool_name": "Bash", "input": {"command": "make deploy"}}));
     let id = first_pending(&s).await;
+    (s, m, id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_permission_prompt_withdraws_its_proposal() {
+    let (s, mut m, id) = prompt_waiting().await;
     m.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "user interrupted"}}));
     let took = withdrawn_within(&s, &id, Duration::from_secs(3)).await;
     assert!(took.is_some_and(|d| d < Duration::from_secs(1)), "withdrawn after {took:?}");
@@ -145,10 +145,7 @@ async fn a_cancelled_permission_prompt_withdraws_its_proposal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_goes_away_mid_prompt_leaves_no_question_behind() {
-    let s = Server::start().await;
-    let mut m = Mcp::start(s.home(), &s.env);
-    m.call(5, "permission_prompt", json!({"tool_name": "Bash", "input": {"command": "make deploy"}}));
-    let id = first_pending(&s).await;
+    let (s, mut m, id) = prompt_waiting().await;
     drop(m.stdin.take()); // the client closes the pipe (or dies)
     let took = withdrawn_within(&s, &id, Duration::from_secs(3)).await;
     assert!(took.is_some_and(|d| d < Duration::from_secs(1)), "withdrawn after {took:?}");

@@ -17,6 +17,21 @@ async fn confining(profile: assent_confine::Profile) -> Option<(crate::confine::
     assent_confine::Support::detect().can(profile).then_some((scene, s))
 }
 
+/// The hook's answer for `line` (the `n`th asked) where this kernel `can` confine or not: where
+/// it can, the line is allowed confined (rewritten to run so), and this is the command to run;
+/// where it cannot, the line is not allowed at all.
+fn allowed_confined(s: &Server, scene: &crate::confine::Scene, line: &str, n: usize, can: bool) -> Option<String> {
+    let answer = ask_hook(s, scene, line, n);
+    if !can {
+        assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?} allowed where nothing can be confined");
+        return None;
+    }
+    let Answer::Allowed { command, rewritten: true } = answer else {
+        panic!("{line:?} is not allowed confined: {answer:?}");
+    };
+    Some(command)
+}
+
 /// Ordinary reads stay quiet and work confined: the answer is the right one.
 #[tokio::test]
 async fn ordinary_reads_are_allowed_and_give_their_answers() {
@@ -36,14 +51,7 @@ async fn ordinary_reads_are_allowed_and_give_their_answers() {
     .iter()
     .enumerate()
     {
-        let answer = ask_hook(&s, &scene, line, 10_000 + n);
-        if !can_confine {
-            assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?} allowed where nothing can be confined");
-            continue;
-        }
-        let Answer::Allowed { command, rewritten: true } = answer else {
-            panic!("{line:?} is not allowed confined: {answer:?}");
-        };
+        let Some(command) = allowed_confined(&s, &scene, line, 10_000 + n, can_confine) else { continue };
         // The small runner beside `assent`, with `assent`'s own arguments.
         assert!(command.contains("/assent-run") && command.contains(" run p_"), "{command}");
         let before = scene.snapshot();
@@ -273,12 +281,7 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
     .into_iter()
     .enumerate()
     {
-        let answer = ask_hook(&s, &scene, line, 20_001 + n);
-        if !can {
-            assert!(matches!(answer, Answer::NotAllowed(_)), "{line}: allowed where it cannot be confined");
-            continue;
-        }
-        let Answer::Allowed { command, rewritten: true } = answer else { panic!("{line}: {answer:?}") };
+        let Some(command) = allowed_confined(&s, &scene, line, 20_001 + n, can) else { continue };
         let (code, output) = run_as_client(&s, &scene, &command);
         assert_eq!(code == Some(0), expect_ok, "{line}: {code:?} {output}");
         if line == "make commondir" {

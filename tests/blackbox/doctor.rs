@@ -250,6 +250,27 @@ fn assent_version() -> String {
     v.trim_start_matches("assent ").to_string()
 }
 
+/// Runs doctor (as [`doctor`] does): the check `name` is a problem, its detail saying `detail`
+/// and its fix `fix`, and doctor fails.
+fn a_problem(s: &Server, bus: &str, user: &Path, name: &str, detail: &str, fix: &str) {
+    let (out, v) = doctor(s.home(), bus, user);
+    assert!(!out.status.success());
+    let c = check(&v, name);
+    assert_eq!(c["status"], "problem", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains(detail), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains(fix), "{c}");
+}
+
+/// Runs doctor (as [`doctor`] does): the check `name` is ok, its detail saying `detail`, and
+/// doctor succeeds.
+fn ok(s: &Server, bus: &str, user: &Path, name: &str, detail: &str) {
+    let (out, v) = doctor(s.home(), bus, user);
+    let c = check(&v, name);
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains(detail), "{c}");
+    assert!(out.status.success(), "{v:#}");
+}
+
 /// Gemini CLI runs a call whose hook timed out: a hook given less time than it waits is a
 /// problem, named with the timeout to set.
 #[tokio::test]
@@ -263,18 +284,10 @@ async fn a_gemini_hook_with_too_little_time_is_a_problem() {
         std::fs::write(user.path().join(".gemini/settings.json"), settings.to_string()).unwrap();
     };
     write(30_000);
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    assert!(!out.status.success());
-    let c = check(&v, "gemini cli");
-    assert_eq!(c["status"], "problem", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("runs the call when its hook times out"), "{c}");
-    assert!(c["fix"].as_str().unwrap().contains("58000"), "{c}");
+    let detail = "runs the call when its hook times out";
+    a_problem(&s, &bus.address, user.path(), "gemini cli", detail, "58000");
     write(60_000);
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    let c = check(&v, "gemini cli");
-    assert_eq!(c["status"], "ok", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("hook in ~/.gemini/settings.json"), "{c}");
-    assert!(out.status.success(), "{v:#}");
+    ok(&s, &bus.address, user.path(), "gemini cli", "hook in ~/.gemini/settings.json");
 }
 
 /// Copilot CLI too runs a call whose hook timed out (after 30 s unless `timeoutSec` says).
@@ -291,18 +304,10 @@ async fn a_copilot_hook_left_at_its_default_timeout_is_a_problem() {
         std::fs::write(user.path().join(".copilot/hooks/assent.json"), hooks.to_string()).unwrap();
     };
     write(None);
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    assert!(!out.status.success());
-    let c = check(&v, "copilot cli");
-    assert_eq!(c["status"], "problem", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("gives it 30 s"), "{c}");
-    assert!(c["fix"].as_str().unwrap().contains("\"timeoutSec\" to at least 58"), "{c}");
+    let fix = "\"timeoutSec\" to at least 58";
+    a_problem(&s, &bus.address, user.path(), "copilot cli", "gives it 30 s", fix);
     write(Some(600));
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    let c = check(&v, "copilot cli");
-    assert_eq!(c["status"], "ok", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("hook in ~/.copilot/hooks/assent.json"), "{c}");
-    assert!(out.status.success(), "{v:#}");
+    ok(&s, &bus.address, user.path(), "copilot cli", "hook in ~/.copilot/hooks/assent.json");
 }
 
 /// Codex: hooks switched off, and a daemon started without `assent` on its PATH (Codex runs
@@ -348,40 +353,30 @@ async fn a_codex_hook_its_daemon_cannot_run_is_a_problem() {
 /// (every call would be refused).
 #[tokio::test]
 async fn the_opencode_plugin_is_found_and_checked() {
-    let (bus, _d, s, user) = healthy().await;
-    let plugins = user.path().join(".config/opencode/plugin");
-    std::fs::create_dir_all(&plugins).unwrap();
-    let out = Command::new(BIN).arg("--home").arg(s.home()).args(["hook", "opencode", "--plugin"]).output().unwrap();
-    let plugin = String::from_utf8(out.stdout).unwrap();
-    std::fs::write(plugins.join("assent.js"), &plugin).unwrap();
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    let c = check(&v, "opencode");
-    assert_eq!(c["status"], "ok", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("plugin ~/.config/opencode/plugin/assent.js"), "{c}");
-    assert!(out.status.success());
-    let moved = plugin.replace(Path::new(BIN).parent().unwrap().to_str().unwrap(), "/nonexistent");
-    std::fs::write(plugins.join("assent.js"), moved).unwrap();
-    let (_, v) = doctor(s.home(), &bus.address, user.path());
-    assert_eq!(check(&v, "opencode")["status"], "problem", "{v:#}");
+    let plugin = ".config/opencode/plugin/assent.js";
+    printed_hook_is_found_and_checked(&["opencode", "--plugin"], plugin, "opencode", "plugin ~/").await;
 }
 
 /// Cline: the hook file Assent printed is found, and one whose program moved away is a problem
 /// (Cline runs every call whose hook fails).
 #[tokio::test]
 async fn the_cline_hook_is_found_and_checked() {
+    printed_hook_is_found_and_checked(&["cline", "--script"], ".cline/hooks/PreToolUse", "cline", "hook ~/").await;
+}
+
+/// What `assent hook HOOK` prints, written to `file` in the user directory: the check `name`
+/// finds it (its detail says `shown` and the file), and is a problem once the program it runs
+/// moved away.
+async fn printed_hook_is_found_and_checked(hook: &[&str], file: &str, name: &str, shown: &str) {
     let (bus, _d, s, user) = healthy().await;
-    let hooks = user.path().join(".cline/hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    let out = Command::new(BIN).arg("--home").arg(s.home()).args(["hook", "cline", "--script"]).output().unwrap();
-    let hook = String::from_utf8(out.stdout).unwrap();
-    std::fs::write(hooks.join("PreToolUse"), &hook).unwrap();
-    let (out, v) = doctor(s.home(), &bus.address, user.path());
-    let c = check(&v, "cline");
-    assert_eq!(c["status"], "ok", "{c}");
-    assert!(c["detail"].as_str().unwrap().contains("hook ~/.cline/hooks/PreToolUse"), "{c}");
-    assert!(out.status.success());
-    let moved = hook.replace(Path::new(BIN).parent().unwrap().to_str().unwrap(), "/nonexistent");
-    std::fs::write(hooks.join("PreToolUse"), moved).unwrap();
+    let path = user.path().join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let out = Command::new(BIN).arg("--home").arg(s.home()).arg("hook").args(hook).output().unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    std::fs::write(&path, &printed).unwrap();
+    ok(&s, &bus.address, user.path(), name, &format!("{shown}{file}"));
+    let moved = printed.replace(Path::new(BIN).parent().unwrap().to_str().unwrap(), "/nonexistent");
+    std::fs::write(&path, moved).unwrap();
     let (_, v) = doctor(s.home(), &bus.address, user.path());
-    assert_eq!(check(&v, "cline")["status"], "problem", "{v:#}");
+    assert_eq!(check(&v, name)["status"], "problem", "{v:#}");
 }

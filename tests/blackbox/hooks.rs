@@ -1,7 +1,7 @@
 //! `assent hook claude-code` fed recorded hook events of the real shapes; the exact output is
 //! checked for allow, deny with reason, edited input, timeout and Assent not running.
 
-use crate::harness::{Server, native, program};
+use crate::harness::{Launch, Server, native, program};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -29,17 +29,9 @@ fn spawn_with(
     event: &str,
     extra: &[&str],
 ) -> Child {
-    let mut child = program(name)
-        .arg("--home")
-        .arg(native(home))
-        .args(["hook", client])
-        .args(extra)
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut hook = program(name);
+    hook.arg("--home").arg(native(home)).args(["hook", client]).args(extra).stdin(Stdio::piped());
+    let mut child = hook.launch(env, Stdio::piped(), Stdio::piped());
     child.stdin.take().unwrap().write_all(event.as_bytes()).unwrap();
     child
 }
@@ -52,6 +44,18 @@ fn finish(child: Child) -> (Option<i32>, String) {
 
 fn parse(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not one JSON line: {out:?}: {e}"))
+}
+
+/// Decides the call `p` that `hook` filed with `decision`: what the hook answers, once it
+/// succeeds.
+async fn answer(s: &Server, hook: Child, p: &Value, decision: Value) -> Value {
+    s.decide(p["id"].as_str().unwrap(), decision).await;
+    parse(&finish(hook).1)
+}
+
+/// A hook's answer to a `PermissionRequest` event: `decision`.
+fn permission_request(decision: Value) -> Value {
+    json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}})
 }
 
 #[tokio::test]
@@ -75,10 +79,9 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["preview"]["client"], "Claude Code's hook");
     assert_eq!(p["preview"]["permission_mode"], "default");
     assert_eq!(p["preview"]["notes"], json!([]));
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "approve"})).await;
     assert_eq!(
-        parse(&out),
+        said,
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "Approved in Assent"}})
     );
     // The same tool use again (a re-run hook) does not file a second proposal.
@@ -95,10 +98,9 @@ async fn pretooluse_edited_input_and_deny_with_reason() {
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--tools", "Bash,Edit"]);
     let p = s.first_pending().await;
     let edits = json!({"input": {"command": "npm run build", "description": "Rebuild without deleting"}});
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "approve", "edits": edits})).await;
     assert_eq!(
-        parse(&out),
+        said,
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
             "permissionDecisionReason": "Approved in Assent with edits",
             "updatedInput": {"command": "npm run build", "description": "Rebuild without deleting"}}})
@@ -107,10 +109,9 @@ async fn pretooluse_edited_input_and_deny_with_reason() {
     let event = fixture("claude_pretooluse_bash.json").replace("toolu_01HpQ7zR8vW3nK2mX5cY9dTb", "toolu_other");
     let hook = spawn_hook(s.home(), &s.env, &event, &[]);
     let p = s.first_pending().await;
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "never delete dist on CI boxes"})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "reject", "reason": "never delete dist on CI boxes"})).await;
     assert_eq!(
-        parse(&out),
+        said,
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
             "permissionDecisionReason": "Rejected in Assent: never delete dist on CI boxes"}})
     );
@@ -122,12 +123,10 @@ async fn permission_request_deny_allow_and_codex() {
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
     let p = s.first_pending().await;
     assert_eq!(p["payload"]["tool"], "Write");
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "reject", "reason": "not the production env file"})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "reject", "reason": "not the production env file"})).await;
     assert_eq!(
-        parse(&out),
-        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": "Rejected in Assent: not the production env file"}}})
+        said,
+        permission_request(json!({"behavior": "deny", "message": "Rejected in Assent: not the production env file"}))
     );
 
     // Codex: no tool_use_id, an argument-list command, and no way to take an edited call.
@@ -140,39 +139,29 @@ async fn permission_request_deny_allow_and_codex() {
     let notes = p["preview"]["notes"].as_array().unwrap();
     assert!(notes.len() == 1 && notes[0].as_str().unwrap().contains("Codex cannot run an edited call"), "{p}");
     let edits = json!({"input": {"command": ["bash", "-lc", "git push origin main"]}});
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "approve", "edits": edits})).await;
     assert_eq!(
-        parse(&out),
-        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": "The person approved this only as edited in Assent. Run this instead: git push origin main"}}})
+        said,
+        permission_request(json!({"behavior": "deny",
+            "message": "The person approved this only as edited in Assent. Run this instead: git push origin main"}))
     );
     // Approved as it was: a plain allow, with no updatedInput for Codex to refuse.
     let hook = spawn_for("codex", s.home(), &s.env, &fixture("codex_permissionrequest_shell.json"), &[]);
     let p = s.first_pending().await;
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
-    let (_, out) = finish(hook);
-    assert_eq!(
-        parse(&out),
-        json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
-    );
+    let said = answer(&s, hook, &p, json!({"outcome": "approve"})).await;
+    assert_eq!(said, permission_request(json!({"behavior": "allow"})));
     // Claude Code's PermissionRequest does take the edited input.
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
     let p = s.first_pending().await;
     let edits = json!({"input": {"file_path": "/home/dev/shop/.env.staging", "content": "X=1\n"}});
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve", "edits": edits})).await;
-    let (_, out) = finish(hook);
-    assert_eq!(
-        parse(&out)["hookSpecificOutput"]["decision"]["updatedInput"]["file_path"],
-        "/home/dev/shop/.env.staging"
-    );
+    let said = answer(&s, hook, &p, json!({"outcome": "approve", "edits": edits})).await;
+    assert_eq!(said["hookSpecificOutput"]["decision"]["updatedInput"]["file_path"], "/home/dev/shop/.env.staging");
 
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_permissionrequest_write.json"), &[]);
     let p = s.first_pending().await;
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "refine", "feedback": "write .env.staging instead"})).await;
-    let (_, out) = finish(hook);
+    let said = answer(&s, hook, &p, json!({"outcome": "refine", "feedback": "write .env.staging instead"})).await;
     assert_eq!(
-        parse(&out)["hookSpecificOutput"]["decision"],
+        said["hookSpecificOutput"]["decision"],
         json!({"behavior": "deny", "message": "The person asks for changes in Assent: write .env.staging instead"})
     );
 }

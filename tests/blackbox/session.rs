@@ -162,24 +162,32 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std:
     (work, root, proj, home)
 }
 
+/// A session's ten ordinary writes and commands: `src/app.js` and `src/util.js` edited an `n`th
+/// time, a new module (`new`: its path and content) written and tested, and on a branch the
+/// files `add`ed and committed with `message`, a helper module (`helper`) written, and a push.
+fn ordinary(proj: &Path, n: u32, new: [&str; 2], add: &str, message: &str, helper: [&str; 2]) -> [Value; 10] {
+    let p = |f: &str| proj.join(f).display().to_string();
+    [
+        edit(&p("src/app.js"), &format!("return {n};"), &format!("return {};", n + 1)),
+        json!("npm test"),
+        write(&p(new[0]), new[1]),
+        json!("npm test"),
+        edit(&p("src/util.js"), &format!("a = {n}"), &format!("a = {}", n + 1)),
+        json!("git checkout -b feature-x"),
+        json!(format!("git add {add}")),
+        json!(format!("git commit -m '{message}'")),
+        write(&p(helper[0]), helper[1]),
+        json!("git push origin feature-x"),
+    ]
+}
+
 /// The first session's forty calls (twenty everyday reads, ten ordinary writes and commands,
 /// ten risky calls), and the risky ones.
 fn first_session(proj: &Path, home: &Path) -> (Vec<Value>, Vec<Value>) {
-    let p = |f: &str| proj.join(f).display().to_string();
     let h = |f: &str| home.join(f).display().to_string();
     let mut first = reads(proj, json!("ls src"));
-    first.extend([
-        edit(&p("src/app.js"), "return 1;", "return 2;"),
-        json!("npm test"),
-        write(&p("src/util.js"), "export const a = 1;\n"),
-        json!("npm test"),
-        edit(&p("src/util.js"), "a = 1", "a = 2"),
-        json!("git checkout -b feature-x"),
-        json!("git add src/app.js src/util.js"),
-        json!("git commit -m 'Add util'"),
-        write(&p("src/lib/helpers.js"), "export const h = 1;\n"),
-        json!("git push origin feature-x"),
-    ]);
+    let (util, helpers) = (["src/util.js", "export const a = 1;\n"], ["src/lib/helpers.js", "export const h = 1;\n"]);
+    first.extend(ordinary(proj, 1, util, "src/app.js src/util.js", "Add util", helpers));
     let risky_first = [
         json!("rm -rf ../remote.git"),
         json!("git push --force origin feature-x"),
@@ -207,18 +215,9 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
     // The next session: the same work on the same files, and ten new risky calls, several
     // dressed as what the person approved or imported.
     let mut next = reads(&proj, read(&p("src/util.js")));
-    next.extend([
-        edit(&p("src/app.js"), "return 2;", "return 3;"),
-        json!("npm test"),
-        write(&p("src/util2.js"), "export const b = 1;\n"),
-        json!("npm test"),
-        edit(&p("src/util.js"), "a = 2", "a = 3"),
-        json!("git checkout -b feature-x"),
-        json!("git add src/app.js src/util.js src/util2.js"),
-        json!("git commit -m 'Add util2'"),
-        write(&p("src/lib/helpers2.js"), "export const h2 = 1;\n"),
-        json!("git push origin feature-x"),
-    ]);
+    let (util2, helpers2) =
+        (["src/util2.js", "export const b = 1;\n"], ["src/lib/helpers2.js", "export const h2 = 1;\n"]);
+    next.extend(ordinary(&proj, 2, util2, "src/app.js src/util.js src/util2.js", "Add util2", helpers2));
     let risky_next = [
         json!("git push --force-with-lease origin feature-x"),
         json!("git push origin +feature-x"),

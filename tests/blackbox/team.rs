@@ -2,7 +2,7 @@
 //! A proposal is filed on the node its agent talks to, decided from any node, and carried out
 //! only where it was filed.
 
-use crate::harness::Server;
+use crate::harness::{Server, ends_within};
 use crate::pg::{Postgres, shared};
 use futures_util::StreamExt;
 use reqwest::Method;
@@ -11,9 +11,23 @@ use std::time::{Duration, Instant};
 
 /// A node on the team database `url`.
 pub(crate) async fn node(pg: &Postgres, url: &str, name: &str, person: &str) -> Server {
+    node_with(pg, url, name, person, "", &[]).await
+}
+
+/// [`node`] with `config` as its config.toml and `extra` environment.
+async fn node_with(pg: &Postgres, url: &str, name: &str, person: &str, config: &str, extra: &[(&str, &str)]) -> Server {
     let env = pg.env(url, name, person);
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    Server::start_with("", &env).await
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    env.extend(extra);
+    Server::start_with(config, &env).await
+}
+
+/// A new team database (its URL) and two nodes on it: `alpha`, Ana's, and `beta`, Ben's.
+async fn alpha_and_beta(pg: &Postgres) -> (String, Server, Server) {
+    let url = pg.new_db();
+    let a = node(pg, &url, "alpha", "ana").await;
+    let b = node(pg, &url, "beta", "ben").await;
+    (url, a, b)
 }
 
 /// The `data` of the next events on `s`'s stream (owner), for `secs`.
@@ -53,9 +67,7 @@ fn audit(pg: &Postgres, url: &str, id: &str) -> Vec<String> {
 #[tokio::test]
 async fn filed_on_one_node_decided_on_another_applied_once_where_it_was_filed() {
     let pg = shared();
-    let url = pg.new_db();
-    let a = node(pg, &url, "alpha", "ana").await;
-    let b = node(pg, &url, "beta", "ben").await;
+    let (url, a, b) = alpha_and_beta(pg).await;
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("notes.txt");
 
@@ -64,7 +76,7 @@ async fn filed_on_one_node_decided_on_another_applied_once_where_it_was_filed() 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let body = json!({"kind": "file.write", "title": "notes",
         "payload": {"path": target.to_str().unwrap(), "content": "from alpha\n"}});
-    let (st, p) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body)).await;
+    let (st, p) = a.try_propose(body).await;
     assert_eq!(st, 201, "{p}");
     let id = p["id"].as_str().unwrap().to_string();
     assert_eq!(p["node"], "alpha");
@@ -123,9 +135,7 @@ async fn filed_on_one_node_decided_on_another_applied_once_where_it_was_filed() 
 #[tokio::test]
 async fn rules_are_the_teams_and_agents_and_credentials_each_nodes() {
     let pg = shared();
-    let url = pg.new_db();
-    let a = node(pg, &url, "alpha", "ana").await;
-    let b = node(pg, &url, "beta", "ben").await;
+    let (url, a, b) = alpha_and_beta(pg).await;
     // A rule made on B decides what A's agents propose.
     let (st, rule) =
         b.req(Method::POST, "/rules", Some(&b.owner), Some(json!({"effect": "allow", "match": {"tool": "ls"}}))).await;
@@ -134,14 +144,7 @@ async fn rules_are_the_teams_and_agents_and_credentials_each_nodes() {
     assert_eq!(rule["created_by"], "ben");
     let mut decided = Value::Null;
     for _ in 0..50 {
-        let (_, p) = a
-            .req(
-                Method::POST,
-                "/proposals",
-                Some(&a.agent),
-                Some(json!({"kind": "tool.call", "payload": {"tool": "ls"}})),
-            )
-            .await;
+        let (_, p) = a.try_propose(json!({"kind": "tool.call", "payload": {"tool": "ls"}})).await;
         if p["status"] == "approved" {
             decided = p;
             break;
@@ -301,30 +304,20 @@ async fn a_single_users_history_moves_into_the_team_store_once_verified() {
 async fn a_node_killed_while_applying_settles_its_own_write_when_it_comes_back() {
     let pg = shared();
     let url = pg.new_db();
-    let mut env = pg.env(&url, "alpha", "ana");
-    env.push(("ASSENT_CRASH_AT".into(), "applied-before-commit".into()));
-    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let mut a = Server::start_with("", &env_ref).await;
+    let mut a = node_with(pg, &url, "alpha", "ana", "", &[("ASSENT_CRASH_AT", "applied-before-commit")]).await;
     let b = node(pg, &url, "beta", "ben").await;
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("once.txt");
     let body =
         json!({"kind": "file.write", "payload": {"path": target.to_str().unwrap(), "content": "exactly once\n"}});
-    let (st, p) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body)).await;
+    let (st, p) = a.try_propose(body).await;
     assert_eq!(st, 201, "{p}");
     let id = p["id"].as_str().unwrap().to_string();
     // B approves; A carries it out, writes the file, and dies before recording it.
     let (st, _) = b.decide(&id, json!({"outcome": "approve"})).await;
     assert_eq!(st, 200);
     let mut child = a.child.take().unwrap();
-    let mut died = false;
-    for _ in 0..200 {
-        if child.try_wait().unwrap().is_some() {
-            died = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let died = ends_within(&mut child, Duration::from_secs(10)).await;
     assert!(died, "A did not reach the crash point: {}", a.stderr());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "exactly once\n");
     let (_, on_b) = b.get(&id, &b.owner).await;
@@ -345,9 +338,7 @@ async fn a_node_killed_while_applying_settles_its_own_write_when_it_comes_back()
 async fn a_burst_of_proposals_is_each_answered_as_stored_within_the_pending_limit() {
     let pg = shared();
     let url = pg.new_db();
-    let env = pg.env(&url, "alpha", "ana");
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let a = Server::start_with("max_pending_per_agent = 25\n", &env).await;
+    let a = node_with(pg, &url, "alpha", "ana", "max_pending_per_agent = 25\n", &[]).await;
     let b = node(pg, &url, "beta", "ben").await;
     let post = |body: Value, key: Option<String>| {
         let (http, url, tok) = (a.http.clone(), a.url.clone(), a.agent.clone());
@@ -420,14 +411,12 @@ async fn a_burst_of_proposals_is_each_answered_as_stored_within_the_pending_limi
 #[tokio::test]
 async fn a_group_is_one_nodes_agents_never_decided_across_nodes() {
     let pg = shared();
-    let url = pg.new_db();
-    let a = node(pg, &url, "alpha", "ana").await;
-    let b = node(pg, &url, "beta", "ben").await;
+    let (_url, a, b) = alpha_and_beta(pg).await;
     // Each node's own `default` agent files a group named the same.
     let body = |what: &str| json!({"kind": "tool.call", "title": what, "group_id": "deploy", "payload": {"tool": "deploy", "input": {"env": what}}});
-    let (st, on_a) = a.req(Method::POST, "/proposals", Some(&a.agent), Some(body("staging"))).await;
+    let (st, on_a) = a.try_propose(body("staging")).await;
     assert_eq!(st, 201, "{on_a}");
-    let (st, on_b) = b.req(Method::POST, "/proposals", Some(&b.agent), Some(body("production"))).await;
+    let (st, on_b) = b.try_propose(body("production")).await;
     assert_eq!(st, 201, "{on_b}");
     // Deciding "the group `deploy` of default" is ambiguous: two nodes' agents have one.
     let decide = |node: Option<&str>| {
@@ -451,14 +440,8 @@ async fn a_group_is_one_nodes_agents_never_decided_across_nodes() {
 
 /// Posts `n` `ls` calls on `s` at once; their statuses.
 async fn ls_calls(s: &Server, n: usize) -> Vec<String> {
-    let calls = (0..n).map(|i| {
-        s.req(
-            Method::POST,
-            "/proposals",
-            Some(&s.agent),
-            Some(json!({"kind": "tool.call", "payload": {"tool": "ls", "input": {"n": i}}})),
-        )
-    });
+    let calls =
+        (0..n).map(|i| s.try_propose(json!({"kind": "tool.call", "payload": {"tool": "ls", "input": {"n": i}}})));
     futures_util::future::join_all(calls)
         .await
         .into_iter()
@@ -472,9 +455,7 @@ async fn ls_calls(s: &Server, n: usize) -> Vec<String> {
 #[tokio::test]
 async fn a_rule_removed_on_one_node_decides_nothing_anywhere_once_removed_even_unheard() {
     let pg = shared();
-    let url = pg.new_db();
-    let a = node(pg, &url, "alpha", "ana").await;
-    let b = node(pg, &url, "beta", "ben").await;
+    let (url, a, b) = alpha_and_beta(pg).await;
     let allow = json!({"effect": "allow", "match": {"tool": "ls"}});
     let (st, rule) = a.req(Method::POST, "/rules", Some(&a.owner), Some(allow.clone())).await;
     assert_eq!(st, 201, "{rule}");

@@ -51,6 +51,12 @@ async fn response(sock: &mut TcpStream, buf: &mut Vec<u8>) -> (u16, Vec<(String,
     (status, headers, body)
 }
 
+/// Writes `request` on `sock` and reads the response to it.
+async fn exchange(sock: &mut TcpStream, buf: &mut Vec<u8>, request: &str) -> (u16, Vec<(String, String)>, Value) {
+    sock.write_all(request.as_bytes()).await.unwrap();
+    response(sock, buf).await
+}
+
 fn has(headers: &[(String, String)], name: &str, value: &str) -> bool {
     headers.iter().any(|(k, v)| k == name && v.eq_ignore_ascii_case(value))
 }
@@ -76,14 +82,12 @@ async fn one_connection_carries_requests_of_every_shape_in_turn() {
     let proposal = json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": "ls"}}}).to_string();
 
     // A small POST, then a GET on the same connection.
-    sock.write_all(post(&s, "/proposals", &agent, &proposal).as_bytes()).await.unwrap();
-    let (st, h, p) = response(&mut sock, &mut buf).await;
+    let (st, h, p) = exchange(&mut sock, &mut buf, &post(&s, "/proposals", &agent, &proposal)).await;
     assert_eq!(st, 201, "{p}");
     assert!(has(&h, "content-type", "application/json") && has(&h, "cache-control", "no-store"), "{h:?}");
     assert!(h.iter().any(|(k, _)| k == "date"), "{h:?}");
     let id = p["id"].as_str().unwrap().to_string();
-    sock.write_all(get(&s, &format!("/proposals/{id}"), &agent).as_bytes()).await.unwrap();
-    let (st, _, p) = response(&mut sock, &mut buf).await;
+    let (st, _, p) = exchange(&mut sock, &mut buf, &get(&s, &format!("/proposals/{id}"), &agent)).await;
     assert_eq!((st, p["id"].as_str()), (200, Some(id.as_str())));
 
     // The body sent apart from its head, in two writes.
@@ -107,10 +111,8 @@ async fn one_connection_carries_requests_of_every_shape_in_turn() {
         host(&s),
         proposal.len()
     );
-    sock.write_all(chunked.as_bytes()).await.unwrap();
-    assert_eq!(response(&mut sock, &mut buf).await.0, 201);
-    sock.write_all(get(&s, "/health", &agent).as_bytes()).await.unwrap();
-    assert_eq!(response(&mut sock, &mut buf).await.0, 200);
+    assert_eq!(exchange(&mut sock, &mut buf, &chunked).await.0, 201);
+    assert_eq!(exchange(&mut sock, &mut buf, &get(&s, "/health", &agent)).await.0, 200);
 }
 
 #[tokio::test]
@@ -174,8 +176,7 @@ async fn a_client_that_hangs_up_ends_its_wait() {
     let mut buf = Vec::new();
     let (st, _, p) = response(&mut sock, &mut buf).await;
     assert_eq!((st, p["status"].as_str()), (200, Some("approved")));
-    sock.write_all(get(&s, "/health", &agent).as_bytes()).await.unwrap();
-    assert_eq!(response(&mut sock, &mut buf).await.0, 200);
+    assert_eq!(exchange(&mut sock, &mut buf, &get(&s, "/health", &agent)).await.0, 200);
 }
 
 #[tokio::test]
@@ -195,8 +196,7 @@ async fn a_request_target_that_is_a_full_url_is_refused() {
             body.len()
         );
         for req in [small, large] {
-            sock.write_all(req.as_bytes()).await.unwrap();
-            let (st, _, v) = response(&mut sock, &mut buf).await;
+            let (st, _, v) = exchange(&mut sock, &mut buf, &req).await;
             assert_eq!(st, 400, "{target}: {v}");
             assert_eq!(v["error"]["code"], "invalid_target", "{target}: {v}");
         }
