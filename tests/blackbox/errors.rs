@@ -33,19 +33,33 @@ async fn each_error_has_its_status_and_code() {
     let s =
         Server::start_with("max_pending_per_agent = 3\nmax_waits_per_agent = 1\nmax_body_bytes = 65536\n", &[]).await;
     let existing = s.propose_tool("keep me").await;
+    from_400_to_415(&s, &existing).await;
+    unprocessable_422(&s, &existing).await;
+    too_many_429(&s).await;
+
+    // Nothing stored was changed by any of it.
+    let (_, p) = s.get(&existing, &s.agent).await;
+    assert_eq!(p["status"], "approved");
+    assert_eq!(p["payload"]["input"]["command"], "keep me");
+}
+
+/// 400 to 415: a body that is no JSON, a bad query, no or a wrong credential, an agent deciding,
+/// what does not exist, a wrong method, a second decision (`existing` is approved here), a body
+/// too large or not JSON.
+async fn from_400_to_415(s: &Server, existing: &str) {
     let json_ct = Some("application/json");
     let ok_body = serde_json::to_vec(&json!({"kind": "tool.call", "payload": {"tool": "x"}})).unwrap();
 
     // 400 malformed JSON
-    let (st, v) = raw(&s, Method::POST, "/proposals", Some(&s.agent), json_ct, b"{\"kind\": ".to_vec()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", Some(&s.agent), json_ct, b"{\"kind\": ".to_vec()).await;
     assert_eq!((st, code(&v)), (StatusCode::BAD_REQUEST, "malformed_json"));
     // 400 bad query
     let (st, v) = s.req(Method::GET, &format!("/proposals/{existing}?wait=soon"), Some(&s.agent), None).await;
     assert_eq!((st, code(&v)), (StatusCode::BAD_REQUEST, "invalid_query"));
     // 401 no token, bad token, wrong scheme
-    let (st, v) = raw(&s, Method::POST, "/proposals", None, json_ct, ok_body.clone()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", None, json_ct, ok_body.clone()).await;
     assert_eq!((st, code(&v)), (StatusCode::UNAUTHORIZED, "unauthorized"));
-    let (st, v) = raw(&s, Method::POST, "/proposals", Some("asnt_wrong"), json_ct, ok_body.clone()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", Some("asnt_wrong"), json_ct, ok_body.clone()).await;
     assert_eq!((st, code(&v)), (StatusCode::UNAUTHORIZED, "unauthorized"));
     let res = s
         .http
@@ -74,18 +88,23 @@ async fn each_error_has_its_status_and_code() {
     let (st, v) = s.req(Method::PUT, "/proposals", Some(&s.agent), None).await;
     assert_eq!((st, code(&v)), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
     // 409 second decision
-    s.decide(&existing, json!({"outcome": "approve"})).await;
-    let (st, v) = s.decide(&existing, json!({"outcome": "approve"})).await;
+    s.decide(existing, json!({"outcome": "approve"})).await;
+    let (st, v) = s.decide(existing, json!({"outcome": "approve"})).await;
     assert_eq!((st, code(&v)), (StatusCode::CONFLICT, "invalid_state"));
     // 413 too large
     let big = format!("{{\"kind\":\"tool.call\",\"payload\":{{\"tool\":\"x\",\"input\":\"{}\"}}}}", "a".repeat(70_000));
-    let (st, v) = raw(&s, Method::POST, "/proposals", Some(&s.agent), json_ct, big.into_bytes()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", Some(&s.agent), json_ct, big.into_bytes()).await;
     assert_eq!((st, code(&v)), (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"));
     // 415 not JSON
-    let (st, v) = raw(&s, Method::POST, "/proposals", Some(&s.agent), Some("text/plain"), ok_body.clone()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", Some(&s.agent), Some("text/plain"), ok_body.clone()).await;
     assert_eq!((st, code(&v)), (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"));
-    let (st, v) = raw(&s, Method::POST, "/proposals", Some(&s.agent), None, ok_body.clone()).await;
+    let (st, v) = raw(s, Method::POST, "/proposals", Some(&s.agent), None, ok_body.clone()).await;
     assert_eq!((st, code(&v)), (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"));
+}
+
+/// 422: bodies that are JSON but not what is documented, for proposals, decisions (of
+/// `existing`), batches and rule tests.
+async fn unprocessable_422(s: &Server, existing: &str) {
     // 422 unknown kind, invalid payload, unknown field, agent in the body, bad expiry
     for (body, want) in [
         (json!({"kind": "shell.exec", "payload": {}}), "unknown_kind"),
@@ -97,7 +116,7 @@ async fn each_error_has_its_status_and_code() {
         (json!({"kind": "tool.call", "payload": {"tool": "x"}, "title": "a\u{0007}b"}), "invalid_field"),
         (json!([1, 2]), "invalid_request"),
     ] {
-        let (st, v) = s.req(Method::POST, "/proposals", Some(&s.agent), Some(body.clone())).await;
+        let (st, v) = s.try_propose(body.clone()).await;
         assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, want), "{body}");
     }
     let (st, v) = s.decide("p_x", json!({"outcome": "maybe"})).await;
@@ -116,20 +135,23 @@ async fn each_error_has_its_status_and_code() {
     let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(json!(["g", "approve"]))).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
     // A `seen` that is not a SHA-256 is the request's fault, in a batch too: nothing is decided.
-    let (st, v) = s.decide(&existing, json!({"outcome": "approve", "seen": ""})).await;
+    let (st, v) = s.decide(existing, json!({"outcome": "approve", "seen": ""})).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_field"), "{v}");
     let batch = json!({"items": [{"id": existing, "outcome": "approve", "seen": "XYZ"}]});
     let (st, v) = s.req(Method::POST, "/decisions", Some(&s.owner), Some(batch)).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_field"), "{v}");
     let (st, v) = s.req(Method::POST, "/rules/test", Some(&s.owner), Some(json!(["tool.call", {"tool": "x"}]))).await;
     assert_eq!((st, code(&v)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request"), "{v}");
+}
+
+/// 429: too many pending proposals (3) and too many waits (1) for an agent; deciding frees a
+/// pending slot.
+async fn too_many_429(s: &Server) {
     // 429 too many pending (limit 3; one is decided already)
     for i in 0..3 {
         s.propose_tool(&format!("n{i}")).await;
     }
-    let (st, v) = s
-        .req(Method::POST, "/proposals", Some(&s.agent), Some(json!({"kind": "tool.call", "payload": {"tool": "x"}})))
-        .await;
+    let (st, v) = s.try_propose(json!({"kind": "tool.call", "payload": {"tool": "x"}})).await;
     assert_eq!((st, code(&v)), (StatusCode::TOO_MANY_REQUESTS, "too_many_pending"));
     // 429 too many waits (limit 1)
     let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.agent), None).await;
@@ -147,11 +169,6 @@ async fn each_error_has_its_status_and_code() {
     // Deciding frees a pending slot.
     s.decide(&pid, json!({"outcome": "reject"})).await;
     s.propose_tool("room again").await;
-
-    // Nothing stored was changed by any of it.
-    let (_, p) = s.get(&existing, &s.agent).await;
-    assert_eq!(p["status"], "approved");
-    assert_eq!(p["payload"]["input"]["command"], "keep me");
 }
 
 #[tokio::test]

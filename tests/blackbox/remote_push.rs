@@ -4,9 +4,14 @@
 
 use crate::harness::{Server, stdout};
 use crate::remote::{Phone, free_port, pairing};
+use base64::Engine as _;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration;
+use web_push_native::p256::SecretKey;
+
+/// Base64 as push keys and tokens are written: URL-safe, unpadded.
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// A request that reached the stand-in: its path, headers and body.
 type Pushed = (String, axum::http::HeaderMap, Vec<u8>);
@@ -63,19 +68,15 @@ fn auth9() -> web_push_native::Auth {
 }
 
 /// A browser's push keys: its P-256 key pair and the 16-byte secret.
-fn browser_keys() -> (web_push_native::p256::SecretKey, Value) {
-    use base64::Engine as _;
+fn browser_keys() -> (SecretKey, Value) {
     use web_push_native::p256::elliptic_curve::sec1::ToEncodedPoint;
-    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    let secret = web_push_native::p256::SecretKey::from_slice(&assent_core::secret::random_bytes::<32>()).unwrap();
+    let secret = SecretKey::from_slice(&assent_core::secret::random_bytes::<32>()).unwrap();
     let public = secret.public_key().to_encoded_point(false);
-    (secret, json!({ "p256dh": b64.encode(public.as_bytes()), "auth": b64.encode([9u8; 16]) }))
+    (secret, json!({ "p256dh": B64.encode(public.as_bytes()), "auth": B64.encode([9u8; 16]) }))
 }
 
 #[tokio::test]
 async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
-    use base64::Engine as _;
-    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     // The stand-in push service is on loopback: named by the owner, as a self-hosted one is.
     let service = PushService::start().await;
     let (s, mut phone) = crate::remote::paired_with(&[("ASSENT_PUSH_SERVICES", service.url.as_str())]).await;
@@ -90,11 +91,20 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     let status: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!((status["push_after"].as_u64(), status["ntfy"].as_str()), (Some(0), Some(topic.as_str())), "{status}");
 
-    // The phone subscribes with its browser's keys; the page gets the key to subscribe with.
+    let (secret, keys, vapid) = subscribe(&s, &mut phone, &service).await;
+    a_push_carries_a_count_and_nothing_else(&s, &phone, &service, &secret, &vapid).await;
+    pushed_once_left_waiting(&s, &service, &secret).await;
+    a_gone_subscription_is_dropped(&s, &mut phone, &service, &keys).await;
+}
+
+/// The phone (`pixel`) subscribes with its browser's keys, after its session is refused
+/// endpoints that are no push service: the browser's secret key and its keys, and the VAPID key
+/// the page got.
+async fn subscribe(s: &Server, phone: &mut Phone, service: &PushService) -> (SecretKey, Value, String) {
     let (st, state) = phone.get("/api/push").await;
     assert_eq!((st, state["subscribed"].as_bool()), (StatusCode::OK, Some(false)), "{state}");
     let vapid = state["public_key"].as_str().unwrap().to_string();
-    assert_eq!(b64.decode(&vapid).unwrap().len(), 65);
+    assert_eq!(B64.decode(&vapid).unwrap().len(), 65);
     let (secret, keys) = browser_keys();
     // A session alone subscribes, so only a push service is taken: never the machine itself,
     // its network, or a site that is not a push service.
@@ -119,8 +129,18 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     let sub = json!({ "endpoint": format!("{}/push/pixel", service.url), "keys": keys });
     assert_eq!(phone.send(Method::PUT, "/api/push", Some(&sub)).await.0, StatusCode::NO_CONTENT);
     assert_eq!(phone.get("/api/push").await.1["subscribed"], true);
+    (secret, keys, vapid)
+}
 
-    // A proposal arrives and nobody is looking: a push to the phone and to ntfy.
+/// A proposal arrives and nobody is looking: a push to the phone, encrypted for its browser
+/// (`secret`) and signed with `vapid`, and one to ntfy, each carrying a count and nothing else.
+async fn a_push_carries_a_count_and_nothing_else(
+    s: &Server,
+    phone: &Phone,
+    service: &PushService,
+    secret: &SecretKey,
+    vapid: &str,
+) {
     let words = ["rm", "secret", "anna", "Bash", "default", "delete"];
     s.propose(json!({"kind": "tool.call", "title": "Delete Anna's secret project",
         "payload": {"tool": "Bash", "input": {"command": "rm -rf /home/anna/secret-project"}}}))
@@ -136,12 +156,12 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
         "signed with the key the page got: {auth}"
     );
     let jwt = auth.split("t=").nth(1).unwrap().split(',').next().unwrap();
-    let claims: Value = serde_json::from_slice(&b64.decode(jwt.split('.').nth(1).unwrap()).unwrap()).unwrap();
+    let claims: Value = serde_json::from_slice(&B64.decode(jwt.split('.').nth(1).unwrap()).unwrap()).unwrap();
     // The token is for this push service (web-push-native names its scheme and host: real push
     // services are on 443, where that is the whole origin), and names no page.
     assert_eq!(claims["aud"], "http://127.0.0.1", "{claims}");
     assert_eq!(claims["sub"], assent_remote::push::VAPID_CONTACT, "{claims}");
-    let plain = web_push_native::decrypt(body.clone(), &secret, &auth9()).unwrap();
+    let plain = web_push_native::decrypt(body.clone(), secret, &auth9()).unwrap();
     assert_eq!(
         serde_json::from_slice::<Value>(&plain).unwrap(),
         json!({ "pending": 1 }),
@@ -166,8 +186,10 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
         }
     }
     assert!(!std::fs::read_to_string(s.home().join("remote.json")).unwrap().contains("tk_live_4f9a"));
+}
 
-    // Escalation: decided before `push_after`, nothing is pushed; left waiting, it is.
+/// Escalation: decided before `push_after`, nothing is pushed; left waiting, it is.
+async fn pushed_once_left_waiting(s: &Server, service: &PushService, secret: &SecretKey) {
     let o = s.cli(&["remote", "enable", "--push-after", "2"]);
     assert!(o.status.success(), "{}", crate::harness::stderr(&o));
     let quick = s.propose_tool("ls").await;
@@ -180,10 +202,12 @@ async fn a_proposal_left_waiting_pushes_a_count_and_nothing_else() {
     s.advance(Duration::from_secs(3)).await;
     let pushed = service.at("/push/pixel", 2, 10).await;
     assert_eq!(pushed.len(), 2, "left waiting, it pushes");
-    let plain = web_push_native::decrypt(pushed[1].1.clone(), &secret, &auth9()).unwrap();
+    let plain = web_push_native::decrypt(pushed[1].1.clone(), secret, &auth9()).unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&plain).unwrap(), json!({ "pending": 2 }));
+}
 
-    // A subscription the push service says is gone is dropped.
+/// A subscription the push service says is gone is dropped.
+async fn a_gone_subscription_is_dropped(s: &Server, phone: &mut Phone, service: &PushService, keys: &Value) {
     let gone = json!({ "endpoint": format!("{}/push/gone", service.url), "keys": keys });
     assert_eq!(phone.send(Method::PUT, "/api/push", Some(&gone)).await.0, StatusCode::NO_CONTENT);
     assert!(s.cli(&["remote", "enable", "--push-after", "0"]).status.success());
