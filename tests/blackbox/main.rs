@@ -35,6 +35,7 @@ mod leases;
 mod lifecycle;
 mod mcp;
 mod mcp_proxy;
+mod mcp_tasks;
 mod notify;
 mod openapi;
 mod opencode;

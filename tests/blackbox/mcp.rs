@@ -20,14 +20,21 @@ pub(crate) fn python() -> PathBuf {
     crate::harness::venv_python("venv", &[MCP_PACKAGE], "mcp")
 }
 
-struct Client {
+/// A client script of tests/fixtures/mcp, run with `python()`, printing its steps.
+pub(crate) struct Client {
     child: Child,
     lines: Receiver<String>,
 }
 
 impl Client {
     fn start(s: &Server, scenario: &str, args: &[&str]) -> Client {
-        let script = format!("{}/tests/fixtures/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
+        Client::run("client.py", s, scenario, args)
+    }
+
+    /// Runs tests/fixtures/mcp/`script` with its scenario, the command that runs assent (a JSON
+    /// list), `s`'s home and `args`.
+    pub(crate) fn run(script: &str, s: &Server, scenario: &str, args: &[&str]) -> Client {
+        let script = format!("{}/tests/fixtures/mcp/{script}", env!("CARGO_MANIFEST_DIR"));
         let mut child = Command::new(python())
             .arg(script)
             .arg(scenario)
@@ -43,7 +50,7 @@ impl Client {
     }
 
     /// The next step the client printed; it must be `tag`.
-    fn next(&mut self, tag: &str) -> Value {
+    pub(crate) fn next(&mut self, tag: &str) -> Value {
         match self.lines.recv_timeout(Duration::from_secs(60)) {
             Ok(line) => {
                 let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
@@ -59,7 +66,7 @@ impl Client {
         }
     }
 
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         let o = self.child.wait_with_output().unwrap();
         assert!(o.status.success(), "MCP client failed:\n{}", String::from_utf8_lossy(&o.stderr));
     }

@@ -15,10 +15,12 @@ mod tools;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
+    GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -34,6 +36,13 @@ pub const DEFAULT_WAIT: u64 = 50;
 pub const MAX_WAIT: u64 = 120;
 /// How long `permission_prompt` waits for a person before it denies and withdraws.
 pub const PERMISSION_WAIT: Duration = Duration::from_secs(15 * 60);
+/// The tools that wait for a person: a client that takes tasks (MCP's tasks extension) gets a
+/// task for each call of them at once and polls `tasks/get` for the decision, however long the
+/// person takes, where other clients call `wait_for_decision` again while it says pending.
+pub const TASK_TOOLS: [&str; 2] = ["wait_for_decision", "permission_prompt"];
+/// A task's lifetime (the extension fails one still running then): a day, longer than a
+/// proposal waits by default.
+pub const TASK_TTL: Duration = Duration::from_secs(24 * 3600);
 
 const INSTRUCTIONS: &str = "Assent puts a person between you and real writes. To change a file, \
 call an HTTP API or run a consequential tool, propose it here instead of doing it yourself: \
@@ -52,6 +61,8 @@ pub struct AssentMcp {
     closing: CancellationToken,
     /// Tool calls still running, so the process ends only once they have cleaned up.
     running: TaskTracker,
+    /// The calls run as tasks, for `tasks/get`, `tasks/cancel`.
+    tasks: TaskManager,
 }
 
 impl AssentMcp {
@@ -63,6 +74,7 @@ impl AssentMcp {
             api: assent_client::Client::new(endpoint, token, "mcp")?,
             closing: CancellationToken::new(),
             running: TaskTracker::new(),
+            tasks: TaskManager::new(),
         })
     }
 
@@ -74,8 +86,19 @@ impl AssentMcp {
     /// Runs one tool; `cancel` (the client's `notifications/cancelled`) or the client going
     /// away ends a wait early, and a permission prompt then withdraws its proposal.
     pub async fn call_until(&self, name: &str, args: Map<String, Value>, cancel: CancellationToken) -> CallToolResult {
+        self.run(name, args, cancel, false).await
+    }
+
+    /// Runs one tool; `as_task`: a wait for a decision goes on until there is one.
+    async fn run(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        cancel: CancellationToken,
+        as_task: bool,
+    ) -> CallToolResult {
         let stop = tools::Stop { request: cancel, client_gone: self.closing.clone() };
-        let out = self.running.track_future(tools::call(&self.api, name, args, &stop)).await;
+        let out = self.running.track_future(tools::call(&self.api, name, args, &stop, as_task)).await;
         let text = serde_json::to_string_pretty(&out.body).unwrap_or_else(|_| out.body.to_string());
         let mut r = if out.is_error {
             CallToolResult::error(vec![ContentBlock::text(text)])
@@ -89,13 +112,39 @@ impl AssentMcp {
         }
         r
     }
+
+    /// Starts tool `name` as a task: it runs until decided (or cancelled with `tasks/cancel`,
+    /// which ends the wait as the call's own cancellation does), and the client reads its result
+    /// with `tasks/get`.
+    fn start_task(&self, name: String, args: Map<String, Value>) -> CreateTaskResult {
+        let me = self.clone();
+        let options = TaskOptions::new()
+            .with_ttl_ms(TASK_TTL.as_millis() as u64)
+            .with_poll_interval_ms(1000)
+            .with_status_message("waiting for a person's decision in Assent");
+        let task = self.tasks.spawn(options, move |cx| {
+            Box::pin(async move {
+                let cancel = CancellationToken::new();
+                let on_cancel = cancel.clone();
+                let watch = cx.clone();
+                let watcher = tokio::spawn(async move {
+                    watch.cancelled().await;
+                    on_cancel.cancel();
+                });
+                let r = me.run(&name, args, cancel, true).await;
+                watcher.abort();
+                if cx.is_cancel_requested() { Err(TaskExit::Cancelled) } else { Ok(r) }
+            })
+        });
+        CreateTaskResult::new(task)
+    }
 }
 
 impl ServerHandler for AssentMcp {
     fn get_info(&self) -> ServerConfig {
         let mut me = Implementation::new("assent", env!("CARGO_PKG_VERSION"));
         me.title = Some("Assent: approval inbox for agent writes".into());
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(me)
             .with_instructions(INSTRUCTIONS)
     }
@@ -121,7 +170,36 @@ impl ServerHandler for AssentMcp {
         }
         let args = request.arguments.unwrap_or_default();
         tools::check_arguments(&request.name, &args).map_err(|m| ErrorData::invalid_params(m, None))?;
+        let takes_tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());
+        if takes_tasks && TASK_TOOLS.contains(&request.name.as_ref()) {
+            return Ok(CallToolResponse::Task(self.start_task(request.name.to_string(), args)));
+        }
         Ok(self.call_until(&request.name, args, context.ct.clone()).await.into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // No task of Assent's asks the client for input: responses name nothing outstanding.
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 }
 

@@ -335,8 +335,9 @@ impl Stop {
     }
 }
 
-/// Runs tool `name`; `stop` ends a wait early (the client cancelled the call or went away).
-pub async fn call(api: &Client, name: &str, args: Map<String, Value>, stop: &Stop) -> Outcome {
+/// Runs tool `name`; `stop` ends a wait early (the client cancelled the call or went away);
+/// `as_task`: `wait_for_decision` waits until the proposal is settled, not one wait's time.
+pub async fn call(api: &Client, name: &str, args: Map<String, Value>, stop: &Stop, as_task: bool) -> Outcome {
     let r = match name {
         "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
         "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
@@ -353,12 +354,21 @@ pub async fn call(api: &Client, name: &str, args: Map<String, Value>, stop: &Sto
                     _ => Err(fail("invalid_arguments", "`timeout_seconds` must be a positive integer")),
                 },
             };
-            match wait {
-                Ok(w) => tokio::select! {
-                    r = status(api, &args, w) => r,
-                    _ = stop.cancelled() => Err(fail("cancelled", "the wait was cancelled; the proposal is still there")),
-                },
-                Err(e) => Err(e),
+            let wait = async {
+                let w = wait?;
+                if !as_task {
+                    return status(api, &args, w).await;
+                }
+                loop {
+                    let out = status(api, &args, MAX_WAIT).await?;
+                    if out.body["settled"] == true {
+                        return Ok(out);
+                    }
+                }
+            };
+            tokio::select! {
+                r = wait => r,
+                _ = stop.cancelled() => Err(fail("cancelled", "the wait was cancelled; the proposal is still there")),
             }
         }
         "permission_prompt" => Ok(permission_prompt(api, &args, stop).await),
