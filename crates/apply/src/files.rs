@@ -221,9 +221,6 @@ impl Kind for FileWrite {
     fn name(&self) -> KindName {
         KindName::FileWrite
     }
-    fn blocking(&self) -> bool {
-        true
-    }
 
     fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
         let path = payload.get("path").and_then(Value::as_str).map(str::to_string);
@@ -273,7 +270,9 @@ impl Kind for FileWrite {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileWrite(w) = payload else { return Reconciled::Failed(payload.mismatch(KindName::FileWrite)) };
+        let Payload::FileWrite(w) = payload else {
+            return Reconciled::Failed(ErrorInfo::mismatch(payload, KindName::FileWrite));
+        };
         let path = PathBuf::from(&w.path);
         let new_hash = sha256_hex(w.content.as_bytes());
         match current(&path) {
@@ -345,9 +344,6 @@ impl Kind for FileDelete {
     fn name(&self) -> KindName {
         KindName::FileDelete
     }
-    fn blocking(&self) -> bool {
-        true
-    }
     fn destructive(&self, _payload: &Value) -> bool {
         true
     }
@@ -410,7 +406,9 @@ impl Kind for FileDelete {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileDelete(d) = payload else { return Reconciled::Failed(payload.mismatch(KindName::FileDelete)) };
+        let Payload::FileDelete(d) = payload else {
+            return Reconciled::Failed(ErrorInfo::mismatch(payload, KindName::FileDelete));
+        };
         let path = PathBuf::from(&d.path);
         match current(&path) {
             Ok((_, now, _)) if !now.exists => {

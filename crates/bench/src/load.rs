@@ -156,10 +156,8 @@ pub fn waiter(
 pub async fn wake() -> Result<()> {
     const ROUNDS: usize = 400;
     println!("\n== wake: an agent waits (GET ?wait=30), the owner decides; {ROUNDS} rounds");
-    let (srv, bin) = server::assent()?;
-    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
-    let agent = server::agents(&bin, &home, 1)?.remove(0);
-    let owner = server::owner(&home)?;
+    let server::Fresh { srv, home, mut agents, owner, .. } = server::fresh(1)?;
+    let agent = agents.remove(0);
     let (ca, co) = (client()?, client()?);
     let mut wake = Vec::with_capacity(ROUNDS);
     let mut after_ack = Vec::with_capacity(ROUNDS);
@@ -222,10 +220,7 @@ fn fsync_times(dir: &std::path::Path, n: usize) -> Result<Vec<Duration>> {
 pub async fn waits() -> Result<()> {
     let waits = waits_wanted();
     println!("\n== waits: {waits} open long-poll waits from {AGENTS} agents, then every proposal decided");
-    let (srv, bin) = server::assent()?;
-    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
-    let tokens = server::agents(&bin, &home, AGENTS)?;
-    let owner = server::owner(&home)?;
+    let server::Fresh { srv, agents: tokens, owner, .. } = server::fresh(AGENTS)?;
     let (rss0, pss0) = server::memory_mib(srv.pid());
 
     // The proposals.

@@ -80,10 +80,8 @@ async fn pair(bin: &std::path::Path, home: &std::path::Path) -> Result<Phone> {
 pub async fn bench() -> Result<()> {
     const ROUNDS: usize = 200;
     println!("\n== remote: a phone's signed decision -> the agent's wait returns; {ROUNDS} rounds each");
-    let (srv, bin) = server::assent()?;
-    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
-    let agent = server::agents(&bin, &home, 1)?.remove(0);
-    let owner = server::owner(&home)?;
+    let server::Fresh { srv, bin, home, mut agents, owner } = server::fresh(1)?;
+    let agent = agents.remove(0);
     let mut phone = pair(&bin, &home).await?;
     let (ca, co) = (client()?, client()?);
     let mut remote = Vec::with_capacity(ROUNDS);

@@ -116,6 +116,25 @@ pub fn agents(bin: &PathBuf, home: &std::path::Path, n: usize) -> Result<Vec<Str
     Ok(tokens)
 }
 
+/// A fresh server with `n` agents: the server, the binary, its home, the agents' tokens and the
+/// owner's.
+pub struct Fresh {
+    pub srv: Proc,
+    pub bin: PathBuf,
+    pub home: PathBuf,
+    pub agents: Vec<String>,
+    pub owner: String,
+}
+
+/// Starts a fresh server and adds `n` agents.
+pub fn fresh(n: usize) -> Result<Fresh> {
+    let (srv, bin) = assent()?;
+    let home = srv.home.as_ref().context("home")?.path().to_path_buf();
+    let agents = agents(&bin, &home, n)?;
+    let owner = owner(&home)?;
+    Ok(Fresh { srv, bin, home, agents, owner })
+}
+
 /// The owner credential of a home.
 pub fn owner(home: &std::path::Path) -> Result<String> {
     Ok(std::fs::read_to_string(home.join("owner.token"))?.trim().to_string())

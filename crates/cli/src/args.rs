@@ -220,11 +220,7 @@ pub enum AgentCmd {
         json: bool,
     },
     /// List agents.
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(crate::output::Printed),
     /// Revoke an agent's token.
     Revoke {
         /// Its name.
@@ -252,11 +248,7 @@ pub enum CredentialCmd {
         json: bool,
     },
     /// List credentials (names, schemes, hosts; never secrets).
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(crate::output::Printed),
     /// Remove a credential from the keychain and Assent.
     Remove {
         /// Its name.

@@ -259,7 +259,7 @@ pub async fn agent(home: &Home, cmd: crate::AgentCmd) -> Result<()> {
                 );
             }
         }
-        crate::AgentCmd::List { json } => {
+        crate::AgentCmd::List(crate::output::Printed { json }) => {
             let agents = client.api.agents().await.map_err(|e| client.failed(e))?;
             if json {
                 println!("{}", json!({ "items": agents }));
@@ -354,7 +354,7 @@ pub async fn credential(home: &Home, cmd: crate::CredentialCmd) -> Result<()> {
                 );
             }
         }
-        crate::CredentialCmd::List { json } => {
+        crate::CredentialCmd::List(crate::output::Printed { json }) => {
             let items = client.api.credentials().await.map_err(|e| client.failed(e))?;
             if json {
                 println!("{}", json!({ "items": items }));

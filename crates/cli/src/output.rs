@@ -275,3 +275,11 @@ fn file_preview(f: &FilePreview, delete: bool) -> String {
     }
     o
 }
+
+/// How a list prints: a table, or `--json`.
+#[derive(Debug, clap::Args)]
+pub struct Printed {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

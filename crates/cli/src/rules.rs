@@ -37,11 +37,7 @@ pub enum RuleCmd {
         json: bool,
     },
     /// List the rules, with how many proposals each matched.
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    List(crate::output::Printed),
     /// Remove a rule.
     Remove {
         /// Its id (`r_...`).
@@ -213,7 +209,7 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
                 }
             }
         }
-        RuleCmd::List { json } => {
+        RuleCmd::List(crate::output::Printed { json }) => {
             let list = all_rules(&client).await?;
             if json {
                 println!("{}", serde_json::to_string(&list)?);

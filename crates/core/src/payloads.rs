@@ -51,6 +51,12 @@ impl KindName {
         }
     }
 
+    /// Whether preparing one reads the file system (the target's snapshot), so runs off the
+    /// async runtime's worker threads: the file kinds.
+    pub const fn blocking(self) -> bool {
+        matches!(self, KindName::FileWrite | KindName::FileDelete)
+    }
+
     /// The kind called `name`, if there is one.
     pub fn parse(name: &str) -> Option<KindName> {
         KindName::ALL.into_iter().find(|k| k.as_str() == name)
@@ -219,11 +225,6 @@ impl Payload {
     /// Why a kind handed this payload cannot carry it out: it is of another kind.
     pub fn not_of(&self, kind: KindName) -> String {
         format!("a {} payload was handed to {kind}", self.kind())
-    }
-
-    /// The failure of a kind handed this payload when it is of another kind: `integrity`.
-    pub fn mismatch(&self, kind: KindName) -> crate::proposal::ErrorInfo {
-        crate::proposal::ErrorInfo { code: "integrity".into(), message: self.not_of(kind) }
     }
 }
 

@@ -5,7 +5,7 @@
 //! file where it was: nothing outside the project touched, nothing inside written. The lines that
 //! would do harm must never be allowed.
 
-use assent_core::rules::{Candidate, Compiled, Effect, Facts, RuleMatch, RuleSet, Subject, builtin_read_only};
+use assent_core::rules::{Candidate, Effect, Facts, RuleMatch, RuleSet, Subject, builtin_read_only};
 use assent_core::time::Timestamp;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,13 +15,7 @@ use std::process::Command;
 mod shell;
 
 fn rule(id: &str, effect: Effect, m: RuleMatch) -> Candidate {
-    Candidate {
-        id: id.into(),
-        effect,
-        compiled: Compiled::new(m, effect).unwrap_or_else(|e| panic!("{id}: {e}")),
-        expires_at: None,
-        note: None,
-    }
+    Candidate::new(id, effect, m).unwrap_or_else(|e| panic!("{id}: {e}"))
 }
 
 fn prefix(id: &str, effect: Effect, input: &str) -> Candidate {

@@ -201,6 +201,33 @@ async fn server(home: &Home) -> Check {
     }
 }
 
+/// What is wrong with a database's schema, if anything: an upgrade that did not finish, or a
+/// schema newer than this Assent knows. `team`: the team store as shown (its administrator
+/// restores it), else the home's own SQLite database.
+fn schema_trouble(dirty: bool, schema: i64, latest: i64, team: Option<&str>) -> Option<Check> {
+    const NAME: &str = "database";
+    let (detail, fix) = match team {
+        Some(shown) if dirty => (
+            format!("a schema upgrade of {shown} did not finish (schema {schema} of {latest})"),
+            "ask the database's administrator to restore it from a backup taken before the upgrade",
+        ),
+        Some(shown) if schema > latest => (
+            format!("{shown} has schema {schema}, newer than this Assent knows ({latest})"),
+            "update Assent on this machine",
+        ),
+        None if dirty => (
+            format!("a schema upgrade did not finish (schema {schema} of {latest})"),
+            "restore the database from a backup taken before the upgrade",
+        ),
+        None if schema > latest => (
+            format!("schema {schema} is newer than this Assent knows ({latest}): a newer version wrote it"),
+            "install the newer Assent again (or restore a backup made by this version)",
+        ),
+        _ => return None,
+    };
+    Some(Check::problem(NAME, detail, fix))
+}
+
 /// The team store this home uses: reachable, its schema, its nodes.
 async fn team_database(config: &assent_host::config::Config, url: &str) -> Check {
     const NAME: &str = "database";
@@ -215,16 +242,7 @@ async fn team_database(config: &assent_host::config::Config, url: &str) -> Check
             format!("the team store {shown} cannot be used: {e}"),
             "check that the database server runs and is reachable, and the password (`assent store password` or ~/.pgpass)",
         ),
-        Ok(h) if h.dirty => Check::problem(
-            NAME,
-            format!("a schema upgrade of {shown} did not finish (schema {} of {})", h.schema, h.latest),
-            "ask the database's administrator to restore it from a backup taken before the upgrade",
-        ),
-        Ok(h) if h.schema > h.latest => Check::problem(
-            NAME,
-            format!("{shown} has schema {}, newer than this Assent knows ({})", h.schema, h.latest),
-            "update Assent on this machine",
-        ),
+        Ok(h) if let Some(trouble) = schema_trouble(h.dirty, h.schema, h.latest, Some(&shown)) => trouble,
         Ok(h) => Check::ok(
             NAME,
             format!(
@@ -265,16 +283,7 @@ async fn database(home: &Home) -> Check {
             format!("SQLite's integrity check failed: {}", crate::output::clip(&h.integrity, 200)),
             "stop Assent and restore the database from a backup (`assent export` writes the audit log as JSON lines)",
         ),
-        Ok(h) if h.dirty => Check::problem(
-            NAME,
-            format!("a schema upgrade did not finish (schema {} of {})", h.schema, h.latest),
-            "restore the database from a backup taken before the upgrade",
-        ),
-        Ok(h) if h.schema > h.latest => Check::problem(
-            NAME,
-            format!("schema {} is newer than this Assent knows ({}): a newer version wrote it", h.schema, h.latest),
-            "install the newer Assent again (or restore a backup made by this version)",
-        ),
+        Ok(h) if let Some(trouble) = schema_trouble(h.dirty, h.schema, h.latest, None) => trouble,
         Ok(h) => {
             let upgrade = if h.schema < h.latest { " (upgraded at the next start)" } else { "" };
             Check::ok(

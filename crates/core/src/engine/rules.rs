@@ -6,7 +6,7 @@ use crate::error::CoreError;
 use crate::events::Event;
 use crate::kinds::clip;
 use crate::proposal::{Decision, Outcome, Proposal, RuleRef};
-use crate::rules::{Candidate, Compiled, Effect, Rule, RuleMatch, RuleSet, Subject, describe};
+use crate::rules::{Candidate, Effect, Rule, RuleMatch, RuleSet, Subject, describe};
 use crate::secret::{base32, random_bytes};
 use crate::status::{Action, Status, next};
 use crate::store::Transition;
@@ -173,13 +173,9 @@ pub(super) fn rule_decision(
 }
 
 fn candidate(r: &Rule) -> Result<Candidate, crate::rules::BadRule> {
-    Ok(Candidate {
-        id: r.id.clone(),
-        effect: r.effect,
-        compiled: Compiled::new(r.matches.clone(), r.effect)?,
-        expires_at: r.expires_at,
-        note: r.note.clone(),
-    })
+    let mut c = Candidate::new(&r.id, r.effect, r.matches.clone())?;
+    (c.expires_at, c.note) = (r.expires_at, r.note.clone());
+    Ok(c)
 }
 
 fn compile(rules: &[Rule]) -> RuleSet {

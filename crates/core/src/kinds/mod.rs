@@ -84,10 +84,10 @@ pub trait Kind: Send + Sync {
     fn class(&self) -> KindClass {
         self.name().class()
     }
-    /// Whether preparing touches the file system or network (then it runs off the async
-    /// runtime's worker threads).
+    /// Whether preparing touches the file system (then it runs off the async runtime's worker
+    /// threads): its name's.
     fn blocking(&self) -> bool {
-        false
+        self.name().blocking()
     }
     /// Validates and normalizes a payload, snapshots the target, computes the preview.
     /// Errors are [`CoreError::Invalid`] with a precise code.

@@ -27,6 +27,11 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// Rule `id`'s match compiled for its effect, with no expiry and no note.
+    pub fn new(id: &str, effect: Effect, m: super::RuleMatch) -> Result<Candidate, super::BadRule> {
+        Ok(Candidate { id: id.into(), effect, compiled: Compiled::new(m, effect)?, expires_at: None, note: None })
+    }
+
     fn live(&self, now: Timestamp) -> bool {
         self.expires_at.is_none_or(|e| now.0 < e.0)
     }

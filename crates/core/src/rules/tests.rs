@@ -4,13 +4,7 @@ use super::*;
 use crate::payloads::KindName;
 
 fn rule(id: &str, effect: Effect, m: RuleMatch) -> Candidate {
-    Candidate {
-        id: id.into(),
-        effect,
-        compiled: Compiled::new(m, effect).unwrap_or_else(|e| panic!("{e}")),
-        expires_at: None,
-        note: None,
-    }
+    Candidate::new(id, effect, m).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn set(rules: Vec<Candidate>) -> RuleSet {
