@@ -1,6 +1,7 @@
 //! The TypeScript SDK's own tests (`sdk/typescript/test`, node:test) against the real `assent`
-//! binary, after `npm ci` of its pinned dependencies and `npm run build` (git keeps no `dist/`);
-//! they include the check that the committed generated schema matches `docs/openapi.json`. And
+//! binary, after `npm ci` of its pinned dependencies and `npm run build` (git keeps neither
+//! `dist/` nor the schema `src/schema.ts`, which the build generates from `docs/openapi.json`);
+//! they include the check that the generated schema is not older than that document. And
 //! the SDK installed as a new user does, from a fresh copy of its folder into projects outside
 //! the repository (`test/fresh-install.sh`).
 
