@@ -96,13 +96,18 @@ fn forged(header: Value, claims: &Claims, sig: &str) -> String {
     )
 }
 
-#[test]
-fn what_a_verifier_refuses() {
+/// A key, the key set that trusts it, claims over a `delete_post` call, and their token.
+fn signed() -> (Key, KeySet, Claims, String) {
     let k = key(1);
     let keys = set(&[&k]);
-    let payload = json!({"tool": "delete_post", "input": {"id": 42}});
-    let c = claims(&payload);
+    let c = claims(&json!({"tool": "delete_post", "input": {"id": 42}}));
     let token = k.sign(&c).unwrap();
+    (k, keys, c, token)
+}
+
+#[test]
+fn what_a_verifier_refuses_of_a_token() {
+    let (k, keys, c, token) = signed();
     let none = Expect::default();
     let kid = k.public().kid.clone();
 
@@ -150,6 +155,12 @@ fn what_a_verifier_refuses() {
         token.split('.').nth(2).unwrap()
     );
     assert_eq!(verify(&swapped, &keys, &none, NOW), Err(Refusal::Signature));
+}
+
+#[test]
+fn what_a_verifier_refuses_of_the_claims() {
+    let (k, keys, c, token) = signed();
+    let none = Expect::default();
 
     // Time, with a small skew.
     assert!(verify(&token, &keys, &none, c.exp + SKEW).is_ok());
