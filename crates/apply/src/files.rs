@@ -270,9 +270,7 @@ impl Kind for FileWrite {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileWrite(w) = payload else {
-            return Reconciled::Failed(ErrorInfo::mismatch(payload, KindName::FileWrite));
-        };
+        let Payload::FileWrite(w) = payload else { return Reconciled::mismatch(payload, KindName::FileWrite) };
         let path = PathBuf::from(&w.path);
         let new_hash = sha256_hex(w.content.as_bytes());
         match current(&path) {
@@ -406,9 +404,7 @@ impl Kind for FileDelete {
     }
 
     async fn reconcile(&self, p: &Proposal, payload: &Payload) -> Reconciled {
-        let Payload::FileDelete(d) = payload else {
-            return Reconciled::Failed(ErrorInfo::mismatch(payload, KindName::FileDelete));
-        };
+        let Payload::FileDelete(d) = payload else { return Reconciled::mismatch(payload, KindName::FileDelete) };
         let path = PathBuf::from(&d.path);
         match current(&path) {
             Ok((_, now, _)) if !now.exists => {

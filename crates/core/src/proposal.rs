@@ -129,13 +129,6 @@ pub struct ErrorInfo {
     pub message: String,
 }
 
-impl ErrorInfo {
-    /// The failure of a kind handed `payload` when it is of another kind: `integrity`.
-    pub fn mismatch(payload: &crate::payloads::Payload, kind: crate::payloads::KindName) -> ErrorInfo {
-        ErrorInfo { code: "integrity".into(), message: payload.not_of(kind) }
-    }
-}
-
 /// A proposal as stored and as returned by the API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -64,6 +64,13 @@ pub enum Reconciled {
     Failed(ErrorInfo),
 }
 
+impl Reconciled {
+    /// A kind handed a payload of another kind: failed, `integrity`.
+    pub fn mismatch(payload: &Payload, kind: KindName) -> Reconciled {
+        Reconciled::Failed(ErrorInfo { code: "integrity".into(), message: payload.not_of(kind) })
+    }
+}
+
 /// A payload ready to store.
 #[derive(Debug, Clone)]
 pub struct Prepared {
