@@ -37,7 +37,7 @@ fn build_and_test() -> &'static [Prefix] {
 pub(super) fn covers(read_only: bool, s: &Subject, c: &Command) -> bool {
     let Some(dir) = s.facts.cwd.as_deref().filter(|_| s.in_work_roots) else { return false };
     // A working folder of `/`, the home or `~/.ssh` makes nothing "inside".
-    if assent_commands::path::project_folder(dir, super::home().as_deref()).is_err() {
+    if assent_commands::path::project_folder(dir, s.home.as_deref()).is_err() {
         return false;
     }
     let real = |p: &str| s.real_of(p);

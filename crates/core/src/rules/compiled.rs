@@ -383,7 +383,6 @@ impl Compiled {
         if !words_ok {
             return false;
         }
-        let paths: Vec<&PathArg> = c.reads.iter().chain(&c.writes).collect();
         match &self.path_m {
             None => self.takes_tool(tool),
             // An allow names a command to cover one: a path alone allows files, never
@@ -391,7 +390,7 @@ impl Compiled {
             Some(_) if allow => {
                 self.prefix.is_some()
                     && self.takes_tool(tool)
-                    && paths.iter().all(|p| self.path_hits(s, p, cwd))
+                    && c.reads.iter().chain(&c.writes).all(|p| self.path_hits(s, p, cwd))
                     && c.writes.iter().all(|p| self.covers_write_arg(s, p, cwd))
             }
             Some(_) => {

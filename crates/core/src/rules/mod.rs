@@ -308,6 +308,8 @@ pub struct Subject {
     /// Whether its working folder lies in one of the person's work roots (true when none are
     /// declared); the built-in rules allow nothing outside them.
     pub in_work_roots: bool,
+    /// The home folder, as rules compare it, read once ([`home`]).
+    pub(crate) home: Option<String>,
     /// While set, a relative path with no working folder to resolve it takes in no path rule:
     /// how the rule set tells a deny that refuses only through such a path (which then asks).
     pub(crate) relative_off: std::cell::Cell<bool>,
@@ -389,6 +391,7 @@ impl Subject {
             reals,
             can_confine,
             in_work_roots: true,
+            home: ctx.home,
             relative_off: std::cell::Cell::new(false),
         }
     }
