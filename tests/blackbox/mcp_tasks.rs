@@ -67,3 +67,22 @@ async fn a_client_without_tasks_gets_an_ordinary_answer() {
     assert_eq!((r["json"]["id"].as_str(), r["json"]["status"].as_str()), (Some(id.as_str()), Some("pending")), "{r}");
     c.finish();
 }
+
+#[tokio::test]
+async fn a_cancelled_permission_prompt_task_withdraws_its_proposal() {
+    let s = Server::start().await;
+    let mut c = Client::run("tasks_client.py", &s, "prompt", &[]);
+    assert_eq!(c.next("protocol"), "2026-07-28");
+    assert_eq!(c.next("task")["status"], "working");
+    c.next("polled");
+    c.next("cancel_sent");
+    assert_eq!(c.next("settled")["status"], "cancelled");
+    assert_eq!(c.next("result")["text"], "cancelled");
+    c.finish();
+    // A prompt nobody answers any more leaves no question: withdrawn, as a cancelled call's is.
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{page}");
+    assert_eq!(items[0]["payload"]["input"]["command"], "make deploy", "{page}");
+    assert_eq!(items[0]["status"], "withdrawn", "{page}");
+}

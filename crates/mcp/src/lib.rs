@@ -124,15 +124,18 @@ impl AssentMcp {
             .with_status_message("waiting for a person's decision in Assent");
         let task = self.tasks.spawn(options, move |cx| {
             Box::pin(async move {
+                // `tasks/cancel` cancels the call as the client's own cancellation would, and the
+                // call then ends as it does (a permission prompt withdraws its proposal).
                 let cancel = CancellationToken::new();
-                let on_cancel = cancel.clone();
-                let watch = cx.clone();
-                let watcher = tokio::spawn(async move {
-                    watch.cancelled().await;
-                    on_cancel.cancel();
-                });
-                let r = me.run(&name, args, cancel, true).await;
-                watcher.abort();
+                let run = me.run(&name, args, cancel.clone(), true);
+                tokio::pin!(run);
+                let r = tokio::select! {
+                    r = &mut run => r,
+                    () = cx.cancelled() => {
+                        cancel.cancel();
+                        run.await
+                    }
+                };
                 if cx.is_cancel_requested() { Err(TaskExit::Cancelled) } else { Ok(r) }
             })
         });
