@@ -13,7 +13,7 @@
 //! or more per entry of the program table with its riskiest options, generated from
 //! `programs.toml` itself, so a program added there is tried here.
 
-use crate::harness::{BIN, Launch, Server};
+use crate::harness::{BIN, Launch, Server, ended_within};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -381,21 +381,6 @@ fn generated(table: &str) -> Vec<String> {
 }
 
 /// What one line did, if it broke confinement.
-/// Whether `child` has ended, given up to `limit` for a signal already sent to land (`kill -9`
-/// returns before its target is gone, and sooner than that under load).
-fn ended_within(child: &mut std::process::Child, limit: std::time::Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
-    loop {
-        if child.try_wait().ok().flatten().is_some() {
-            return true;
-        }
-        if std::time::Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
 fn broke(
     scene: &Scene,
     before: &BTreeMap<PathBuf, String>,

@@ -382,16 +382,34 @@ impl Launch for Command {
     }
 }
 
-/// Whether `child` ends within `within`, looked at every 50 ms.
-pub async fn ends_within(child: &mut Child, within: Duration) -> bool {
-    let every = Duration::from_millis(50);
-    for _ in 0..within.as_millis() / every.as_millis() {
-        if child.try_wait().unwrap().is_some() {
+/// Whether `child` ends within `limit`, looked at every 10 ms (a `kill -9` returns before its
+/// target is gone, and sooner than that under load).
+pub fn ended_within(child: &mut Child, limit: Duration) -> bool {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if child.try_wait().ok().flatten().is_some() {
             return true;
         }
-        tokio::time::sleep(every).await;
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
-    false
+}
+
+/// [`ended_within`] for a test whose runtime must keep serving while it waits (the child calls
+/// a server of the test's own, such as a [`Recorder`]): it sleeps on the runtime, not the thread.
+pub async fn ends_within(child: &mut Child, limit: Duration) -> bool {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if child.try_wait().ok().flatten().is_some() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// A scratch folder holding one file, `name`, with `content`: the folder (removed when dropped)
