@@ -92,8 +92,9 @@ pub async fn decide(
     edits: Option<Value>,
     allow_similar: Option<assent_core::proposal::AllowSimilar>,
     seen: Option<String>,
+    run: Option<assent_core::confine::RunIn>,
 ) -> Res<assent_core::engine::Decided> {
-    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar, seen };
+    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar, seen, run };
     Ok(d.engine.decide_one(&d.engine.person(Channel::App), &id, req).await?)
 }
 

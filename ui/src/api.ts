@@ -34,6 +34,8 @@ export interface DecideOptions {
   allowSimilar?: AllowSimilar;
   /** The payload hash of the proposal on screen: a decision for any other is refused. */
   seen?: string;
+  /** Where an approved command runs, when the person chose other than its box. */
+  run?: "read" | "workspace" | "unconfined";
 }
 
 export interface ListParams {

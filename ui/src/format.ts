@@ -105,3 +105,10 @@ export const SHOWN_CHARS = 64_000;
 export function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
 }
+
+/** What a box lets a command do, in words (the `read` and `workspace` profiles). */
+export function boxWords(profile: string): string {
+  return profile === "read"
+    ? "it reads this folder only (its secret files hidden), writes nothing, and reaches no network, no process outside and none of your secrets"
+    : "it writes inside this folder only, never its executable configuration (.git, package.json, Makefile, .claude, ...), and reaches no network, no process outside and none of your secrets";
+}

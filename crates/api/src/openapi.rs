@@ -41,6 +41,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
         422,
         &[
             "ambiguous_group",
+            "box_unavailable",
             "feedback_required",
             "forbidden_header",
             "host_not_allowed",
@@ -67,6 +68,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_push_after",
             "invalid_payload",
             "invalid_request",
+            "invalid_run",
             "invalid_scheme",
             "invalid_secret",
             "invalid_url",

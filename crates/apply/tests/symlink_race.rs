@@ -38,7 +38,7 @@ async fn a_folder_swapped_for_a_link_never_puts_a_write_in_a_protected_place() {
     let policy = Arc::new(PathPolicy { protected: vec![secret.clone()], ..Default::default() });
     let write = FileWrite { policy: policy.clone() };
     let delete = FileDelete { policy };
-    let ctx = PrepareCtx { agent: "default".into(), credentials: Arc::default() };
+    let ctx = PrepareCtx { agent: "default".into(), credentials: Arc::default(), can_box: Vec::new() };
 
     // Proposed while the folder is what it seems: new files, replaced files, deletes.
     let mut approved = Vec::new();

@@ -77,7 +77,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// The whole preview as a proposal computes it: the median of `RUNS`, and its stats.
 fn assent_preview(target: &Path, new: &str) -> Result<(Duration, serde_json::Value)> {
     let kind = FileWrite { policy: Arc::new(PathPolicy::default()) };
-    let ctx = PrepareCtx { agent: "bench".into(), credentials: Arc::new(Default::default()) };
+    let ctx = PrepareCtx { agent: "bench".into(), credentials: Arc::new(Default::default()), can_box: Vec::new() };
     let mut times = Vec::with_capacity(RUNS);
     let mut preview = json!(null);
     for _ in 0..RUNS {

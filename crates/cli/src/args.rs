@@ -87,6 +87,11 @@ pub enum Command {
         /// SHA-256 (the `sha256` line). One proposal at a time.
         #[arg(long, value_name = "SHA256")]
         seen: Option<String>,
+        /// Where an approved command runs: `read` or `workspace` (a box), or `unconfined` (as
+        /// the client runs it, with everything you can reach). Default: the box `assent show`
+        /// names ("runs in"). One proposal at a time.
+        #[arg(long, value_name = "BOX", value_parser = ["read", "workspace", "unconfined"])]
+        run: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

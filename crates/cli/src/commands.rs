@@ -127,6 +127,8 @@ pub struct Decide {
     pub similar: Option<Option<i64>>,
     /// The SHA-256 of the payload the person was shown (one proposal).
     pub seen: Option<String>,
+    /// Where an approved command runs (`read`, `workspace`, `unconfined`; one proposal).
+    pub run: Option<String>,
     /// Print JSON.
     pub json: bool,
 }
@@ -146,6 +148,9 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
     }
     if d.seen.is_some() {
         bail!("--seen goes with one proposal at a time");
+    }
+    if d.run.is_some() {
+        bail!("--run goes with one proposal at a time");
     }
     let body = match &group {
         Some(g) => json!({"group_id": g, "agent": agent, "outcome": d.outcome, "reason": d.reason}),
@@ -221,6 +226,9 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
     }
     if let Some(seen) = d.seen {
         body["seen"] = json!(seen);
+    }
+    if let Some(run) = d.run {
+        body["run"] = json!(run);
     }
     let client = Client::owner(home)?;
     let decided = client.api.decide(id, &body).await.map_err(|e| client.failed(e))?;

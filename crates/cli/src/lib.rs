@@ -143,9 +143,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { targets, reason, edits, allow_similar, for_, seen, json } => {
+        Command::Approve { targets, reason, edits, allow_similar, for_, seen, run, json } => {
             let similar = allow_similar.then_some(for_);
-            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, seen, json };
+            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, seen, run, json };
             commands::decide_many(&home, targets, d).await
         }
         Command::Reject { targets, reason, seen, json } => {
@@ -156,6 +156,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 edits: None,
                 similar: None,
                 seen,
+                run: None,
                 json,
             };
             commands::decide_many(&home, targets, d).await
@@ -169,6 +170,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 edits: None,
                 similar: None,
                 seen: None,
+                run: None,
                 json,
             };
             commands::decide(&home, &id, d).await
@@ -200,7 +202,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// The `assent` binary's entry point.
 pub fn main() -> ExitCode {
-    // The second stage of a confined `workspace` run (inside bubblewrap's mounts): confine this
+    // The second stage of a box (inside bubblewrap's namespaces): add the inner layers to this
     // process and execute the command, before any thread or anything else.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
@@ -263,6 +265,13 @@ fn hook_only(args: &[std::ffi::OsString]) -> Option<Cli> {
 /// wrote to standard output is flushed (it starts without Rust's runtime, which would).
 pub fn runner_main() -> u8 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The second stage of a box: add the inner layers and execute the command, before anything
+    // else (this process has one thread).
+    if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
+        let e = assent_confine::stage_two(&args[2..]);
+        eprintln!("assent run: nothing run: {e}");
+        return run::CANNOT_CONFINE;
+    }
     let code = if let Some(result) = run::quick(&args) {
         code(result)
     } else if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {

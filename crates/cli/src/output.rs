@@ -153,6 +153,14 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
         if d.edited_payload.is_some() {
             kv("edited", "yes: the approved payload differs from the proposed one".into());
         }
+        let boxable = matches!(&p.preview, Preview::ToolCall(t) if t.runs_in.is_some());
+        match d.confine {
+            Some(b) => kv("runs in", format!("the {} box", b.as_str())),
+            None if boxable && d.outcome == assent_core::proposal::Outcome::Approve => {
+                kv("runs in", "no box: unconfined, as the person chose".into())
+            }
+            None => {}
+        }
     }
     if let Some(e) = &p.error {
         kv("error", format!("{}: {}", e.code, e.message));
@@ -171,6 +179,13 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
                 if let Some(v) = v {
                     o.push_str(&format!("  {label:<6} {} (as the client reports)\n", safe(v)));
                 }
+            }
+            if let Some(b) = t.runs_in {
+                let how = assent_confine::Profile::parse(b.as_str()).map_or("", |p| p.in_words());
+                o.push_str(&format!(
+                    "  runs in the {} box when approved ({how}); `--run unconfined` runs it as the client would\n",
+                    b.as_str()
+                ));
             }
             o.push_str("  input\n");
             for l in t.input_text.lines() {

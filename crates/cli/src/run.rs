@@ -132,7 +132,7 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
     let a = from_ticket(&home, id)?;
     if a.profile == assent_confine::Profile::Read {
         let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
-        return Some(Err(refuse(format!("{id} not run: {}", assent_confine::exec(&spec, &home.runs().join("tmp"))))));
+        return Some(Err(refuse(format!("{id} not run: {}", assent_confine::exec(&spec)))));
     }
     Some(execute(id, a))
 }

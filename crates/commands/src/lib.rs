@@ -15,6 +15,8 @@
 //! - [`executable`] and `executable.toml`: files whose content tools run as code (a
 //!   `Makefile`, `package.json`, `.git/config`), which no rule on files covers unless it names
 //!   the file.
+//! - [`secrets`]: files inside a project that hold secrets (`.env`, private keys, registry
+//!   tokens), which no read a rule allows may touch.
 //!
 //! Every bound is fixed ([`shell::MAX_LEN`], [`shell::MAX_WORDS`], [`shell::MAX_DEPTH`],
 //! [`shell::MAX_OPENERS`]): past one, the line is opaque, so an agent's input costs a bounded
@@ -26,6 +28,7 @@ pub mod executable;
 pub mod host;
 mod opts;
 pub mod path;
+pub mod secrets;
 pub mod shell;
 pub mod table;
 pub mod word;
@@ -104,7 +107,17 @@ impl Command {
             && self.words.iter().all(Option::is_some)
             && self.effects.only_reads()
             && self.writes.is_empty()
-            && self.reads.iter().all(|r| path_inside_by(r, dir, real))
+            && self.reads.iter().all(|r| path_inside_by(r, dir, real) && !names_secret(r))
+    }
+}
+
+/// Whether `p` names a file that holds secrets ([`secrets`]): a read of it is no read a rule
+/// allows without the person, inside the folder or not.
+fn names_secret(p: &PathArg) -> bool {
+    match p {
+        PathArg::At(path) | PathArg::Relative(path) => secrets::is_secret(path),
+        PathArg::Pattern { pattern, .. } => secrets::is_secret(pattern),
+        PathArg::Unknown(_) => false,
     }
 }
 

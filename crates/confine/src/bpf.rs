@@ -25,6 +25,9 @@ pub(crate) enum Check {
     /// Refused (`EPERM`) when the low 32 bits of argument `arg` have any of `bits` set (flags
     /// all in the low 32 bits, such as `clone`'s namespaces).
     AnyBit { arg: u8, bits: u32 },
+    /// Refused with `errno` unless the low 32 bits of argument `arg` equal one of `values` (a
+    /// socket's family, of which a box allows a few).
+    NotIn { arg: u8, values: Vec<u32>, errno: u32 },
 }
 
 /// `BPF_LD | BPF_W | BPF_ABS` (the class and size are 0), then `BPF_JMP | BPF_JEQ | BPF_K` and
@@ -75,6 +78,15 @@ fn handler(check: &Check) -> Result<Vec<sock_filter>, String> {
                 h.push(jump(JEQ, *v, values.len() - i, 0)?);
             }
             h.extend([stmt(RET, RET_ALLOW), stmt(RET, RET_ERRNO | libc::EPERM as u32)]);
+            h
+        }
+        Check::NotIn { arg, values, errno } => {
+            let mut h = vec![stmt(LD_W_ABS, low(*arg))];
+            for (i, v) in values.iter().enumerate() {
+                // On a match, past the other comparisons and the refusal, to the allow.
+                h.push(jump(JEQ, *v, values.len() - i, 0)?);
+            }
+            h.extend([stmt(RET, RET_ERRNO | (errno & 0xffff)), stmt(RET, RET_ALLOW)]);
             h
         }
         Check::AnyBit { arg, bits } => vec![
@@ -180,6 +192,7 @@ mod tests {
         r.push((16, Check::Equals { arg: 1, values: vec![0x5412, 0x541c] }));
         r.push((56, Check::AnyBit { arg: 0, bits: 0x1000_0000 | 0x2_0000 }));
         r.push((435, Check::Refuse(38)));
+        r.push((41, Check::NotIn { arg: 0, values: vec![1, 2, 10], errno: 97 }));
         r
     }
 
@@ -204,8 +217,13 @@ mod tests {
         for (flags, want) in [(0x1000_0000 | 0x11, eperm), (0x2_0000, eperm), (0x11, RET_ALLOW), (1 << 40, RET_ALLOW)] {
             assert_eq!(run(&prog, arch, 56, [flags, 0, 0, 0, 0, 0]), want, "clone {flags:#x}");
         }
+        for (family, want) in
+            [(1, RET_ALLOW), (2, RET_ALLOW), (10, RET_ALLOW), (16, RET_ERRNO | 97), (40, RET_ERRNO | 97)]
+        {
+            assert_eq!(run(&prog, arch, 41, [family, 0, 0, 0, 0, 0]), want, "socket {family}");
+        }
         // x32 and beyond, and another architecture.
-        for nr in [X32, X32 | 41, u32::MAX] {
+        for nr in [X32, X32 | 4100, u32::MAX] {
             assert_eq!(run(&prog, arch, nr, [0; 6]), eperm, "{nr:#x}");
         }
         assert_eq!(run(&prog, 0x4000_0003, 41, [0; 6]), RET_KILL_PROCESS);

@@ -1,6 +1,6 @@
 //! Finding a folder's executable configuration (`.git/config`, `package.json`, `Makefile`,
-//! `.vscode`, ...): what a `workspace` run mounts read-only, and removes after if the command
-//! created it.
+//! `.vscode`, `.claude`, ...): what a `workspace` box mounts read-only, and removes after if the
+//! command created it; and its secrets (`.env`, keys), which a `read` box hides.
 
 use crate::Error;
 use std::path::{Path, PathBuf};
@@ -32,12 +32,25 @@ const NOT_SEARCHED: &[&str] = &[
 /// The most entries looked at when searching a folder for its executable configuration.
 const MAX_SEARCHED: usize = 100_000;
 
-/// The executable configuration in `cwd` (`.git/config`, `package.json`, `Makefile`,
-/// `.vscode`, ...), each file or folder once; and the folders that are executable configuration
-/// by their place alone (`.git`), whose listed parts are among the first.
-pub(crate) fn executable_configuration(cwd: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
-    let mut found = Vec::new();
-    let mut anchors = Vec::new();
+/// What a box needs to know of its working folder before it is built.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// The executable configuration (`.git/config`, `package.json`, `Makefile`, `.vscode`,
+    /// `.claude`, ...), each file or folder once (`workspace`: mounted read-only).
+    pub(crate) executable: Vec<PathBuf>,
+    /// The folders that are executable configuration by their place alone (`.git`), whose listed
+    /// parts are among the first.
+    pub(crate) anchors: Vec<PathBuf>,
+    /// Files that hold secrets (`.env`, private keys: see [`assent_commands::secrets`];
+    /// `read`: hidden).
+    pub(crate) secrets: Vec<PathBuf>,
+}
+
+/// What `profile` needs of `cwd` (see [`Found`]): for `workspace` its executable
+/// configuration, for `read` its secrets.
+pub(crate) fn found(cwd: &Path, profile: crate::Profile) -> Result<Found, Error> {
+    let wants_secrets = profile == crate::Profile::Read;
+    let mut f = Found::default();
     let mut seen = 0;
     let mut stack = vec![cwd.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -46,40 +59,49 @@ pub(crate) fn executable_configuration(cwd: &Path) -> Result<(Vec<PathBuf>, Vec<
             seen += 1;
             if seen > MAX_SEARCHED {
                 return Err(Error::Folder(format!(
-                    "`{}` holds more than {MAX_SEARCHED} files outside its dependencies and build output: too many to find its executable configuration",
+                    "`{}` holds more than {MAX_SEARCHED} files outside its dependencies and build output: too many to build its box",
                     cwd.display()
                 )));
             }
             let path = e.path();
+            let Ok(t) = e.file_type() else { continue };
+            let name = e.file_name();
+            if wants_secrets {
+                if t.is_file() && name.to_str().is_some_and(assent_commands::secrets::is_secret) {
+                    f.secrets.push(path);
+                } else if t.is_dir() && !NOT_SEARCHED.iter().any(|n| name == *n) {
+                    stack.push(path);
+                }
+                continue;
+            }
             let rel = path.strip_prefix(cwd).unwrap_or(&path).to_string_lossy().into_owned();
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-            if is_dir && assent_commands::executable::holds_listed(&rel) {
-                anchors.push(path.clone());
+            if t.is_dir() && assent_commands::executable::holds_listed(&rel) {
+                f.anchors.push(path.clone());
                 stack.push(path);
                 continue;
             }
             if assent_commands::executable::is_executable(&rel) {
                 // A link is protected where it leads (a write through it lands there); one
-                // leading out of the folder needs nothing: Landlock keeps writes in the folder.
-                if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                // leading out of the folder needs nothing: outside the folder is read-only.
+                if t.is_symlink() {
                     if let Ok(target) = std::fs::canonicalize(&path)
                         && target.starts_with(cwd)
                     {
-                        found.push(target);
+                        f.executable.push(target);
                     }
                 } else {
-                    found.push(path);
+                    f.executable.push(path);
                 }
                 continue;
             }
-            let name = e.file_name();
-            if is_dir && !NOT_SEARCHED.iter().any(|n| name == *n) {
+            if t.is_dir() && !NOT_SEARCHED.iter().any(|n| name == *n) {
                 stack.push(path);
             }
         }
     }
-    found.sort();
-    found.dedup();
-    anchors.sort();
-    Ok((found, anchors))
+    for v in [&mut f.executable, &mut f.anchors, &mut f.secrets] {
+        v.sort();
+        v.dedup();
+    }
+    Ok(f)
 }

@@ -1,34 +1,36 @@
 //! # assent-confine
 //!
-//! Runs a command confined by the kernel to what a rule allows. A rule's allow is not trusted to
-//! a reading of the command: bash, git, npm and cargo run code from configuration, options and
-//! files in ways no table of programs lists, so what a rule lets run without a person runs here,
-//! where the kernel, not the reader, says what it may touch.
+//! Runs a command in a box: the kernel, not a reading of the command, says what it may touch.
+//! bash, git, npm and cargo run code from configuration, options and files in ways no table of
+//! programs lists, so every command an agent runs through Assent, allowed by a rule or approved
+//! by a person, runs here.
 //!
-//! - [`Profile`]: what a confined command may do. `read` reads the working folder and what
-//!   programs need to start (system folders, toolchains), writes nothing but `/dev/null` and a
-//!   private temporary folder, has no network, sends no signal and reaches no socket outside its
-//!   sandbox, gains no privilege, and sees an environment cut to an allow-list. `workspace` is
-//!   `read` plus writes inside the working folder, except its executable configuration (`.git`,
-//!   `package.json`, a `Makefile`, ...), which bubblewrap mounts read-only over itself; what the
-//!   command creates of it is removed after.
-//! - [`Support`]: what this kernel can enforce, and what is missing for a profile (a rule that
-//!   needs a profile the kernel cannot enforce does not allow: the call asks).
-//! - [`run`]: the command run under a profile, from a thread of its own that confines itself
-//!   (Landlock, then seccomp) and spawns the command, which inherits both and can never shed them.
+//! - [`Profile`]: what a boxed command sees and may do. `read` sees the working folder
+//!   read-only (its secret files hidden), what programs need to start (system folders, the
+//!   entries of `/etc` programs read, the toolchains' binaries), an empty home and a private
+//!   `/tmp`; no network, no process outside, no capability, an environment cut to an
+//!   allow-list. `workspace` is `read` plus writes inside the working folder, except its
+//!   executable configuration (`.git`, `package.json`, a `Makefile`, the agents' own `.claude`,
+//!   ...), mounted read-only over itself; what the command creates of it is removed after.
+//! - [`Support`]: what this system can build (a rule that needs a box the system cannot build
+//!   does not allow: the call asks, and `assent doctor` says why).
+//! - [`run`] and [`exec`]: the command run in its box.
 //!
 //! The layers, and what each one stops:
 //!
 //! | layer | stops |
 //! |---|---|
-//! | Landlock (ABI 6+) filesystem rights | reads outside the folder and the system, every write but `/dev/null` and the private temporary folder, truncation, device ioctls |
-//! | Landlock TCP rights | TCP connect and bind |
-//! | Landlock scopes | signals to processes outside the sandbox, abstract UNIX sockets outside it; `ptrace` and `/proc/PID/environ` of outside processes |
-//! | seccomp | creating any socket (UDP, netlink, UNIX: the session bus and the keychain behind it), io_uring (which would bypass the rest), kernel keyrings, `ptrace`, terminal input injection (`TIOCSTI`), changing modes, owners, times and extended attributes of files, mounts and namespaces |
+//! | user namespace (bubblewrap), capabilities dropped | every capability over anything outside: root inside is not root outside (as root, the box runs as `nobody`) |
+//! | PID namespace | seeing, signalling, tracing, limiting (`prlimit`), renicing or pinning any process outside; a process outliving the run (the namespace's init ends with the command, and the kernel kills the rest) |
+//! | network namespace | every network but the box's own loopback; abstract UNIX sockets outside |
+//! | IPC, UTS, cgroup namespaces | shared memory and queues outside, the host's name, the cgroup tree |
+//! | mount namespace | every file not named: the home (an empty one of the box's own), other projects, `/etc` but its named entries, devices but null, zero, full, random, urandom and tty; writes outside the folder (`workspace`) and the private `/tmp` |
+//! | Landlock (where the kernel has it, best effort to ABI 6) | the same walls again, should a mount be wrong: writes only to the folder and the box's own folders, signals and abstract sockets only inside |
+//! | seccomp | socket families other than UNIX and IP (`vsock` reaches a VM's host whatever the namespace), device nodes, file handles, mounts, namespaces, io_uring, keyrings, `ptrace`, the clock, the host name, the kernel log, fanotify, kexec, modules, quotas, terminal input injection (a reviewed list: `refused.rs`) |
 //! | the environment | tokens, keys and secrets in the client's environment |
 //!
-//! Linux only: elsewhere [`Support::detect`] reports nothing can be confined, so no rule allows a
-//! command that needs confinement.
+//! Linux only: elsewhere [`Support::detect`] reports that no box can be built, so no rule allows
+//! a command that needs one.
 
 #[cfg(target_os = "linux")]
 mod bpf;
@@ -76,10 +78,10 @@ impl Profile {
     pub fn in_words(self) -> &'static str {
         match self {
             Profile::Read => {
-                "reads the working folder only; writes nothing; no network; no secrets from the environment"
+                "in a box: reads the working folder only (its secret files hidden); writes nothing; no network; no process outside; no secrets from the environment"
             }
             Profile::Workspace => {
-                "writes inside the working folder only, never its executable configuration (.git, package.json, Makefile, ...); no network; no secrets from the environment"
+                "in a box: writes inside the working folder only, never its executable configuration (.git, package.json, Makefile, .claude, ...); no network; no process outside; no secrets from the environment"
             }
         }
     }
@@ -107,64 +109,75 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
-/// What the kernel can enforce.
+/// What this system can build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Support {
-    /// The Landlock ABI version (0: none, or not enabled).
+    /// Whether a box's namespaces can be made (bubblewrap installed, unprivileged user
+    /// namespaces allowed); why not, when they cannot.
+    pub namespaces: Result<(), String>,
+    /// The Landlock ABI version (0: none, or not enabled, or withheld for a test): a layer
+    /// inside the box where there is one.
     pub landlock_abi: u32,
     /// Whether seccomp filters can be installed.
     pub seccomp: bool,
 }
 
-/// The oldest Landlock ABI a profile is enforced with: 6 (Linux 6.12) brings the signal and
-/// abstract-socket scopes; 3 brought truncation, 4 TCP, 5 device ioctls.
-pub const MIN_LANDLOCK_ABI: u32 = 6;
+/// The Landlock ABI the box's Landlock layer is written for (6, Linux 6.12: the signal and
+/// abstract-socket scopes); an older one enforces what it has of it, and none leaves the box to
+/// its namespaces and seccomp.
+pub const LANDLOCK_ABI_USED: u32 = 6;
 
 impl Support {
-    /// What this kernel can enforce (cheap: a ruleset is created and dropped per ABI tried).
+    /// What this system can build (found once per process: a box is built that runs `true`).
     pub fn detect() -> Support {
         #[cfg(target_os = "linux")]
         {
-            Support { landlock_abi: linux::landlock_abi(), seccomp: linux::seccomp_available() }
+            let landlock_abi = if linux::landlock_withheld() { 0 } else { linux::landlock_abi() };
+            Support { namespaces: linux::namespaces(), landlock_abi, seccomp: linux::seccomp_available() }
         }
         #[cfg(not(target_os = "linux"))]
         {
-            Support { landlock_abi: 0, seccomp: false }
+            Support {
+                namespaces: Err("the box is built from Linux namespaces; this system has none".into()),
+                landlock_abi: 0,
+                seccomp: false,
+            }
         }
     }
 
-    /// What is missing to enforce `profile` (empty: it can be).
-    pub fn missing(&self, profile: Profile) -> Vec<String> {
+    /// What is missing to build a box of `profile` (empty: it can be). Both profiles need the
+    /// same: the namespaces and seccomp; Landlock is a layer added where there is one.
+    pub fn missing(&self, _profile: Profile) -> Vec<String> {
         let mut out = Vec::new();
         if !cfg!(target_os = "linux") {
-            out.push("confinement needs Linux (Landlock and seccomp)".to_string());
+            out.push("the box needs Linux (namespaces and seccomp)".to_string());
             return out;
         }
-        if self.landlock_abi == 0 {
-            out.push(
-                "Landlock is not enabled in this kernel (Linux 6.12 or newer with `lsm=landlock,...`)".to_string(),
-            );
-        } else if self.landlock_abi < MIN_LANDLOCK_ABI {
-            out.push(format!(
-                "Landlock ABI {} is older than {MIN_LANDLOCK_ABI} (Linux 6.12), which scopes signals and sockets",
-                self.landlock_abi
-            ));
+        if let Err(why) = &self.namespaces {
+            out.push(why.clone());
         }
         if !self.seccomp {
             out.push("seccomp filters are not available".to_string());
         }
-        if profile == Profile::Workspace && !bwrap_works() {
-            out.push(
-                "bubblewrap (`bwrap`) does not run here, which keeps executable configuration read-only (install it; it needs unprivileged user namespaces)"
-                    .to_string(),
-            );
-        }
         out
     }
 
-    /// Whether `profile` can be enforced.
+    /// Whether a box of `profile` can be built.
     pub fn can(&self, profile: Profile) -> bool {
         self.missing(profile).is_empty()
+    }
+
+    /// The layers a box has here, in words (`namespaces, seccomp, Landlock ABI 7`).
+    pub fn layers(&self) -> String {
+        let mut l = vec!["user, PID, network, IPC, UTS and mount namespaces (bubblewrap)".to_string()];
+        if self.seccomp {
+            l.push("seccomp".into());
+        }
+        l.push(match self.landlock_abi {
+            0 => "no Landlock (the kernel has none: the namespaces and seccomp hold alone)".to_string(),
+            n => format!("Landlock ABI {n}"),
+        });
+        l.join(", ")
     }
 }
 
@@ -213,7 +226,7 @@ pub fn env_kept(name: &str) -> bool {
     ENV_KEPT.contains(&name) || name.starts_with("LC_")
 }
 
-/// The environment a confined command gets: the kept variables of `from`, the private temporary
+/// The environment a boxed command gets: the kept variables of `from`, the private temporary
 /// folder as `TMPDIR`, and git told to take no global configuration and no optional locks.
 pub fn environment(from: impl IntoIterator<Item = (OsString, OsString)>, tmp: &Path) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> =
@@ -234,25 +247,11 @@ pub fn folder_ok(dir: &Path, home: Option<&Path>) -> Result<(), String> {
     assent_commands::path::project_folder(d, home.and_then(Path::to_str))
 }
 
-/// Whether bubblewrap runs here (it mounts a workspace's executable configuration read-only;
-/// it needs user namespaces unless run as root). Tried once, with a process: only a `workspace`
-/// profile asks.
-pub fn bwrap_works() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        linux::bwrap_works()
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
-}
-
-/// Runs `spec` confined and waits for it: its exit status. Standard input, output and error
-/// are the caller's. Nothing runs unless every layer is in force.
+/// Runs `spec` in its box and waits for it (and for every process of the box to end): its exit
+/// status. Standard input, output and error are the caller's. Nothing runs unless the box can be
+/// built.
 pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
-    let support = Support::detect();
-    let missing = support.missing(spec.profile);
+    let missing = Support::detect().missing(spec.profile);
     if !missing.is_empty() {
         return Err(Error::Unsupported { profile: spec.profile.as_str(), missing });
     }
@@ -266,44 +265,17 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     }
 }
 
-/// Runs a `read` spec confined in this process, which becomes the command (no second process
-/// waits on it): for a process with one thread. Its private temporary folder is made in
-/// `tmp_root`, named after this process and when it started, and stays until
-/// [`prune_temporary`] finds that process gone. Returns only when nothing could be run, with why.
-///
-/// All of it is done on this thread: a second thread that made the ruleset while the caller
-/// checked the ticket started a third of a millisecond late (an idle core woken), which cost
-/// more than it saved.
-pub fn exec(spec: &Spec, tmp_root: &Path) -> Error {
+/// Runs a `read` spec in its box from this process, which becomes the box (no second process
+/// waits on it, and a read leaves nothing to clean up). Returns only when nothing could be run,
+/// with why.
+pub fn exec(spec: &Spec) -> Error {
     #[cfg(target_os = "linux")]
     {
-        // The ruleset requires what the profile needs (it fails where the kernel cannot); what
-        // is missing is looked up only then, for the message.
-        match linux::ready(tmp_root) {
-            Ok(ready) => linux::exec(spec, ready),
-            Err(e) => {
-                let missing = Support::detect().missing(Profile::Read);
-                if missing.is_empty() { e } else { Error::Unsupported { profile: Profile::Read.as_str(), missing } }
-            }
-        }
+        linux::exec(spec)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = tmp_root;
         Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
-    }
-}
-
-/// Removes the temporary folders [`exec`] made in `tmp_root` whose command has ended.
-pub fn prune_temporary(tmp_root: &Path) {
-    let Ok(entries) = std::fs::read_dir(tmp_root) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some((pid, start)) = name.to_str().and_then(|n| n.split_once('-')) else { continue };
-        let alive = pid.parse().ok().and_then(process).is_some_and(|p| p.start == start);
-        if !alive {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
     }
 }
 
@@ -336,12 +308,12 @@ pub fn process(pid: u32) -> Option<Process> {
     Some(Process { parent: fields.get(1)?.parse().ok()?, start: fields.get(19)?.to_string() })
 }
 
-/// The first argument that makes a binary the second stage of a `workspace` run: inside
-/// bubblewrap's mounts, it confines itself and executes the command ([`stage_two`]). A binary
-/// that runs `workspace` commands dispatches it before anything else (before any thread).
+/// The first argument that makes a binary the second stage of a box: inside bubblewrap's
+/// namespaces, it adds Landlock and seccomp to itself and executes the command ([`stage_two`]).
+/// A binary that runs boxes dispatches it before anything else (before any thread).
 pub const STAGE_TWO: &str = "__assent-confined-exec";
 
-/// The second stage of a `workspace` run (`args`: what follows [`STAGE_TWO`]): confines this
+/// The second stage of a box (`args`: what follows [`STAGE_TWO`]): adds the inner layers to this
 /// process and executes the command; returns only on failure, with why.
 pub fn stage_two(args: &[OsString]) -> Error {
     #[cfg(target_os = "linux")]
@@ -358,25 +330,6 @@ pub fn stage_two(args: &[OsString]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn temporary_folders_of_ended_commands_are_pruned() {
-        let root = std::env::temp_dir().join(format!("assent-tmp-prune-{}", std::process::id()));
-        let me = process(std::process::id()).expect("this process");
-        let (live, ended, reused) = (
-            root.join(format!("{}-{}", std::process::id(), me.start)),
-            root.join("4194304-1"),
-            // The same id, started at another time: another process.
-            root.join(format!("{}-{}0", std::process::id(), me.start)),
-        );
-        for d in [&live, &ended, &reused] {
-            std::fs::create_dir_all(d).expect("made");
-        }
-        prune_temporary(&root);
-        assert!(live.exists() && !ended.exists() && !reused.exists());
-        let _ = std::fs::remove_dir_all(&root);
-    }
 
     #[test]
     fn folders_that_are_not_projects() {

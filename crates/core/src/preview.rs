@@ -81,6 +81,12 @@ pub struct ToolPreview {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub permission_mode: Option<String>,
+    /// The box an approval runs the command in unless the person chooses otherwise (the
+    /// decision's `run`); none: approving runs it as the client runs it (not a command the
+    /// client runs through Assent, or this system builds no box: a note says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub runs_in: Option<crate::confine::Confine>,
     /// Assent's own notes on the call (never the agent's words), such as what the client does
     /// with an edited call.
     #[serde(default)]

@@ -88,8 +88,8 @@ pub struct Decision {
     /// The rule that decided, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
-    /// The confinement an approved command runs under (`assent run`), when the rule that
-    /// allowed it confines it; its receipt says so too.
+    /// The box an approved command runs in (`assent run`): the rule's that allowed it, or the
+    /// one the person approved it in; none: as the client runs it. Its receipt says so too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub confine: Option<crate::confine::Confine>,
@@ -398,6 +398,12 @@ pub struct DecisionRequest {
     #[cfg_attr(feature = "ts", ts(type = "string | null", optional))]
     #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-f]{64}$"))]
     pub seen: Option<String>,
+    /// Where an approved command runs (approve only, a command the client runs through Assent):
+    /// in the `read` or `workspace` box, or `unconfined` (the person's explicit choice). None:
+    /// in the box its preview names (`runs_in`).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub run: Option<crate::confine::RunIn>,
 }
 
 /// "Approve and allow similar": how long the rule lasts.

@@ -176,10 +176,7 @@ fn confinement() -> Vec<assent_core::confine::Confine> {
         }
     }
     if !can.is_empty() {
-        tracing::info!(
-            landlock_abi = support.landlock_abi,
-            "commands that rules allow confined run under Landlock and seccomp"
-        );
+        tracing::info!(layers = %support.layers(), "commands run in a box");
     }
     can
 }
@@ -347,12 +344,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         loop {
             every.tick().await;
             let runs = runs.clone();
-            let _ = tokio::task::spawn_blocking(move || {
-                prune_runs(&runs);
-                // And the temporary folders of confined reads that have ended.
-                assent_confine::prune_temporary(&runs.join("tmp"));
-            })
-            .await;
+            let _ = tokio::task::spawn_blocking(move || prune_runs(&runs)).await;
         }
     });
 

@@ -152,7 +152,15 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
                     _ => (Outcome::Reject, Some("Rejected from the notification".to_string())),
                 };
                 let actor = engine.person(Channel::Notification);
-                let req = DecisionRequest { outcome, reason, feedback: None, edits: None, allow_similar: None, seen };
+                let req = DecisionRequest {
+                    outcome,
+                    reason,
+                    feedback: None,
+                    edits: None,
+                    allow_similar: None,
+                    seen,
+                    run: None,
+                };
                 match engine.decide(&actor, &p, req).await {
                     Ok(done) => {
                         tracing::info!(proposal = %p, status = %done.status.as_str(), "decided from a notification")

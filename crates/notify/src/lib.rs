@@ -129,6 +129,11 @@ pub(crate) fn what(p: &Proposal) -> String {
     };
     let line = assent_core::invisible::make_visible(&line);
     let mut out: String = line.chars().take(160).collect();
+    if let Preview::ToolCall(t) = &p.preview
+        && let Some(b) = t.runs_in
+    {
+        out.push_str(&format!("\nApprove runs it in the {} box", b.as_str()));
+    }
     if !p.preview.invisible_characters().is_empty() {
         out.push_str("\n⚠ contains hidden characters");
     }

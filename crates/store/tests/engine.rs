@@ -38,6 +38,7 @@ fn approve() -> DecisionRequest {
         edits: None,
         allow_similar: None,
         seen: None,
+        run: None,
     }
 }
 

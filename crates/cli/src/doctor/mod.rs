@@ -301,36 +301,21 @@ async fn database(home: &Home) -> Check {
 }
 
 /// Where Claude Code keeps its settings, and what in them points at Assent.
-/// Whether commands a rule allows only confined can run confined here; where they cannot, those
-/// rules ask instead (safe, but the built-in read-only rule then asks for every read).
+/// Whether commands can run in a box here; where they cannot, every rule that runs a command
+/// in a box asks instead (safe, but the built-in read-only rule then asks for every read), and
+/// what the person approves runs only if they choose to run it unconfined.
 fn confinement() -> Check {
     use assent_confine::Profile;
     let support = assent_confine::Support::detect();
-    let read = support.missing(Profile::Read);
-    let workspace = support.missing(Profile::Workspace);
-    match (read.is_empty(), workspace.is_empty()) {
-        (true, true) => Check::ok(
-            "confinement",
-            format!(
-                "Landlock ABI {}, seccomp and bubblewrap: commands rules allow run confined (`assent run`: read, workspace)",
-                support.landlock_abi
-            ),
-        ),
-        (true, false) => Check::note(
-            "confinement",
-            format!(
-                "reads run confined (Landlock ABI {}); the workspace profile cannot be: {}; builds and tests ask instead",
-                support.landlock_abi,
-                workspace.join("; ")
-            ),
-            "install bubblewrap (`apt install bubblewrap`) where user namespaces are allowed",
-        ),
-        _ => Check::note(
-            "confinement",
-            format!("commands cannot be confined: {}; rules that confine ask instead", read.join("; ")),
-            "a kernel with Landlock ABI 6 or newer (Linux 6.12+, `landlock` in the lsm= boot list) confines them",
-        ),
+    let missing = support.missing(Profile::Workspace);
+    if missing.is_empty() {
+        return Check::ok("box", format!("commands run in a box (read, workspace): {}", support.layers()));
     }
+    Check::note(
+        "box",
+        format!("commands cannot run in a box here: {}; rules that box ask instead", missing.join("; ")),
+        "install bubblewrap and allow it unprivileged user namespaces (Debian 11+, Ubuntu 22.04: on by default; Ubuntu 24.04+: an AppArmor profile for bwrap, see docs/security.md)",
+    )
 }
 
 fn claude_code() -> Check {

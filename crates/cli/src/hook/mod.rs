@@ -147,10 +147,12 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
     let mut cwd = ev["cwd"].as_str().filter(|c| assent_commands::path::is_absolute(c)).map(std::path::PathBuf::from);
     // A shell that runs in a folder the call names (Gemini's `dir_path`, OpenCode's `workdir`),
     // under the session's: the folder the command's rules read it in.
+    // It must resolve, through links, inside the session's folder: the folder is Assent's, not
+    // the model's. One that leaves it is no folder rules vouch for (the call asks).
     if let Some(dir) =
         client_kind.work_dir_arg().and_then(|k| input.get(k)).and_then(Value::as_str).filter(|d| !d.is_empty())
     {
-        cwd = cwd.map(|c| c.join(dir));
+        cwd = cwd.and_then(|c| folder_inside(&c, dir));
     }
     Gate {
         tool: tool.to_string(),
@@ -168,6 +170,15 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
         carry_receipt: client_kind == Agent::ClaudeCode,
         confinable: confinable(client_kind, tool, &ev["tool_input"]),
     }
+}
+
+/// The folder `dir` names (relative to the session's folder `session`, or absolute), resolved
+/// through links, when it is the session's folder or inside it; none otherwise (or when it does
+/// not exist).
+fn folder_inside(session: &std::path::Path, dir: &str) -> Option<std::path::PathBuf> {
+    let real = std::fs::canonicalize(session.join(dir)).ok()?;
+    let base = std::fs::canonicalize(session).unwrap_or_else(|_| session.to_path_buf());
+    real.starts_with(&base).then_some(real)
 }
 
 /// How long the hook waits for the person, in seconds: under Cline's fixed 120 s for its hooks.
@@ -442,11 +453,12 @@ mod tests {
 
     #[test]
     fn opencode_calls_read_in_the_others_names_and_key_their_proposal() {
-        let raw = json!({"tool": "bash", "args": {"command": "ls", "workdir": "sub"}, "directory": "/w",
+        let (_root, w) = project_with_sub();
+        let raw = json!({"tool": "bash", "args": {"command": "ls", "workdir": "sub"}, "directory": w,
             "sessionID": "ses_1", "callID": "call_9"});
         let ev = clients::opencode_event(&raw).expect("read");
         let g = gate_of(Agent::Opencode, &args(&[], &[]), &ev, "bash");
-        assert_eq!(g.cwd.as_deref(), Some("/w/sub"));
+        assert_eq!(g.cwd, Some(format!("{w}/sub")));
         assert_eq!(g.idempotency_key.as_deref(), Some("hook:ses_1:call_9"));
         assert!(g.confinable);
         assert!(
@@ -455,12 +467,42 @@ mod tests {
         assert!(clients::opencode_event(&json!({"args": {}})).is_err(), "no tool");
     }
 
+    /// A project folder with a `sub` folder: the folder (kept while the first lives) and its path.
+    fn project_with_sub() -> (tempfile::TempDir, String) {
+        let root = tempfile::tempdir().expect("tmp");
+        let w = root.path().canonicalize().expect("real");
+        std::fs::create_dir_all(w.join("sub")).expect("made");
+        let w = w.to_str().expect("utf-8").to_string();
+        (root, w)
+    }
+
+    #[test]
+    fn a_client_folder_must_resolve_inside_the_session() {
+        let root = tempfile::tempdir().expect("tmp");
+        let base = root.path().canonicalize().expect("real");
+        let (proj, other) = (base.join("proj"), base.join("other"));
+        for d in [proj.join("sub"), other.clone()] {
+            std::fs::create_dir_all(d).expect("made");
+        }
+        std::os::unix::fs::symlink(&other, proj.join("link")).expect("link");
+        assert_eq!(folder_inside(&proj, "sub"), Some(proj.join("sub")));
+        assert_eq!(folder_inside(&proj, "."), Some(proj.clone()));
+        for escape in ["link", "..", "../other", other.to_str().expect("utf-8"), "/etc", "missing"] {
+            assert_eq!(folder_inside(&proj, escape), None, "{escape}");
+        }
+        let ev = json!({"tool": "bash", "args": {"command": "cat x", "workdir": "link"}, "directory": proj,
+            "sessionID": "s", "callID": "c"});
+        let ev = clients::opencode_event(&ev).expect("read");
+        assert_eq!(gate_of(Agent::Opencode, &args(&[], &[]), &ev, "bash").cwd, None);
+    }
+
     #[test]
     fn gemini_calls_are_filed_in_the_folder_its_shell_runs_in() {
-        let ev = json!({"cwd": "/w", "tool_name": "run_shell_command",
+        let (_root, w) = project_with_sub();
+        let ev = json!({"cwd": w, "tool_name": "run_shell_command",
             "tool_input": {"command": "ls", "dir_path": "sub"}, "session_id": "s"});
         let g = gate_of(Agent::GeminiCli, &args(&[], &[]), &ev, "run_shell_command");
-        assert_eq!(g.cwd.as_deref(), Some("/w/sub"));
+        assert_eq!(g.cwd, Some(format!("{w}/sub")));
         assert_eq!(g.client.as_deref(), Some("gemini-cli"));
         assert!(g.confinable && g.idempotency_key.is_none());
         let ev =

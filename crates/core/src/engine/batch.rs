@@ -221,6 +221,7 @@ impl Engine {
                 edits: None,
                 allow_similar: None,
                 seen: None,
+                run: None,
             };
             ts.push(self.plan(actor, p, req)?);
         }

@@ -79,6 +79,59 @@ pub(super) fn check_form(req: &DecisionRequest) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// The box a command proposal's preview names for an approval (none: not a command the client
+/// runs through Assent, or no box here), when it is one: `Some(None)` for a command no box holds.
+fn boxable(p: &Proposal) -> Option<Option<crate::confine::Confine>> {
+    match &p.preview {
+        crate::preview::Preview::ToolCall(t) if p.payload.get("confinable") == Some(&serde_json::Value::Bool(true)) => {
+            t.input.get("command").map(|_| t.runs_in)
+        }
+        _ => None,
+    }
+}
+
+/// Where an approval of `p` runs its command (see [`DecisionRequest::run`]): the box the
+/// person chose, else the one its preview names; none for anything else, or `unconfined`.
+fn run_in(
+    p: &Proposal,
+    outcome: Outcome,
+    run: Option<crate::confine::RunIn>,
+    can_box: &[crate::confine::Confine],
+) -> Result<Option<crate::confine::Confine>, CoreError> {
+    use crate::confine::RunIn;
+    let Some(default) = boxable(p).filter(|_| outcome == Outcome::Approve) else {
+        return match run {
+            None => Ok(None),
+            Some(_) if outcome != Outcome::Approve => Err(CoreError::invalid(
+                "invalid_run",
+                "`run` says where an approved command runs: it goes with approve only",
+            )),
+            Some(_) => Err(CoreError::invalid(
+                "invalid_run",
+                "`run` says where an approved command runs; this proposal is not a command its client runs through Assent",
+            )),
+        };
+    };
+    match run {
+        None => Ok(default),
+        Some(RunIn::Unconfined) => Ok(None),
+        Some(r) => {
+            let chosen = r.boxed();
+            if chosen.is_some_and(|c| can_box.contains(&c)) {
+                Ok(chosen)
+            } else {
+                Err(CoreError::invalid(
+                    "box_unavailable",
+                    format!(
+                        "this system cannot build the `{}` box (see `assent doctor`): nothing was decided",
+                        r.as_str()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
 impl Engine {
     /// Settles proposals whose time ran out before the sweeper got to them, so a decision that
     /// arrives late finds them `expired`.
@@ -169,6 +222,7 @@ impl Engine {
             (Some(edits), Outcome::Approve) => Some(self.inner.kinds.of(p.kind)?.edit(&p.payload, edits)?),
             _ => None,
         };
+        let confine = run_in(p, req.outcome, req.run, &self.inner.config.can_confine)?;
         let approved_sha256 =
             (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
         let mut detail = serde_json::json!({
@@ -177,6 +231,9 @@ impl Engine {
             "feedback": feedback,
             "edited": edited_payload.is_some(),
         });
+        if req.outcome == Outcome::Approve && boxable(p).is_some() {
+            detail["run"] = serde_json::Value::String(confine.map_or("unconfined", |c| c.as_str()).to_string());
+        }
         if let Some(d) = &actor.device {
             detail["device"] = serde_json::Value::String(d.clone());
         }
@@ -195,7 +252,7 @@ impl Engine {
                     by: actor.by.clone(),
                     node: self.inner.config.node.clone(),
                     rule: None,
-                    confine: None,
+                    confine,
                     channel: actor.channel,
                     device: actor.device.clone(),
                     receipt: None,

@@ -64,7 +64,11 @@ impl Engine {
         agent: &str,
         payload: Value,
     ) -> Result<Prepared, CoreError> {
-        let ctx = PrepareCtx { agent: agent.to_string(), credentials: self.credential_map() };
+        let ctx = PrepareCtx {
+            agent: agent.to_string(),
+            credentials: self.credential_map(),
+            can_box: self.inner.config.can_confine.clone(),
+        };
         if !kind.blocking() {
             return kind.prepare(payload, &ctx);
         }

@@ -23,6 +23,8 @@ pub struct PrepareCtx {
     pub agent: String,
     /// The credentials the owner has set up (metadata only, never secrets).
     pub credentials: Arc<BTreeMap<String, CredentialMeta>>,
+    /// The boxes this host can build (a command's preview says which one an approval runs it in).
+    pub can_box: Vec<crate::confine::Confine>,
 }
 
 /// What applying needs to know besides the proposal: the world as it is at apply time.

@@ -3,6 +3,7 @@
 //! Edits replace `input`; the agent reads the approved input from `approved_payload`.
 
 use super::{Kind, PrepareCtx, Prepared, clip};
+use crate::confine::Confine;
 use crate::error::CoreError;
 use crate::invisible;
 use crate::payloads::{self, KindName};
@@ -128,12 +129,40 @@ fn into_payload(call: payloads::ToolCall) -> Value {
     Value::Object(m)
 }
 
-/// The preview: the tool and its input, pretty-printed, with invisible characters flagged.
-pub fn preview(call: &payloads::ToolCall) -> Preview {
+/// The box a command runs in when a person approves it without choosing: `read` when the
+/// command only reads inside its working folder (as the reader says), else `workspace`; none
+/// when it is not a command the client runs through Assent (`confinable`), or this host can build
+/// no box of that profile (`can_box`).
+pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Confine> {
+    let command = call.input.get("command").and_then(crate::verdict::command_text).filter(|_| call.confinable)?;
+    // A box is built around a folder: one the client reported and Assent could vouch for.
+    let dir = call.cwd.as_deref()?;
+    let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home: crate::rules::home() };
+    let reads = command.len() <= assent_commands::shell::MAX_LEN
+        && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
+    let want = if reads { Confine::Read } else { Confine::Workspace };
+    can_box.contains(&want).then_some(want)
+}
+
+/// Assent's note on a command the client runs through Assent that no box can hold here.
+pub const NO_BOX_NOTE: &str = "This system cannot build a box (see `assent doctor`): approving runs this command as the client runs it, unconfined.";
+
+/// Assent's note on a command with no working folder Assent vouches for (the client named one
+/// outside the session's folder).
+pub const NO_FOLDER_NOTE: &str = "The call names a folder outside the session's (or none): no box can be built around it, so approving runs this command as the client runs it, unconfined.";
+
+/// The preview: the tool and its input, pretty-printed, with invisible characters flagged, and
+/// the box an approval runs a command in (`can_box`: the boxes this host can build).
+pub fn preview(call: &payloads::ToolCall, can_box: &[Confine]) -> Preview {
     let mut found = BTreeMap::new();
     invisible::scan_str(&call.tool, &mut found);
     invisible::scan_json(&call.input, &mut found);
     let input_text = serde_json::to_string_pretty(&call.input).unwrap_or_default();
+    let runs_in = default_box(call, can_box);
+    let mut notes = notes(call);
+    if runs_in.is_none() && call.confinable && call.input.get("command").is_some() {
+        notes.push(if call.cwd.is_none() { NO_FOLDER_NOTE } else { NO_BOX_NOTE }.to_string());
+    }
     Preview::ToolCall(ToolPreview {
         tool: call.tool.clone(),
         input: call.input.clone(),
@@ -143,7 +172,8 @@ pub fn preview(call: &payloads::ToolCall) -> Preview {
         cwd: call.cwd.clone(),
         client: call.client.as_deref().and_then(client_in_words).map(str::to_string),
         permission_mode: call.permission_mode.clone(),
-        notes: notes(call),
+        runs_in,
+        notes,
     })
 }
 
@@ -164,9 +194,9 @@ impl Kind for ToolCall {
         facts
     }
 
-    fn prepare(&self, payload: Value, _ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
+    fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let call = normalize(payload)?;
-        let preview = preview(&call);
+        let preview = preview(&call, &ctx.can_box);
         Ok(Prepared { payload: into_payload(call), base: None, preview })
     }
 
@@ -208,7 +238,7 @@ mod tests {
     use serde_json::json;
 
     fn ctx() -> PrepareCtx {
-        PrepareCtx { agent: "default".into(), credentials: Default::default() }
+        PrepareCtx { agent: "default".into(), credentials: Default::default(), can_box: Vec::new() }
     }
 
     #[test]

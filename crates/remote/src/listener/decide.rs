@@ -218,6 +218,9 @@ pub(super) async fn decide(
                 allow_similar: None,
                 // The passkey signed the hash of the payload the phone showed.
                 seen: Some(i.payload_sha256.clone()),
+                // A phone approves a command in the box its preview names: running one
+                // unconfined is chosen at the desktop only.
+                run: None,
             },
         })
         .collect();

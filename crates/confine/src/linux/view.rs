@@ -1,0 +1,320 @@
+//! What the box shows: the mount namespace bubblewrap builds for a run, named part by part
+//! (an allow-list, never "everything but"). The working folder (read-only for `read`); what
+//! programs need to start (the system's folders read-only, the entries of `/etc` a program
+//! reads, named); the toolchains' binaries and libraries, never their configuration or
+//! credentials; an empty home of the box's own; a private `/tmp`; a minimal `/dev`; `/proc` of
+//! the box's own processes. Anything not named here does not exist inside.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// System folders a program needs to start and run: read and executed, never written.
+const SYSTEM: &[&str] =
+    &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store", "/snap"];
+
+/// What of `/etc` programs read, each named: users' and groups' names, name resolution, the
+/// dynamic linker's cache, time zones, the public certificates, the alternatives' links, what
+/// the system is, terminals, and the language runtimes' own settings. Never the password hashes,
+/// sudo's rules, SSH host keys, TLS private keys, stored network or VPN passwords, container
+/// registries' logins, or a global `npmrc` or `pip.conf` (which hold registry tokens).
+const ETC: &[&str] = &[
+    "passwd",
+    "group",
+    "hosts",
+    "host.conf",
+    "nsswitch.conf",
+    "resolv.conf",
+    "gai.conf",
+    "services",
+    "protocols",
+    "networks",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "os-release",
+    "lsb-release",
+    "debian_version",
+    "alternatives",
+    "ssl/certs",
+    "ssl/openssl.cnf",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki/tls/certs",
+    "pki/ca-trust",
+    "crypto-policies",
+    "mime.types",
+    "magic",
+    "magic.mime",
+    "terminfo",
+    "inputrc",
+    "bash.bashrc",
+    "profile",
+    "shells",
+    "locale.alias",
+    "locale.conf",
+    "default/locale",
+    "gitconfig",
+    "gitattributes",
+    "fonts",
+    "perl",
+    "mailcap",
+];
+
+/// Prefixes of `/etc` entries that are a language runtime's own settings (`java-17-openjdk`,
+/// `python3.11`).
+const ETC_PREFIXES: &[&str] = &["java", "python", "ruby", "php", "node"];
+
+/// Toolchains in the home folder, read and executed: their binaries and libraries, never their
+/// credentials or configuration (`~/.cargo/credentials.toml`, `~/.npmrc`,
+/// `~/.cargo/config.toml` stay out). nvm's are found per version (see [`nvm`]).
+const HOME_TOOLCHAINS: &[&str] = &[
+    ".cargo/bin",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup",
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/pnpm",
+    ".bun/bin",
+    ".deno/bin",
+    "go/bin",
+    "go/pkg/mod",
+];
+
+/// The parts of a Node.js version nvm installed that run: never its `etc` (a global `npmrc`,
+/// which holds the registry's token).
+const NODE_PARTS: &[&str] = &["bin", "lib", "include", "share"];
+
+/// The names of files a toolchain keeps logins in, hidden where a toolchain folder holds one
+/// (pnpm's global `.npmrc`, say).
+const TOOLCHAIN_LOGINS: &[&str] = &[".npmrc", "npmrc", "rc", ".netrc", "credentials", "credentials.toml", "auth.json"];
+
+/// bubblewrap's arguments, in the order it applies them (a later mount covers an earlier one).
+#[derive(Debug, Default)]
+pub(crate) struct Mounts {
+    pub(crate) args: Vec<OsString>,
+}
+
+impl Mounts {
+    fn push(&mut self, flag: &str, from: &Path, to: &Path) {
+        self.args.extend([flag.into(), from.as_os_str().to_owned(), to.as_os_str().to_owned()]);
+    }
+    /// `p` read-only, where it exists.
+    pub(crate) fn ro(&mut self, p: &Path) {
+        self.push("--ro-bind-try", p, p);
+    }
+    /// `p` read-only over itself; the box is not built if it is gone.
+    pub(crate) fn ro_exact(&mut self, p: &Path) {
+        self.push("--ro-bind", p, p);
+    }
+    /// `p` writable.
+    pub(crate) fn rw(&mut self, p: &Path) {
+        self.push("--bind", p, p);
+    }
+    fn tmpfs(&mut self, p: &Path) {
+        self.args.extend(["--tmpfs".into(), p.as_os_str().to_owned()]);
+    }
+    /// `p` as it is on the system: a link as the same link, a folder or file read-only.
+    fn system(&mut self, p: &Path) {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(p) {
+                    self.args.extend(["--symlink".into(), target.into_os_string(), p.as_os_str().to_owned()]);
+                }
+            }
+            Ok(_) => self.ro(p),
+            Err(_) => {}
+        }
+    }
+    /// An empty file in place of `p`.
+    pub(crate) fn hide(&mut self, p: &Path) {
+        self.push("--ro-bind", Path::new("/dev/null"), p);
+    }
+}
+
+/// What a box shows besides its working folder: see the module's documentation. `exe` (the
+/// binary whose second stage confines the command) is shown at `stage`.
+pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
+    let mut m = Mounts::default();
+    m.args.extend(["--proc".into(), "/proc".into(), "--dev".into(), "/dev".into()]);
+    for t in ["/tmp", "/var/tmp"] {
+        m.tmpfs(Path::new(t));
+    }
+    for s in SYSTEM {
+        m.system(Path::new(s));
+    }
+    etc(&mut m);
+    // How many processors there are (`nproc` falls back to it, and so do runtimes).
+    m.ro(Path::new("/sys/devices/system/cpu"));
+    m.args.extend(["--symlink".into(), "/proc/self/mounts".into(), "/etc/mtab".into()]);
+    if let Some(h) = home.filter(|h| h.is_absolute() && h.parent().is_some()) {
+        // An empty home of the box's own, for the caches and logs tools write there.
+        m.tmpfs(h);
+    }
+    for t in toolchains(home) {
+        m.ro(&t);
+    }
+    if let Some(h) = home {
+        for login in toolchain_logins(&h.join(".local/share/pnpm"), 4) {
+            m.hide(&login);
+        }
+    }
+    m.push("--ro-bind", exe, stage);
+    m
+}
+
+/// `/etc`'s named entries (see [`ETC`]).
+fn etc(m: &mut Mounts) {
+    for e in ETC {
+        m.ro(&Path::new("/etc").join(e));
+    }
+    let Ok(entries) = std::fs::read_dir("/etc") else { return };
+    let mut runtimes: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| ETC_PREFIXES.iter().any(|p| n.starts_with(p))))
+        .map(|e| e.path())
+        .collect();
+    runtimes.sort();
+    for r in runtimes {
+        m.ro(&r);
+    }
+}
+
+/// Every toolchain folder the box shows (see [`HOME_TOOLCHAINS`]), each once.
+pub(crate) fn toolchains(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    if let Some(h) = home {
+        out.extend(HOME_TOOLCHAINS.iter().map(|t| h.join(t)));
+        out.extend(nvm(&h.join(".nvm")));
+    }
+    // Toolchains installed where their variables say (`RUSTUP_HOME`, and of `CARGO_HOME` its
+    // binaries and sources only, never its credentials).
+    for (var, parts) in
+        [("RUSTUP_HOME", &[""][..]), ("CARGO_HOME", &["bin", "registry", "git"][..]), ("PYENV_ROOT", &[""][..])]
+    {
+        let Some(dir) = std::env::var_os(var).map(PathBuf::from).filter(|d| d.is_absolute()) else { continue };
+        if allowed_elsewhere(&dir, home) {
+            out.extend(parts.iter().map(|p| if p.is_empty() { dir.clone() } else { dir.join(p) }));
+        }
+    }
+    if let Some(dir) = std::env::var_os("NVM_DIR").map(PathBuf::from).filter(|d| d.is_absolute())
+        && allowed_elsewhere(&dir, home)
+    {
+        out.extend(nvm(&dir));
+    }
+    // The programs on the PATH (a toolchain elsewhere), unless an entry is the root or a
+    // top-level folder, or in the home folder (another project's, `~/.config`) and not one of
+    // the toolchains above.
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let in_home = home.is_some_and(|h| dir.starts_with(h));
+            let ok = if in_home { home.is_some_and(|h| is_toolchain(&dir, h)) } else { allowed_elsewhere(&dir, home) };
+            // A version's `bin` of nvm is shown with its libraries, by `nvm`.
+            if ok && !dir.components().any(|c| c.as_os_str() == ".nvm") {
+                // A version manager's shims (pyenv's, rbenv's) run the manager beside them.
+                match dir.parent().filter(|p| dir.ends_with("shims") && p.join("libexec").is_dir()) {
+                    Some(manager) => out.push(manager.to_path_buf()),
+                    None => out.push(dir),
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
+    out
+}
+
+/// Whether a toolchain named outside the home may be shown: never the root, a top-level folder,
+/// the home or a hidden folder of it, unless one of the toolchains above.
+fn allowed_elsewhere(dir: &Path, home: Option<&Path>) -> bool {
+    crate::folder_ok(dir, home).is_ok() || home.is_some_and(|h| is_toolchain(dir, h))
+}
+
+fn is_toolchain(dir: &Path, home: &Path) -> bool {
+    HOME_TOOLCHAINS.iter().any(|t| dir.starts_with(home.join(t))) || dir.starts_with(home.join(".nvm/versions"))
+}
+
+/// The parts that run of each Node.js version under an nvm folder (see [`NODE_PARTS`]).
+fn nvm(dir: &Path) -> Vec<PathBuf> {
+    let Ok(versions) = std::fs::read_dir(dir.join("versions/node")) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = versions
+        .flatten()
+        .flat_map(|v| NODE_PARTS.iter().map(move |p| v.path().join(p)))
+        .filter(|p| p.exists())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Files of a toolchain folder, down to `depth`, named as logins are kept (see
+/// [`TOOLCHAIN_LOGINS`]).
+fn toolchain_logins(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, n)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() && n + 1 < depth && e.file_name() != "node_modules" && e.file_name() != "store" {
+                stack.push((e.path(), n + 1));
+            } else if t.is_file() && e.file_name().to_str().is_some_and(|f| TOOLCHAIN_LOGINS.contains(&f)) {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvm_versions_show_what_runs_and_not_their_npmrc() {
+        let d = tempfile::tempdir().unwrap();
+        let v = d.path().join("versions/node/v20.1.0");
+        for p in ["bin", "lib/node_modules", "etc"] {
+            std::fs::create_dir_all(v.join(p)).unwrap();
+        }
+        std::fs::write(v.join("etc/npmrc"), "//registry.npmjs.org/:_authToken=npm_x\n").unwrap();
+        let shown = nvm(d.path());
+        assert_eq!(shown, vec![v.join("bin"), v.join("lib")]);
+    }
+
+    #[test]
+    fn toolchain_logins_are_found_to_hide() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("global/5")).unwrap();
+        std::fs::write(d.path().join("global/5/.npmrc"), "token").unwrap();
+        std::fs::write(d.path().join("rc"), "token").unwrap();
+        std::fs::write(d.path().join("pnpm"), "bin").unwrap();
+        assert_eq!(toolchain_logins(d.path(), 4), vec![d.path().join("global/5/.npmrc"), d.path().join("rc")]);
+    }
+
+    #[test]
+    fn etc_is_named_never_its_secrets() {
+        let m = {
+            let mut m = Mounts::default();
+            etc(&mut m);
+            m
+        };
+        let shown: Vec<String> = m.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        for secret in [
+            "/etc/shadow",
+            "/etc/ssh",
+            "/etc/ssl/private",
+            "/etc/npmrc",
+            "/etc/pip.conf",
+            "/etc/wireguard",
+            "/etc/sudoers",
+        ] {
+            assert!(!shown.iter().any(|s| s == secret || s.starts_with(&format!("{secret}/"))), "{secret}");
+        }
+        assert!(shown.iter().any(|s| s == "/etc/passwd"));
+    }
+}
