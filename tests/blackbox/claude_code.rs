@@ -111,7 +111,9 @@ impl Drop for Model {
 
 /// Runs `claude -p` in `work` with Assent's hook (`--timeout` seconds) in its settings.
 fn run_claude(s: &Server, model: &Model, work: &std::path::Path, timeout: u64) -> Child {
-    let home = work.join("home");
+    // Claude Code's home beside the project, never inside it (a folder that holds the home is no
+    // project: no box is built around it).
+    let home = s.home().join("claude-home");
     std::fs::create_dir_all(&home).unwrap();
     // The small binary, as the README's settings name it: what waits it hands to `assent`.
     let runner = std::path::Path::new(BIN).with_file_name("assent-run");
@@ -146,7 +148,10 @@ async fn claude_code_runs_the_call_the_person_approved_and_not_the_one_rejected(
     assert_eq!(p["title"], Value::Null, "no words of the agent");
     assert_eq!(p["preview"]["cwd"], work.path().display().to_string(), "the working folder");
     assert_eq!(p["payload"]["client"], "claude-code");
-    s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+    // Approved, it runs in the box the proposal named (the marker is inside the project).
+    assert_eq!(p["preview"]["runs_in"], "workspace", "{p}");
+    let (_, decided) = s.decide(p["id"].as_str().unwrap(), json!({"outcome": "approve"})).await;
+    assert_eq!(decided["decision"]["confine"], "workspace", "{decided}");
     finish(claude_run);
     assert_eq!(std::fs::read_to_string(&marker).unwrap().trim(), "approved");
 

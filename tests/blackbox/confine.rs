@@ -162,11 +162,23 @@ pub(crate) fn event(cwd: &Path, command: &str, n: usize) -> String {
 /// The hook's answer for `command` in the scene's project (the hook's wait kept short: a line
 /// no rule allows stays pending, and is withdrawn).
 pub(crate) fn ask_hook(s: &Server, scene: &Scene, command: &str, n: usize) -> Answer {
-    // The small binary, as the README's settings name it (it hands what waits to `assent`).
+    answer_of(hook(s, scene, command, n, 0), command)
+}
+
+/// The Claude Code hook started for `command` in the scene's project, waiting up to `timeout`
+/// seconds for a decision: the small binary, as the README's settings name it (it hands what
+/// waits to `assent`).
+pub(crate) fn hook(s: &Server, scene: &Scene, command: &str, n: usize, timeout: u64) -> std::process::Child {
     let mut hook = Command::new(std::path::Path::new(BIN).with_file_name("assent-run"));
-    hook.arg("--home").arg(s.home()).args(["hook", "claude-code", "--timeout", "0"]).stdin(Stdio::piped());
+    hook.arg("--home").arg(s.home()).args(["hook", "claude-code", "--timeout", &timeout.to_string()]);
+    hook.stdin(Stdio::piped());
     let mut child = hook.launch(&scene.env_with(s), Stdio::piped(), Stdio::piped());
     child.stdin.take().unwrap().write_all(event(&scene.proj, command, n).as_bytes()).unwrap();
+    child
+}
+
+/// What the hook `child` (asked about `command`) answered, once it has.
+pub(crate) fn answer_of(child: std::process::Child, command: &str) -> Answer {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "hook failed on {command:?}: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);

@@ -103,8 +103,8 @@ async fn a_project_outside_the_declared_work_roots_allows_no_read() {
     assert_eq!(s.propose(body).await["status"], want);
 }
 
-/// `assent run` runs only what a rule allowed confined: not a pending proposal, not one a person
-/// approved, not one that does not exist.
+/// `assent run` runs only what was approved in a box: not a pending proposal, not one a person
+/// approved unconfined, not one that does not exist.
 #[tokio::test]
 async fn assent_run_refuses_what_was_not_allowed_confined() {
     let scene = scene();
@@ -119,7 +119,7 @@ async fn assent_run_refuses_what_was_not_allowed_confined() {
     let o = run(id);
     assert_eq!(o.status.code(), Some(126), "{}", crate::harness::stderr(&o));
     assert!(crate::harness::stderr(&o).contains("not an approved tool call"));
-    s.decide(id, json!({"outcome": "approve"})).await;
+    s.decide(id, json!({"outcome": "approve", "run": "unconfined"})).await;
     let o = run(id);
     assert_eq!(o.status.code(), Some(126));
     assert!(crate::harness::stderr(&o).contains("not confined"), "{}", crate::harness::stderr(&o));
@@ -163,7 +163,7 @@ async fn a_forged_or_swapped_ticket_runs_only_what_was_decided() {
             "cwd": scene.proj, "client": "claude-code", "confinable": true}}))
         .await;
     let pid = pending["id"].as_str().unwrap().to_string();
-    let (_, approved) = s.decide(&pid, json!({"outcome": "approve"})).await;
+    let (_, approved) = s.decide(&pid, json!({"outcome": "approve", "run": "unconfined"})).await;
     std::fs::create_dir_all(s.home().join("runs")).unwrap();
     std::fs::write(s.home().join("runs").join(format!("{pid}.json")), approved.to_string()).unwrap();
     let o = s.cli(&["run", &pid]);

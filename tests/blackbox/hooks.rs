@@ -79,11 +79,16 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["preview"]["client"], "Claude Code's hook");
     assert_eq!(p["preview"]["permission_mode"], "default");
     assert_eq!(p["preview"]["notes"], json!([]));
+    // Approved, the command runs in the box its preview named: the call is rewritten to run it so.
+    assert_eq!(p["preview"]["runs_in"], "workspace", "{p}");
     let said = answer(&s, hook, &p, json!({"outcome": "approve"})).await;
-    assert_eq!(
-        said,
-        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "Approved in Assent"}})
-    );
+    let o = &said["hookSpecificOutput"];
+    assert_eq!(o["permissionDecision"], "allow", "{said}");
+    let why = format!("Approved in Assent, to run in the workspace box: {}", p["id"].as_str().unwrap());
+    assert_eq!(o["permissionDecisionReason"], why.as_str());
+    let run = o["updatedInput"]["command"].as_str().unwrap();
+    assert!(run.ends_with(&format!(" run {}", p["id"].as_str().unwrap())), "{run}");
+    assert_eq!(o["updatedInput"]["description"], "Clean and rebuild the bundle", "the rest of the input stays");
     // The same tool use again (a re-run hook) does not file a second proposal.
     let again = spawn_hook(s.home(), &s.env, &event, &[]);
     let (_, out) = finish(again);
@@ -98,7 +103,8 @@ async fn pretooluse_edited_input_and_deny_with_reason() {
     let hook = spawn_hook(s.home(), &s.env, &fixture("claude_pretooluse_bash.json"), &["--tools", "Bash,Edit"]);
     let p = s.first_pending().await;
     let edits = json!({"input": {"command": "npm run build", "description": "Rebuild without deleting"}});
-    let said = answer(&s, hook, &p, json!({"outcome": "approve", "edits": edits})).await;
+    // Approved unconfined (the person's choice): the client runs the edited call itself.
+    let said = answer(&s, hook, &p, json!({"outcome": "approve", "edits": edits, "run": "unconfined"})).await;
     assert_eq!(
         said,
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",

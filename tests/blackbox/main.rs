@@ -12,6 +12,7 @@ mod shell;
 mod agents;
 mod batches;
 mod boundary;
+mod boxed_approval;
 mod claude_code;
 mod claude_modes;
 mod cli;

@@ -48,7 +48,7 @@ pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Ap
     let d = p.decision.as_ref().ok_or_else(|| refuse(format!("{id} has no decision")))?;
     let Some(confine) = d.confine else {
         return Err(refuse(format!(
-            "{id} was approved to run as the client runs it, not confined: `assent run` runs only what a rule allowed confined"
+            "{id} was approved to run as the client runs it, not confined in a box: `assent run` runs only what was approved in one"
         )));
     };
     let approved = p.approved_payload.as_ref().unwrap_or(&p.payload);

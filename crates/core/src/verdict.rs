@@ -11,14 +11,16 @@ use serde_json::Value;
 pub enum Verdict {
     /// Go ahead, with the input to use when the person edited it.
     Allow(Option<Value>),
-    /// Go ahead, but only confined: a rule allowed the command under a confinement, so the
-    /// client runs `assent run PROPOSAL`, which runs the approved command so (a client that
-    /// cannot rewrite the call never gets this: it did not say it could).
+    /// Go ahead, but only in a box: a rule allowed the command, or a person approved it, to run
+    /// in a box, so the client runs `assent run PROPOSAL`, which runs the approved command so (a
+    /// client that cannot rewrite the call never gets this: it did not say it could).
     Confined {
         /// The proposal whose approved command runs.
         proposal: String,
-        /// The confinement.
+        /// The box.
         confine: crate::rules::Confine,
+        /// Whether a rule allowed it (else a person approved it).
+        by_rule: bool,
     },
     /// Do not, and why.
     Deny(String),
@@ -66,7 +68,8 @@ pub fn verdict_of(p: &Proposal) -> Verdict {
     match p.status {
         Status::Approved => {
             if let Some(confine) = d.and_then(|d| d.confine) {
-                return Verdict::Confined { proposal: p.id.clone(), confine };
+                let by_rule = d.is_some_and(|d| d.channel == crate::proposal::Channel::Rule);
+                return Verdict::Confined { proposal: p.id.clone(), confine, by_rule };
             }
             let edited = d.is_some_and(|d| d.edited_payload.is_some());
             Verdict::Allow(

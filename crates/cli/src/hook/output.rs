@@ -58,6 +58,12 @@ impl Rewrite {
 }
 
 /// The output for a verdict, in the event's shape and for the client that asked.
+/// Why a call runs in a box, as the client shows it (the model reads it too).
+fn boxed_reason(proposal: &str, confine: assent_core::rules::Confine, by_rule: bool) -> String {
+    let who = if by_rule { "Allowed by a rule in Assent" } else { "Approved in Assent" };
+    format!("{who}, to run in the {} box: {proposal}", confine.as_str())
+}
+
 pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite) -> Value {
     match (event, v) {
         // Gemini CLI: a decision and a reason; a changed call replaces the whole input. It has
@@ -66,8 +72,8 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
         (Event::BeforeTool, Verdict::Allow(Some(input))) => json!({"decision": "allow",
             "reason": "Approved in Assent with edits",
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": input}}),
-        (Event::BeforeTool, Verdict::Confined { proposal, confine }) => json!({"decision": "allow",
-            "reason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
+        (Event::BeforeTool, Verdict::Confined { proposal, confine, by_rule }) => json!({"decision": "allow",
+            "reason": boxed_reason(proposal, *confine, *by_rule),
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": rewrite.input(proposal)}}),
         (Event::BeforeTool, Verdict::Deny(why) | Verdict::Ask(why)) => json!({"decision": "deny", "reason": why}),
         // Copilot CLI: its own names; changed arguments replace the whole input. Its `ask`
@@ -80,8 +86,8 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             }
             o
         }
-        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine }) => json!({"permissionDecision": "allow",
-            "permissionDecisionReason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
+        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine, by_rule }) => json!({"permissionDecision": "allow",
+            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule),
             "modifiedArgs": rewrite.input(proposal)}),
         (Event::CopilotPreToolUse, Verdict::Deny(why)) => {
             json!({"permissionDecision": "deny", "permissionDecisionReason": why})
@@ -110,14 +116,14 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             json!({"cancel": true, "errorMessage": why})
         }
         (Event::ClinePreToolUse, Verdict::Confined { proposal, .. }) => {
-            json!({"cancel": true, "errorMessage": format!("{proposal} was allowed only confined, which Cline cannot run")})
+            json!({"cancel": true, "errorMessage": format!("{proposal} was allowed only in a box, which Cline cannot run")})
         }
         // Codex cannot run a rewritten call (and never says it can confine): it asks.
         (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
             format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),
-        (Event::PreToolUse, Verdict::Confined { proposal, confine }) => json!({"hookSpecificOutput": {
+        (Event::PreToolUse, Verdict::Confined { proposal, confine, by_rule }) => json!({"hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "allow",
-            "permissionDecisionReason": format!("Allowed by a rule in Assent, confined ({}): {proposal}", confine.as_str()),
+            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule),
             "updatedInput": rewrite.input(proposal)}}),
         (Event::PermissionRequest, Verdict::Confined { proposal, .. }) => json!({"hookSpecificOutput": {
             "hookEventName": "PermissionRequest",

@@ -130,18 +130,23 @@ fn into_payload(call: payloads::ToolCall) -> Value {
 }
 
 /// The box a command runs in when a person approves it without choosing: `read` when the
-/// command only reads inside its working folder (as the reader says), else `workspace`; none
-/// when it is not a command the client runs through Assent (`confinable`), or this host can build
-/// no box of that profile (`can_box`).
-pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Confine> {
+/// command only reads inside its working folder (as the reader says), else `workspace`. None for
+/// a call that is not a command the client runs through Assent (`confinable`); `Err` with
+/// Assent's note, in words, for one no box can hold here: this host builds no box of that
+/// profile (`can_box`), or the call has no folder a box can be built around.
+pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Result<Confine, String>> {
     let command = call.input.get("command").and_then(crate::verdict::command_text).filter(|_| call.confinable)?;
+    let home = crate::rules::home();
     // A box is built around a folder: one the client reported and Assent could vouch for.
-    let dir = call.cwd.as_deref()?;
-    let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home: crate::rules::home() };
-    let reads = command.len() <= assent_commands::shell::MAX_LEN
-        && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
+    let Some(dir) = call.cwd.as_deref() else { return Some(Err(NO_FOLDER_NOTE.to_string())) };
+    if let Err(why) = assent_commands::path::project_folder(dir, home.as_deref()) {
+        return Some(Err(format!("No box can be built around this folder ({why}): approving runs this command as the client runs it, unconfined.")));
+    }
+    let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home };
+    let reads =
+        command.len() <= assent_commands::shell::MAX_LEN && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
     let want = if reads { Confine::Read } else { Confine::Workspace };
-    can_box.contains(&want).then_some(want)
+    Some(if can_box.contains(&want) { Ok(want) } else { Err(NO_BOX_NOTE.to_string()) })
 }
 
 /// Assent's note on a command the client runs through Assent that no box can hold here.
@@ -158,11 +163,15 @@ pub fn preview(call: &payloads::ToolCall, can_box: &[Confine]) -> Preview {
     invisible::scan_str(&call.tool, &mut found);
     invisible::scan_json(&call.input, &mut found);
     let input_text = serde_json::to_string_pretty(&call.input).unwrap_or_default();
-    let runs_in = default_box(call, can_box);
     let mut notes = notes(call);
-    if runs_in.is_none() && call.confinable && call.input.get("command").is_some() {
-        notes.push(if call.cwd.is_none() { NO_FOLDER_NOTE } else { NO_BOX_NOTE }.to_string());
-    }
+    let runs_in = match default_box(call, can_box) {
+        Some(Ok(b)) => Some(b),
+        Some(Err(note)) => {
+            notes.push(note);
+            None
+        }
+        None => None,
+    };
     Preview::ToolCall(ToolPreview {
         tool: call.tool.clone(),
         input: call.input.clone(),
