@@ -57,6 +57,37 @@ describe("the detail view", () => {
     await waitFor(() => expect(ipc.args("decide")).toEqual([{ id: b.id, outcome: "approve", seen: sample.payloadHash(b.id) }]));
   });
 
+  it("says which box an approval runs a command in, and runs it unconfined only when chosen apart", async () => {
+    const boxed = (id: string) => {
+      const p = sample.bash(id, "npm test");
+      if (p.preview.type === "tool.call") p.preview.runs_in = "workspace";
+      return p;
+    };
+    const p = boxed("p_boxed");
+    const ipc = showing(p, { status: "approved", decision: { confine: "workspace" } });
+    render(Detail, { backend: await tauriBackend(), id: p.id });
+    const line = await screen.findByTestId("runs-in");
+    expect(line.textContent).toContain("Approving runs it in the workspace box");
+    expect(screen.getByTestId("approve").textContent).toContain("Approve");
+    // The default sends no `run`: the server runs it in the box it named.
+    await fireEvent.click(screen.getByTestId("approve"));
+    await waitFor(() => expect(ipc.args("decide")).toEqual([{ id: p.id, outcome: "approve", seen: sample.payloadHash(p.id) }]));
+    expect((await screen.findByTestId("decision-runs-in")).textContent).toContain("the workspace box");
+    cleanup();
+    // Unconfined: a separate choice that turns the button red and says what it means.
+    const q = boxed("p_unboxed");
+    const ipc2 = showing(q, { status: "approved" });
+    render(Detail, { backend: await tauriBackend(), id: q.id });
+    await fireEvent.click(await screen.findByTestId("run-unconfined"));
+    expect(screen.getByTestId("runs-in").textContent).toContain("Unconfined: approving runs it as the client runs it");
+    const approve = screen.getByTestId("approve");
+    expect(approve.textContent).toContain("Approve unconfined");
+    expect(approve.className).toContain("danger");
+    await fireEvent.click(approve);
+    await waitFor(() => expect(ipc2.args("decide")).toEqual([{ id: q.id, outcome: "approve", seen: sample.payloadHash(q.id), run: "unconfined" }]));
+    expect((await screen.findByTestId("decision-runs-in")).textContent).toContain("unconfined");
+  });
+
   it("shows Assent's diff with the hidden character marked", async () => {
     showing(sample.proposal("fw"));
     render(Detail, { backend: await tauriBackend(), id: sample.WRITE });
@@ -239,7 +270,7 @@ describe("the detail view", () => {
       showing(p);
       render(Detail, { backend: await tauriBackend(), id: p.id });
       const label = await screen.findByTestId("confined");
-      expect(label.textContent).toContain("Ran confined (read)");
+      expect(label.textContent).toContain("Ran in the read box: it reads this folder only");
     });
 
     it("says a rule decided it when the rule's words were not kept", async () => {

@@ -43,8 +43,8 @@ node?: string,
  */
 rule?: RuleRef | null, 
 /**
- * The confinement an approved command runs under (`assent run`), when the rule that
- * allowed it confines it; its receipt says so too.
+ * The box an approved command runs in (`assent run`): the rule's that allowed it, or the
+ * one the person approved it in; none: as the client runs it. Its receipt says so too.
  */
 confine?: Confine, 
 /**

@@ -58,87 +58,12 @@ class Outcome1(Enum):
     approve = "approve"
 
 
-class DecisionRequest1(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    outcome: Annotated[Outcome1, Field(description="The outcome.")]
-    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
-    feedback: Annotated[
-        str | None, Field(description="What to change (refine).", max_length=10000)
-    ] = None
-    edits: Annotated[
-        Any | None,
-        Field(
-            description="Changes to the payload (approve only), in the kind's edit form."
-        ),
-    ] = None
-    allow_similar: AllowSimilar | None = None
-    seen: Annotated[
-        str | None,
-        Field(
-            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
-            pattern="^[0-9a-f]{64}$",
-        ),
-    ] = None
-
-
 class Outcome2(Enum):
     reject = "reject"
 
 
-class DecisionRequest2(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    outcome: Annotated[Outcome2, Field(description="The outcome.")]
-    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
-    feedback: Annotated[
-        str | None, Field(description="What to change (refine).", max_length=10000)
-    ] = None
-    seen: Annotated[
-        str | None,
-        Field(
-            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
-            pattern="^[0-9a-f]{64}$",
-        ),
-    ] = None
-
-
 class Outcome3(Enum):
     refine = "refine"
-
-
-class DecisionRequest3(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    outcome: Annotated[Outcome3, Field(description="The outcome.")]
-    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
-    feedback: Annotated[
-        str,
-        Field(
-            description="What the agent should change (not blank).",
-            max_length=10000,
-            pattern="\\S",
-        ),
-    ]
-    seen: Annotated[
-        str | None,
-        Field(
-            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
-            pattern="^[0-9a-f]{64}$",
-        ),
-    ] = None
-
-
-class DecisionRequest(
-    RootModel[DecisionRequest1 | DecisionRequest2 | DecisionRequest3]
-):
-    root: Annotated[
-        DecisionRequest1 | DecisionRequest2 | DecisionRequest3,
-        Field(description="What a person sends to decide."),
-    ]
 
 
 class Effect(Enum):
@@ -1057,6 +982,12 @@ class RuleTest4(BaseModel):
     ] = None
 
 
+class RunIn(Enum):
+    read = "read"
+    workspace = "workspace"
+    unconfined = "unconfined"
+
+
 class Type8(Enum):
     bearer = "bearer"
 
@@ -1233,6 +1164,7 @@ class ToolPreview(BaseModel):
         str | None,
         Field(description="The client's permission mode, as it reported it."),
     ] = None
+    runs_in: Confine | None = None
     notes: Annotated[
         list[str] | None,
         Field(
@@ -1320,6 +1252,7 @@ class BatchItem(BaseModel):
             pattern="^[0-9a-f]{64}$",
         ),
     ] = None
+    run: RunIn | None = None
     id: Annotated[str, Field(description="The proposal's id.")]
 
 
@@ -1421,6 +1354,84 @@ class Decision(BaseModel):
         ),
     ] = None
     at: Annotated[Timestamp, Field(description="When.")]
+
+
+class DecisionRequest1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    outcome: Annotated[Outcome1, Field(description="The outcome.")]
+    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
+    feedback: Annotated[
+        str | None, Field(description="What to change (refine).", max_length=10000)
+    ] = None
+    edits: Annotated[
+        Any | None,
+        Field(
+            description="Changes to the payload (approve only), in the kind's edit form."
+        ),
+    ] = None
+    allow_similar: AllowSimilar | None = None
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
+    ] = None
+    run: RunIn | None = None
+
+
+class DecisionRequest2(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    outcome: Annotated[Outcome2, Field(description="The outcome.")]
+    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
+    feedback: Annotated[
+        str | None, Field(description="What to change (refine).", max_length=10000)
+    ] = None
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
+    ] = None
+    run: RunIn | None = None
+
+
+class DecisionRequest3(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    outcome: Annotated[Outcome3, Field(description="The outcome.")]
+    reason: Annotated[str | None, Field(description="Why.", max_length=10000)] = None
+    feedback: Annotated[
+        str,
+        Field(
+            description="What the agent should change (not blank).",
+            max_length=10000,
+            pattern="\\S",
+        ),
+    ]
+    seen: Annotated[
+        str | None,
+        Field(
+            description="What the person was shown: the SHA-256 (hex) of the canonical payload of the proposal on\ntheir screen. A decision that names another proposal than the one shown is refused (409\n`not_what_was_shown`) and changes nothing. The app and the phone send it.",
+            pattern="^[0-9a-f]{64}$",
+        ),
+    ] = None
+    run: RunIn | None = None
+
+
+class DecisionRequest(
+    RootModel[DecisionRequest1 | DecisionRequest2 | DecisionRequest3]
+):
+    root: Annotated[
+        DecisionRequest1 | DecisionRequest2 | DecisionRequest3,
+        Field(description="What a person sends to decide."),
+    ]
 
 
 class DeviceInfo(BaseModel):
