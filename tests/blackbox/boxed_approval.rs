@@ -91,7 +91,8 @@ async fn an_approved_command_runs_in_its_box_and_unconfined_only_when_chosen() {
 
     // A narrower box than the default, chosen: the read box writes nothing at all.
     std::fs::remove_file(scene.proj.join("late.txt")).unwrap();
-    let (answer, _) = approved(&s, &scene, "touch made-by-read && echo done", 3, json!({"outcome": "approve", "run": "read"})).await;
+    let (answer, _) =
+        approved(&s, &scene, "touch made-by-read && echo done", 3, json!({"outcome": "approve", "run": "read"})).await;
     let Answer::Allowed { command, rewritten: true } = answer else { panic!("{answer:?}") };
     let (code, _) = run_as_client(&s, &scene, &command);
     assert_ne!(code, Some(0));
@@ -117,4 +118,81 @@ async fn run_goes_with_an_approved_command_only() {
     assert!(status.is_client_error(), "{v}");
     let (_, p) = s.get(&id, &s.owner.clone()).await;
     assert_eq!(p["status"], "pending", "a refused decision decided nothing: {p}");
+}
+
+/// The box rule, on: ordinary work runs without asking, in the box, and the review's attacks
+/// dressed as ordinary work run there too and do nothing outside (each one's control, run
+/// unconfined, does its harm); what the box cannot make harmless still asks.
+#[tokio::test]
+async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest() {
+    if !assent_confine_available() {
+        eprintln!("skipped: no box can be built here, so the box rule allows nothing (a test in core checks that)");
+        return;
+    }
+    let scene = scene();
+    plant(&scene);
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
+    let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+    assert_eq!(st, 201, "{r}");
+    assert!(r["description"].as_str().unwrap().contains("stays in the working folder's box"), "{r}");
+    let mut decoy = std::process::Command::new("sleep").arg("300").spawn().unwrap();
+    let o = scene.out.display();
+    let d = decoy.id();
+    // Each line, and what its harm leaves outside (the control must leave it).
+    let attacks: Vec<(String, Box<dyn Fn(&str) -> bool>)> = vec![
+        (
+            "bash test.sh".into(),
+            Box::new(|out: &str| out.contains(&scene.key) || scene.out.join("pwned-approved").exists()),
+        ),
+        (format!("prlimit --pid {d} --nofile=64:64 && echo limited"), Box::new(|out: &str| out.contains("limited"))),
+        ("cp ~/.ssh/id_rsa leaked.txt && cat leaked.txt".into(), Box::new(|out: &str| out.contains(&scene.key))),
+        (format!("python3 -c \"open('{o}/pwned-py', 'w')\""), Box::new(|_: &str| scene.out.join("pwned-py").exists())),
+        (
+            "mkdir -p .claude && echo '{\"disableAllHooks\": true}' > .claude/settings.local.json".into(),
+            Box::new(|_: &str| scene.proj.join(".claude/settings.local.json").exists()),
+        ),
+        ("echo 'script-shell=/tmp/x' >> .npmrc".into(), Box::new(|_: &str| scene.proj.join(".npmrc").exists())),
+        (
+            format!("(setsid sh -c 'sleep 1; touch {o}/late' >/dev/null 2>&1 &); echo started"),
+            Box::new(|_: &str| {
+                std::thread::sleep(Duration::from_millis(2000));
+                scene.out.join("late").exists()
+            }),
+        ),
+    ];
+    for (n, (line, harm)) in attacks.iter().enumerate() {
+        let answer = crate::confine::ask_hook(&s, &scene, line, 500 + n);
+        let Answer::Allowed { command, rewritten: true } = answer else {
+            panic!("{line:?} not allowed in the box: {answer:?}")
+        };
+        let (_, out) = run_as_client(&s, &scene, &command);
+        assert!(!harm(&out), "in the box: {line:?}: {out}");
+        let (_, out) = run_as_client(&s, &scene, line);
+        assert!(harm(&out), "the control did no harm: {line:?}: {out}");
+        // Undo the control's harm for the next line.
+        for f in ["pwned-approved", "pwned-py", "late"] {
+            let _ = std::fs::remove_file(scene.out.join(f));
+        }
+        let _ = std::fs::remove_file(scene.proj.join(".claude/settings.local.json"));
+        let _ = std::fs::remove_file(scene.proj.join(".npmrc"));
+    }
+    assert!(decoy.try_wait().unwrap().is_none(), "the process outside was reached");
+    let _ = decoy.kill();
+    // What the box cannot make harmless, or cannot give, asks.
+    for (n, line) in [
+        "rm -rf src",
+        "git reset --hard",
+        "git clean -fdx",
+        "git push --force origin main",
+        "npm install left-pad",
+        "curl https://example.com",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = crate::confine::ask_hook(&s, &scene, line, 600 + n);
+        assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?}: {answer:?}");
+    }
+    assert!(scene.proj.join("src").exists());
 }

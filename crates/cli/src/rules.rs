@@ -116,9 +116,11 @@ pub struct MatchArgs {
     #[arg(long, requires = "input")]
     exact: bool,
     /// A built-in rule: `read-only` (commands that only read inside the working folder, run
-    /// confined to reading it; on in every new home) or `build-test` (builds and tests, run
-    /// confined to writing the working folder but its executable configuration, no network).
-    #[arg(long, value_parser = ["read-only", "build-test"])]
+    /// confined to reading it; on in every new home), `build-test` (builds and tests, run
+    /// confined to writing the working folder but its executable configuration, no network) or
+    /// `box` (any command that stays in the workspace box; deleting, forcing, rewriting, the
+    /// network, publishing and privilege still ask).
+    #[arg(long, value_parser = ["read-only", "build-test", "box"])]
     builtin: Option<String>,
     /// An allow runs what it covers confined: `read` (reads the working folder only, no writes,
     /// no network, no secrets) or `workspace` (also writes the folder, never its executable
@@ -196,6 +198,20 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
                 println!("{}", serde_json::to_string(&r)?);
             } else {
                 print_rule(&r);
+                if r.matches.builtin.as_deref() == Some("box") {
+                    println!(
+                        "\nCommands that stay in the box now run without asking. Each runs in the `workspace` box\n\
+                         (`assent run`): it may write inside the session's folder but never its executable\n\
+                         configuration (.git, package.json, a Makefile, .claude, CI workflows, ...), reaches no\n\
+                         network, no process outside and no secret of yours, and nothing it starts outlives it.\n\
+                         What the box cannot make harmless still asks: deleting, forcing or rewriting inside the\n\
+                         folder (rm, git reset --hard, git clean, git branch -D, git checkout -- ., a rebase),\n\
+                         and what it cannot give: the network, publishing, privilege. A command runs the project's\n\
+                         own code: what the agent wrote into the project runs too, inside the box. Remove the\n\
+                         rule ({}) to ask again.",
+                        r.id
+                    );
+                }
                 if r.matches.builtin.as_deref() == Some("build_test") {
                     println!(
                         "\nBuilds and tests now run without asking: `npm test`, `cargo test`, `pytest`, `make` and the like,\n\

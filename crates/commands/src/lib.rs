@@ -130,6 +130,9 @@ pub struct Line {
     pub redirects: Vec<Redirect>,
     /// Why it cannot be fully known before it runs (empty: it can).
     pub opaque: Vec<String>,
+    /// Those of `opaque` that are only a file's commands run by a shell (`bash test.sh`,
+    /// `source env.sh`): unknown as a program's code is, not text made as the line runs.
+    pub opaque_files: Vec<String>,
     /// Whether it is more than one plain command (lists, pipes, substitutions, compounds).
     pub chained: bool,
     /// Whether it is more than plain commands joined by `&&`, `||`, `;`, `|` or newlines: a

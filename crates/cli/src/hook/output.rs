@@ -86,9 +86,11 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             }
             o
         }
-        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine, by_rule }) => json!({"permissionDecision": "allow",
+        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine, by_rule }) => {
+            json!({"permissionDecision": "allow",
             "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule),
-            "modifiedArgs": rewrite.input(proposal)}),
+            "modifiedArgs": rewrite.input(proposal)})
+        }
         (Event::CopilotPreToolUse, Verdict::Deny(why)) => {
             json!({"permissionDecision": "deny", "permissionDecisionReason": why})
         }

@@ -84,6 +84,14 @@ impl<'a> Walker<'a> {
         Walker { ctx, table, line: Line::default(), words: 0, cwd: ctx.cwd.clone(), stdin: None }
     }
 
+    /// [`Self::opaque`] for a shell that runs a file's commands (see [`crate::Line::opaque_files`]).
+    pub(crate) fn opaque_file(&mut self, why: String) {
+        if !self.line.opaque_files.contains(&why) {
+            self.line.opaque_files.push(why.clone());
+        }
+        self.opaque(why);
+    }
+
     pub(crate) fn opaque(&mut self, why: impl Into<String>) {
         let why = why.into();
         if self.line.opaque.len() < 8 && !self.line.opaque.contains(&why) {

@@ -135,7 +135,7 @@ impl Walker<'_> {
             "env" => self.env(args, t),
             "eval" => self.eval(args, t),
             "source" | "." => {
-                self.opaque(format!("`{name}` runs the commands of a file"));
+                self.opaque_file(format!("`{name}` runs the commands of a file"));
                 self.push_opaque(name, args, t);
             }
             "trap" => self.trap(args, t),

@@ -174,7 +174,7 @@ impl Walker<'_> {
                 self.push_opaque(name, args, t);
             }
             (Some(_), _) => {
-                self.opaque(format!("`{name}` runs the commands of a file"));
+                self.opaque_file(format!("`{name}` runs the commands of a file"));
                 self.push_opaque(name, args, t);
             }
         }

@@ -140,11 +140,13 @@ pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Res
     // A box is built around a folder: one the client reported and Assent could vouch for.
     let Some(dir) = call.cwd.as_deref() else { return Some(Err(NO_FOLDER_NOTE.to_string())) };
     if let Err(why) = assent_commands::path::project_folder(dir, home.as_deref()) {
-        return Some(Err(format!("No box can be built around this folder ({why}): approving runs this command as the client runs it, unconfined.")));
+        return Some(Err(format!(
+            "No box can be built around this folder ({why}): approving runs this command as the client runs it, unconfined."
+        )));
     }
     let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home };
-    let reads =
-        command.len() <= assent_commands::shell::MAX_LEN && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
+    let reads = command.len() <= assent_commands::shell::MAX_LEN
+        && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
     let want = if reads { Confine::Read } else { Confine::Workspace };
     Some(if can_box.contains(&want) { Ok(want) } else { Err(NO_BOX_NOTE.to_string()) })
 }

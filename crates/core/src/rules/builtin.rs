@@ -22,6 +22,79 @@ pub fn builtin_build_test() -> RuleMatch {
     RuleMatch { builtin: Some(BUILD_TEST.into()), ..Default::default() }
 }
 
+/// The built-in box rule's name in a match (`"builtin": "box"`): off unless the person adds it.
+/// A command that stays in the `workspace` box runs without asking, but what the reader
+/// nominates as destructive inside the folder, or needs what no box gives.
+pub const BOX: &str = "box";
+
+/// The built-in box rule's match.
+pub fn builtin_box() -> RuleMatch {
+    RuleMatch { builtin: Some(BOX.into()), ..Default::default() }
+}
+
+/// What the box rule never lets run without the person: what the box cannot make harmless
+/// (deleting, forcing, rewriting inside the folder: `rm -r`, `git reset --hard`, `git clean`,
+/// `git branch -D`, `git checkout -- .`, `git commit --amend`, a rebase) and what it cannot give
+/// (the network, publishing, privilege), each as the reader names it.
+const BOX_ASKS: assent_commands::Effects = assent_commands::Effects::DELETE
+    .union(assent_commands::Effects::FORCE)
+    .union(assent_commands::Effects::NETWORK)
+    .union(assent_commands::Effects::PUBLISH)
+    .union(assent_commands::Effects::PRIVILEGE);
+
+/// Whether the box rule covers a command of `s`'s line: run in a project folder inside the
+/// declared work roots (the box is built around it), and doing nothing of [`BOX_ASKS`]. The box
+/// keeps everything else in the folder; a line the reader cannot know in full asks (its unknown
+/// part is no command the rule covers).
+pub(super) fn box_covers(s: &Subject, c: &Command) -> bool {
+    in_a_project(s).is_some() && c.program.is_some() && !c.effects.any(BOX_ASKS) && !destructive_git(c)
+}
+
+/// Whether the box rule covers what of `s`'s line is unknown before it runs: only a shell running
+/// a file's commands (`bash test.sh`), which the box holds as it holds `python3 test.py`; never
+/// text made as the line runs (`eval "$X"`, a program named by a variable), which could be
+/// anything the rule asks for.
+pub(super) fn box_covers_opaque(s: &Subject) -> bool {
+    in_a_project(s).is_some()
+        && s.line.as_ref().is_some_and(|l| !l.opaque.is_empty() && l.opaque.iter().all(|w| l.opaque_files.contains(w)))
+}
+
+/// Whether a redirection of `s`'s line is one the box rule covers: its write lands in the box.
+pub(super) fn box_covers_redirect(s: &Subject) -> bool {
+    in_a_project(s).is_some()
+}
+
+/// Git's discarding forms the table may read as ordinary (`checkout -- .`, `restore`, `stash
+/// drop`/`clear`, `reflog expire`, `gc --prune`, `update-ref -d`, `filter-branch`,
+/// `filter-repo`): they lose work inside the folder.
+fn destructive_git(c: &Command) -> bool {
+    if c.program.as_deref() != Some("git") {
+        return false;
+    }
+    let words: Vec<&str> = c.words.iter().map(|w| w.as_deref().unwrap_or("")).collect();
+    let sub = words.iter().skip(1).find(|w| !w.starts_with('-')).copied().unwrap_or("");
+    match sub {
+        "checkout" => {
+            words.contains(&"--") || words.contains(&".") || words.iter().any(|w| *w == "-f" || *w == "--force")
+        }
+        "restore" | "filter-branch" | "filter-repo" | "prune" | "update-ref" | "replace" => true,
+        "stash" => words.iter().any(|w| matches!(*w, "drop" | "clear" | "pop")),
+        "reflog" => words.contains(&"expire") || words.contains(&"delete"),
+        "gc" => words.iter().any(|w| w.starts_with("--prune")),
+        "reset" => words.iter().any(|w| matches!(*w, "--hard" | "--merge" | "--keep")),
+        "rebase" | "clean" => true,
+        _ => false,
+    }
+}
+
+/// The session's folder when a built-in rule may cover a command run in it: inside the
+/// declared work roots, and a project's (a working folder of `/`, the home or `~/.ssh` makes
+/// nothing "inside").
+fn in_a_project(s: &Subject) -> Option<&str> {
+    let dir = s.facts.cwd.as_deref().filter(|_| s.in_work_roots)?;
+    assent_commands::path::project_folder(dir, s.home.as_deref()).is_ok().then_some(dir)
+}
+
 /// The commands the build-and-test rule covers (the program table's `build-and-test`), read
 /// once.
 fn build_and_test() -> &'static [Prefix] {
@@ -35,11 +108,7 @@ fn build_and_test() -> &'static [Prefix] {
 /// in a simple line, run in a project folder inside the declared work roots, not run by another
 /// command, and touching nothing outside that folder (read-only: reading only).
 pub(super) fn covers(read_only: bool, s: &Subject, c: &Command) -> bool {
-    let Some(dir) = s.facts.cwd.as_deref().filter(|_| s.in_work_roots) else { return false };
-    // A working folder of `/`, the home or `~/.ssh` makes nothing "inside".
-    if assent_commands::path::project_folder(dir, s.home.as_deref()).is_err() {
-        return false;
-    }
+    let Some(dir) = in_a_project(s) else { return false };
     let real = |p: &str| s.real_of(p);
     let simple = s.line.as_ref().is_some_and(Line::is_simple) && !c.inner;
     if read_only {

@@ -1,7 +1,7 @@
 //! A rule's match, compiled for its effect, and what it covers of each part of a proposal (each
 //! command its line runs, each file a redirection writes, its path, what is opaque).
 
-use super::builtin::{BUILD_TEST, READ_ONLY};
+use super::builtin::{BOX, BUILD_TEST, READ_ONLY};
 use super::patterns::{glob, literal_glob, literal_len, literal_prefix, path_glob};
 use super::{BadRule, Confine, Effect, PathForm, RuleMatch, Subject, bad};
 use crate::payloads::KindName;
@@ -31,6 +31,8 @@ pub struct Compiled {
     pub(super) read_only: bool,
     /// The built-in build-and-test rule.
     pub(super) build_test: bool,
+    /// The built-in box rule.
+    pub(super) boxed: bool,
 }
 
 /// One part of a proposal, decided on its own.
@@ -99,14 +101,18 @@ impl Compiled {
         if m.exact && m.input.as_deref().is_none_or(|i| i.trim().is_empty()) {
             return Err(bad("invalid_input", "`exact` goes with the whole command in `input`"));
         }
-        let (read_only, build_test) = match m.builtin.as_deref() {
-            None => (false, false),
-            Some(READ_ONLY) if effect == Effect::Allow && m.fields() == 1 && m.confine.is_none() => (true, false),
-            Some(BUILD_TEST) if effect == Effect::Allow && m.fields() == 1 && m.confine.is_none() => (false, true),
+        let alone = effect == Effect::Allow && m.fields() == 1 && m.confine.is_none();
+        let (read_only, build_test, boxed) = match m.builtin.as_deref() {
+            None => (false, false, false),
+            Some(READ_ONLY) if alone => (true, false, false),
+            Some(BUILD_TEST) if alone => (false, true, false),
+            Some(BOX) if alone => (false, false, true),
             Some(b) => {
                 return Err(bad(
                     "invalid_match",
-                    format!("no built-in rule `{b}` (there are `allow` `read_only` and `allow` `build_test`, alone)"),
+                    format!(
+                        "no built-in rule `{b}` (there are `allow` `read_only`, `allow` `build_test` and `allow` `box`, alone)"
+                    ),
                 ));
             }
         };
@@ -139,6 +145,7 @@ impl Compiled {
             origin,
             read_only,
             build_test,
+            boxed,
         })
     }
 
@@ -150,7 +157,7 @@ impl Compiled {
     /// Whether it is a built-in rule (read-only, build-and-test): the broadest allows, which
     /// need the session's folder.
     pub(super) fn is_builtin(&self) -> bool {
-        self.read_only || self.build_test
+        self.read_only || self.build_test || self.boxed
     }
 
     /// How an allow runs what it covers: the built-in read-only rule always confined to `read`,
@@ -158,7 +165,7 @@ impl Compiled {
     pub fn confine(&self) -> Option<Confine> {
         if self.read_only {
             Some(Confine::Read)
-        } else if self.build_test {
+        } else if self.build_test || self.boxed {
             Some(Confine::Workspace)
         } else {
             self.m.confine
@@ -339,6 +346,14 @@ impl Compiled {
         let cwd = f.cwd.as_deref();
         let allow = self.effect == Effect::Allow;
         let tool = f.tool.as_deref();
+        if self.boxed {
+            return match part {
+                Part::Command(c) => super::builtin::box_covers(s, c),
+                Part::Redirect(_) => super::builtin::box_covers_redirect(s),
+                Part::Opaque => super::builtin::box_covers_opaque(s),
+                _ => false,
+            };
+        }
         if self.build_test || self.read_only {
             return match part {
                 Part::Command(c) => super::builtin::covers(self.read_only, s, c),

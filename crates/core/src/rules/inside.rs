@@ -12,7 +12,7 @@ impl Compiled {
     /// deny or ask). Conservative: false when it cannot tell.
     pub(super) fn inside(&self, other: &Compiled) -> bool {
         // The built-in rule is the broadest allow: it never lies inside a deny or ask.
-        if self.read_only || other.read_only || self.build_test || other.build_test {
+        if self.is_builtin() || other.is_builtin() {
             return false;
         }
         let same = |a: &Option<String>, b: &Option<String>| {

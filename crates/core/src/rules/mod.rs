@@ -33,7 +33,7 @@ pub mod scripts;
 mod set;
 mod words;
 
-pub use builtin::{builtin_build_test, builtin_read_only};
+pub use builtin::{builtin_box, builtin_build_test, builtin_read_only};
 pub use compiled::Compiled;
 pub use set::{Candidate, RuleSet, Ruling};
 pub use words::{confinement_for, describe, similar};

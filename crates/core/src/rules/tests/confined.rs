@@ -76,6 +76,63 @@ fn the_build_and_test_rule_allows_builds_and_tests_only_and_confines_them() {
     assert!(Compiled::new(crate::rules::builtin_build_test(), Effect::Deny).is_err());
 }
 
+/// The built-in box rule allows what stays in the workspace box, and asks for what the box
+/// cannot make harmless (deleting, forcing, rewriting inside the folder) or cannot give (the
+/// network, publishing, privilege), and for a line it cannot know in full.
+#[test]
+fn the_box_rule_allows_what_stays_in_the_box_and_asks_for_the_rest() {
+    let rules = set(vec![rule("box", Effect::Allow, crate::rules::builtin_box())]);
+    for cmd in [
+        "npm test",
+        "npm run build",
+        "cargo build && ./target/debug/app --help",
+        "python3 scripts/gen.py | tee out.log",
+        "echo notes > notes.txt",
+        "mkdir -p build && cd build && cmake ..",
+        "node -e 'console.log(1)'",
+        "git add -A && git commit -m wip",
+        "git status && git diff",
+        "sed -i s/a/b/ src/main.rs",
+        "git reset HEAD src/a.rs",
+        "for f in src/*.ts; do wc -l $f; done",
+        "bash test.sh",
+        "source env.sh && ./run.sh",
+    ] {
+        let r = rules.rule(&bash_in(cmd), Timestamp(0));
+        assert_eq!((r.effect, r.confine), (Effect::Allow, Some(crate::rules::Confine::Workspace)), "{cmd}");
+    }
+    for cmd in [
+        "rm -rf src",
+        "rm notes.txt",
+        "git reset --hard HEAD~3",
+        "git clean -fdx",
+        "git branch -D feature",
+        "git checkout -- .",
+        "git restore src",
+        "git stash drop",
+        "git rebase -i HEAD~2",
+        "git commit --amend -m x",
+        "git push --force",
+        "git push origin main",
+        "npm install",
+        "npm publish",
+        "curl https://example.com",
+        "sudo make install",
+        "eval \"$CMD\"",
+        "find . -name '*.o' -delete",
+        "npm test && rm -rf ~",
+    ] {
+        assert_eq!(pick(&rules, &bash_in(cmd)), None, "{cmd}");
+    }
+    // Only where the client runs it in the box, in a project folder.
+    let mut s = bash_in("npm test");
+    s.can_confine.retain(|c| *c == crate::rules::Confine::Read);
+    assert_eq!(pick(&rules, &s), None);
+    assert!(Compiled::new(crate::rules::builtin_box(), Effect::Deny).is_err());
+    let with_tool = RuleMatch { tool: Some("Bash".into()), ..crate::rules::builtin_box() };
+    assert!(Compiled::new(with_tool, Effect::Allow).is_err());
+}
+
 /// Declared work roots: a working folder outside them makes nothing "inside" for the built-in
 /// rules; none declared, any project folder counts.
 #[test]
