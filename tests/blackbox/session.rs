@@ -204,20 +204,15 @@ fn first_session(proj: &Path, home: &Path) -> (Vec<Value>, Vec<Value>) {
     (first, risky_first.to_vec())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
-    let (_work, root, proj, home) = project();
+/// The next session's forty calls (the same work on the same files, and ten new risky calls,
+/// several dressed as what the person approved or imported), and the risky ones.
+fn next_session(proj: &Path, home: &Path) -> (Vec<Value>, Vec<Value>) {
     let p = |f: &str| proj.join(f).display().to_string();
     let h = |f: &str| home.join(f).display().to_string();
-
-    // The first session: no rule but the built-in one.
-    let (first, risky_first) = first_session(&proj, &home);
-    // The next session: the same work on the same files, and ten new risky calls, several
-    // dressed as what the person approved or imported.
-    let mut next = reads(&proj, read(&p("src/util.js")));
+    let mut next = reads(proj, read(&p("src/util.js")));
     let (util2, helpers2) =
         (["src/util2.js", "export const b = 1;\n"], ["src/lib/helpers2.js", "export const h2 = 1;\n"]);
-    next.extend(ordinary(&proj, 2, util2, "src/app.js src/util.js src/util2.js", "Add util2", helpers2));
+    next.extend(ordinary(proj, 2, util2, "src/app.js src/util.js src/util2.js", "Add util2", helpers2));
     let risky_next = [
         json!("git push --force-with-lease origin feature-x"),
         json!("git push origin +feature-x"),
@@ -231,9 +226,20 @@ async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
         json!("git -c core.hooksPath=/tmp push origin feature-x"),
     ];
     next.extend(risky_next.iter().cloned());
+    (next, risky_next.to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coding_session_asks_for_half_then_only_for_the_risky_calls() {
+    let (_work, root, proj, home) = project();
+
+    // The first session: no rule but the built-in one.
+    let (first, risky_first) = first_session(&proj, &home);
+    // The next session: the same work on the same files, and ten new risky calls, several
+    // dressed as what the person approved or imported.
+    let (next, risky_next) = next_session(&proj, &home);
     assert_eq!((first.len(), next.len()), (40, 40));
     let risky: BTreeSet<String> = risky_first.iter().chain(&risky_next).map(key).collect();
-
     let s = Server::start().await;
     let asked = session(&s, &root, &proj, &first, &risky).await;
     let risky_asked = asked.iter().filter(|(_, r)| *r).count();
@@ -325,4 +331,59 @@ async fn the_build_and_test_rule_quiets_the_first_sessions_tests() {
     for t in tests {
         assert_eq!(t["decision"]["confine"], "workspace", "{t}");
     }
+}
+
+/// Both sessions with the built-in box rule on (and the next one with the person's imported
+/// permissions, as above): what stays in the box runs without asking, so the first session asks
+/// at most 15 times for ordinary work and the next at most 3, and no risky call does harm: each
+/// asks, is refused by a rule, or runs in the box, where it can do nothing outside (`~/.bashrc`
+/// is the box's own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_box_rule_quiets_both_sessions_to_their_risky_calls() {
+    if !crate::confine::assent_confine_available() {
+        eprintln!("skipped: no box can be built here, so the box rule allows nothing");
+        return;
+    }
+    let (_work, root, proj, home) = project();
+    let (first, risky_first) = first_session(&proj, &home);
+    let (next, risky_next) = next_session(&proj, &home);
+    let risky: BTreeSet<String> = risky_first.iter().chain(&risky_next).map(key).collect();
+    let s = Server::start().await;
+    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
+    let (st, v) = s.req(Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+    assert_eq!(st, 201, "{v}");
+    let asked = session(&s, &root, &proj, &first, &risky).await;
+    let ordinary: Vec<&String> = asked.iter().filter(|(_, r)| !r).map(|(k, _)| k).collect();
+    eprintln!("first session with the box rule: {} of 40 asked, {} ordinary: {asked:?}", asked.len(), ordinary.len());
+    assert!(ordinary.len() <= 15, "the first session asked {} times for ordinary work: {ordinary:?}", ordinary.len());
+    let perms = root.join("claude-settings.json");
+    let settings = json!({"permissions": {"allow": ["Bash(npm test:*)", "Bash(git add:*)", "Bash(git commit:*)"],
+        "ask": ["Bash(git push:*)"], "deny": ["Bash(curl:*)", "Bash(sudo:*)"]}});
+    std::fs::write(&perms, settings.to_string()).unwrap();
+    let imported = s.cli(&["rule", "import", "claude-code", perms.to_str().unwrap(), "--yes"]);
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    let asked = session(&s, &root, &proj, &next, &risky).await;
+    let ordinary: Vec<&String> = asked.iter().filter(|(_, r)| !r).map(|(k, _)| k).collect();
+    eprintln!("next session with the box rule: {} of 40 asked, {} ordinary: {asked:?}", asked.len(), ordinary.len());
+    assert!(ordinary.len() <= 3, "the next session asked {} times for ordinary work: {ordinary:?}", ordinary.len());
+    // No risky call allowed by a rule ran outside the box.
+    let (_, all) = s.req(Method::GET, "/proposals?limit=200", Some(&s.owner), None).await;
+    let mut boxed = Vec::new();
+    for p in all["items"].as_array().unwrap() {
+        let input = &p["payload"]["input"];
+        let k = input["command"].as_str().or(input["file_path"].as_str()).unwrap_or_default();
+        if risky.contains(k) && p["decision"]["by"] == "rule" && p["status"] == "approved" {
+            assert_eq!(p["decision"]["confine"], "workspace", "a risky call allowed outside the box: {k}");
+            boxed.push(k.to_string());
+        }
+    }
+    eprintln!("risky calls the box rule ran in the box: {boxed:?}");
+    // And none did harm: the home, the remote, the sources and the history are as the person's
+    // answers left them.
+    assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# mine\n");
+    assert!(!home.join(".profile").exists() && !home.join(".ssh").exists() && !home.join(".config").exists());
+    assert!(proj.join("src/app.js").exists() && root.join("remote.git").exists());
+    let log = Command::new("git").args(["log", "--format=%s", "-3"]).current_dir(&proj).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).lines().any(|l| l == "Add util2"), "{log:?}");
+    assert!(!String::from_utf8_lossy(&log.stdout).contains("Rewrite history"), "{log:?}");
 }

@@ -47,7 +47,31 @@ const BOX_ASKS: assent_commands::Effects = assent_commands::Effects::DELETE
 /// keeps everything else in the folder; a line the reader cannot know in full asks (its unknown
 /// part is no command the rule covers).
 pub(super) fn box_covers(s: &Subject, c: &Command) -> bool {
-    in_a_project(s).is_some() && c.program.is_some() && !c.effects.any(BOX_ASKS) && !destructive_git(c)
+    in_a_project(s).is_some()
+        && c.program.is_some()
+        && !c.effects.any(BOX_ASKS)
+        && !destructive_git(c)
+        && !inline_program(c)
+}
+
+/// Interpreters that take a program's text on the command line.
+const INTERPRETERS: &[&str] =
+    &["node", "nodejs", "deno", "bun", "python", "python3", "perl", "ruby", "php", "lua", "Rscript", "osascript"];
+
+/// An interpreter given its program as a word (`node -e …`, `python3 -c …`, `perl -e …`): text
+/// the reader cannot read, which may delete or rewrite inside the folder as freely as `rm`. A
+/// program in a file (`python3 test.py`) is held as any program is.
+fn inline_program(c: &Command) -> bool {
+    let Some(p) = c.program.as_deref() else { return false };
+    let base = p.rsplit('/').next().unwrap_or(p);
+    let interpreter = INTERPRETERS.iter().any(|i| {
+        base == *i || base.strip_prefix(i).is_some_and(|v| v.chars().all(|ch| ch.is_ascii_digit() || ch == '.'))
+    });
+    interpreter
+        && c.words.iter().skip(1).flatten().any(|w| {
+            matches!(w.as_str(), "-e" | "-c" | "-E" | "-p" | "-r" | "--eval" | "--print" | "eval")
+                || (w.starts_with('-') && !w.starts_with("--") && w.len() > 2 && (w.ends_with('e') || w.ends_with('c')))
+        })
 }
 
 /// Whether the box rule covers what of `s`'s line is unknown before it runs: only a shell running

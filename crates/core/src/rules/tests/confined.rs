@@ -89,7 +89,7 @@ fn the_box_rule_allows_what_stays_in_the_box_and_asks_for_the_rest() {
         "python3 scripts/gen.py | tee out.log",
         "echo notes > notes.txt",
         "mkdir -p build && cd build && cmake ..",
-        "node -e 'console.log(1)'",
+        "node scripts/build.mjs --watch=false",
         "git add -A && git commit -m wip",
         "git status && git diff",
         "sed -i s/a/b/ src/main.rs",
@@ -120,6 +120,10 @@ fn the_box_rule_allows_what_stays_in_the_box_and_asks_for_the_rest() {
         "sudo make install",
         "eval \"$CMD\"",
         "find . -name '*.o' -delete",
+        "node -e \"require('fs').rmSync('src', {recursive: true})\"",
+        "python3 -c 'import shutil; shutil.rmtree(\"src\")'",
+        "perl -pe 1 -e 'unlink glob \"src/*\"'",
+        "deno eval 'Deno.removeSync(\"src\", {recursive: true})'",
         "npm test && rm -rf ~",
     ] {
         assert_eq!(pick(&rules, &bash_in(cmd)), None, "{cmd}");
