@@ -120,6 +120,9 @@ async fn run_goes_with_an_approved_command_only() {
     assert_eq!(p["status"], "pending", "a refused decision decided nothing: {p}");
 }
 
+/// What an attack left, seen from outside the box, given what it printed.
+type Harm<'a> = Box<dyn Fn(&str) -> bool + 'a>;
+
 /// The box rule, on: ordinary work runs without asking, in the box, and the review's attacks
 /// dressed as ordinary work run there too and do nothing outside (each one's control, run
 /// unconfined, does its harm); what the box cannot make harmless still asks.
@@ -136,18 +139,20 @@ async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest()
     let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
     assert_eq!(st, 201, "{r}");
     assert!(r["description"].as_str().unwrap().contains("stays in the working folder's box"), "{r}");
+    // A program the agent wrote through an allowed edit.
+    std::fs::write(scene.proj.join("pwn.py"), format!("open('{}/pwned-py', 'w')\n", scene.out.display())).unwrap();
     let mut decoy = std::process::Command::new("sleep").arg("300").spawn().unwrap();
     let o = scene.out.display();
     let d = decoy.id();
     // Each line, and what its harm leaves outside (the control must leave it).
-    let attacks: Vec<(String, Box<dyn Fn(&str) -> bool>)> = vec![
+    let attacks: Vec<(String, Harm)> = vec![
         (
             "bash test.sh".into(),
             Box::new(|out: &str| out.contains(&scene.key) || scene.out.join("pwned-approved").exists()),
         ),
         (format!("prlimit --pid {d} --nofile=64:64 && echo limited"), Box::new(|out: &str| out.contains("limited"))),
         ("cp ~/.ssh/id_rsa leaked.txt && cat leaked.txt".into(), Box::new(|out: &str| out.contains(&scene.key))),
-        (format!("python3 -c \"open('{o}/pwned-py', 'w')\""), Box::new(|_: &str| scene.out.join("pwned-py").exists())),
+        ("python3 pwn.py".into(), Box::new(|_: &str| scene.out.join("pwned-py").exists())),
         (
             "mkdir -p .claude && echo '{\"disableAllHooks\": true}' > .claude/settings.local.json".into(),
             Box::new(|_: &str| scene.proj.join(".claude/settings.local.json").exists()),

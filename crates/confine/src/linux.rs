@@ -37,7 +37,6 @@ const BOX_FLAGS: &[&str] = &[
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    "--disable-userns",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -45,6 +44,26 @@ const BOX_FLAGS: &[&str] = &[
     "--hostname",
     "assent-box",
 ];
+
+/// The flags of every box this bubblewrap takes: [`BOX_FLAGS`], and `--disable-userns` (no user
+/// namespace inside the box) where it has it (0.8 and later; Ubuntu 22.04's 0.6 has not, and
+/// there the seccomp filter alone refuses a nested user namespace).
+fn box_flags(bwrap: &Path) -> Vec<&'static str> {
+    static DISABLES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let disables = *DISABLES.get_or_init(|| {
+        std::process::Command::new(bwrap)
+            .arg("--help")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--disable-userns"))
+    });
+    let mut flags = BOX_FLAGS.to_vec();
+    if disables {
+        flags.push("--disable-userns");
+    }
+    flags
+}
 
 /// The highest Landlock ABI this kernel enforces, found by creating (never applying) a ruleset
 /// that requires each in turn.
@@ -87,8 +106,8 @@ pub(crate) fn namespaces() -> Result<(), String> {
             let b = bwrap().ok_or_else(|| {
                 "bubblewrap is not installed (`apt install bubblewrap`, `dnf install bubblewrap`)".to_string()
             })?;
-            let out = std::process::Command::new(b)
-                .args(BOX_FLAGS)
+            let out = std::process::Command::new(&b)
+                .args(box_flags(&b))
                 .args(["--ro-bind", "/", "/", "--", "true"])
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
@@ -170,8 +189,8 @@ fn boxed(spec: &Spec) -> Result<Boxed, Error> {
             }
         }
     }
-    let mut c = std::process::Command::new(bwrap);
-    c.args(BOX_FLAGS);
+    let mut c = std::process::Command::new(&bwrap);
+    c.args(box_flags(&bwrap));
     if let Some(uid) = mapped_user() {
         c.args(["--uid", uid, "--gid", uid]);
     }

@@ -129,10 +129,14 @@ pub(crate) fn what(p: &Proposal) -> String {
     };
     let line = assent_core::invisible::make_visible(&line);
     let mut out: String = line.chars().take(160).collect();
-    if let Preview::ToolCall(t) = &p.preview
-        && let Some(b) = t.runs_in
-    {
-        out.push_str(&format!("\nApprove runs it in the {} box", b.as_str()));
+    if let Preview::ToolCall(t) = &p.preview {
+        if let Some(b) = t.runs_in {
+            out.push_str(&format!("\nApprove runs it in the {} box", b.as_str()));
+        }
+        let start = assent_core::kinds::project_hooks::NOTE_START;
+        if t.notes.iter().any(|n| n.starts_with(start)) {
+            out.push_str("\n⚠ this project's settings change the agent's hooks (see the inbox)");
+        }
     }
     if !p.preview.invisible_characters().is_empty() {
         out.push_str("\n⚠ contains hidden characters");

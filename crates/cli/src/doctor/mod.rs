@@ -68,6 +68,7 @@ pub async fn run(home: &Home, json: bool) -> Result<()> {
         server(home).await,
         database(home).await,
         confinement(),
+        project_hooks(),
         claude_code(),
         agents::gemini_cli(),
         agents::copilot_cli(),
@@ -300,7 +301,26 @@ async fn database(home: &Home) -> Check {
     }
 }
 
-/// Where Claude Code keeps its settings, and what in them points at Assent.
+/// What the project in the current folder says to the agents' clients about hooks: settings
+/// that add hooks Assent does not see, or turn hooks off (a problem: the client then files
+/// nothing).
+fn project_hooks() -> Check {
+    use assent_core::kinds::project_hooks::{Finding, findings};
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let found = findings(&cwd);
+    if found.is_empty() {
+        return Check::ok("project hooks", format!("{}: no project setting adds or turns off hooks", cwd.display()));
+    }
+    let words: Vec<String> = found.iter().map(Finding::words).collect();
+    let off = found.iter().any(|f| matches!(f, Finding::TurnsHooksOff { .. }));
+    let fix = "remove what you did not put there (a command the agent ran may have written it)";
+    if off {
+        Check::problem("project hooks", words.join(" "), fix)
+    } else {
+        Check::note("project hooks", words.join(" "), fix)
+    }
+}
+
 /// Whether commands can run in a box here; where they cannot, every rule that runs a command
 /// in a box asks instead (safe, but the built-in read-only rule then asks for every read), and
 /// what the person approves runs only if they choose to run it unconfined.

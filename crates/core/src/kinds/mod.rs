@@ -2,6 +2,7 @@
 //! it has one), computes the preview from the stored payload, and applies a person's edits.
 //! Kinds that Assent carries out itself also name an applier, registered by the host.
 
+pub mod project_hooks;
 mod tool_call;
 
 pub use tool_call::{ToolCall, is_permission_mode};

@@ -166,6 +166,12 @@ pub fn preview(call: &payloads::ToolCall, can_box: &[Confine]) -> Preview {
     invisible::scan_json(&call.input, &mut found);
     let input_text = serde_json::to_string_pretty(&call.input).unwrap_or_default();
     let mut notes = notes(call);
+    // What the project's own settings do to the client's hooks, read from the disk by Assent.
+    if call.client.is_some()
+        && let Some(dir) = call.cwd.as_deref()
+    {
+        notes.extend(super::project_hooks::findings(std::path::Path::new(dir)).iter().map(|f| f.words()));
+    }
     let runs_in = match default_box(call, can_box) {
         Some(Ok(b)) => Some(b),
         Some(Err(note)) => {
