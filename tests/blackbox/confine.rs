@@ -31,6 +31,8 @@ pub(crate) struct Scene {
     pub(crate) key: String,
     pub(crate) outside_secret: String,
     pub(crate) env_secret: String,
+    /// More of the client's environment (a test's switch).
+    pub(crate) extra_env: Vec<(String, String)>,
 }
 
 const ENV_SECRET_NAME: &str = "ASSENT_TEST_API_TOKEN";
@@ -78,7 +80,7 @@ pub(crate) fn scene() -> Scene {
     git(&["init", "-q", "-b", "main"]);
     git(&["-c", "user.email=t@e", "-c", "user.name=t", "add", "README.md", "src"]);
     git(&["-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "first"]);
-    Scene { root, home, proj, out, key, outside_secret, env_secret }
+    Scene { root, home, proj, out, key, outside_secret, env_secret, extra_env: Vec::new() }
 }
 
 impl Scene {
@@ -119,6 +121,9 @@ impl Scene {
             ("RUSTUP_HOME".into(), toolchain_home("RUSTUP_HOME", ".rustup")),
             ("CARGO_HOME".into(), toolchain_home("CARGO_HOME", ".cargo")),
         ]
+        .into_iter()
+        .chain(self.extra_env.iter().cloned())
+        .collect()
     }
 
     /// The server's environment (so that a client reaches it), then the client's.
@@ -435,8 +440,22 @@ fn broke(
 
 #[tokio::test]
 async fn every_line_the_rules_allow_runs_confined() {
+    every_line(false).await;
+}
+
+/// The same lines with Landlock withheld (a debug build's switch, which a release build never
+/// reads), as on a kernel older than 6.12: the namespaces and seccomp hold alone.
+#[tokio::test]
+async fn every_line_the_rules_allow_runs_boxed_without_landlock() {
+    every_line(true).await;
+}
+
+async fn every_line(without_landlock: bool) {
     let can_confine = assent_confine_available();
-    let scene = scene();
+    let mut scene = scene();
+    if without_landlock {
+        scene.extra_env.push(("ASSENT_TEST_WITHOUT_LANDLOCK".into(), "1".into()));
+    }
     let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
     let net = listener();
     let mut sentinel = Command::new("sleep").args(["600"]).arg0("confine-sentinel").spawn().unwrap();

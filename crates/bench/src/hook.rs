@@ -127,7 +127,8 @@ fn runs(program: &std::path::Path, args: &[&str], cwd: &str) -> Result<Vec<Durat
 fn allowed(bin: &std::path::Path, home: &str, cwd: &str, command: &str, n: usize) -> Result<String> {
     let event = json!({
         "session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": command}, "tool_use_id": format!("toolu_confined_{n}_{}", std::process::id()),
+        "tool_input": {"command": command},
+        "tool_use_id": format!("toolu_confined_{n}_{}_{}", command.len(), std::process::id()),
     });
     let mut child = Command::new(bin)
         .args(["--home", home, "hook", "claude-code"])
@@ -136,7 +137,10 @@ fn allowed(bin: &std::path::Path, home: &str, cwd: &str, command: &str, n: usize
         .spawn()?;
     child.stdin.take().context("stdin")?.write_all(event.to_string().as_bytes())?;
     let out: serde_json::Value = serde_json::from_slice(&child.wait_with_output()?.stdout)?;
-    Ok(out["hookSpecificOutput"]["updatedInput"]["command"].as_str().context("no rewrite")?.to_string())
+    match out["hookSpecificOutput"]["updatedInput"]["command"].as_str() {
+        Some(c) => Ok(c.to_string()),
+        None => bail!("`{command}` was not allowed in a box: {out}"),
+    }
 }
 
 /// Times the rewritten command in `cwd`, run by bash as the client runs it, each on a proposal

@@ -131,7 +131,8 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
     // it, nothing is cleaned up after it (nearly every ticket is for a read).
     let a = from_ticket(&home, id)?;
     if a.profile == assent_confine::Profile::Read {
-        let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
+        let spec =
+            assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command), hosts: Vec::new() };
         return Some(Err(refuse(format!("{id} not run: {}", assent_confine::exec(&spec)))));
     }
     Some(execute(id, a))
@@ -201,7 +202,7 @@ fn bash(command: String) -> Vec<std::ffi::OsString> {
 
 /// Runs what `id` approved, confined; exits with the command's code.
 fn execute(id: &str, a: Approved) -> Result<()> {
-    let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command) };
+    let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command), hosts: Vec::new() };
     let status = assent_confine::run(&spec).map_err(|e| refuse(format!("{id} not run: {e}")))?;
     match status.code() {
         Some(0) => Ok(()),

@@ -22,7 +22,7 @@
 //! |---|---|
 //! | user namespace (bubblewrap), capabilities dropped | every capability over anything outside: root inside is not root outside (as root, the box runs as `nobody`) |
 //! | PID namespace | seeing, signalling, tracing, limiting (`prlimit`), renicing or pinning any process outside; a process outliving the run (the namespace's init ends with the command, and the kernel kills the rest) |
-//! | network namespace | every network but the box's own loopback; abstract UNIX sockets outside |
+//! | network namespace | every network but the box's own loopback; abstract UNIX sockets outside; a box given hosts ([`Spec::hosts`]) reaches those alone, through a proxy Assent runs for the run on a socket bound into the box (`linux/net.rs`) |
 //! | IPC, UTS, cgroup namespaces | shared memory and queues outside, the host's name, the cgroup tree |
 //! | mount namespace | every file not named: the home (an empty one of the box's own), other projects, `/etc` but its named entries, devices but null, zero, full, random, urandom and tty; writes outside the folder (`workspace`) and the private `/tmp` |
 //! | Landlock (where the kernel has it, best effort to ABI 6) | the same walls again, should a mount be wrong: writes only to the folder and the box's own folders, signals and abstract sockets only inside |
@@ -190,6 +190,9 @@ pub struct Spec {
     pub cwd: PathBuf,
     /// The program and its arguments.
     pub argv: Vec<OsString>,
+    /// The hosts it may reach (`registry.npmjs.org`, or `host:port` for a port other than 443,
+    /// 80 and 9418), through a proxy Assent runs for the run; none: no network at all.
+    pub hosts: Vec<String>,
 }
 
 /// Environment variables a confined command keeps (besides `LC_*`): none names a secret.
@@ -248,13 +251,11 @@ pub fn folder_ok(dir: &Path, home: Option<&Path>) -> Result<(), String> {
 }
 
 /// Runs `spec` in its box and waits for it (and for every process of the box to end): its exit
-/// status. Standard input, output and error are the caller's. Nothing runs unless the box can be
+/// status. Standard input, output and error are the caller's. Nothing runs unless the box is
 /// built.
 pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
-    let missing = Support::detect().missing(spec.profile);
-    if !missing.is_empty() {
-        return Err(Error::Unsupported { profile: spec.profile.as_str(), missing });
-    }
+    // Whether a box can be built here is [`Support::detect`]'s to say, once, where boxes are
+    // decided (a probe builds a box of its own); here bubblewrap says why it cannot.
     #[cfg(target_os = "linux")]
     {
         linux::run(spec)

@@ -4,6 +4,8 @@
 //! command. When the command's main process ends, the PID namespace's init ends and the kernel
 //! kills every process left in it, before anything is cleaned up.
 
+mod etc_view;
+mod net;
 mod view;
 
 use crate::refused::filter;
@@ -47,16 +49,12 @@ const BOX_FLAGS: &[&str] = &[
 
 /// The flags of every box this bubblewrap takes: [`BOX_FLAGS`], and `--disable-userns` (no user
 /// namespace inside the box) where it has it (0.8 and later; Ubuntu 22.04's 0.6 has not, and
-/// there the seccomp filter alone refuses a nested user namespace).
+/// there the seccomp filter alone refuses a nested user namespace). Found in the program's own
+/// text (its help names every option), which costs a read rather than a process per box.
 fn box_flags(bwrap: &Path) -> Vec<&'static str> {
     static DISABLES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let disables = *DISABLES.get_or_init(|| {
-        std::process::Command::new(bwrap)
-            .arg("--help")
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--disable-userns"))
+        std::fs::read(bwrap).is_ok_and(|b| b.windows(b"--disable-userns".len()).any(|w| w == b"--disable-userns"))
     });
     let mut flags = BOX_FLAGS.to_vec();
     if disables {
@@ -159,11 +157,14 @@ struct Boxed {
     command: std::process::Command,
     before: Option<Vec<PathBuf>>,
     cwd: PathBuf,
+    /// The proxy to the named hosts, for as long as the box runs.
+    _proxy: Option<net::Proxy>,
 }
 
 /// The box for `spec` (see the module's documentation).
 fn boxed(spec: &Spec) -> Result<Boxed, Error> {
-    namespaces().map_err(|why| Error::Unsupported { profile: spec.profile.as_str(), missing: vec![why] })?;
+    // Whether namespaces work here was found by the server and `assent doctor` (a probe costs a
+    // box of its own): where they do not, no box is ever asked for, and bubblewrap says why.
     let Checked { cwd, home } = checked(spec)?;
     let bwrap = bwrap().ok_or_else(|| Error::Confine("bubblewrap is not installed".into()))?;
     let exe = std::env::current_exe()?;
@@ -189,6 +190,10 @@ fn boxed(spec: &Spec) -> Result<Boxed, Error> {
             }
         }
     }
+    let proxy = if spec.hosts.is_empty() { None } else { Some(net::Proxy::start(&spec.hosts)?) };
+    if let Some(p) = &proxy {
+        m.rw_at(p.dir(), Path::new(net::INSIDE));
+    }
     let mut c = std::process::Command::new(&bwrap);
     c.args(box_flags(&bwrap));
     if let Some(uid) = mapped_user() {
@@ -196,20 +201,22 @@ fn boxed(spec: &Spec) -> Result<Boxed, Error> {
     }
     c.args(&m.args).arg("--chdir").arg(&cwd).arg("--");
     let landlock = if landlock_withheld() { "without-landlock" } else { "landlock" };
-    c.arg(STAGE).arg(crate::STAGE_TWO).arg(spec.profile.as_str()).arg(&cwd).arg(landlock).arg("--").args(&spec.argv);
+    let network = if proxy.is_some() { "proxy" } else { "none" };
+    c.arg(STAGE).arg(crate::STAGE_TWO).arg(spec.profile.as_str()).arg(&cwd).arg(landlock).arg(network);
+    c.arg("--").args(&spec.argv);
     let mut env = crate::environment(std::env::vars_os(), Path::new("/tmp"));
     if spec.profile == Profile::Workspace {
         env.extend(git_identity().into_iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
     }
     c.env_clear().envs(env).current_dir(&cwd);
     let before = (spec.profile == Profile::Workspace).then_some(found.executable);
-    Ok(Boxed { command: c, before, cwd })
+    Ok(Boxed { command: c, before, cwd, _proxy: proxy })
 }
 
 /// Runs `spec` in its box and waits for it (and for every process of the box to be gone); for
 /// `workspace`, what of executable configuration the command created is removed after, and said.
 pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
-    let Boxed { mut command, before, cwd } = boxed(spec)?;
+    let Boxed { mut command, before, cwd, _proxy } = boxed(spec)?;
     let status = command.status()?;
     if let Some(before) = before {
         remove_created(&cwd, &before);
@@ -221,8 +228,10 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
 /// clean up after a read). Returns only when nothing could be run, with why.
 pub(crate) fn exec(spec: &Spec) -> Error {
     use std::os::unix::process::CommandExt;
-    if spec.profile != Profile::Read {
-        return Error::Confine("only a read runs in place: a workspace run is cleaned up after".into());
+    if spec.profile != Profile::Read || !spec.hosts.is_empty() {
+        return Error::Confine(
+            "only a read with no network runs in place: a workspace run is cleaned up after, and a proxy serves a network".into(),
+        );
     }
     match boxed(spec) {
         Ok(mut b) => Error::Io(b.command.exec()),
@@ -321,14 +330,20 @@ fn landlock(profile: Profile, cwd: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The second stage, inside the box: `PROFILE CWD LANDLOCK -- ARGV`. Adds Landlock (unless
-/// withheld for a test by a debug build, or the kernel has none) and the seccomp filter to this
-/// process (single-threaded: the binary dispatches here first) and executes the command: a line
-/// of plain words directly, anything else by bash.
+/// The second stage, inside the box: `PROFILE CWD LANDLOCK NETWORK -- ARGV`. Adds Landlock
+/// (unless withheld for a test by a debug build, or the kernel has none) and the seccomp filter
+/// to this process (single-threaded: the binary dispatches here first), starts the bridge to the
+/// proxy where the box has a network (`proxy`), and executes the command: a line of plain words
+/// directly, anything else by bash. `bridge` alone is the bridge (see [`net::bridge`]).
 pub(crate) fn stage_two(args: &[OsString]) -> Error {
     use std::os::unix::process::CommandExt;
-    let [profile, cwd, landlock_arg, dashes, argv @ ..] = args else {
-        return Error::Confine("the second stage takes PROFILE CWD LANDLOCK -- COMMAND".into());
+    if let [only] = args
+        && only == "bridge"
+    {
+        return net::bridge();
+    }
+    let [profile, cwd, landlock_arg, network, dashes, argv @ ..] = args else {
+        return Error::Confine("the second stage takes PROFILE CWD LANDLOCK NETWORK -- COMMAND".into());
     };
     let Some(profile) = profile.to_str().and_then(Profile::parse) else {
         return Error::Confine("the second stage names no profile it knows".into());
@@ -349,9 +364,17 @@ pub(crate) fn stage_two(args: &[OsString]) -> Error {
     {
         return e;
     }
+    let proxy_env = if network == "proxy" {
+        match bridge() {
+            Ok(url) => ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"].map(|k| (k, url.clone())).to_vec(),
+            Err(e) => return e,
+        }
+    } else {
+        Vec::new()
+    };
     let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     let exec = |(program, args): &(OsString, Vec<OsString>)| {
-        std::process::Command::new(program).args(args).current_dir(cwd).exec()
+        std::process::Command::new(program).args(args).current_dir(cwd).envs(proxy_env.iter().cloned()).exec()
     };
     if let Some(d) = unshelled(argv, &env) {
         let e = exec(&d);
@@ -361,6 +384,20 @@ pub(crate) fn stage_two(args: &[OsString]) -> Error {
         }
     }
     Error::Io(exec(&(on_path(program, &env), rest.to_vec())))
+}
+
+/// Starts the box's bridge to the proxy (this binary again, as `bridge`, with a listener on the
+/// box's loopback as its standard input): the proxy's URL for the command.
+fn bridge() -> Result<String, Error> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    std::process::Command::new(STAGE)
+        .arg(crate::STAGE_TWO)
+        .arg("bridge")
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(listener)))
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    Ok(format!("http://127.0.0.1:{port}"))
 }
 
 /// A `bash -c` line of plain words as bash would execute it: the program it finds on the

@@ -77,8 +77,16 @@ fn env_of(w: &World) -> Vec<(&'static str, OsString)> {
 /// `script` by bash in `profile`'s box, in a process of its own (this binary, `--box`): its
 /// code and both streams.
 fn boxed(w: &World, profile: Profile, script: &str) -> (i32, String) {
+    boxed_with(w, profile, script, &[])
+}
+
+/// [`boxed`], the box reaching `hosts` through Assent's proxy.
+fn boxed_with(w: &World, profile: Profile, script: &str, hosts: &[String]) -> (i32, String) {
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args(["--box", profile.as_str()]).arg(&w.proj).arg(script).env_clear().envs(env_of(w));
+    if !hosts.is_empty() {
+        c.env("BOX_TEST_HOSTS", hosts.join(","));
+    }
     if let Some(v) = std::env::var_os("ASSENT_TEST_WITHOUT_LANDLOCK") {
         c.env("ASSENT_TEST_WITHOUT_LANDLOCK", v);
     }
@@ -297,9 +305,60 @@ fn read_writes_nothing(w: &World) -> Outcome {
     check(code == 0, || format!("the box's own /tmp: {out}")).map(|()| None)
 }
 
+/// A web server on the host's loopback that answers every request with `word`: its port.
+fn server(word: &'static str) -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                use std::io::{BufRead, Write};
+                let mut r = std::io::BufReader::new(c.try_clone().unwrap());
+                let mut line = String::new();
+                while r.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let mut c = c;
+                let _ =
+                    write!(c, "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{word}", word.len());
+            });
+        }
+    });
+    port
+}
+
+/// Network by name: a box given hosts reaches those, through Assent's proxy (plain HTTP and a
+/// CONNECT tunnel), and nothing else: another host is refused by the proxy, and going around it
+/// reaches nothing (the box's network has only its own loopback).
+fn network_by_name(w: &World) -> Outcome {
+    let (named, other) = (server("hello-from-named"), server("hello-from-other"));
+    let hosts = vec![format!("localhost:{named}")];
+    let (code, out) = boxed_with(
+        w,
+        Profile::Workspace,
+        &format!("curl -s http://localhost:{named}/ && echo && curl -sp http://localhost:{named}/"),
+        &hosts,
+    );
+    check(code == 0 && out.matches("hello-from-named").count() == 2, || {
+        format!("the named host, through the proxy: {code} {out}")
+    })?;
+    for script in [
+        format!("curl -sf http://localhost:{other}/"),
+        format!("curl -sfp http://localhost:{other}/"),
+        format!("curl -s --noproxy '*' http://localhost:{named}/"),
+        format!("curl -s --noproxy '*' http://127.0.0.1:{other}/"),
+    ] {
+        let (_, out) = boxed_with(w, Profile::Workspace, &script, &hosts);
+        check(!out.contains("hello-from"), || format!("in the box: {script}: {out}"))?;
+        let (_, out) = plain(w, &script.replace("-sfp", "-sf").replace(" -p ", " "));
+        check(out.contains("hello-from"), || format!("the control reached nothing: {script}: {out}"))?;
+    }
+    Ok(None)
+}
+
 fn refuses_folders_that_are_not_projects(_: &World) -> Outcome {
     for cwd in ["/", "/tmp", "/etc"] {
-        let spec = Spec { profile: Profile::Read, cwd: cwd.into(), argv: vec!["true".into()] };
+        let spec = Spec { profile: Profile::Read, cwd: cwd.into(), argv: vec!["true".into()], hosts: Vec::new() };
         match run(&spec) {
             Err(Error::Folder(_)) => {}
             other => return Err(format!("{cwd}: {other:?}")),
@@ -319,6 +378,7 @@ const CASES: &[Case] = &[
     ("no_network_out", no_network_out),
     ("workspace_keeps_configuration", workspace_keeps_configuration),
     ("read_writes_nothing", read_writes_nothing),
+    ("network_by_name", network_by_name),
     ("refuses_folders_that_are_not_projects", refuses_folders_that_are_not_projects),
 ];
 
@@ -333,7 +393,9 @@ fn main() {
         && flag == "--box"
     {
         let profile = Profile::parse(profile.to_str().unwrap()).unwrap();
-        let spec = Spec { profile, cwd: cwd.into(), argv: vec!["bash".into(), "-c".into(), script.clone()] };
+        let hosts =
+            std::env::var("BOX_TEST_HOSTS").map(|h| h.split(',').map(str::to_string).collect()).unwrap_or_default();
+        let spec = Spec { profile, cwd: cwd.into(), argv: vec!["bash".into(), "-c".into(), script.clone()], hosts };
         match run(&spec) {
             Ok(status) => std::process::exit(status.code().unwrap_or(-2)),
             Err(e) => {

@@ -129,6 +129,10 @@ impl Mounts {
             Err(_) => {}
         }
     }
+    /// The folder `from` writable at `to` inside.
+    pub(crate) fn rw_at(&mut self, from: &Path, to: &Path) {
+        self.push("--bind", from, to);
+    }
     /// An empty file in place of `p`.
     pub(crate) fn hide(&mut self, p: &Path) {
         self.push("--ro-bind", Path::new("/dev/null"), p);
@@ -149,7 +153,6 @@ pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
     etc(&mut m);
     // How many processors there are (`nproc` falls back to it, and so do runtimes).
     m.ro(Path::new("/sys/devices/system/cpu"));
-    m.args.extend(["--symlink".into(), "/proc/self/mounts".into(), "/etc/mtab".into()]);
     if let Some(h) = home.filter(|h| h.is_absolute() && h.parent().is_some()) {
         // An empty home of the box's own, for the caches and logs tools write there.
         m.tmpfs(h);
@@ -166,21 +169,31 @@ pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
     m
 }
 
-/// `/etc`'s named entries (see [`ETC`]).
-fn etc(m: &mut Mounts) {
-    for e in ETC {
-        m.ro(&Path::new("/etc").join(e));
-    }
-    let Ok(entries) = std::fs::read_dir("/etc") else { return };
-    let mut runtimes: Vec<PathBuf> = entries
+/// The names of `/etc`'s entries the box shows (see [`ETC`], [`ETC_PREFIXES`]).
+fn etc_names() -> Vec<String> {
+    let mut names: Vec<String> = ETC.iter().map(|e| e.to_string()).collect();
+    let Ok(entries) = std::fs::read_dir("/etc") else { return names };
+    let mut runtimes: Vec<String> = entries
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| ETC_PREFIXES.iter().any(|p| n.starts_with(p))))
-        .map(|e| e.path())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| ETC_PREFIXES.iter().any(|p| n.starts_with(p)))
         .collect();
     runtimes.sort();
-    for r in runtimes {
-        m.ro(&r);
+    names.extend(runtimes);
+    names
+}
+
+/// `/etc`'s named entries: one copy of them mounted (see `etc_view.rs`), else each mounted.
+fn etc(m: &mut Mounts) {
+    let names = etc_names();
+    if let Some(v) = super::etc_view::view(&names) {
+        m.push("--ro-bind", &v, Path::new("/etc"));
+        return;
     }
+    for e in &names {
+        m.ro(&Path::new("/etc").join(e));
+    }
+    m.args.extend(["--symlink".into(), "/proc/self/mounts".into(), "/etc/mtab".into()]);
 }
 
 /// Every toolchain folder the box shows (see [`HOME_TOOLCHAINS`]), each once.
@@ -222,8 +235,10 @@ pub(crate) fn toolchains(home: Option<&Path>) -> Vec<PathBuf> {
             }
         }
     }
+    // Each once, only what exists, and nothing the system's folders show already (a mount costs
+    // a box about a quarter of a millisecond).
     let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.clone()));
+    out.retain(|p| !SYSTEM.iter().any(|s| p.starts_with(s)) && p.exists() && seen.insert(p.clone()));
     out
 }
 
@@ -298,23 +313,10 @@ mod tests {
 
     #[test]
     fn etc_is_named_never_its_secrets() {
-        let m = {
-            let mut m = Mounts::default();
-            etc(&mut m);
-            m
-        };
-        let shown: Vec<String> = m.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        for secret in [
-            "/etc/shadow",
-            "/etc/ssh",
-            "/etc/ssl/private",
-            "/etc/npmrc",
-            "/etc/pip.conf",
-            "/etc/wireguard",
-            "/etc/sudoers",
-        ] {
-            assert!(!shown.iter().any(|s| s == secret || s.starts_with(&format!("{secret}/"))), "{secret}");
+        let names = etc_names();
+        for secret in ["shadow", "ssh", "ssl/private", "npmrc", "pip.conf", "wireguard", "sudoers", "gshadow"] {
+            assert!(!names.iter().any(|n| n == secret || n.starts_with(&format!("{secret}/"))), "{secret}");
         }
-        assert!(shown.iter().any(|s| s == "/etc/passwd"));
+        assert!(names.iter().any(|n| n == "passwd"));
     }
 }
