@@ -176,8 +176,13 @@ fn gate_of(client_kind: Agent, args: &HookArgs, ev: &Value, tool: &str) -> Gate 
 /// through links, when it is the session's folder or inside it; none otherwise (or when it does
 /// not exist).
 fn folder_inside(session: &std::path::Path, dir: &str) -> Option<std::path::PathBuf> {
-    let real = std::fs::canonicalize(session.join(dir)).ok()?;
-    let base = std::fs::canonicalize(session).unwrap_or_else(|_| session.to_path_buf());
+    // Windows answers with its verbatim form (`\\?\C:\...`): the path as the client writes it.
+    let plain = |p: std::path::PathBuf| match p.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+        Some(rest) if cfg!(windows) => std::path::PathBuf::from(rest),
+        _ => p,
+    };
+    let real = plain(std::fs::canonicalize(session.join(dir)).ok()?);
+    let base = plain(std::fs::canonicalize(session).unwrap_or_else(|_| session.to_path_buf()));
     real.starts_with(&base).then_some(real)
 }
 
