@@ -20,6 +20,19 @@ fn plant(scene: &crate::confine::Scene) {
     std::fs::write(scene.proj.join("test.sh"), script).unwrap();
 }
 
+/// The scene with the planted script and a server in its home, where a box can be built; where
+/// none can, the test is skipped, saying so and `why` it matters.
+async fn planted(why: &str) -> Option<(crate::confine::Scene, Server)> {
+    if !assent_confine_available() {
+        eprintln!("skipped: no box can be built here, so {why}");
+        return None;
+    }
+    let scene = scene();
+    plant(&scene);
+    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    Some((scene, s))
+}
+
 /// Files the call `line` through the hook, approves it with `decision` once it is pending, and
 /// returns the hook's answer and the decided proposal.
 async fn approved(
@@ -45,13 +58,7 @@ async fn approved(
 
 #[tokio::test]
 async fn an_approved_command_runs_in_its_box_and_unconfined_only_when_chosen() {
-    if !assent_confine_available() {
-        eprintln!("skipped: no box can be built here, so approvals run unconfined (assent doctor says why)");
-        return;
-    }
-    let scene = scene();
-    plant(&scene);
-    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    let Some((scene, s)) = planted("approvals run unconfined (assent doctor says why)").await else { return };
     let line = "bash test.sh";
     let bashrc = std::fs::read(scene.home.join(".bashrc")).unwrap();
 
@@ -128,13 +135,7 @@ type Harm<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 /// unconfined, does its harm); what the box cannot make harmless still asks.
 #[tokio::test]
 async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest() {
-    if !assent_confine_available() {
-        eprintln!("skipped: no box can be built here, so the box rule allows nothing (a test in core checks that)");
-        return;
-    }
-    let scene = scene();
-    plant(&scene);
-    let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
+    let Some((scene, s)) = planted("the box rule allows nothing (a test in core checks that)").await else { return };
     let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
     let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
     assert_eq!(st, 201, "{r}");

@@ -152,3 +152,19 @@ fn a_folder_outside_the_work_roots_allows_no_read() {
     s.within_work_roots(&["/src".to_string(), "/w/pro".to_string()]);
     assert_eq!(pick(&rules, &s), None);
 }
+
+/// The built-in read-only rule never covers a read of a secret file inside the folder (`.env`,
+/// keys, registry logins): it asks. (A pattern that takes one in, `cat *`, runs in the read box,
+/// which hides them.)
+#[test]
+fn the_read_only_rule_asks_before_reading_a_secret_file() {
+    let rules = set(vec![rule("builtin", Effect::Allow, crate::rules::builtin_read_only())]);
+    for cmd in
+        ["cat .env", "head -3 config/.env.production", "cat certs/server.pem", "cat .npmrc", "grep TOKEN .env.local"]
+    {
+        assert_eq!(pick(&rules, &bash_in(cmd)), None, "{cmd}");
+    }
+    for cmd in ["cat .env.example", "cat README.md", "cat certs/server.crt"] {
+        assert_eq!(pick(&rules, &bash_in(cmd)), Some("builtin"), "{cmd}");
+    }
+}
