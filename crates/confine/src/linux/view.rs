@@ -125,6 +125,8 @@ impl Mounts {
                     self.args.extend(["--symlink".into(), target.into_os_string(), p.as_os_str().to_owned()]);
                 }
             }
+            // An empty folder (`/opt` often is) costs a mount and shows nothing.
+            Ok(m) if m.is_dir() && std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none()) => {}
             Ok(_) => self.ro(p),
             Err(_) => {}
         }
@@ -144,9 +146,8 @@ impl Mounts {
 pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
     let mut m = Mounts::default();
     m.args.extend(["--proc".into(), "/proc".into(), "--dev".into(), "/dev".into()]);
-    for t in ["/tmp", "/var/tmp"] {
-        m.tmpfs(Path::new(t));
-    }
+    // The box's own temporary folder (`TMPDIR`); `/var/tmp` is not shown (a mount each costs).
+    m.tmpfs(Path::new("/tmp"));
     for s in SYSTEM {
         m.system(Path::new(s));
     }
