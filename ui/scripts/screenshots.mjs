@@ -79,6 +79,8 @@ try {
   await clickAndShoot(tid("nav-rules"), tid("rule-row"), "rules");
   // The built-in build-and-test rule, in words before it is turned on.
   await clickAndShoot(tid("build-test-ask"), tid("build-test-words"), "build-test");
+  // The built-in box rule, in words before it is turned on.
+  await clickAndShoot(tid("box-rule-ask"), tid("box-rule-words"), "box-rule");
   await page.click(tid("add-rule"));
   await page.selectOption(tid("rule-effect"), "deny");
   await page.selectOption(tid("rule-kind"), "http.request");

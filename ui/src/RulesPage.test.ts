@@ -55,6 +55,21 @@ const row = (words: string) => {
 describe("the Rules page", () => {
   afterEach(cleanup);
 
+  it("offers the box rule, says what it does and what still asks, and turns it on only when asked", async () => {
+    const rules: RuleView[] = [];
+    const ipc = rulesOf(rules, { add_rule: saving(rules, sample.BUILTIN_WORDS.box) });
+    render(Rules, { backend: await tauriBackend() });
+    await fireEvent.click(await screen.findByTestId("box-rule-ask"));
+    const words = (screen.getByTestId("box-rule-words").textContent ?? "").replace(/\s+/g, " ");
+    expect(words).toContain("never its executable configuration");
+    expect(words).toContain("What the box cannot make harmless still asks");
+    expect(ipc.args("add_rule")).toHaveLength(0);
+    await fireEvent.click(screen.getByTestId("box-rule-on"));
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(ipc.args("add_rule")).toEqual([{ rule: { effect: "allow", match: { builtin: "box" }, everything: false } }]);
+    expect(screen.queryByTestId("box-rule")).toBeNull();
+  });
+
   it("offers the build-and-test rule, says what it does, and turns it on only when asked", async () => {
     const rules: RuleView[] = [];
     const ipc = rulesOf(rules, { add_rule: saving(rules, sample.BUILTIN_WORDS.build_test) });
