@@ -55,38 +55,33 @@ const row = (words: string) => {
 describe("the Rules page", () => {
   afterEach(cleanup);
 
-  it("offers the box rule, says what it does and what still asks, and turns it on only when asked", async () => {
+  /** The Rules page's offer of the built-in rule `builtin` (its test ids start with `id`): its
+   * words, which must say `says`, before anything is saved, then the rule saved once asked. */
+  async function offered(builtin: "build_test" | "box", id: string, says: string[]) {
     const rules: RuleView[] = [];
-    const ipc = rulesOf(rules, { add_rule: saving(rules, sample.BUILTIN_WORDS.box) });
+    const ipc = rulesOf(rules, { add_rule: saving(rules, sample.BUILTIN_WORDS[builtin]) });
     render(Rules, { backend: await tauriBackend() });
-    await fireEvent.click(await screen.findByTestId("box-rule-ask"));
-    const words = (screen.getByTestId("box-rule-words").textContent ?? "").replace(/\s+/g, " ");
-    expect(words).toContain("never its executable configuration");
-    expect(words).toContain("What the box cannot make harmless still asks");
+    await fireEvent.click(await screen.findByTestId(`${id}-ask`));
+    const words = (screen.getByTestId(`${id}-words`).textContent ?? "").replace(/\s+/g, " ");
+    for (const w of says) expect(words).toContain(w);
     expect(ipc.args("add_rule")).toHaveLength(0);
-    await fireEvent.click(screen.getByTestId("box-rule-on"));
+    await fireEvent.click(screen.getByTestId(`${id}-on`));
     await waitFor(() => expect(rows()).toHaveLength(1));
-    expect(ipc.args("add_rule")).toEqual([{ rule: { effect: "allow", match: { builtin: "box" }, everything: false } }]);
-    expect(screen.queryByTestId("box-rule")).toBeNull();
+    expect(ipc.args("add_rule")).toEqual([{ rule: { effect: "allow", match: { builtin }, everything: false } }]);
+    expect(screen.queryByTestId(id)).toBeNull();
+  }
+
+  it("offers the box rule, says what it does and what still asks, and turns it on only when asked", async () => {
+    await offered("box", "box-rule", ["never its executable configuration", "What the box cannot make harmless still asks"]);
   });
 
   it("offers the build-and-test rule, says what it does, and turns it on only when asked", async () => {
-    const rules: RuleView[] = [];
-    const ipc = rulesOf(rules, { add_rule: saving(rules, sample.BUILTIN_WORDS.build_test) });
-    render(Rules, { backend: await tauriBackend() });
-    await fireEvent.click(await screen.findByTestId("build-test-ask"));
-    const words = (screen.getByTestId("build-test-words").textContent ?? "").replace(/\s+/g, " ");
-    expect(words).toContain("never its executable configuration");
-    expect(words).toContain("no network");
-    expect(ipc.args("add_rule")).toHaveLength(0);
-    await fireEvent.click(screen.getByTestId("build-test-on"));
-    await waitFor(() => expect(rows()).toHaveLength(1));
-    expect(ipc.args("add_rule")).toEqual([{ rule: { effect: "allow", match: { builtin: "build_test" }, everything: false } }]);
+    await offered("build_test", "build-test", ["never its executable configuration", "no network"]);
     expect(screen.getByTestId("rule-words").textContent).toContain("allow builds and tests");
     // On: the offer is gone; the rule is turned off like the other built-in one.
-    expect(screen.queryByTestId("build-test")).toBeNull();
     expect(within(rows()[0]).getByTestId("rule-builtin")).toBeTruthy();
   });
+
 
   it("lists each rule in words, with its note, expiry and counts", async () => {
     const allow = sample.rule("r_cargotest", "allow", { agent: "default", kind: "tool.call", tool: "Bash", input: "cargo test" }, "allow agent default to run `cargo test …` with tool `Bash`", {

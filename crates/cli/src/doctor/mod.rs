@@ -441,20 +441,8 @@ fn read_json(file: &Path) -> Option<Value> {
 /// event (`PreToolUse`, `PermissionRequest`).
 fn hook_commands(file: &Path) -> Vec<(String, String)> {
     let Some(v) = read_json(file) else { return Vec::new() };
-    let mut out = Vec::new();
-    if let Some(events) = v["hooks"].as_object() {
-        for (event, groups) in events.iter().filter_map(|(e, g)| Some((e, g.as_array()?))) {
-            for hook in groups.iter().filter_map(|g| g["hooks"].as_array()).flatten() {
-                if let Some(cmd) = hook["command"].as_str()
-                    && cmd.contains("assent")
-                    && cmd.contains(" hook")
-                {
-                    out.push((event.clone(), cmd.to_string()));
-                }
-            }
-        }
-    }
-    out
+    let table = assent_core::kinds::project_hooks::hook_table(&v);
+    table.into_iter().filter(|(_, cmd)| cmd.contains("assent") && cmd.contains(" hook")).collect()
 }
 
 /// The MCP server commands that run `assent mcp` (top level, and per project in ~/.claude.json).

@@ -88,9 +88,9 @@ const HOME_TOOLCHAINS: &[&str] = &[
 /// which holds the registry's token).
 const NODE_PARTS: &[&str] = &["bin", "lib", "include", "share"];
 
-/// The names of files a toolchain keeps logins in, hidden where a toolchain folder holds one
-/// (pnpm's global `.npmrc`, say).
-const TOOLCHAIN_LOGINS: &[&str] = &[".npmrc", "npmrc", "rc", ".netrc", "credentials", "credentials.toml", "auth.json"];
+/// The names toolchains keep logins under beyond the secret files' own (see
+/// [`assent_commands::secrets`]): npm's global `npmrc`, pnpm's `rc`, cargo's and composer's.
+const TOOLCHAIN_LOGINS: &[&str] = &["npmrc", "rc", "credentials.toml", "auth.json"];
 
 /// bubblewrap's arguments, in the order it applies them (a later mount covers an earlier one).
 #[derive(Debug, Default)]
@@ -276,7 +276,11 @@ fn toolchain_logins(dir: &Path, depth: usize) -> Vec<PathBuf> {
             let Ok(t) = e.file_type() else { continue };
             if t.is_dir() && n + 1 < depth && e.file_name() != "node_modules" && e.file_name() != "store" {
                 stack.push((e.path(), n + 1));
-            } else if t.is_file() && e.file_name().to_str().is_some_and(|f| TOOLCHAIN_LOGINS.contains(&f)) {
+            } else if t.is_file()
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|f| TOOLCHAIN_LOGINS.contains(&f) || assent_commands::secrets::is_secret(f))
+            {
                 out.push(e.path());
             }
         }

@@ -61,18 +61,23 @@ fn read(path: &Path) -> Option<Value> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
-/// The commands of a Claude Code / Gemini CLI `hooks` table (`{"Event": [{"hooks": [{"command"}]}]}`),
-/// but Assent's own.
-fn hook_commands(v: &Value) -> Vec<String> {
+/// Every command of a Claude Code / Gemini CLI `hooks` table
+/// (`{"Event": [{"hooks": [{"command"}]}]}`), each with its event (`PreToolUse`).
+pub fn hook_table(v: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for groups in v["hooks"].as_object().into_iter().flat_map(|o| o.values()).filter_map(Value::as_array) {
+    for (event, groups) in v["hooks"].as_object().into_iter().flatten().filter_map(|(e, g)| Some((e, g.as_array()?))) {
         for hook in groups.iter().filter_map(|g| g["hooks"].as_array()).flatten() {
-            if let Some(cmd) = hook["command"].as_str().filter(|c| !is_assent(c)) {
-                out.push(cmd.to_string());
+            if let Some(cmd) = hook["command"].as_str() {
+                out.push((event.clone(), cmd.to_string()));
             }
         }
     }
     out
+}
+
+/// The commands of a `hooks` table but Assent's own.
+fn hook_commands(v: &Value) -> Vec<String> {
+    hook_table(v).into_iter().map(|(_, c)| c).filter(|c| !is_assent(c)).collect()
 }
 
 /// Whether a hook command is Assent's own (`assent … hook …`, `assent-run … hook …`).
