@@ -4,7 +4,7 @@
 //! it unconfined is the person's separate choice, and the control: approved so, the same call
 //! does the harm. The receipt names the box. The scene and the hook's helpers are `confine.rs`'s.
 
-use crate::confine::{Answer, answer_of, assent_confine_available, hook, run_as_client, scene};
+use crate::confine::{Answer, answer_of, hook, run_as_client, scene};
 use crate::harness::Server;
 use serde_json::json;
 use std::time::Duration;
@@ -20,17 +20,14 @@ fn plant(scene: &crate::confine::Scene) {
     std::fs::write(scene.proj.join("test.sh"), script).unwrap();
 }
 
-/// The scene with the planted script and a server in its home, where a box can be built; where
-/// none can, the test is skipped, saying so and `why` it matters.
-async fn planted(why: &str) -> Option<(crate::confine::Scene, Server)> {
-    if !assent_confine_available() {
-        eprintln!("skipped: no box can be built here, so {why}");
-        return None;
-    }
+/// The scene with the planted script and a server in its home. A box must be built here: where
+/// none can, the test fails saying why (never a pass that ran nothing), since `why` it matters.
+async fn planted(why: &str) -> (crate::confine::Scene, Server) {
+    crate::confine::require_box(why);
     let scene = scene();
     plant(&scene);
     let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
-    Some((scene, s))
+    (scene, s)
 }
 
 /// Files the call `line` through the hook, approves it with `decision` once it is pending, and
@@ -58,7 +55,7 @@ async fn approved(
 
 #[tokio::test]
 async fn an_approved_command_runs_in_its_box_and_unconfined_only_when_chosen() {
-    let Some((scene, s)) = planted("approvals run unconfined (assent doctor says why)").await else { return };
+    let (scene, s) = planted("approvals run unconfined (assent doctor says why)").await;
     let line = "bash test.sh";
     let bashrc = std::fs::read(scene.home.join(".bashrc")).unwrap();
 
@@ -135,7 +132,7 @@ type Harm<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 /// unconfined, does its harm); what the box cannot make harmless still asks.
 #[tokio::test]
 async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest() {
-    let Some((scene, s)) = planted("the box rule allows nothing (a test in core checks that)").await else { return };
+    let (scene, s) = planted("the box rule allows nothing (a test in core checks that)").await;
     let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
     let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
     assert_eq!(st, 201, "{r}");

@@ -567,7 +567,19 @@ async fn every_line(without_landlock: bool) {
     }
 }
 
-/// Whether this kernel confines as the `read` profile says (Landlock ABI 6 or newer, seccomp).
+/// Fails the calling test, saying why, where no box can be built here: it cannot run, and must
+/// not pass as if it had (`why`: what the missing box means for what it tests).
+pub(crate) fn require_box(why: &str) {
+    let support = assent_confine::Support::detect();
+    let missing = support.missing(assent_confine::Profile::Workspace);
+    assert!(
+        missing.is_empty(),
+        "cannot run here: no box can be built ({}), so {why}; install bubblewrap where unprivileged user namespaces are allowed",
+        missing.join("; ")
+    );
+}
+
+/// Whether this system builds the `read` box (namespaces, seccomp).
 pub(crate) fn assent_confine_available() -> bool {
     assent_confine::Support::detect().can(assent_confine::Profile::Read)
 }
