@@ -144,6 +144,10 @@ pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Res
             "No box can be built around this folder ({why}): approving runs this command as the client runs it, unconfined."
         )));
     }
+    // A host that builds no box reads no command for one (the rules read it again anyway).
+    if can_box.is_empty() {
+        return Some(Err(NO_BOX_NOTE.to_string()));
+    }
     let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home };
     let reads = command.len() <= assent_commands::shell::MAX_LEN
         && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
