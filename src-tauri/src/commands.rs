@@ -93,8 +93,9 @@ pub async fn decide(
     allow_similar: Option<assent_core::proposal::AllowSimilar>,
     seen: Option<String>,
     run: Option<assent_core::confine::RunIn>,
+    hosts: Option<Vec<String>>,
 ) -> Res<assent_core::engine::Decided> {
-    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar, seen, run };
+    let req = DecisionRequest { outcome, reason, feedback, edits, allow_similar, seen, run, hosts };
     Ok(d.engine.decide_one(&d.engine.person(Channel::App), &id, req).await?)
 }
 

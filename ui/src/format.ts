@@ -106,9 +106,11 @@ export function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** What a box lets a command do, in words (the `read` and `workspace` profiles). */
-export function boxWords(profile: string): string {
+/** What a box lets a command do, in words (the `read` and `workspace` profiles), with the hosts
+ * it reaches through Assent's proxy (none: no network). */
+export function boxWords(profile: string, hosts: string[] = []): string {
+  const net = hosts.length ? `only ${hosts.join(", ")} on the network` : "no network";
   return profile === "read"
-    ? "it reads this folder only (its secret files hidden), writes nothing, and reaches no network, no process outside and none of your secrets"
-    : "it writes inside this folder only, never its executable configuration (.git, package.json, Makefile, .claude, ...), and reaches no network, no process outside and none of your secrets";
+    ? `it reads this folder only (its secret files hidden), writes nothing, and reaches ${net}, no process outside and none of your secrets`
+    : `it writes inside this folder only, never its executable configuration (.git, package.json, Makefile, .claude, ...), and reaches ${net}, no process outside and none of your secrets`;
 }

@@ -58,6 +58,7 @@ pub const ERROR_CODES: &[(u16, &[&str])] = &[
             "invalid_glob",
             "invalid_header",
             "invalid_host",
+            "invalid_hosts",
             "invalid_idempotency_key",
             "invalid_input",
             "invalid_match",

@@ -92,6 +92,14 @@ pub enum Command {
         /// names ("runs in"). One proposal at a time.
         #[arg(long, value_name = "BOX", value_parser = ["read", "workspace", "unconfined"])]
         run: Option<String>,
+        /// A host the approved command's box may reach (`registry.npmjs.org`, `host:port`),
+        /// instead of those `assent show` names ("reaches"); repeat for more. One proposal at a
+        /// time.
+        #[arg(long = "host", value_name = "HOST", conflicts_with = "no_network")]
+        hosts: Vec<String>,
+        /// The box reaches no network, not even the hosts `assent show` names.
+        #[arg(long)]
+        no_network: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,

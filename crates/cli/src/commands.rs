@@ -129,6 +129,8 @@ pub struct Decide {
     pub seen: Option<String>,
     /// Where an approved command runs (`read`, `workspace`, `unconfined`; one proposal).
     pub run: Option<String>,
+    /// The hosts an approved command's box reaches (one proposal; `[]`: no network).
+    pub hosts: Option<Vec<String>>,
     /// Print JSON.
     pub json: bool,
 }
@@ -151,6 +153,9 @@ pub async fn decide_many(home: &Home, targets: Targets, d: Decide) -> Result<()>
     }
     if d.run.is_some() {
         bail!("--run goes with one proposal at a time");
+    }
+    if d.hosts.is_some() {
+        bail!("--host and --no-network go with one proposal at a time");
     }
     let body = match &group {
         Some(g) => json!({"group_id": g, "agent": agent, "outcome": d.outcome, "reason": d.reason}),
@@ -229,6 +234,9 @@ pub async fn decide(home: &Home, id: &str, d: Decide) -> Result<()> {
     }
     if let Some(run) = d.run {
         body["run"] = json!(run);
+    }
+    if let Some(hosts) = d.hosts {
+        body["hosts"] = json!(hosts);
     }
     let client = Client::owner(home)?;
     let decided = client.api.decide(id, &body).await.map_err(|e| client.failed(e))?;

@@ -143,9 +143,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List(a) => commands::list(&home, a).await,
         Command::Show { id, json, auth } => commands::show(&home, &id, json, &auth).await,
-        Command::Approve { targets, reason, edits, allow_similar, for_, seen, run, json } => {
+        Command::Approve { targets, reason, edits, allow_similar, for_, seen, run, hosts, no_network, json } => {
             let similar = allow_similar.then_some(for_);
-            let d = commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, seen, run, json };
+            let hosts = if no_network { Some(Vec::new()) } else { (!hosts.is_empty()).then_some(hosts) };
+            let d =
+                commands::Decide { outcome: "approve", reason, feedback: None, edits, similar, seen, run, hosts, json };
             commands::decide_many(&home, targets, d).await
         }
         Command::Reject { targets, reason, seen, json } => {
@@ -157,6 +159,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 similar: None,
                 seen,
                 run: None,
+                hosts: None,
                 json,
             };
             commands::decide_many(&home, targets, d).await
@@ -171,6 +174,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 similar: None,
                 seen: None,
                 run: None,
+                hosts: None,
                 json,
             };
             commands::decide(&home, &id, d).await

@@ -155,7 +155,8 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
         }
         let boxable = matches!(&p.preview, Preview::ToolCall(t) if t.runs_in.is_some());
         match d.confine {
-            Some(b) => kv("runs in", format!("the {} box", b.as_str())),
+            Some(b) if d.hosts.is_empty() => kv("runs in", format!("the {} box, no network", b.as_str())),
+            Some(b) => kv("runs in", format!("the {} box, reaching {}", b.as_str(), safe(&d.hosts.join(", ")))),
             None if boxable && d.outcome == assent_core::proposal::Outcome::Approve => {
                 kv("runs in", "no box: unconfined, as the person chose".into())
             }
@@ -186,6 +187,14 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
                     "  runs in the {} box when approved ({how}); `--run unconfined` runs it as the client would\n",
                     b.as_str()
                 ));
+                if t.reaches.is_empty() {
+                    o.push_str("  reaches no network (`--host NAME` lets the box reach one)\n");
+                } else {
+                    o.push_str(&format!(
+                        "  reaches {} only, as Assent's reader names them (`--no-network` takes them away)\n",
+                        safe(&t.reaches.join(", "))
+                    ));
+                }
             }
             o.push_str("  input\n");
             for l in t.input_text.lines() {

@@ -32,6 +32,8 @@ pub struct Approved {
     pub cwd: String,
     /// The confinement.
     pub profile: assent_confine::Profile,
+    /// The hosts the box reaches (none: no network).
+    pub hosts: Vec<String>,
 }
 
 fn refuse(message: String) -> anyhow::Error {
@@ -56,15 +58,15 @@ pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Ap
     let expect = Expect { payload: Some(approved), audience: None, tool_call: None, approved: true };
     let claims = verify(receipt, keys, &expect, now)
         .map_err(|r| refuse(format!("{id}'s receipt is refused ({}): {r}", r.code())))?;
-    if claims.jti != *id || claims.confine.as_deref() != Some(confine.as_str()) {
-        return Err(refuse(format!("{id}'s receipt is for another proposal or another confinement")));
+    if claims.jti != *id || claims.confine.as_deref() != Some(confine.as_str()) || claims.hosts != d.hosts {
+        return Err(refuse(format!("{id}'s receipt is for another proposal or another box")));
     }
     let profile = assent_confine::Profile::parse(confine.as_str())
         .ok_or_else(|| refuse(format!("this `assent` does not know the confinement `{}`", confine.as_str())))?;
     let command = approved.pointer("/input/command").and_then(Value::as_str);
     let cwd = approved.get("cwd").and_then(Value::as_str);
     match (command, cwd) {
-        (Some(c), Some(w)) => Ok(Approved { command: c.to_string(), cwd: w.to_string(), profile }),
+        (Some(c), Some(w)) => Ok(Approved { command: c.to_string(), cwd: w.to_string(), profile, hosts: claims.hosts }),
         _ => Err(refuse(format!("{id} has no command and working folder to run"))),
     }
 }
@@ -130,7 +132,8 @@ pub fn quick(args: &[std::ffi::OsString]) -> Option<Result<()>> {
     // A read becomes the command, in this process (which has this one thread): nothing waits on
     // it, nothing is cleaned up after it (nearly every ticket is for a read).
     let a = from_ticket(&home, id)?;
-    if a.profile == assent_confine::Profile::Read {
+    // (A box that reaches hosts needs this process for its proxy.)
+    if a.profile == assent_confine::Profile::Read && a.hosts.is_empty() {
         let spec =
             assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command), hosts: Vec::new() };
         return Some(Err(refuse(format!("{id} not run: {}", assent_confine::exec(&spec)))));
@@ -202,7 +205,7 @@ fn bash(command: String) -> Vec<std::ffi::OsString> {
 
 /// Runs what `id` approved, confined; exits with the command's code.
 fn execute(id: &str, a: Approved) -> Result<()> {
-    let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command), hosts: Vec::new() };
+    let spec = assent_confine::Spec { profile: a.profile, cwd: a.cwd.into(), argv: bash(a.command), hosts: a.hosts };
     let status = assent_confine::run(&spec).map_err(|e| refuse(format!("{id} not run: {e}")))?;
     match status.code() {
         Some(0) => Ok(()),

@@ -25,6 +25,11 @@ pub struct Classified {
     pub known: bool,
     /// Commands it runs (`find -exec`), as words.
     pub runs: Vec<Vec<Word>>,
+    /// What its options and operands added to what its entry does (`--registry=URL` adds the
+    /// network: a host its entry does not name).
+    pub raised: Effects,
+    /// The hosts its entry says it reaches (the table's `reaches`).
+    pub reaches: Vec<String>,
 }
 
 /// A word as rules compare it: its value, a glob's pattern (rules see it as written; deny
@@ -126,6 +131,7 @@ fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, progr
     match read_option(p, s, next) {
         OptionRead::Known { value, kind, raises, next: took } => {
             out.effects |= raises;
+            out.raised |= raises;
             // A program's global options (before its subcommand) are not part of its words.
             let global = p.sub.is_some();
             if !global {
@@ -146,6 +152,7 @@ fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, progr
         }
         OptionRead::Unknown => {
             out.effects |= p.other_options;
+            out.raised |= p.other_options;
             out.canonical.push(Some(s.to_string()));
             0
         }
@@ -154,6 +161,7 @@ fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, progr
 
 fn program(p: &Program, args: &[Word], out: &mut Classified) {
     out.effects |= p.does;
+    out.reaches.clone_from(&p.reaches);
     let mut operands: Vec<Word> = Vec::new();
     let mut programs: Vec<Word> = Vec::new();
     let mut end = false;
@@ -167,6 +175,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                     end = true;
                     if let Some((_, e)) = p.raise_operands.iter().find(|(pat, _)| pat == "--") {
                         out.effects |= *e;
+                        out.raised |= *e;
                     }
                     out.canonical.push(Some(s.clone()));
                     if p.passes_rest {
@@ -188,10 +197,12 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                 Word::Unknown(_) => {
                     // It could be an option as well as an operand.
                     out.effects |= p.other_options;
+                    out.raised |= p.other_options;
                 }
                 Word::Glob(g) if g.starts_with(['*', '?', '[']) => {
                     // It could expand to a name that reads as an option.
                     out.effects |= p.other_options;
+                    out.raised |= p.other_options;
                 }
                 _ => {}
             }
@@ -209,6 +220,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                 }
                 None => {
                     out.effects |= Effects::UNKNOWN;
+                    out.raised |= Effects::UNKNOWN;
                     out.canonical.push(word_text(w));
                     out.canonical.extend(args[i..].iter().map(word_text));
                 }
@@ -220,6 +232,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
             for (pat, e) in &p.raise_operands {
                 if pat != "--" && operand_matches(pat, s) {
                     out.effects |= *e;
+                    out.raised |= *e;
                 }
             }
         }
@@ -238,6 +251,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
 fn finish(p: &Program, operands: Vec<Word>, programs: Vec<Word>, out: &mut Classified) {
     if p.read_operands.is_some_and(|n| operands.len() > n) {
         out.effects |= p.more_operands;
+        out.raised |= p.more_operands;
     }
     let mut ops = operands.into_iter();
     match p.operands {

@@ -28,6 +28,7 @@ pub mod executable;
 pub mod host;
 mod opts;
 pub mod path;
+pub mod reach;
 pub mod secrets;
 pub mod shell;
 pub mod table;
@@ -95,6 +96,10 @@ pub struct Command {
     pub inner: bool,
     /// Whether the program table knows it.
     pub known: bool,
+    /// The hosts it reaches, as its table entry names them (`registry.npmjs.org`,
+    /// [`table::GIT_REMOTE`]), when nothing else in it names a host (no option or operand added
+    /// the network, no wrapper); empty: none known. See [`Line::hosts`].
+    pub reaches: Vec<String>,
 }
 
 impl Command {

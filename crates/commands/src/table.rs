@@ -100,7 +100,14 @@ pub struct Program {
     pub expression: Option<HashMap<String, Step>>,
     /// Options before the paths (`find -L`), with what each adds.
     pub before_paths: HashMap<String, Effects>,
+    /// The hosts its network effect reaches when no option or operand names another (`npm
+    /// install`: the npm registry; [`GIT_REMOTE`] for git's remote); empty: not known.
+    pub reaches: Vec<String>,
 }
+
+/// In `reaches`: the host of the git remote the command names (or the branch's, or `origin`),
+/// read from the repository's configuration.
+pub const GIT_REMOTE: &str = "git-remote";
 
 /// One test or action of an expression (`find -newer FILE`, `find -exec CMD ;`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +216,9 @@ pub struct Table {
     aliases: HashMap<String, String>,
     /// The command prefixes the built-in build-and-test rule covers (`npm test`, `make`).
     pub build_and_test: Vec<String>,
+    /// The public package registries (`registry.npmjs.org`, `pypi.org`, …): hosts the built-in
+    /// box rule lets a command reach without asking when the reader says it reaches only them.
+    pub registries: Vec<String>,
     changes_programs: Names,
     harmless: Names,
     wrappers: HashMap<String, Wrapper>,
@@ -234,6 +244,7 @@ impl Table {
             programs: HashMap::new(),
             aliases: HashMap::new(),
             build_and_test: Vec::new(),
+            registries: Vec::new(),
             // With no table every assignment is a change: never fewer questions.
             changes_programs: Names { exact: Vec::new(), prefixes: vec![String::new()] },
             harmless: Names::default(),

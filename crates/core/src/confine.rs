@@ -80,3 +80,49 @@ impl RunIn {
         }
     }
 }
+
+/// The most hosts a box may reach.
+pub const MAX_HOSTS: usize = 16;
+
+/// Hosts a box may reach as a person named them, checked and put in one form: each a host name
+/// or address as rules compare it (lower case, IDNA, IPv4 forms as dotted decimal), reached on
+/// HTTPS, HTTP or git's port, or `host:port` for one other port; sorted, each once.
+pub fn check_hosts(hosts: &[String]) -> Result<Vec<String>, String> {
+    if hosts.len() > MAX_HOSTS {
+        return Err(format!("a box reaches at most {MAX_HOSTS} hosts"));
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for h in hosts {
+        let shown: String = h.chars().take(80).collect();
+        let bad = || format!("`{shown}` is not a host name or `host:port`");
+        let (name, port) = match h.rsplit_once(':') {
+            Some((n, _)) if !n.ends_with(']') && n.contains(':') => (h.as_str(), None),
+            Some((n, p)) => (n, Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(bad)?)),
+            None => (h.as_str(), None),
+        };
+        let name = assent_commands::host::normalize(name).ok_or_else(bad)?;
+        out.insert(match port {
+            Some(p) => format!("{name}:{p}"),
+            None => name,
+        });
+    }
+    Ok(out.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_checked_and_put_in_one_form() {
+        let v = |hs: &[&str]| hs.iter().map(|h| h.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            check_hosts(&v(&["Registry.NPMjs.org.", "pypi.org", "pypi.org", "127.0.0.1:8080", "0x7f.1:9"])),
+            Ok(v(&["127.0.0.1:8080", "127.0.0.1:9", "pypi.org", "registry.npmjs.org"]))
+        );
+        for bad in ["", "https://x.org", "x.org/path", "x.org:0", "x.org:99999", "x.org:", "a b", "user@x.org"] {
+            assert!(check_hosts(&v(&[bad])).is_err(), "{bad:?} taken");
+        }
+        assert!(check_hosts(&vec!["a.org".to_string(); MAX_HOSTS + 1]).is_err());
+    }
+}

@@ -87,6 +87,13 @@ pub struct ToolPreview {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub runs_in: Option<crate::confine::Confine>,
+    /// The hosts the box of `runs_in` reaches unless the person chooses otherwise (the
+    /// decision's `hosts`), as Assent's reader names them from the command and the project
+    /// (`npm install`: the npm registry; `git push`: its remote's host), never from the agent's
+    /// words; the box's proxy lets through these alone. Empty: no network.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub reaches: Vec<String>,
     /// Assent's own notes on the call (never the agent's words), such as what the client does
     /// with an edited call.
     #[serde(default)]

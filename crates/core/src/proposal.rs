@@ -93,6 +93,11 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub confine: Option<crate::confine::Confine>,
+    /// The hosts the box reaches, through the proxy Assent runs for the run (none: no
+    /// network). Its receipt says them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub hosts: Vec<String>,
     /// Through which channel.
     pub channel: Channel,
     /// The paired device whose passkey signed it (channel `remote`).
@@ -404,6 +409,12 @@ pub struct DecisionRequest {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub run: Option<crate::confine::RunIn>,
+    /// The hosts an approved command's box reaches (approve only, a command run in a box): each
+    /// a host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.
+    /// None: the hosts its preview names (`reaches`); `[]`: no network.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "Array<string> | null", optional))]
+    pub hosts: Option<Vec<String>>,
 }
 
 /// "Approve and allow similar": how long the rule lasts.

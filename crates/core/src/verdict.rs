@@ -21,6 +21,8 @@ pub enum Verdict {
         confine: crate::rules::Confine,
         /// Whether a rule allowed it (else a person approved it).
         by_rule: bool,
+        /// The hosts the box reaches (none: no network).
+        hosts: Vec<String>,
     },
     /// Do not, and why.
     Deny(String),
@@ -69,7 +71,8 @@ pub fn verdict_of(p: &Proposal) -> Verdict {
         Status::Approved => {
             if let Some(confine) = d.and_then(|d| d.confine) {
                 let by_rule = d.is_some_and(|d| d.channel == crate::proposal::Channel::Rule);
-                return Verdict::Confined { proposal: p.id.clone(), confine, by_rule };
+                let hosts = d.map(|d| d.hosts.clone()).unwrap_or_default();
+                return Verdict::Confined { proposal: p.id.clone(), confine, by_rule, hosts };
             }
             let edited = d.is_some_and(|d| d.edited_payload.is_some());
             Verdict::Allow(

@@ -80,6 +80,7 @@ impl Issuer {
             },
             channel: d.channel.as_str().to_string(),
             confine: d.confine.map(|c| c.as_str().to_string()),
+            hosts: d.hosts.clone(),
         }
     }
 }

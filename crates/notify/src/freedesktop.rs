@@ -160,6 +160,7 @@ async fn listen(conn: zbus::Connection, engine: Engine, host: Arc<dyn Host>, sta
                     allow_similar: None,
                     seen,
                     run: None,
+                    hosts: None,
                 };
                 match engine.decide(&actor, &p, req).await {
                     Ok(done) => {

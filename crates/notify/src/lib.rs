@@ -132,6 +132,9 @@ pub(crate) fn what(p: &Proposal) -> String {
     if let Preview::ToolCall(t) = &p.preview {
         if let Some(b) = t.runs_in {
             out.push_str(&format!("\nApprove runs it in the {} box", b.as_str()));
+            if !t.reaches.is_empty() {
+                out.push_str(&format!(", reaching {}", t.reaches.join(", ")));
+            }
         }
         let start = assent_core::kinds::project_hooks::NOTE_START;
         if t.notes.iter().any(|n| n.starts_with(start)) {

@@ -73,6 +73,10 @@ pub struct Claims {
     /// confined: `assent run` runs it so, and refuses a receipt that does not say it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confine: Option<String>,
+    /// The hosts that box reaches (none: no network): `assent run` gives it these alone, and
+    /// refuses a receipt that names others than its decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 /// SHA-256 (hex) of the JCS (RFC 8785) form of `payload`: what `payload_sha256` names.

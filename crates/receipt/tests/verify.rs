@@ -31,6 +31,7 @@ fn claims(payload: &Value) -> Claims {
         decided_by: "anna".into(),
         channel: "app".into(),
         confine: None,
+        hosts: Vec::new(),
     }
 }
 

@@ -39,6 +39,7 @@ fn approve() -> DecisionRequest {
         allow_similar: None,
         seen: None,
         run: None,
+        hosts: None,
     }
 }
 

@@ -48,6 +48,11 @@ rule?: RuleRef | null,
  */
 confine?: Confine, 
 /**
+ * The hosts the box reaches, through the proxy Assent runs for the run (none: no
+ * network). Its receipt says them too.
+ */
+hosts?: Array<string>, 
+/**
  * Through which channel.
  */
 channel: Channel, 

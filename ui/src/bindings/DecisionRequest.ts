@@ -40,4 +40,10 @@ seen?: string | null,
  * in the `read` or `workspace` box, or `unconfined` (the person's explicit choice). None:
  * in the box its preview names (`runs_in`).
  */
-run?: RunIn, };
+run?: RunIn, 
+/**
+ * The hosts an approved command's box reaches (approve only, a command run in a box): each
+ * a host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.
+ * None: the hosts its preview names (`reaches`); `[]`: no network.
+ */
+hosts?: Array<string> | null, };

@@ -45,6 +45,13 @@ permission_mode?: string,
  */
 runs_in?: Confine, 
 /**
+ * The hosts the box of `runs_in` reaches unless the person chooses otherwise (the
+ * decision's `hosts`), as Assent's reader names them from the command and the project
+ * (`npm install`: the npm registry; `git push`: its remote's host), never from the agent's
+ * words; the box's proxy lets through these alone. Empty: no network.
+ */
+reaches?: Array<string>, 
+/**
  * Assent's own notes on the call (never the agent's words), such as what the client does
  * with an edited call.
  */

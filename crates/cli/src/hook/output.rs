@@ -59,9 +59,12 @@ impl Rewrite {
 
 /// The output for a verdict, in the event's shape and for the client that asked.
 /// Why a call runs in a box, as the client shows it (the model reads it too).
-fn boxed_reason(proposal: &str, confine: assent_core::rules::Confine, by_rule: bool) -> String {
+fn boxed_reason(proposal: &str, confine: assent_core::rules::Confine, by_rule: bool, hosts: &[String]) -> String {
     let who = if by_rule { "Allowed by a rule in Assent" } else { "Approved in Assent" };
-    format!("{who}, to run in the {} box: {proposal}", confine.as_str())
+    match hosts {
+        [] => format!("{who}, to run in the {} box: {proposal}", confine.as_str()),
+        _ => format!("{who}, to run in the {} box reaching {}: {proposal}", confine.as_str(), hosts.join(", ")),
+    }
 }
 
 pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite) -> Value {
@@ -72,8 +75,8 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
         (Event::BeforeTool, Verdict::Allow(Some(input))) => json!({"decision": "allow",
             "reason": "Approved in Assent with edits",
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": input}}),
-        (Event::BeforeTool, Verdict::Confined { proposal, confine, by_rule }) => json!({"decision": "allow",
-            "reason": boxed_reason(proposal, *confine, *by_rule),
+        (Event::BeforeTool, Verdict::Confined { proposal, confine, by_rule, hosts }) => json!({"decision": "allow",
+            "reason": boxed_reason(proposal, *confine, *by_rule, hosts),
             "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": rewrite.input(proposal)}}),
         (Event::BeforeTool, Verdict::Deny(why) | Verdict::Ask(why)) => json!({"decision": "deny", "reason": why}),
         // Copilot CLI: its own names; changed arguments replace the whole input. Its `ask`
@@ -86,9 +89,9 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
             }
             o
         }
-        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine, by_rule }) => {
+        (Event::CopilotPreToolUse, Verdict::Confined { proposal, confine, by_rule, hosts }) => {
             json!({"permissionDecision": "allow",
-            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule),
+            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule, hosts),
             "modifiedArgs": rewrite.input(proposal)})
         }
         (Event::CopilotPreToolUse, Verdict::Deny(why)) => {
@@ -123,9 +126,9 @@ pub(super) fn output(client: Agent, event: Event, v: &Verdict, rewrite: &Rewrite
         // Codex cannot run a rewritten call (and never says it can confine): it asks.
         (_, Verdict::Confined { proposal, .. }) if client == Agent::Codex => json!({ "systemMessage":
             format!("Assent allowed {proposal} only confined, which Codex cannot run; it asks you instead") }),
-        (Event::PreToolUse, Verdict::Confined { proposal, confine, by_rule }) => json!({"hookSpecificOutput": {
+        (Event::PreToolUse, Verdict::Confined { proposal, confine, by_rule, hosts }) => json!({"hookSpecificOutput": {
             "hookEventName": "PreToolUse", "permissionDecision": "allow",
-            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule),
+            "permissionDecisionReason": boxed_reason(proposal, *confine, *by_rule, hosts),
             "updatedInput": rewrite.input(proposal)}}),
         (Event::PermissionRequest, Verdict::Confined { proposal, .. }) => json!({"hookSpecificOutput": {
             "hookEventName": "PermissionRequest",

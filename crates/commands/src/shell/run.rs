@@ -208,6 +208,7 @@ impl Walker<'_> {
             via: t.via,
             inner: t.inner,
             known: false,
+            reaches: Vec::new(),
         });
     }
 
@@ -233,6 +234,9 @@ impl Walker<'_> {
             self.run(cmd, Vec::new(), through);
             self.cwd = saved;
         }
+        // The hosts its entry names, when nothing in its words or wrappers added the network.
+        let widened = Effects::NETWORK | Effects::UNKNOWN | Effects::EXEC | Effects::RELOCATE | Effects::ENV;
+        let reaches = if c.known && !c.raised.any(widened) && !t.adds.any(widened) { c.reaches } else { Vec::new() };
         self.push(Command {
             program: Some(name.to_string()),
             words: c.canonical,
@@ -243,6 +247,7 @@ impl Walker<'_> {
             via: t.via,
             inner: t.inner,
             known: c.known,
+            reaches,
         });
     }
 

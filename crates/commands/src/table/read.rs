@@ -34,6 +34,7 @@ struct RawProgram {
     more_operands: Option<String>,
     expression: Option<String>,
     before_paths: Option<String>,
+    reaches: Option<Vec<String>>,
     #[serde(default)]
     examples: RawExamples,
 }
@@ -90,6 +91,8 @@ struct RawTable {
     #[serde(default, rename = "build-and-test")]
     build_and_test: Vec<String>,
     #[serde(default)]
+    registries: Vec<String>,
+    #[serde(default)]
     environment: RawEnvironment,
     #[serde(default)]
     shells: String,
@@ -102,6 +105,19 @@ struct RawTable {
     #[serde(default)]
     runner: BTreeMap<String, RawWrapper>,
     program: BTreeMap<String, RawProgram>,
+}
+
+/// The hosts an entry reaches, checked: each a host name as rules compare it, or
+/// [`GIT_REMOTE`](super::GIT_REMOTE).
+fn reaches(name: &str, hosts: &[String]) -> Result<Vec<String>, String> {
+    hosts
+        .iter()
+        .map(|h| match crate::host::normalize(h) {
+            _ if h == super::GIT_REMOTE => Ok(h.clone()),
+            Some(n) if n == *h => Ok(n),
+            _ => Err(format!("{name}: `reaches` names `{h}`, which is not a host name as rules write it")),
+        })
+        .collect()
 }
 
 /// Reads one token of the option language: `NAME`, `NAME=` (takes a word), `NAME=path`,
@@ -244,6 +260,7 @@ fn program(name: &str, raw: &RawProgram, inherited: Option<&Program>) -> Result<
             .map(|t| option(t).map(|(n, o)| (n, o.raises)))
             .collect::<Result<_, _>>()
             .map_err(|e| format!("{name}: {e}"))?,
+        reaches: reaches(name, raw.reaches.as_deref().unwrap_or_default())?,
     };
     if p.read_operands.is_some() == p.more_operands.is_empty() {
         return Err(format!("{name}: `read-operands` and `more-operands` go together"));
@@ -256,7 +273,11 @@ fn program(name: &str, raw: &RawProgram, inherited: Option<&Program>) -> Result<
     if !raw.sub.is_empty() {
         let mut subs = BTreeMap::new();
         for (s, r) in &raw.sub {
-            let sp = program(&format!("{name} {s}"), r, None)?;
+            let mut sp = program(&format!("{name} {s}"), r, None)?;
+            if r.reaches.is_none() {
+                // A subcommand reaches what its program does unless it says otherwise.
+                sp.reaches.clone_from(&p.reaches);
+            }
             for a in &r.alias {
                 subs.insert(a.clone(), sp.clone());
             }
@@ -308,6 +329,7 @@ pub(super) fn table(text: &str) -> Result<Table, String> {
         programs,
         aliases,
         build_and_test: raw.build_and_test.clone(),
+        registries: reaches("registries", &raw.registries)?,
         changes_programs: Names::of(&e.changes_programs, &e.changes_programs_prefixes),
         harmless: Names::of(&e.harmless, &e.harmless_prefixes),
         wrappers,

@@ -222,6 +222,7 @@ impl Engine {
                 allow_similar: None,
                 seen: None,
                 run: None,
+                hosts: None,
             };
             ts.push(self.plan(actor, p, req)?);
         }

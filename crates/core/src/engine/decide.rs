@@ -91,45 +91,63 @@ fn boxable(p: &Proposal) -> Option<Option<crate::confine::Confine>> {
 }
 
 /// Where an approval of `p` runs its command (see [`DecisionRequest::run`]): the box the
-/// person chose, else the one its preview names; none for anything else, or `unconfined`.
+/// person chose, else the one its preview names, and the hosts it reaches (the person's, else
+/// the preview's); none for anything else, or `unconfined`.
 fn run_in(
     p: &Proposal,
-    outcome: Outcome,
-    run: Option<crate::confine::RunIn>,
+    req: &DecisionRequest,
     can_box: &[crate::confine::Confine],
-) -> Result<Option<crate::confine::Confine>, CoreError> {
+) -> Result<(Option<crate::confine::Confine>, Vec<String>), CoreError> {
     use crate::confine::RunIn;
-    let Some(default) = boxable(p).filter(|_| outcome == Outcome::Approve) else {
-        return match run {
-            None => Ok(None),
-            Some(_) if outcome != Outcome::Approve => Err(CoreError::invalid(
-                "invalid_run",
-                "`run` says where an approved command runs: it goes with approve only",
-            )),
-            Some(_) => Err(CoreError::invalid(
-                "invalid_run",
-                "`run` says where an approved command runs; this proposal is not a command its client runs through Assent",
+    let Some(default) = boxable(p).filter(|_| req.outcome == Outcome::Approve) else {
+        let why = if req.outcome != Outcome::Approve {
+            "it goes with approve only"
+        } else {
+            "this proposal is not a command its client runs through Assent"
+        };
+        return match (req.run.is_some(), req.hosts.is_some()) {
+            (false, false) => Ok((None, Vec::new())),
+            (true, _) => {
+                Err(CoreError::invalid("invalid_run", format!("`run` says where an approved command runs: {why}")))
+            }
+            (false, true) => Err(CoreError::invalid(
+                "invalid_hosts",
+                format!("`hosts` says what an approved command's box reaches: {why}"),
             )),
         };
     };
-    match run {
-        None => Ok(default),
-        Some(RunIn::Unconfined) => Ok(None),
+    let confine = match req.run {
+        None => default,
+        Some(RunIn::Unconfined) => None,
         Some(r) => {
             let chosen = r.boxed();
-            if chosen.is_some_and(|c| can_box.contains(&c)) {
-                Ok(chosen)
-            } else {
-                Err(CoreError::invalid(
+            if !chosen.is_some_and(|c| can_box.contains(&c)) {
+                return Err(CoreError::invalid(
                     "box_unavailable",
                     format!(
                         "this system cannot build the `{}` box (see `assent doctor`): nothing was decided",
                         r.as_str()
                     ),
-                ))
+                ));
             }
+            chosen
         }
-    }
+    };
+    let hosts = match (&req.hosts, confine) {
+        (Some(_), None) => {
+            return Err(CoreError::invalid(
+                "invalid_hosts",
+                "`hosts` says what a box reaches: a command run unconfined reaches whatever it likes",
+            ));
+        }
+        (Some(h), Some(_)) => crate::confine::check_hosts(h).map_err(|why| CoreError::invalid("invalid_hosts", why))?,
+        (None, Some(_)) => match &p.preview {
+            crate::preview::Preview::ToolCall(t) => t.reaches.clone(),
+            _ => Vec::new(),
+        },
+        (None, None) => Vec::new(),
+    };
+    Ok((confine, hosts))
 }
 
 impl Engine {
@@ -198,6 +216,7 @@ impl Engine {
                 other => Ok(other),
             }
         };
+        let (confine, hosts) = run_in(p, &req, &self.inner.config.can_confine)?;
         let reason = clean("reason", req.reason)?;
         let feedback = clean("feedback", req.feedback)?;
         if req.outcome == Outcome::Refine && feedback.is_none() {
@@ -222,7 +241,6 @@ impl Engine {
             (Some(edits), Outcome::Approve) => Some(self.inner.kinds.of(p.kind)?.edit(&p.payload, edits)?),
             _ => None,
         };
-        let confine = run_in(p, req.outcome, req.run, &self.inner.config.can_confine)?;
         let approved_sha256 =
             (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
         let mut detail = serde_json::json!({
@@ -233,6 +251,9 @@ impl Engine {
         });
         if req.outcome == Outcome::Approve && boxable(p).is_some() {
             detail["run"] = serde_json::Value::String(confine.map_or("unconfined", |c| c.as_str()).to_string());
+            if !hosts.is_empty() {
+                detail["hosts"] = serde_json::json!(hosts);
+            }
         }
         if let Some(d) = &actor.device {
             detail["device"] = serde_json::Value::String(d.clone());
@@ -253,6 +274,7 @@ impl Engine {
                     node: self.inner.config.node.clone(),
                     rule: None,
                     confine,
+                    hosts,
                     channel: actor.channel,
                     device: actor.device.clone(),
                     receipt: None,

@@ -153,7 +153,7 @@ impl Engine {
             };
             let decided = rule
                 .as_ref()
-                .and_then(|(c, confine)| super::rules::rule_decision(c, *confine, &proposal, now))
+                .and_then(|(c, confine, hosts)| super::rules::rule_decision(c, *confine, hosts, &proposal, now))
                 .map(|mut t| {
                     t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d));
                     t
@@ -172,7 +172,7 @@ impl Engine {
                 stored,
                 rules_seq: decided.is_some().then_some(seq),
                 decided,
-                rule: rule.map(|(c, _)| c.id),
+                rule: rule.map(|(c, _, _)| c.id),
             };
             let res = self.inner.store.insert(rec).await;
             if !matches!(res, Ok(Inserted::Created { .. })) {

@@ -179,7 +179,7 @@ impl Engine {
     }
 
     /// The facts of a prepared payload, the rule that decides it now, if any, with the
-    /// confinement an allow runs it under, and the rule log's position the rules that decided
+    /// confinement an allow runs it under with the hosts its box reaches, and the rule log's position the rules that decided
     /// are at.
     pub(super) fn consult(
         &self,
@@ -187,7 +187,7 @@ impl Engine {
         kind: &dyn crate::kinds::Kind,
         payload: &Value,
         now: Timestamp,
-    ) -> (Facts, Option<(Candidate, Option<crate::rules::Confine>)>, i64) {
+    ) -> (Facts, Option<(Candidate, Option<crate::rules::Confine>, Vec<String>)>, i64) {
         let facts = kind.facts(payload);
         let set = self.rule_set();
         if !set.may_decide(&facts) {
@@ -197,7 +197,7 @@ impl Engine {
         subject.can_confine.retain(|c| self.inner.config.can_confine.contains(c));
         subject.within_work_roots(&self.inner.config.work_roots);
         let ruling = set.rule(&subject, now);
-        let winner = ruling.rule.map(|c| (c.clone(), ruling.confine));
+        let winner = ruling.rule.map(|c| (c.clone(), ruling.confine, ruling.hosts));
         (subject.facts, winner, set.seq())
     }
 }

@@ -124,6 +124,7 @@ fn new_rule_id() -> String {
 pub(super) fn rule_decision(
     c: &Candidate,
     confine: Option<crate::rules::Confine>,
+    hosts: &[String],
     p: &Proposal,
     now: Timestamp,
 ) -> Option<Transition> {
@@ -138,12 +139,17 @@ pub(super) fn rule_decision(
         Effect::Deny => Some(c.note.clone().unwrap_or_else(|| format!("refused by a rule: {description}"))),
         _ => None,
     };
-    let detail = serde_json::json!({
+    let confine = confine.filter(|_| outcome == Outcome::Approve);
+    let hosts = if confine.is_some() { hosts.to_vec() } else { Vec::new() };
+    let mut detail = serde_json::json!({
         "outcome": outcome,
         "reason": reason,
         "rule": c.id,
         "description": description,
     });
+    if !hosts.is_empty() {
+        detail["hosts"] = serde_json::json!(hosts);
+    }
     Some(Transition {
         id: p.id.clone(),
         from: Status::Pending,
@@ -157,7 +163,8 @@ pub(super) fn rule_decision(
             by: "rule".into(),
             node: p.node.clone(),
             rule: Some(RuleRef { id: c.id.clone(), description }),
-            confine: confine.filter(|_| outcome == Outcome::Approve),
+            confine,
+            hosts,
             channel: crate::proposal::Channel::Rule,
             device: None,
             receipt: None,

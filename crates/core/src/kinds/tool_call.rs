@@ -130,11 +130,12 @@ fn into_payload(call: payloads::ToolCall) -> Value {
 }
 
 /// The box a command runs in when a person approves it without choosing: `read` when the
-/// command only reads inside its working folder (as the reader says), else `workspace`. None for
-/// a call that is not a command the client runs through Assent (`confinable`); `Err` with
-/// Assent's note, in words, for one no box can hold here: this host builds no box of that
-/// profile (`can_box`), or the call has no folder a box can be built around.
-pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Result<Confine, String>> {
+/// command only reads inside its working folder (as the reader says), else `workspace`, with the
+/// hosts the reader says it reaches (see [`assent_commands::reach`]). None for a call that is
+/// not a command the client runs through Assent (`confinable`); `Err` with Assent's note, in
+/// words, for one no box can hold here: this host builds no box of that profile (`can_box`), or
+/// the call has no folder a box can be built around.
+pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Result<Boxed, String>> {
     let command = call.input.get("command").and_then(crate::verdict::command_text).filter(|_| call.confinable)?;
     let home = crate::rules::home();
     // A box is built around a folder: one the client reported and Assent could vouch for.
@@ -149,10 +150,20 @@ pub fn default_box(call: &payloads::ToolCall, can_box: &[Confine]) -> Option<Res
         return Some(Err(NO_BOX_NOTE.to_string()));
     }
     let ctx = assent_commands::Context { cwd: Some(dir.to_string()), home };
-    let reads = command.len() <= assent_commands::shell::MAX_LEN
-        && assent_commands::analyze(&command, &ctx).only_reads_inside(dir);
+    let line = (command.len() <= assent_commands::shell::MAX_LEN).then(|| assent_commands::analyze(&command, &ctx));
+    let reads = line.as_ref().is_some_and(|l| l.only_reads_inside(dir));
     let want = if reads { Confine::Read } else { Confine::Workspace };
-    Some(if can_box.contains(&want) { Ok(want) } else { Err(NO_BOX_NOTE.to_string()) })
+    let reaches = line.as_ref().and_then(|l| assent_commands::reach::hosts(l, Some(dir))).unwrap_or_default();
+    Some(if can_box.contains(&want) { Ok(Boxed { confine: want, reaches }) } else { Err(NO_BOX_NOTE.to_string()) })
+}
+
+/// A box an approval runs a command in: its profile and the hosts it reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Boxed {
+    /// The profile.
+    pub confine: Confine,
+    /// The hosts (none: no network).
+    pub reaches: Vec<String>,
 }
 
 /// Assent's note on a command the client runs through Assent that no box can hold here.
@@ -176,13 +187,13 @@ pub fn preview(call: &payloads::ToolCall, can_box: &[Confine]) -> Preview {
     {
         notes.extend(super::project_hooks::findings(std::path::Path::new(dir)).iter().map(|f| f.words()));
     }
-    let runs_in = match default_box(call, can_box) {
-        Some(Ok(b)) => Some(b),
+    let (runs_in, reaches) = match default_box(call, can_box) {
+        Some(Ok(b)) => (Some(b.confine), b.reaches),
         Some(Err(note)) => {
             notes.push(note);
-            None
+            (None, Vec::new())
         }
-        None => None,
+        None => (None, Vec::new()),
     };
     Preview::ToolCall(ToolPreview {
         tool: call.tool.clone(),
@@ -194,6 +205,7 @@ pub fn preview(call: &payloads::ToolCall, can_box: &[Confine]) -> Preview {
         client: call.client.as_deref().and_then(client_in_words).map(str::to_string),
         permission_mode: call.permission_mode.clone(),
         runs_in,
+        reaches,
         notes,
     })
 }

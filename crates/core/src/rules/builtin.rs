@@ -35,12 +35,26 @@ pub fn builtin_box() -> RuleMatch {
 /// What the box rule never lets run without the person: what the box cannot make harmless
 /// (deleting, forcing, rewriting inside the folder: `rm -r`, `git reset --hard`, `git clean`,
 /// `git branch -D`, `git checkout -- .`, `git commit --amend`, a rebase) and what it cannot give
-/// (the network, publishing, privilege), each as the reader names it.
+/// (publishing, privilege), each as the reader names it. The network asks too, but for the
+/// package registries ([`box_reaches`]).
 const BOX_ASKS: assent_commands::Effects = assent_commands::Effects::DELETE
     .union(assent_commands::Effects::FORCE)
-    .union(assent_commands::Effects::NETWORK)
     .union(assent_commands::Effects::PUBLISH)
     .union(assent_commands::Effects::PRIVILEGE);
+
+/// Whether the box rule lets `c` reach what it reaches: nothing, or only public package
+/// registries (`npm install`, `npx prettier`, `pip install`, `cargo fetch`), each named by the
+/// reader from the program table with nothing in the command naming another host. The box
+/// then reaches those alone, through Assent's proxy.
+fn box_reaches(s: &Subject, c: &Command) -> bool {
+    if !c.effects.any(assent_commands::Effects::NETWORK) {
+        return true;
+    }
+    let registries = &assent_commands::table::table().registries;
+    let line = Line { commands: vec![c.clone()], ..Line::default() };
+    assent_commands::reach::hosts(&line, s.facts.cwd.as_deref())
+        .is_some_and(|hs| !hs.is_empty() && hs.iter().all(|h| registries.contains(h)))
+}
 
 /// Whether the box rule covers a command of `s`'s line: run in a project folder inside the
 /// declared work roots (the box is built around it), and doing nothing of [`BOX_ASKS`]. The box
@@ -50,6 +64,7 @@ pub(super) fn box_covers(s: &Subject, c: &Command) -> bool {
     in_a_project(s).is_some()
         && c.program.is_some()
         && !c.effects.any(BOX_ASKS)
+        && box_reaches(s, c)
         && !destructive_git(c)
         && !inline_program(c)
 }

@@ -156,6 +156,13 @@ impl Compiled {
 
     /// Whether it is a built-in rule (read-only, build-and-test): the broadest allows, which
     /// need the session's folder.
+    /// The hosts a box it allows in may reach: the box rule's, the package registries (the
+    /// program table's `registries`); none for every other rule.
+    pub(super) fn grants_hosts(&self) -> impl Iterator<Item = &'static str> {
+        let all: &'static [String] = if self.boxed { &assent_commands::table::table().registries } else { &[] };
+        all.iter().map(String::as_str)
+    }
+
     pub(super) fn is_builtin(&self) -> bool {
         self.read_only || self.build_test || self.boxed
     }

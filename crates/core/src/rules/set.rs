@@ -48,6 +48,10 @@ pub struct Ruling<'a> {
     /// For `allow`: the confinement the command runs under, the strictest of the allows that
     /// covered its parts (none: every one of them allows it unconfined).
     pub confine: Option<Confine>,
+    /// For a confined `allow`: the hosts its box reaches, as the reader names them from the
+    /// line, when the allows that covered it grant them all (the box rule: the package
+    /// registries); empty: no network.
+    pub hosts: Vec<String>,
 }
 
 /// Rules compiled together: a proposal is checked against the few rules that can match it
@@ -270,6 +274,7 @@ impl RuleSet {
             self.maybe(s).into_iter().map(|i| self.rules[i].as_ref()).filter(|r| r.live(now) && usable(r)).collect();
         let mut allowed_by: Option<&Candidate> = None;
         let mut confine: Option<Confine> = None;
+        let mut granted: Vec<&str> = Vec::new();
         let mut asked: Option<Ruling<'_>> = None;
         for part in parts(s) {
             let here: Vec<&Candidate> = live.iter().copied().filter(|r| r.compiled.applies(s, part)).collect();
@@ -284,6 +289,7 @@ impl RuleSet {
                 match narrowest_allow(&allows) {
                     Some(a) => {
                         confine = confine.max(a.compiled.confine());
+                        granted.extend(a.compiled.grants_hosts());
                         // The allow named is the most specific one of the most telling part.
                         if allowed_by.is_none_or(|b| {
                             !a.compiled.is_builtin()
@@ -293,7 +299,12 @@ impl RuleSet {
                         }
                     }
                     None => {
-                        asked.get_or_insert(Ruling { effect: Effect::Ask, rule: None, confine: None });
+                        asked.get_or_insert(Ruling {
+                            effect: Effect::Ask,
+                            rule: None,
+                            confine: None,
+                            hosts: Vec::new(),
+                        });
                     }
                 }
                 continue;
@@ -306,6 +317,7 @@ impl RuleSet {
                 .collect();
             if let Some(a) = narrowest_allow(&inner_allow) {
                 confine = confine.max(a.compiled.confine());
+                granted.extend(a.compiled.grants_hosts());
                 if allowed_by.is_none_or(|b| b.compiled.specificity() < a.compiled.specificity()) {
                     allowed_by = Some(a);
                 }
@@ -330,18 +342,30 @@ impl RuleSet {
                     .unwrap_or(stops[0])
             });
             if winner.effect == Effect::Deny && !refuses_only_through_a_relative_path(winner, s, part) {
-                return Ruling { effect: Effect::Deny, rule: Some(winner), confine: None };
+                return Ruling { effect: Effect::Deny, rule: Some(winner), confine: None, hosts: Vec::new() };
             }
             if asked.as_ref().is_none_or(|a| a.rule.is_none()) {
-                asked = Some(Ruling { effect: Effect::Ask, rule: Some(winner), confine: None });
+                asked = Some(Ruling { effect: Effect::Ask, rule: Some(winner), confine: None, hosts: Vec::new() });
             }
         }
         if let Some(a) = asked {
             return a;
         }
         match allowed_by {
-            Some(a) => Ruling { effect: Effect::Allow, rule: Some(a), confine },
-            None => Ruling { effect: Effect::Ask, rule: None, confine: None },
+            Some(a) => {
+                // The hosts the line reaches, when every one is granted; else none (a box
+                // without them fails to connect rather than reaching what no rule named).
+                let hosts = match (confine, &s.line) {
+                    (Some(_), Some(line)) if !granted.is_empty() => {
+                        assent_commands::reach::hosts(line, s.facts.cwd.as_deref())
+                            .filter(|hs| hs.iter().all(|h| granted.contains(&h.as_str())))
+                            .unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                };
+                Ruling { effect: Effect::Allow, rule: Some(a), confine, hosts }
+            }
+            None => Ruling { effect: Effect::Ask, rule: None, confine: None, hosts: Vec::new() },
         }
     }
 }

@@ -221,6 +221,7 @@ pub(super) async fn decide(
                 // A phone approves a command in the box its preview names: running one
                 // unconfined is chosen at the desktop only.
                 run: None,
+                hosts: None,
             },
         })
         .collect();

