@@ -88,6 +88,35 @@ describe("the detail view", () => {
     expect((await screen.findByTestId("decision-runs-in")).textContent).toContain("unconfined");
   });
 
+  it("says the hosts a box reaches, and takes them away only when asked", async () => {
+    const reaching = (id: string) => {
+      const p = sample.bash(id, "npm install");
+      if (p.preview.type === "tool.call") {
+        p.preview.runs_in = "workspace";
+        p.preview.reaches = ["registry.npmjs.org"];
+      }
+      return p;
+    };
+    const p = reaching("p_reach");
+    const ipc = showing(p, { status: "approved", decision: { confine: "workspace", hosts: ["registry.npmjs.org"] } });
+    render(Detail, { backend: await tauriBackend(), id: p.id });
+    const line = await screen.findByTestId("runs-in");
+    expect(line.textContent).toContain("reaches only registry.npmjs.org on the network");
+    await fireEvent.click(screen.getByTestId("approve"));
+    await waitFor(() => expect(ipc.args("decide")).toEqual([{ id: p.id, outcome: "approve", seen: sample.payloadHash(p.id) }]));
+    expect((await screen.findByTestId("decision-runs-in")).textContent).toContain("reaching registry.npmjs.org");
+    cleanup();
+    const q = reaching("p_offline");
+    const ipc2 = showing(q, { status: "approved", decision: { confine: "workspace" } });
+    render(Detail, { backend: await tauriBackend(), id: q.id });
+    await fireEvent.click(await screen.findByTestId("no-network"));
+    expect(screen.getByTestId("runs-in").textContent).toContain("reaches no network");
+    expect(screen.getByTestId("no-network").textContent).toContain("Let it reach registry.npmjs.org");
+    await fireEvent.click(screen.getByTestId("approve"));
+    await waitFor(() => expect(ipc2.args("decide")).toEqual([{ id: q.id, outcome: "approve", seen: sample.payloadHash(q.id), hosts: [] }]));
+    expect((await screen.findByTestId("decision-runs-in")).textContent).toContain("no network");
+  });
+
   it("shows Assent's diff with the hidden character marked", async () => {
     showing(sample.proposal("fw"));
     render(Detail, { backend: await tauriBackend(), id: sample.WRITE });

@@ -1165,6 +1165,12 @@ class ToolPreview(BaseModel):
         Field(description="The client's permission mode, as it reported it."),
     ] = None
     runs_in: Confine | None = None
+    reaches: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts the box of `runs_in` reaches unless the person chooses otherwise (the\ndecision's `hosts`), as Assent's reader names them from the command and the project\n(`npm install`: the npm registry; `git push`: its remote's host), never from the agent's\nwords; the box's proxy lets through these alone. Empty: no network."
+        ),
+    ] = None
     notes: Annotated[
         list[str] | None,
         Field(
@@ -1253,6 +1259,12 @@ class BatchItem(BaseModel):
         ),
     ] = None
     run: RunIn | None = None
+    hosts: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts an approved command's box reaches (approve only, a command run in a box): each\na host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.\nNone: the hosts its preview names (`reaches`); `[]`: no network."
+        ),
+    ] = None
     id: Annotated[str, Field(description="The proposal's id.")]
 
 
@@ -1340,6 +1352,12 @@ class Decision(BaseModel):
     ] = None
     rule: RuleRef | None = None
     confine: Confine | None = None
+    hosts: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts the box reaches, through the proxy Assent runs for the run (none: no\nnetwork). Its receipt says them too."
+        ),
+    ] = None
     channel: Annotated[Channel, Field(description="Through which channel.")]
     device: Annotated[
         str | None,
@@ -1380,6 +1398,12 @@ class DecisionRequest1(BaseModel):
         ),
     ] = None
     run: RunIn | None = None
+    hosts: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts an approved command's box reaches (approve only, a command run in a box): each\na host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.\nNone: the hosts its preview names (`reaches`); `[]`: no network."
+        ),
+    ] = None
 
 
 class DecisionRequest2(BaseModel):
@@ -1399,6 +1423,12 @@ class DecisionRequest2(BaseModel):
         ),
     ] = None
     run: RunIn | None = None
+    hosts: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts an approved command's box reaches (approve only, a command run in a box): each\na host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.\nNone: the hosts its preview names (`reaches`); `[]`: no network."
+        ),
+    ] = None
 
 
 class DecisionRequest3(BaseModel):
@@ -1423,6 +1453,12 @@ class DecisionRequest3(BaseModel):
         ),
     ] = None
     run: RunIn | None = None
+    hosts: Annotated[
+        list[str] | None,
+        Field(
+            description="The hosts an approved command's box reaches (approve only, a command run in a box): each\na host name (`registry.npmjs.org`; HTTPS, HTTP or git's port) or `host:port`, at most 16.\nNone: the hosts its preview names (`reaches`); `[]`: no network."
+        ),
+    ] = None
 
 
 class DecisionRequest(
