@@ -164,7 +164,7 @@ export const BUILTIN_WORDS = {
     "allow commands that only read, inside the working folder, run confined so that they can do nothing more (built in: `ls`, `cat README.md`, `git status`, `grep -rn x src`; the kernel keeps them from writing, reading outside the folder, the network and the environment's secrets)",
   build_test:
     "allow builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment",
-  box: "allow any command that stays in the working folder's box (run in the `workspace` box: it writes inside the folder only, never its executable configuration, with no network, no process outside and no secrets from the environment); deleting, forcing or rewriting (`rm`, `git reset --hard`, `git clean`, a rebase), the network, publishing and privilege still ask",
+  box: "allow any command that stays in the working folder's box (run in the `workspace` box: it writes inside the folder only, never its executable configuration, with no network but a package registry an install needs, no process outside and no secrets from the environment); deleting, forcing or rewriting (`rm`, `git reset --hard`, `git clean`, a rebase), any other host, publishing and privilege still ask",
 };
 
 /** A few rules of every sort, oldest first, with what they matched of the sample inbox. */

@@ -203,10 +203,11 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
                         "\nCommands that stay in the box now run without asking. Each runs in the `workspace` box\n\
                          (`assent run`): it may write inside the session's folder but never its executable\n\
                          configuration (.git, package.json, a Makefile, .claude, CI workflows, ...), reaches no\n\
-                         network, no process outside and no secret of yours, and nothing it starts outlives it.\n\
+                         network (but a package install's registry: npm's, PyPI, crates.io, Go's, and only it),\n\
+                         no process outside and no secret of yours, and nothing it starts outlives it.\n\
                          What the box cannot make harmless still asks: deleting, forcing or rewriting inside the\n\
                          folder (rm, git reset --hard, git clean, git branch -D, git checkout -- ., a rebase),\n\
-                         and what it cannot give: the network, publishing, privilege. A command runs the project's\n\
+                         and what it cannot give: any other host, publishing, privilege. A command runs the project's\n\
                          own code: what the agent wrote into the project runs too, inside the box. Remove the\n\
                          rule ({}) to ask again.",
                         r.id

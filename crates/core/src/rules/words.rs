@@ -18,7 +18,7 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
         let verb = if effect == Effect::Allow { "allow" } else { "match" };
         let what = match b {
             "box" => {
-                "any command that stays in the working folder's box (run in the `workspace` box: it writes inside the folder only, never its executable configuration, with no network, no process outside and no secrets from the environment); deleting, forcing or rewriting (`rm`, `git reset --hard`, `git clean`, a rebase), the network, publishing and privilege still ask"
+                "any command that stays in the working folder's box (run in the `workspace` box: it writes inside the folder only, never its executable configuration, with no network but a package registry an install needs, no process outside and no secrets from the environment); deleting, forcing or rewriting (`rm`, `git reset --hard`, `git clean`, a rebase), any other host, publishing and privilege still ask"
             }
             "build_test" => {
                 "builds and tests (built in: `npm test`, `cargo test`, `pytest`, `make`, ...), run confined so that they write only inside the working folder, never its executable configuration (`.git`, `package.json`, a `Makefile`), with no network and no secrets from the environment"
