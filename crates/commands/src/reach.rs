@@ -187,6 +187,7 @@ fn value(v: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::{Context, analyze};

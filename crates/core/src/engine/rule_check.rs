@@ -12,6 +12,10 @@ use crate::rules::{Candidate, Compiled, Effect, Facts, Rule, RuleMatch, Subject,
 use crate::time::Timestamp;
 use serde_json::Value;
 
+/// The rule that decides a proposal, with the box an allow runs it in and the hosts that box
+/// reaches.
+pub(super) type RuledBy = (Candidate, Option<crate::rules::Confine>, Vec<String>);
+
 impl Engine {
     /// Checks a match and puts it in its stored form (method upper case, host lower case, an
     /// origin normalized).
@@ -187,7 +191,7 @@ impl Engine {
         kind: &dyn crate::kinds::Kind,
         payload: &Value,
         now: Timestamp,
-    ) -> (Facts, Option<(Candidate, Option<crate::rules::Confine>, Vec<String>)>, i64) {
+    ) -> (Facts, Option<RuledBy>, i64) {
         let facts = kind.facts(payload);
         let set = self.rule_set();
         if !set.may_decide(&facts) {
