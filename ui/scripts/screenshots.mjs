@@ -25,14 +25,14 @@ const tid = (id) => `[data-testid="${id}"]`;
 /** Adds to the inbox a pending tool call made from the sample's first one: `tool` with `input`
  * in `cwd`, from `client` (`hook` is how the preview names it), with Assent's `notes`. */
 const proposeToolCall = (fields) =>
-  page.evaluate(({ id, audience, tool, input, cwd, client, hook, notes, runs_in }) => {
+  page.evaluate(({ id, audience, tool, input, cwd, client, hook, notes, runs_in, reaches }) => {
     const m = window.assentPreview;
     const p = structuredClone(m.proposals.find((x) => x.kind === "tool.call"));
     Object.assign(p, { id, title: null, summary: null, status: "pending", settled: false, decision: null, ...(audience ? { audience } : {}), created_at: new Date().toISOString() });
     p.payload = { tool, input, cwd, client, permission_mode: "default", ...(runs_in ? { confinable: true } : {}) };
     p.preview = {
       type: "tool.call", tool, input, input_text: JSON.stringify(input, null, 2), invisible_characters: [],
-      cwd, client: hook, permission_mode: "default", notes, ...(runs_in ? { runs_in } : {}),
+      cwd, client: hook, permission_mode: "default", notes, ...(runs_in ? { runs_in } : {}), ...(reaches ? { reaches } : {}),
     };
     return m.propose(p);
   }, fields);
@@ -68,6 +68,13 @@ try {
   });
   await clickAndShoot(row("p_boxedtestrun0000000000000"), tid("runs-in"), "boxed-approval");
   await clickAndShoot(tid("run-unconfined"), ".boxline.unboxed", "unboxed-approval");
+  // A package install: the box reaches the registry Assent's reader names, and only it.
+  await proposeToolCall({
+    id: "p_boxedinstall000000000000", tool: "Bash", input: { command: "npm install", description: "Install dependencies" },
+    cwd: "/home/me/project", client: "claude-code", hook: "Claude Code's hook", notes: [], runs_in: "workspace",
+    reaches: ["registry.npmjs.org"],
+  });
+  await clickAndShoot(row("p_boxedinstall000000000000"), tid("no-network"), "network-by-name");
   // A tool that checks Assent's receipt: whom the signed decision is for, before and after.
   await proposeToolCall({
     id: "p_receiptexample00000000000", audience: "blog", tool: "mcp__blog__delete_post", input: { post_id: 7 }, cwd: "/home/me/blog",
