@@ -124,6 +124,16 @@ async fn run_goes_with_an_approved_command_only() {
     assert_eq!(p["status"], "pending", "a refused decision decided nothing: {p}");
 }
 
+/// The planted scene and its server with the built-in box rule turned on.
+async fn with_the_box_rule() -> (crate::confine::Scene, Server) {
+    let (scene, s) = planted("the box rule allows nothing (a test in core checks that)").await;
+    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
+    let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
+    assert_eq!(st, 201, "{r}");
+    assert!(r["description"].as_str().unwrap().contains("stays in the working folder's box"), "{r}");
+    (scene, s)
+}
+
 /// What an attack left, seen from outside the box, given what it printed.
 type Harm<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 
@@ -132,11 +142,7 @@ type Harm<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 /// unconfined, does its harm); what the box cannot make harmless still asks.
 #[tokio::test]
 async fn the_box_rule_runs_what_stays_in_the_box_quietly_and_asks_for_the_rest() {
-    let (scene, s) = planted("the box rule allows nothing (a test in core checks that)").await;
-    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
-    let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
-    assert_eq!(st, 201, "{r}");
-    assert!(r["description"].as_str().unwrap().contains("stays in the working folder's box"), "{r}");
+    let (scene, s) = with_the_box_rule().await;
     // A program the agent wrote through an allowed edit.
     std::fs::write(scene.proj.join("pwn.py"), format!("open('{}/pwned-py', 'w')\n", scene.out.display())).unwrap();
     let mut decoy = std::process::Command::new("sleep").arg("300").spawn().unwrap();
@@ -276,10 +282,7 @@ async fn an_approval_reaches_only_the_hosts_it_names() {
 /// is real: npm fetches from registry.npmjs.org through Assent's proxy.
 #[tokio::test]
 async fn the_box_rule_lets_an_install_reach_its_registry_alone() {
-    let (scene, s) = planted("the box rule allows nothing (a test in core checks that)").await;
-    let rule = json!({"effect": "allow", "match": {"builtin": "box"}});
-    let (st, r) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
-    assert_eq!(st, 201, "{r}");
+    let (scene, s) = with_the_box_rule().await;
     let other = web("hello-from-other");
     // Hosts the agent's words name, or what reaches anything: asked.
     for (n, line) in [

@@ -32,6 +32,15 @@ pub struct Classified {
     pub reaches: Vec<String>,
 }
 
+impl Classified {
+    /// Adds what a word of the command (an option, an operand, a subcommand not known) adds to
+    /// what its entry does: counted in `raised` too.
+    fn raise(&mut self, e: Effects) {
+        self.effects |= e;
+        self.raised |= e;
+    }
+}
+
 /// A word as rules compare it: its value, a glob's pattern (rules see it as written; deny
 /// rules take it for any word it may expand to), nothing for a word known only as it runs.
 fn word_text(w: &Word) -> Option<String> {
@@ -130,8 +139,7 @@ fn read_option(p: &Program, s: &str, next: Option<&Word>) -> OptionRead {
 fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, programs: &mut Vec<Word>) -> usize {
     match read_option(p, s, next) {
         OptionRead::Known { value, kind, raises, next: took } => {
-            out.effects |= raises;
-            out.raised |= raises;
+            out.raise(raises);
             // A program's global options (before its subcommand) are not part of its words.
             let global = p.sub.is_some();
             if !global {
@@ -151,8 +159,7 @@ fn option(p: &Program, s: &str, next: Option<&Word>, out: &mut Classified, progr
             usize::from(took)
         }
         OptionRead::Unknown => {
-            out.effects |= p.other_options;
-            out.raised |= p.other_options;
+            out.raise(p.other_options);
             out.canonical.push(Some(s.to_string()));
             0
         }
@@ -174,8 +181,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                 Word::Lit(s) if s == "--" => {
                     end = true;
                     if let Some((_, e)) = p.raise_operands.iter().find(|(pat, _)| pat == "--") {
-                        out.effects |= *e;
-                        out.raised |= *e;
+                        out.raise(*e);
                     }
                     out.canonical.push(Some(s.clone()));
                     if p.passes_rest {
@@ -196,13 +202,11 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                 }
                 Word::Unknown(_) => {
                     // It could be an option as well as an operand.
-                    out.effects |= p.other_options;
-                    out.raised |= p.other_options;
+                    out.raise(p.other_options);
                 }
                 Word::Glob(g) if g.starts_with(['*', '?', '[']) => {
                     // It could expand to a name that reads as an option.
-                    out.effects |= p.other_options;
-                    out.raised |= p.other_options;
+                    out.raise(p.other_options);
                 }
                 _ => {}
             }
@@ -219,8 +223,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
                     program(sp, &args[i..], out);
                 }
                 None => {
-                    out.effects |= Effects::UNKNOWN;
-                    out.raised |= Effects::UNKNOWN;
+                    out.raise(Effects::UNKNOWN);
                     out.canonical.push(word_text(w));
                     out.canonical.extend(args[i..].iter().map(word_text));
                 }
@@ -231,8 +234,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
         if let Word::Lit(s) = w {
             for (pat, e) in &p.raise_operands {
                 if pat != "--" && operand_matches(pat, s) {
-                    out.effects |= *e;
-                    out.raised |= *e;
+                    out.raise(*e);
                 }
             }
         }
@@ -250,8 +252,7 @@ fn program(p: &Program, args: &[Word], out: &mut Classified) {
 
 fn finish(p: &Program, operands: Vec<Word>, programs: Vec<Word>, out: &mut Classified) {
     if p.read_operands.is_some_and(|n| operands.len() > n) {
-        out.effects |= p.more_operands;
-        out.raised |= p.more_operands;
+        out.raise(p.more_operands);
     }
     let mut ops = operands.into_iter();
     match p.operands {

@@ -32,18 +32,22 @@ pub fn hosts(line: &Line, cwd: Option<&str>) -> Option<Vec<String>> {
     }
     let mut out = BTreeSet::new();
     for c in reaching {
-        if c.effects.any(Effects::UNKNOWN) || c.reaches.is_empty() {
-            return None;
-        }
-        for h in &c.reaches {
-            if h == GIT_REMOTE {
-                out.insert(git_remote(c, Path::new(cwd?))?);
-            } else {
-                out.insert(h.clone());
-            }
-        }
+        out.extend(command_hosts(c, cwd)?);
     }
     Some(out.into_iter().collect())
+}
+
+/// The hosts one command reaches when run in `cwd`, as its table entry names them (see
+/// [`hosts`]): empty when it reaches no network; `None` when it reaches the network, or may,
+/// and the reader cannot name every host.
+pub fn command_hosts(c: &Command, cwd: Option<&str>) -> Option<Vec<String>> {
+    if !c.effects.any(Effects::NETWORK | Effects::UNKNOWN) {
+        return Some(Vec::new());
+    }
+    if c.effects.any(Effects::UNKNOWN) || c.reaches.is_empty() {
+        return None;
+    }
+    c.reaches.iter().map(|h| if h == GIT_REMOTE { git_remote(c, Path::new(cwd?)) } else { Some(h.clone()) }).collect()
 }
 
 /// The host of the remote a git command reaches (`git push`, `git fetch NAME`, `git pull URL`):

@@ -125,13 +125,44 @@ fn serve(mut conn: UnixStream, hosts: &[String]) -> std::io::Result<()> {
     } else {
         upstream.write_all(&head)?;
     }
-    let (mut up_read, mut conn_write) = (upstream.try_clone()?, conn.try_clone()?);
+    splice(conn, upstream)
+}
+
+/// A stream both ends of a relay can be: read, written, cloned for the other direction, and
+/// its writing half shut when the other side is done.
+trait Duplex: Read + Write + Send + Sized + 'static {
+    fn try_clone(&self) -> std::io::Result<Self>;
+    fn shut_writes(&self);
+}
+
+impl Duplex for UnixStream {
+    fn try_clone(&self) -> std::io::Result<Self> {
+        UnixStream::try_clone(self)
+    }
+    fn shut_writes(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Write);
+    }
+}
+
+impl Duplex for std::net::TcpStream {
+    fn try_clone(&self) -> std::io::Result<Self> {
+        std::net::TcpStream::try_clone(self)
+    }
+    fn shut_writes(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Write);
+    }
+}
+
+/// Relays `a` and `b` both ways until each side is done, each end's writes shut after its
+/// side ends (so a half-closed request still gets its answer).
+fn splice<A: Duplex, B: Duplex>(mut a: A, mut b: B) -> std::io::Result<()> {
+    let (mut b_read, mut a_write) = (b.try_clone()?, a.try_clone()?);
     let back = std::thread::spawn(move || {
-        let _ = std::io::copy(&mut up_read, &mut conn_write);
-        let _ = conn_write.shutdown(std::net::Shutdown::Write);
+        let _ = std::io::copy(&mut b_read, &mut a_write);
+        a_write.shut_writes();
     });
-    let _ = std::io::copy(&mut conn, &mut upstream);
-    let _ = upstream.shutdown(std::net::Shutdown::Write);
+    let _ = std::io::copy(&mut a, &mut b);
+    b.shut_writes();
     let _ = back.join();
     Ok(())
 }
@@ -149,16 +180,9 @@ pub(crate) fn bridge() -> crate::Error {
         let Ok(conn) = conn else { continue };
         let socket = socket.clone();
         std::thread::spawn(move || {
-            let Ok(up) = UnixStream::connect(&socket) else { return };
-            let (Ok(mut a), Ok(mut b)) = (conn.try_clone(), up.try_clone()) else { return };
-            let back = std::thread::spawn(move || {
-                let _ = std::io::copy(&mut b, &mut a);
-                let _ = a.shutdown(std::net::Shutdown::Write);
-            });
-            let (mut c, mut u) = (conn, up);
-            let _ = std::io::copy(&mut c, &mut u);
-            let _ = u.shutdown(std::net::Shutdown::Write);
-            let _ = back.join();
+            if let Ok(up) = UnixStream::connect(&socket) {
+                let _ = splice(conn, up);
+            }
         });
     }
     crate::Error::Confine("the bridge's listener closed".into())

@@ -51,9 +51,10 @@ fn box_reaches(s: &Subject, c: &Command) -> bool {
         return true;
     }
     let registries = &assent_commands::table::table().registries;
-    let line = Line { commands: vec![c.clone()], ..Line::default() };
-    assent_commands::reach::hosts(&line, s.facts.cwd.as_deref())
-        .is_some_and(|hs| !hs.is_empty() && hs.iter().all(|h| registries.contains(h)))
+    // A command another runs (`npx … npm install`) is its runner's to fetch for: not reached.
+    !c.inner
+        && assent_commands::reach::command_hosts(c, s.facts.cwd.as_deref())
+            .is_some_and(|hs| !hs.is_empty() && hs.iter().all(|h| registries.contains(h)))
 }
 
 /// Whether the box rule covers a command of `s`'s line: run in a project folder inside the
