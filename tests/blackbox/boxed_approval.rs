@@ -120,6 +120,11 @@ async fn run_goes_with_an_approved_command_only() {
     }
     let (status, v) = s.decide(&id, json!({"outcome": "approve", "run": "anywhere"})).await;
     assert!(status.is_client_error(), "{v}");
+    // The CLI says the same, and takes no two answers about the network at once.
+    let out = s.cli(&["approve", &id, "--host", "example.com"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("invalid_hosts"), "{out:?}");
+    let out = s.cli(&["approve", &id, "--host", "example.com", "--no-network"]);
+    assert!(!out.status.success(), "{out:?}");
     let (_, p) = s.get(&id, &s.owner.clone()).await;
     assert_eq!(p["status"], "pending", "a refused decision decided nothing: {p}");
 }
