@@ -39,6 +39,8 @@ mod direct;
 #[cfg(target_os = "linux")]
 mod found;
 #[cfg(target_os = "linux")]
+mod kept;
+#[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 mod refused;

@@ -56,15 +56,7 @@ fn copy(from: &Path, to: &Path, follow: bool, budget: &mut (usize, u64)) -> std:
 /// The folder to mount as the box's `/etc`, holding `names` (paths relative to `/etc`, such as
 /// `ssl/certs`) and `mtab`; none when it cannot be made (the box then mounts each entry).
 pub(crate) fn view(names: &[String]) -> Option<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let uid = std::fs::metadata("/proc/self").ok()?.uid();
-    let base = std::env::temp_dir().join(format!("assent-etc-{uid}"));
-    match std::fs::symlink_metadata(&base) {
-        // Another user's, or not a folder: never used.
-        Ok(m) if !m.is_dir() || m.uid() != uid || m.mode() & 0o022 != 0 => return None,
-        Ok(_) => {}
-        Err(_) => std::fs::DirBuilder::new().mode(0o700).create(&base).ok()?,
-    }
+    let base = crate::kept::folder("etc")?;
     let made = base.join(fingerprint(names));
     if made.is_dir() {
         return Some(made);
@@ -88,23 +80,8 @@ pub(crate) fn view(names: &[String]) -> Option<PathBuf> {
     if std::fs::rename(&kept, &made).is_err() {
         let _ = std::fs::remove_dir_all(&kept);
     }
-    prune(&base, &made);
+    crate::kept::prune(&base, &made, 3);
     made.is_dir().then_some(made)
-}
-
-/// Removes the copies older than `keep` but the newest few (a box running now may use one).
-fn prune(base: &Path, keep: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else { return };
-    let mut old: Vec<(std::time::SystemTime, PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.path() != keep)
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
-    old.sort();
-    let n = old.len().saturating_sub(3);
-    for (_, p) in old.into_iter().take(n) {
-        let _ = std::fs::remove_dir_all(p);
-    }
 }
 
 #[cfg(test)]

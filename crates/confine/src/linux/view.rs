@@ -240,6 +240,9 @@ pub(crate) fn toolchains(home: Option<&Path>) -> Vec<PathBuf> {
     // a box about a quarter of a millisecond).
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| !SYSTEM.iter().any(|s| p.starts_with(s)) && p.exists() && seen.insert(p.clone()));
+    // Nor what another of them shows already (pyenv's `bin` and plugins inside `~/.pyenv`).
+    let all = out.clone();
+    out.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
     out
 }
 
@@ -304,6 +307,18 @@ mod tests {
         std::fs::write(v.join("etc/npmrc"), "//registry.npmjs.org/:_authToken=npm_x\n").unwrap();
         let shown = nvm(d.path());
         assert_eq!(shown, vec![v.join("bin"), v.join("lib")]);
+    }
+
+    #[test]
+    fn a_toolchain_inside_another_is_not_mounted_twice() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path();
+        for p in [".pyenv/bin", ".pyenv/plugins/x/shims", ".cargo/bin"] {
+            std::fs::create_dir_all(home.join(p)).unwrap();
+        }
+        let shown = toolchains(Some(home));
+        assert!(shown.contains(&home.join(".pyenv")) && shown.contains(&home.join(".cargo/bin")), "{shown:?}");
+        assert!(!shown.iter().any(|p| p.starts_with(home.join(".pyenv")) && *p != home.join(".pyenv")), "{shown:?}");
     }
 
     #[test]
