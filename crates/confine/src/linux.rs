@@ -267,22 +267,11 @@ fn git_identity() -> Vec<(&'static str, String)> {
     {
         return Vec::new();
     }
-    // Both in one run of git (each costs a box a millisecond or so).
-    let found: Vec<(String, String)> = std::process::Command::new("git")
-        .args(["config", "--global", "--get-regexp", r"^user\.(name|email)$"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|text| {
-            text.lines()
-                .filter_map(|l| l.split_once(' ').map(|(k, v)| (k.to_string(), v.trim().to_string())))
-                .filter(|(_, v)| !v.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
+    let found: Vec<(String, String)> = global_user_config()
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(k, v)| (k.to_string(), v.trim().to_string())))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
     let get = |key: &str| found.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let mut env = Vec::new();
     for (key, names) in [
@@ -297,6 +286,53 @@ fn git_identity() -> Vec<(&'static str, String)> {
         }
     }
     env
+}
+
+/// git's answer for `user.name` and `user.email` of the global configuration, in one run of git
+/// (a process costs a box a millisecond or more), kept (see `kept.rs`) while the global
+/// configuration files are as they were (their size, times and inode; an `include` they name is
+/// not watched: an identity changed there shows at the next change of these).
+fn global_user_config() -> String {
+    use std::hash::{Hash, Hasher};
+    use std::os::unix::fs::MetadataExt;
+    let home = home_dir();
+    let files = [
+        std::env::var_os("GIT_CONFIG_GLOBAL")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".gitconfig"))),
+        std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".config")))
+            .map(|c| c.join("git/config")),
+    ];
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for f in &files {
+        f.hash(&mut h);
+        if let Some(m) = f.as_ref().and_then(|f| std::fs::metadata(f).ok()) {
+            (m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino()).hash(&mut h);
+        }
+    }
+    let kept = crate::kept::folder("git").map(|d| d.join(format!("{:016x}", h.finish())));
+    if let Some(text) = kept.as_ref().and_then(|k| std::fs::read_to_string(k).ok()) {
+        return text;
+    }
+    let text = std::process::Command::new("git")
+        .args(["config", "--global", "--get-regexp", r"^user\.(name|email)$"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success() || o.status.code() == Some(1))
+        .and_then(|o| String::from_utf8(o.stdout).ok());
+    let Some(text) = text else { return String::new() };
+    if let Some(k) = kept
+        && let Ok(mut tmp) = tempfile::NamedTempFile::new_in(k.parent().unwrap_or(Path::new("/")))
+        && std::io::Write::write_all(&mut tmp, text.as_bytes()).is_ok()
+        && tmp.persist(&k).is_ok()
+    {
+        crate::kept::prune(k.parent().unwrap_or(Path::new("/")), &k, 8);
+    }
+    text
 }
 
 fn landlock_err(e: impl std::fmt::Display) -> Error {

@@ -356,6 +356,23 @@ fn network_by_name(w: &World) -> Outcome {
     Ok(None)
 }
 
+/// A commit in the workspace box is the person's: git inside sees no home of theirs, so Assent
+/// names their global `user.name` and `user.email` (kept between runs while the configuration is
+/// as it was: a change of it shows at the next run).
+fn commits_as_the_person(w: &World) -> Outcome {
+    let author = |name: &str| -> Result<(), String> {
+        std::fs::write(w.home.join(".gitconfig"), format!("[user]\n\tname = {name}\n\temail = person@example.com\n"))
+            .unwrap();
+        let (code, out) = boxed(w, Profile::Workspace, "git commit -q --allow-empty -m boxed && echo committed");
+        check(code == 0 && out.contains("committed"), || format!("no commit in the box: {code} {out}"))?;
+        let (_, log) = plain(w, "git log -1 --format='%an <%ae> %cn'");
+        check(log.trim() == format!("{name} <person@example.com> {name}"), || format!("committed as {log}"))
+    };
+    author("Box Person A")?;
+    author("Box Person B")?;
+    Ok(None)
+}
+
 fn refuses_folders_that_are_not_projects(_: &World) -> Outcome {
     for cwd in ["/", "/tmp", "/etc"] {
         let spec = Spec { profile: Profile::Read, cwd: cwd.into(), argv: vec!["true".into()], hosts: Vec::new() };
@@ -379,6 +396,7 @@ const CASES: &[Case] = &[
     ("workspace_keeps_configuration", workspace_keeps_configuration),
     ("read_writes_nothing", read_writes_nothing),
     ("network_by_name", network_by_name),
+    ("commits_as_the_person", commits_as_the_person),
     ("refuses_folders_that_are_not_projects", refuses_folders_that_are_not_projects),
 ];
 
