@@ -331,3 +331,94 @@ async fn the_box_rule_lets_an_install_reach_its_registry_alone() {
     assert_eq!(code, Some(0), "the install did not run in the box: {out}");
     assert!(scene.proj.join("node_modules/is-number/package.json").exists(), "nothing installed: {out}");
 }
+
+/// A bare repository with one commit, served over git's "dumb" HTTP by a web server on loopback
+/// (Python's): its URL, the commit, and the server (killed when dropped).
+struct Remote {
+    url: String,
+    head: String,
+    server: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+    }
+}
+
+fn remote(message: &str) -> Remote {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str], cwd: &std::path::Path| {
+        let o = std::process::Command::new("git").args(args).current_dir(cwd).output().unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&["init", "-q", "-b", "main"], &work);
+    git(&["-c", "user.email=r@e", "-c", "user.name=r", "commit", "-q", "--allow-empty", "-m", message], &work);
+    let head = git(&["rev-parse", "HEAD"], &work);
+    git(&["clone", "-q", "--bare", "work", "remote.git"], dir.path());
+    git(&["update-server-info"], &dir.path().join("remote.git"));
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = std::process::Command::new("python3")
+        .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/remote.git");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Remote { url, head, server, _dir: dir }
+}
+
+/// "Approve and allow similar" on a fetch: the approval runs it boxed, reaching the remote's
+/// host alone (named by the reader from the repository's configuration), and the rule it saves
+/// lets the same fetch run boxed again without asking; once the remote is another host, the same
+/// words ask (the rule names the host it reaches). The fetches are real, over HTTP through
+/// Assent's proxy; the control fetches from the other host unconfined.
+#[tokio::test]
+async fn a_similar_rule_for_a_fetch_reaches_its_remote_alone() {
+    let (scene, s) = planted("a fetch reaches no remote from the box").await;
+    let (first, second) = (remote("first"), remote("second"));
+    let git = |args: &[&str]| {
+        let o = std::process::Command::new("git").args(args).current_dir(&scene.proj).output().unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    git(&["remote", "add", "origin", &first.url]);
+    let host = first.url.trim_start_matches("http://").split('/').next().unwrap().to_string();
+    let line = "git fetch -q origin";
+    let child = hook(&s, &scene, line, 1, 60);
+    let pending = s.first_pending().await;
+    assert_eq!(pending["preview"]["reaches"], json!([host]), "{pending}");
+    let id = pending["id"].as_str().unwrap().to_string();
+    let (status, decided) = s.decide(&id, json!({"outcome": "approve", "allow_similar": {}})).await;
+    assert_eq!(status, 200, "{decided}");
+    assert_eq!(decided["rule"]["match"]["reaches"], json!([host]), "{decided}");
+    assert!(decided["rule"]["description"].as_str().unwrap().contains(&format!("reaching {host}")), "{decided}");
+    let answer = tokio::task::spawn_blocking(move || answer_of(child, line)).await.unwrap();
+    let Answer::Allowed { command, rewritten: true } = answer else { panic!("not run in the box: {answer:?}") };
+    let (code, out) = run_as_client(&s, &scene, &command);
+    assert_eq!(code, Some(0), "the approved fetch failed in the box: {out}");
+    assert_eq!(git(&["rev-parse", "origin/main"]), first.head, "nothing fetched");
+    // Again: the rule lets it run, boxed, reaching the same host.
+    let answer = crate::confine::ask_hook(&s, &scene, line, 2);
+    let Answer::Allowed { command, rewritten: true } = answer else { panic!("the rule did not allow it: {answer:?}") };
+    let (code, out) = run_as_client(&s, &scene, &command);
+    assert_eq!(code, Some(0), "{out}");
+    // The remote is now another host: the same words ask.
+    git(&["remote", "set-url", "origin", &second.url]);
+    let answer = crate::confine::ask_hook(&s, &scene, line, 3);
+    assert!(matches!(answer, Answer::NotAllowed(_)), "{answer:?}");
+    // The control: unconfined, the other host is reached.
+    let (code, out) = run_as_client(&s, &scene, line);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(git(&["rev-parse", "origin/main"]), second.head, "the control fetched nothing");
+}

@@ -118,8 +118,8 @@ pub struct MatchArgs {
     /// A built-in rule: `read-only` (commands that only read inside the working folder, run
     /// confined to reading it; on in every new home), `build-test` (builds and tests, run
     /// confined to writing the working folder but its executable configuration, no network) or
-    /// `box` (any command that stays in the workspace box; deleting, forcing, rewriting, the
-    /// network, publishing and privilege still ask).
+    /// `box` (any command that stays in the workspace box, a package install reaching its
+    /// registry; deleting, forcing, rewriting, other hosts, publishing and privilege still ask).
     #[arg(long, value_parser = ["read-only", "build-test", "box"])]
     builtin: Option<String>,
     /// An allow runs what it covers confined: `read` (reads the working folder only, no writes,
@@ -127,6 +127,11 @@ pub struct MatchArgs {
     /// configuration): the client runs it through `assent run`.
     #[arg(long, value_parser = ["read", "workspace"])]
     confine: Option<String>,
+    /// A host the box of an allowed command reaches (`github.com`, `host:port`), through
+    /// Assent's proxy; repeat for more. With `--confine`: a command that would reach another
+    /// host asks.
+    #[arg(long = "reaches", value_name = "HOST", requires = "confine")]
+    reaches: Vec<String>,
 }
 
 impl From<MatchArgs> for RuleMatch {
@@ -146,6 +151,8 @@ impl From<MatchArgs> for RuleMatch {
                 "workspace" => assent_core::rules::Confine::Workspace,
                 _ => assent_core::rules::Confine::Read,
             }),
+            // In the one form the server takes (it refuses a host that is none, saying why).
+            reaches: assent_core::confine::check_hosts(&a.reaches).unwrap_or(a.reaches),
             // A person's own rule from the command line pins no script.
             script: None,
         }

@@ -56,6 +56,12 @@ credential?: string | null,
  */
 confine?: Confine, 
 /**
+ * Not a field it matches: the hosts the box of a command it allows reaches (`github.com`
+ * for a push), through Assent's proxy; a command that would reach others is not allowed by
+ * it. With `confine` only. "Allow similar" sets it from the decision.
+ */
+reaches?: Array<string>, 
+/**
  * The project script an allow of a command runs (`npm run build`, `make test`), as it was
  * when the rule was saved: the rule applies in that project only, and only while the file
  * that defines the script is unchanged. "Allow similar" and the import set it.

@@ -123,9 +123,33 @@ fn serve(mut conn: UnixStream, hosts: &[String]) -> std::io::Result<()> {
     if tunnel {
         conn.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
     } else {
-        upstream.write_all(&head)?;
+        upstream.write_all(&origin_form(&head))?;
     }
     splice(conn, upstream)
+}
+
+/// A plain HTTP request's head as a proxy hands it to the host (RFC 9112, 3.2.1): its target
+/// in origin form (`/path?query`, as a web server expects it, not `http://host/path`), without
+/// the headers meant for the proxy, and with `Connection: close`, so that the next request
+/// comes through the proxy again (and is checked) rather than down this connection.
+fn origin_form(head: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(head);
+    let mut lines = text.split("\r\n");
+    let first = lines.next().unwrap_or_default();
+    let mut parts = first.splitn(3, ' ');
+    let (method, target, version) =
+        (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let path = target.strip_prefix("http://").and_then(|rest| rest.find('/').map(|i| &rest[i..])).unwrap_or("/");
+    let mut out = format!("{method} {path} {version}\r\n");
+    for l in lines.filter(|l| !l.is_empty()) {
+        let name = l.split(':').next().unwrap_or("").trim().to_ascii_lowercase();
+        if !matches!(name.as_str(), "connection" | "proxy-connection" | "keep-alive" | "proxy-authorization") {
+            out.push_str(l);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    out.into_bytes()
 }
 
 /// A stream both ends of a relay can be: read, written, cloned for the other direction, and
@@ -189,6 +213,7 @@ pub(crate) fn bridge() -> crate::Error {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -199,5 +224,19 @@ mod tests {
         assert_eq!(target("GET http://h:8080/ HTTP/1.1"), Some(("h".into(), 8080, false)));
         assert_eq!(target("GET /relative HTTP/1.1"), None);
         assert_eq!(target("CONNECT nohost HTTP/1.1"), None);
+    }
+
+    #[test]
+    fn a_plain_request_reaches_the_host_in_origin_form_and_closes() {
+        let head = b"GET http://h.example:8080/r.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: h.example:8080\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive\r\nAccept: */*\r\n\r\n";
+        assert_eq!(
+            String::from_utf8(origin_form(head)).unwrap(),
+            "GET /r.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: h.example:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        );
+        assert!(
+            String::from_utf8(origin_form(b"GET http://h.example HTTP/1.0\r\n\r\n"))
+                .unwrap()
+                .starts_with("GET / HTTP/1.0\r\n")
+        );
     }
 }

@@ -177,7 +177,11 @@ impl Engine {
         p: &Proposal,
         expires_in: Option<i64>,
     ) -> Result<Rule, CoreError> {
-        let m = self.similar_match(p)?;
+        let mut m = self.similar_match(p)?;
+        // The hosts the person let it reach, where they chose others than the reader's.
+        if let Some(d) = p.decision.as_ref().filter(|d| d.confine.is_some() && !m.reaches.is_empty()) {
+            m.reaches.clone_from(&d.hosts);
+        }
         let note = Some(format!("allowed like proposal {}", p.id));
         self.add_rule(actor, NewRule { effect: Effect::Allow, matches: m, everything: false, expires_in, note }).await
     }

@@ -129,6 +129,20 @@ impl Compiled {
         if m.confine.is_some() && effect != Effect::Allow {
             return Err(bad("invalid_match", "`confine` says how an allow runs a command: it goes with `allow` only"));
         }
+        if !m.reaches.is_empty() {
+            if m.confine.is_none() || m.input.is_none() {
+                return Err(bad(
+                    "invalid_match",
+                    "`reaches` names the hosts the box of an allowed command reaches: it goes with `input` and `confine`",
+                ));
+            }
+            if crate::confine::check_hosts(&m.reaches).as_ref() != Ok(&m.reaches) {
+                return Err(bad(
+                    "invalid_match",
+                    "`reaches` is host names or `host:port`, in lower case, sorted, each once, at most 16",
+                ));
+            }
+        }
         let origin = m.host.as_deref().is_some_and(|h| h.contains("://"));
         Ok(Compiled {
             tool_m: tool.as_ref().map(Glob::compile_matcher),
@@ -154,15 +168,15 @@ impl Compiled {
         &self.m
     }
 
-    /// Whether it is a built-in rule (read-only, build-and-test): the broadest allows, which
-    /// need the session's folder.
     /// The hosts a box it allows in may reach: the box rule's, the package registries (the
-    /// program table's `registries`); none for every other rule.
-    pub(super) fn grants_hosts(&self) -> impl Iterator<Item = &'static str> {
-        let all: &'static [String] = if self.boxed { &assent_commands::table::table().registries } else { &[] };
+    /// program table's `registries`); a rule of the person's, those it names (`reaches`).
+    pub(super) fn grants_hosts(&self) -> impl Iterator<Item = &str> {
+        let all: &[String] = if self.boxed { &assent_commands::table::table().registries } else { &self.m.reaches };
         all.iter().map(String::as_str)
     }
 
+    /// Whether it is a built-in rule (read-only, build-and-test, box): the broadest allows,
+    /// which need the session's folder.
     pub(super) fn is_builtin(&self) -> bool {
         self.read_only || self.build_test || self.boxed
     }

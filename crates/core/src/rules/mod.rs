@@ -128,6 +128,12 @@ pub struct RuleMatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub confine: Option<Confine>,
+    /// Not a field it matches: the hosts the box of a command it allows reaches (`github.com`
+    /// for a push), through Assent's proxy; a command that would reach others is not allowed by
+    /// it. With `confine` only. "Allow similar" sets it from the decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub reaches: Vec<String>,
     /// The project script an allow of a command runs (`npm run build`, `make test`), as it was
     /// when the rule was saved: the rule applies in that project only, and only while the file
     /// that defines the script is unchanged. "Allow similar" and the import set it.

@@ -353,13 +353,19 @@ impl RuleSet {
         }
         match allowed_by {
             Some(a) => {
-                // The hosts the line reaches, when every one is granted; else none (a box
-                // without them fails to connect rather than reaching what no rule named).
+                // A boxed line that reaches the network, allowed by rules that grant hosts, runs
+                // only where they grant every host it reaches (as the reader names them): else it
+                // asks. Allowed by rules that grant none (`go test`, by the build-and-test rule),
+                // it runs with no network, as its rule says.
+                let needs = |line: &assent_commands::Line| {
+                    line.commands.iter().any(|c| !c.inner && c.effects.any(assent_commands::Effects::NETWORK))
+                };
                 let hosts = match (confine, &s.line) {
-                    (Some(_), Some(line)) if !granted.is_empty() => {
-                        assent_commands::reach::hosts(line, s.facts.cwd.as_deref())
-                            .filter(|hs| hs.iter().all(|h| granted.contains(&h.as_str())))
-                            .unwrap_or_default()
+                    (Some(_), Some(line)) if !granted.is_empty() && needs(line) => {
+                        match assent_commands::reach::hosts(line, s.facts.cwd.as_deref()) {
+                            Some(hs) if hs.iter().all(|h| granted.contains(&h.as_str())) => hs,
+                            _ => return Ruling { effect: Effect::Ask, rule: None, confine: None, hosts: Vec::new() },
+                        }
                     }
                     _ => Vec::new(),
                 };

@@ -316,13 +316,25 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
     }
     let pipe = similar(&in_proj("cat a.txt | grep -c x"));
     assert_eq!((pipe.exact, pipe.confine), (true, Some(Confine::Read)));
-    // What no confinement lets work (the network, privileges) saves no rule, and says why.
-    for cmd in
-        ["git push origin main", "npm install lodash", "sudo ls", "make && git push", "curl -s https://x.example"]
-    {
+    // What no box lets work (a host the reader cannot name, privileges) saves no rule, and says
+    // why (`git push` here: no repository, so no remote).
+    for cmd in [
+        "git push origin main",
+        "npm install --registry=https://x.example lodash",
+        "sudo ls",
+        "sudo npm install lodash",
+        "make && git push",
+        "curl -s https://x.example",
+    ] {
         let why = super::similar(&in_proj(cmd)).expect_err(cmd);
         assert!(why.starts_with("No rule for similar commands") && why.contains("yours to write"), "{cmd}: {why}");
     }
+    // An install reaches its registry alone, exactly as approved.
+    let npm = similar(&in_proj("npm install lodash"));
+    assert_eq!(
+        (npm.input.as_deref(), npm.exact, npm.confine, npm.reaches.clone()),
+        (Some("npm install lodash"), true, Some(Confine::Workspace), vec!["registry.npmjs.org".to_string()])
+    );
     let rm = set(vec![rule("s", Effect::Allow, similar(&in_proj("rm -rf build")))]);
     assert!(pick(&rm, &in_proj("rm -rf build")).is_some());
     assert!(pick(&rm, &in_proj("rm -rf build ~")).is_none());
@@ -543,6 +555,7 @@ fn a_path_alone_allows_files_never_the_commands_that_touch_them() {
 
 mod confined;
 mod folders;
+mod network;
 mod reading;
 
 #[test]

@@ -96,7 +96,8 @@ pub fn describe(effect: Effect, m: &RuleMatch) -> String {
     // An allow of commands says how they run: confined by the kernel, or as the client runs
     // them (a rule only the person writes).
     let mut confined = match (m.confine, effect, m.input.is_some()) {
-        (Some(c), Effect::Allow, _) => format!(", confined ({})", c.as_str()),
+        (Some(c), Effect::Allow, _) if m.reaches.is_empty() => format!(", confined ({})", c.as_str()),
+        (Some(c), Effect::Allow, _) => format!(", confined ({}, reaching {})", c.as_str(), m.reaches.join(", ")),
         (None, Effect::Allow, true) => ", unconfined".to_string(),
         _ => String::new(),
     };
@@ -166,7 +167,19 @@ pub fn similar(s: &Subject) -> Result<RuleMatch, String> {
         let effects = line.commands.iter().fold(assent_commands::Effects::NONE, |e, c| e.union(c.effects));
         let writes = line.commands.iter().any(|c| !c.writes.is_empty());
         let effects = if writes { effects.union(assent_commands::Effects::WRITE) } else { effects };
-        m.confine = Some(confinement_for(effects).map_err(|why| format!("No rule for similar commands: {why}."))?);
+        // A command that reaches the network (a push, an install) is boxed reaching the hosts
+        // the reader names for it, and only as approved; one whose hosts it cannot name, or
+        // that takes privileges, gets no rule.
+        let hosts = assent_commands::reach::hosts(line, f.cwd.as_deref()).filter(|h| !h.is_empty());
+        let networked = effects.any(assent_commands::Effects::NETWORK.union(assent_commands::Effects::PUBLISH));
+        let confine = match hosts {
+            Some(h) if networked && !effects.any(assent_commands::Effects::PRIVILEGE) => {
+                m.reaches = h;
+                Ok(Confine::Workspace)
+            }
+            _ => confinement_for(effects),
+        };
+        m.confine = Some(confine.map_err(|why| format!("No rule for similar commands: {why}."))?);
         let reading = line.is_plain()
             && f.cwd.is_some()
             && line
@@ -179,7 +192,7 @@ pub fn similar(s: &Subject) -> Result<RuleMatch, String> {
             words.and_then(|w| shlex::try_join(w).ok())
         });
         match named {
-            Some(prefix) if reading && f.argv.is_none() => {
+            Some(prefix) if reading && f.argv.is_none() && m.reaches.is_empty() => {
                 m.input = Some(prefix);
                 m.path = Some("./**".into());
             }

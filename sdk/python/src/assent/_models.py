@@ -1731,6 +1731,12 @@ class RuleMatch(BaseModel):
         None
     )
     confine: Confine | None = None
+    reaches: Annotated[
+        list[str] | None,
+        Field(
+            description='Not a field it matches: the hosts the box of a command it allows reaches (`github.com`\nfor a push), through Assent\'s proxy; a command that would reach others is not allowed by\nit. With `confine` only. "Allow similar" sets it from the decision.'
+        ),
+    ] = None
     script: ScriptPin | None = None
 
 
