@@ -280,19 +280,7 @@ fn descriptions_say_the_rule_in_words() {
 
 #[test]
 fn allow_similar_is_never_wider_than_what_was_approved() {
-    let in_proj = |cmd: &str| {
-        Subject::new(
-            "default",
-            KindName::ToolCall,
-            Facts {
-                tool: Some("Bash".into()),
-                command: Some(cmd.into()),
-                cwd: Some("/w/proj".into()),
-                confinable: true,
-                ..Default::default()
-            },
-        )
-    };
+    let in_proj = bash_in;
     let similar = |s: &Subject| similar(s).unwrap_or_else(|e| panic!("{e}"));
     // A command that only reads: its program and subcommand, inside the working folder,
     // confined to reading.
@@ -385,13 +373,18 @@ fn allow_similar_is_never_wider_than_what_was_approved() {
 
 /// A Bash call in the session's folder, from a client that runs it confined when told to.
 fn bash_in(cmd: &str) -> Subject {
+    bash_at("/w/proj", cmd)
+}
+
+/// A call of Bash through a client that runs it through Assent, working in `dir`.
+fn bash_at(dir: &str, cmd: &str) -> Subject {
     Subject::new(
         "default",
         KindName::ToolCall,
         Facts {
             tool: Some("Bash".into()),
             command: Some(cmd.into()),
-            cwd: Some("/w/proj".into()),
+            cwd: Some(dir.into()),
             confinable: true,
             ..Default::default()
         },

