@@ -34,7 +34,8 @@ pub fn builtin_box() -> RuleMatch {
 
 /// What the box rule never lets run without the person: what the box cannot make harmless
 /// (deleting, forcing, rewriting inside the folder: `rm -r`, `git reset --hard`, `git clean`,
-/// `git branch -D`, `git checkout -- .`, `git commit --amend`, a rebase) and what it cannot give
+/// `git branch -D`, `git checkout -- .`, `git restore`, `git stash drop`/`pop`, `git reflog
+/// expire`, `git commit --amend`, a rebase: each as the program table says) and what it cannot give
 /// (publishing, privilege), each as the reader names it. The network asks too, but for the
 /// package registries ([`box_reaches`]).
 const BOX_ASKS: assent_commands::Effects = assent_commands::Effects::DELETE
@@ -66,7 +67,6 @@ pub(super) fn box_covers(s: &Subject, c: &Command) -> bool {
         && c.program.is_some()
         && !c.effects.any(BOX_ASKS)
         && box_reaches(s, c)
-        && !destructive_git(c)
         && !inline_program(c)
 }
 
@@ -102,29 +102,6 @@ pub(super) fn box_covers_opaque(s: &Subject) -> bool {
 /// Whether a redirection of `s`'s line is one the box rule covers: its write lands in the box.
 pub(super) fn box_covers_redirect(s: &Subject) -> bool {
     in_a_project(s).is_some()
-}
-
-/// Git's discarding forms the table may read as ordinary (`checkout -- .`, `restore`, `stash
-/// drop`/`clear`, `reflog expire`, `gc --prune`, `update-ref -d`, `filter-branch`,
-/// `filter-repo`): they lose work inside the folder.
-fn destructive_git(c: &Command) -> bool {
-    if c.program.as_deref() != Some("git") {
-        return false;
-    }
-    let words: Vec<&str> = c.words.iter().map(|w| w.as_deref().unwrap_or("")).collect();
-    let sub = words.iter().skip(1).find(|w| !w.starts_with('-')).copied().unwrap_or("");
-    match sub {
-        "checkout" => {
-            words.contains(&"--") || words.contains(&".") || words.iter().any(|w| *w == "-f" || *w == "--force")
-        }
-        "restore" | "filter-branch" | "filter-repo" | "prune" | "update-ref" | "replace" => true,
-        "stash" => words.iter().any(|w| matches!(*w, "drop" | "clear" | "pop")),
-        "reflog" => words.contains(&"expire") || words.contains(&"delete"),
-        "gc" => words.iter().any(|w| w.starts_with("--prune")),
-        "reset" => words.iter().any(|w| matches!(*w, "--hard" | "--merge" | "--keep")),
-        "rebase" | "clean" => true,
-        _ => false,
-    }
 }
 
 /// The session's folder when a built-in rule may cover a command run in it: inside the
