@@ -9,6 +9,7 @@ export type ScriptPin = {
  */
 file: string, 
 /**
- * SHA-256 (hex) of its content when the rule was saved.
+ * SHA-256 (hex) of its content when the rule was saved, with what it runs of the project
+ * beside it where it runs anything (the makefiles it includes, the tools its scripts name).
  */
 sha256: string, };

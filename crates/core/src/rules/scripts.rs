@@ -17,7 +17,7 @@ pub struct ScriptPin {
     /// The file (absolute): `package.json`, a `Makefile`, a `justfile`.
     pub file: String,
     /// SHA-256 (hex) of its content when the rule was saved, with what it runs of the project
-    /// beside it where it runs anything (see [`fingerprint`]).
+    /// beside it where it runs anything (the makefiles it includes, the tools its scripts name).
     pub sha256: String,
 }
 

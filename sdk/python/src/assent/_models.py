@@ -1031,7 +1031,10 @@ class ScriptPin(BaseModel):
         ),
     ]
     sha256: Annotated[
-        str, Field(description="SHA-256 (hex) of its content when the rule was saved.")
+        str,
+        Field(
+            description="SHA-256 (hex) of its content when the rule was saved, with what it runs of the project\nbeside it where it runs anything (the makefiles it includes, the tools its scripts name)."
+        ),
     ]
 
 
