@@ -382,8 +382,8 @@ fn remote(message: &str) -> Remote {
 /// "Approve and allow similar" on a fetch: the approval runs it boxed, reaching the remote's
 /// host alone (named by the reader from the repository's configuration), and the rule it saves
 /// lets the same fetch run boxed again without asking; once the remote is another host, the same
-/// words ask (the rule names the host it reaches). The fetches are real, over HTTP through
-/// Assent's proxy; the control fetches from the other host unconfined.
+/// words ask (the rule names the host it reaches), until the person's own rule names the new
+/// host. The fetches are real, over HTTP through Assent's proxy.
 #[tokio::test]
 async fn a_similar_rule_for_a_fetch_reaches_its_remote_alone() {
     let (scene, s) = planted("a fetch reaches no remote from the box").await;
@@ -417,8 +417,18 @@ async fn a_similar_rule_for_a_fetch_reaches_its_remote_alone() {
     git(&["remote", "set-url", "origin", &second.url]);
     let answer = crate::confine::ask_hook(&s, &scene, line, 3);
     assert!(matches!(answer, Answer::NotAllowed(_)), "{answer:?}");
-    // The control: unconfined, the other host is reached.
-    let (code, out) = run_as_client(&s, &scene, line);
+    // The person's own rule, from the command line, names the new host: the fetch runs boxed.
+    let second_host = second.url.trim_start_matches("http://").split('/').next().unwrap().to_string();
+    let args = ["rule", "add", "allow", "--tool", "Bash", "--input", line, "--exact", "--confine", "workspace"];
+    let out = s.cli(&[&args[..], &["--reaches", &second_host.to_uppercase()]].concat());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains(&format!("reaching {second_host}")), "{out:?}");
+    let answer = crate::confine::ask_hook(&s, &scene, line, 4);
+    let Answer::Allowed { command, rewritten: true } = answer else { panic!("the rule did not allow it: {answer:?}") };
+    let (code, out) = run_as_client(&s, &scene, &command);
     assert_eq!(code, Some(0), "{out}");
-    assert_eq!(git(&["rev-parse", "origin/main"]), second.head, "the control fetched nothing");
+    assert_eq!(git(&["rev-parse", "origin/main"]), second.head, "nothing fetched from the host the rule names");
+    // `--reaches` goes with a box only.
+    let out = s.cli(&["rule", "add", "allow", "--tool", "Bash", "--input", "git fetch", "--reaches", "example.com"]);
+    assert!(!out.status.success(), "{out:?}");
 }

@@ -289,7 +289,9 @@ impl RuleSet {
                 match narrowest_allow(&allows) {
                     Some(a) => {
                         confine = confine.max(a.compiled.confine());
-                        granted.extend(a.compiled.grants_hosts());
+                        // Each allow that covers the part grants its hosts (the person's own
+                        // rule naming a new remote beside "allow similar"'s for the old one).
+                        granted.extend(allows.iter().flat_map(|r| r.compiled.grants_hosts()));
                         // The allow named is the most specific one of the most telling part.
                         if allowed_by.is_none_or(|b| {
                             !a.compiled.is_builtin()
@@ -317,7 +319,7 @@ impl RuleSet {
                 .collect();
             if let Some(a) = narrowest_allow(&inner_allow) {
                 confine = confine.max(a.compiled.confine());
-                granted.extend(a.compiled.grants_hosts());
+                granted.extend(inner_allow.iter().flat_map(|r| r.compiled.grants_hosts()));
                 if allowed_by.is_none_or(|b| b.compiled.specificity() < a.compiled.specificity()) {
                     allowed_by = Some(a);
                 }

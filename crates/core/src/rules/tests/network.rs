@@ -41,6 +41,20 @@ fn a_similar_rule_for_a_push_reaches_its_remote_alone() {
     // The remote moved (an edit of `.git/config`): the same words would reach another host.
     set_origin(d.path(), "https://evil.example/acme/app.git");
     assert_eq!(rules.rule(&push("git push origin main"), Timestamp(0)).effect, Effect::Ask);
+    // The person's own rule beside it naming the new host: each allow that covers the call
+    // grants its hosts.
+    let own = RuleMatch {
+        tool: Some("Bash".into()),
+        input: Some("git push origin main".into()),
+        exact: true,
+        confine: Some(Confine::Workspace),
+        reaches: vec!["evil.example".into()],
+        ..Default::default()
+    };
+    let m = RuleMatch { reaches: vec!["github.com".into()], ..similar(&push("git push origin main")).unwrap() };
+    let both = set(vec![rule("push", Effect::Allow, m), rule("own", Effect::Allow, own)]);
+    let r = both.rule(&push("git push origin main"), Timestamp(0));
+    assert_eq!((r.effect, r.hosts), (Effect::Allow, vec!["evil.example".to_string()]));
     // Over ssh, which the box's proxy does not carry: no rule.
     set_origin(d.path(), "git@github.com:acme/app.git");
     assert!(similar(&push("git push origin main")).is_err());
