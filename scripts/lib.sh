@@ -21,7 +21,7 @@ ensure_packages() {
 
 # What building and testing the engine needs: a C toolchain for the bundled SQLite, and a
 # real Secret Service (D-Bus, gnome-keyring, secret-tool) for the keychain tests.
-ENGINE_PACKAGES=(build-essential pkg-config dbus gnome-keyring libsecret-tools python3 bubblewrap curl util-linux)
+ENGINE_PACKAGES=(build-essential pkg-config dbus gnome-keyring libsecret-tools python3 curl util-linux)
 
 # What the team-store tests need: a real PostgreSQL server (started by scripts/postgres.sh in
 # a temp directory, never the system's) and its client tools.

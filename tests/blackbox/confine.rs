@@ -574,7 +574,7 @@ pub(crate) fn require_box(why: &str) {
     let missing = support.missing(assent_confine::Profile::Workspace);
     assert!(
         missing.is_empty(),
-        "cannot run here: no box can be built ({}), so {why}; install bubblewrap where unprivileged user namespaces are allowed",
+        "cannot run here: no box can be built ({}), so {why}; allow unprivileged user namespaces",
         missing.join("; ")
     );
 }

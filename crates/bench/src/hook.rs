@@ -169,8 +169,8 @@ fn confined_runs(bin: &std::path::Path, home: &str, cwd: &str, command: &str, fr
 
 /// A boxed read and a boxed build (the call as the hook rewrote it, run by bash) next to the same
 /// command run plain by bash, alternated in rounds; the whole of `assent-run` is counted (its
-/// start, the proposal and keys read, the receipt checked, the box built by bubblewrap, its
-/// second stage's Landlock and seccomp, and for the build the folder's executable configuration
+/// start, the proposal and keys read, the receipt checked, the box's namespaces and mounts made,
+/// Landlock and seccomp added, and for the build the folder's executable configuration
 /// found before and checked after).
 fn confined(bin: &std::path::Path, home: &str, cwd: &str) -> Result<()> {
     println!(

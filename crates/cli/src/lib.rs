@@ -206,14 +206,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// The `assent` binary's entry point.
 pub fn main() -> ExitCode {
-    // The second stage of a box (inside bubblewrap's namespaces): add the inner layers to this
-    // process and execute the command, before any thread or anything else.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
-        let e = assent_confine::stage_two(&args[2..]);
-        eprintln!("assent run: nothing run: {e}");
-        return ExitCode::from(run::CANNOT_CONFINE);
-    }
     // A call the hook rewrote to `assent run`: straight from the ticket it left.
     if let Some(result) = run::quick(&args) {
         return finish(result);
@@ -269,13 +262,6 @@ fn hook_only(args: &[std::ffi::OsString]) -> Option<Cli> {
 /// wrote to standard output is flushed (it starts without Rust's runtime, which would).
 pub fn runner_main() -> u8 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    // The second stage of a box: add the inner layers and execute the command, before anything
-    // else (this process has one thread).
-    if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
-        let e = assent_confine::stage_two(&args[2..]);
-        eprintln!("assent run: nothing run: {e}");
-        return run::CANNOT_CONFINE;
-    }
     let code = if let Some(result) = run::quick(&args) {
         code(result)
     } else if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {

@@ -20,7 +20,7 @@
 //!
 //! | layer | stops |
 //! |---|---|
-//! | user namespace (bubblewrap), capabilities dropped | every capability over anything outside: root inside is not root outside (as root, the box runs as `nobody`) |
+//! | user namespace, capabilities dropped | every capability over anything outside: root inside is not root outside (as root, the box runs as `nobody`) |
 //! | PID namespace | seeing, signalling, tracing, limiting (`prlimit`), renicing or pinning any process outside; a process outliving the run (the namespace's init ends with the command, and the kernel kills the rest) |
 //! | network namespace | every network but the box's own loopback; abstract UNIX sockets outside; a box given hosts ([`Spec::hosts`]) reaches those alone, through a proxy Assent runs for the run on a socket bound into the box (`linux/net.rs`) |
 //! | IPC, UTS, cgroup namespaces | shared memory and queues outside, the host's name, the cgroup tree |
@@ -114,7 +114,7 @@ pub enum Error {
 /// What this system can build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Support {
-    /// Whether a box's namespaces can be made (bubblewrap installed, unprivileged user
+    /// Whether a box's namespaces can be made (unprivileged user
     /// namespaces allowed); why not, when they cannot.
     pub namespaces: Result<(), String>,
     /// The Landlock ABI version (0: none, or not enabled, or withheld for a test): a layer
@@ -171,7 +171,7 @@ impl Support {
 
     /// The layers a box has here, in words (`namespaces, seccomp, Landlock ABI 7`).
     pub fn layers(&self) -> String {
-        let mut l = vec!["user, PID, network, IPC, UTS and mount namespaces (bubblewrap)".to_string()];
+        let mut l = vec!["user, PID, network, IPC, UTS and mount namespaces".to_string()];
         if self.seccomp {
             l.push("seccomp".into());
         }
@@ -257,7 +257,7 @@ pub fn folder_ok(dir: &Path, home: Option<&Path>) -> Result<(), String> {
 /// built.
 pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     // Whether a box can be built here is [`Support::detect`]'s to say, once, where boxes are
-    // decided (a probe builds a box of its own); here bubblewrap says why it cannot.
+    // decided (a probe builds a box of its own); here the box says why it cannot.
     #[cfg(target_os = "linux")]
     {
         linux::run(spec)
@@ -309,25 +309,6 @@ pub fn process(pid: u32) -> Option<Process> {
         return None;
     }
     Some(Process { parent: fields.get(1)?.parse().ok()?, start: fields.get(19)?.to_string() })
-}
-
-/// The first argument that makes a binary the second stage of a box: inside bubblewrap's
-/// namespaces, it adds Landlock and seccomp to itself and executes the command ([`stage_two`]).
-/// A binary that runs boxes dispatches it before anything else (before any thread).
-pub const STAGE_TWO: &str = "__assent-confined-exec";
-
-/// The second stage of a box (`args`: what follows [`STAGE_TWO`]): adds the inner layers to this
-/// process and executes the command; returns only on failure, with why.
-pub fn stage_two(args: &[OsString]) -> Error {
-    #[cfg(target_os = "linux")]
-    {
-        linux::stage_two(args)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = args;
-        Error::Unsupported { profile: "workspace", missing: vec!["not Linux".into()] }
-    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,16 @@
-//! The Linux box: bubblewrap builds new user, PID, network, IPC, UTS and cgroup namespaces and a
-//! mount namespace that shows only what the profile names ([`view`]); inside it, this binary's
-//! second stage adds Landlock (where the kernel has it) and a seccomp filter, then executes the
-//! command. When the command's main process ends, the PID namespace's init ends and the kernel
-//! kills every process left in it, before anything is cleaned up.
+//! The Linux box: new user, PID, network, IPC, UTS, cgroup and mount namespaces, made by this
+//! process with the kernel's calls (see `ns.rs`), and a mount namespace that shows only what the
+//! profile names ([`view`]); inside it, Landlock (where the kernel has it) and a seccomp filter,
+//! then the command. When the command's main process ends, the PID namespace's init ends and the
+//! kernel kills every process left in it, before anything is cleaned up.
 
 mod etc_view;
 mod net;
+// fork, unshare, mount, pivot_root and capset, each with why it is sound beside it: the box's
+// processes are forked and build the box themselves, which no safe wrapper of these calls covers
+// (rustix's `fork` is unsafe too).
+#[allow(unsafe_code)]
+mod ns;
 mod view;
 
 use crate::refused::filter;
@@ -20,48 +25,6 @@ use std::path::{Path, PathBuf};
 /// The ABI whose rights the box's Landlock layer handles (an older kernel enforces what it can
 /// of them: the layer is best effort, the namespaces are not).
 const ABI_USED: ABI = ABI::V6;
-
-/// Where the second stage's binary is shown inside the box.
-const STAGE: &str = "/run/assent-box/stage";
-
-/// The user a box runs as when Assent runs as root: `nobody`, mapped to root outside only for
-/// the files root owns, with no capability (root inside is not root outside).
-const ROOT_MAPPED_TO: &str = "65534";
-
-/// The namespaces and flags of every box: a user namespace of its own (no capability over
-/// anything outside, no nested one), its own processes (it sees, signals, limits and renices
-/// only its own, and none outlives it), no network but its own loopback, its own IPC, host name
-/// and cgroup view, a session of its own (no terminal to type into), gone if its parent dies.
-const BOX_FLAGS: &[&str] = &[
-    "--unshare-user",
-    "--unshare-pid",
-    "--unshare-net",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--die-with-parent",
-    "--new-session",
-    "--cap-drop",
-    "ALL",
-    "--hostname",
-    "assent-box",
-];
-
-/// The flags of every box this bubblewrap takes: [`BOX_FLAGS`], and `--disable-userns` (no user
-/// namespace inside the box) where it has it (0.8 and later; Ubuntu 22.04's 0.6 has not, and
-/// there the seccomp filter alone refuses a nested user namespace). Found in the program's own
-/// text (its help names every option), which costs a read rather than a process per box.
-fn box_flags(bwrap: &Path) -> Vec<&'static str> {
-    static DISABLES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let disables = *DISABLES.get_or_init(|| {
-        std::fs::read(bwrap).is_ok_and(|b| b.windows(b"--disable-userns".len()).any(|w| w == b"--disable-userns"))
-    });
-    let mut flags = BOX_FLAGS.to_vec();
-    if disables {
-        flags.push("--disable-userns");
-    }
-    flags
-}
 
 /// The highest Landlock ABI this kernel enforces, found by creating (never applying) a ruleset
 /// that requires each in turn.
@@ -90,43 +53,19 @@ pub(crate) fn seccomp_available() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| s.lines().any(|l| l.starts_with("Seccomp:")))
 }
 
-/// Where bubblewrap is: the system's own, never one on a PATH an agent may have changed.
-fn bwrap() -> Option<PathBuf> {
-    ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].iter().map(PathBuf::from).find(|p| p.is_file())
-}
-
-/// Whether a box can be built here: none when it can, else why not (found once, by building one
-/// that runs `true`).
+/// Whether a box can be built here: none when it can, else why not (found once, by building
+/// one with nothing in it).
 pub(crate) fn namespaces() -> Result<(), String> {
     static WORKS: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     WORKS
         .get_or_init(|| {
-            let b = bwrap().ok_or_else(|| {
-                "bubblewrap is not installed (`apt install bubblewrap`, `dnf install bubblewrap`)".to_string()
-            })?;
-            let out = std::process::Command::new(&b)
-                .args(box_flags(&b))
-                .args(["--ro-bind", "/", "/", "--", "true"])
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .output()
-                .map_err(|e| format!("bubblewrap could not be started: {e}"))?;
-            if out.status.success() {
-                return Ok(());
-            }
-            let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            Err(format!(
-                "bubblewrap cannot make the box's namespaces here ({said}): unprivileged user namespaces are off or restricted (on Ubuntu 24.04 and later, AppArmor allows them to bubblewrap through a profile: see docs/security.md)"
-            ))
+            ns::probe().map_err(|said| {
+                format!(
+                    "the box's namespaces cannot be made here ({said}): unprivileged user namespaces are off or restricted (on Ubuntu 24.04 and later, AppArmor allows them to assent-run through a profile: see docs/security.md)"
+                )
+            })
         })
         .clone()
-}
-
-/// The user the box runs as, when it is not the caller's own (root).
-fn mapped_user() -> Option<&'static str> {
-    use std::os::unix::fs::MetadataExt;
-    let root = std::fs::metadata("/proc/self").map_or(true, |m| m.uid() == 0);
-    root.then_some(ROOT_MAPPED_TO)
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -151,25 +90,23 @@ fn checked(spec: &Spec) -> Result<Checked, Error> {
     Ok(Checked { cwd, home })
 }
 
-/// A box made ready to start: bubblewrap's command, and for a `workspace` run the executable
-/// configuration that was there before (what it created is removed after).
+/// A box made ready to build: its plan, and for a `workspace` run the executable configuration
+/// that was there before (what it created is removed after).
 struct Boxed {
-    command: std::process::Command,
+    plan: ns::Plan,
     before: Option<Vec<PathBuf>>,
     cwd: PathBuf,
     /// The proxy to the named hosts, for as long as the box runs.
-    _proxy: Option<net::Proxy>,
+    proxy: Option<net::Proxy>,
 }
 
 /// The box for `spec` (see the module's documentation).
 fn boxed(spec: &Spec) -> Result<Boxed, Error> {
     // Whether namespaces work here was found by the server and `assent doctor` (a probe costs a
-    // box of its own): where they do not, no box is ever asked for, and bubblewrap says why.
+    // box of its own): where they do not, no box is ever asked for, and the box says why.
     let Checked { cwd, home } = checked(spec)?;
-    let bwrap = bwrap().ok_or_else(|| Error::Confine("bubblewrap is not installed".into()))?;
-    let exe = std::env::current_exe()?;
     let found = crate::found::found(&cwd, spec.profile)?;
-    let mut m = view::base(home.as_deref(), &exe, Path::new(STAGE));
+    let mut m = view::base(home.as_deref());
     match spec.profile {
         Profile::Read => {
             m.ro(&cwd);
@@ -194,47 +131,62 @@ fn boxed(spec: &Spec) -> Result<Boxed, Error> {
     if let Some(p) = &proxy {
         m.rw_at(p.dir(), Path::new(net::INSIDE));
     }
-    let mut c = std::process::Command::new(&bwrap);
-    c.args(box_flags(&bwrap));
-    if let Some(uid) = mapped_user() {
-        c.args(["--uid", uid, "--gid", uid]);
-    }
-    c.args(&m.args).arg("--chdir").arg(&cwd).arg("--");
-    let landlock = if landlock_withheld() { "without-landlock" } else { "landlock" };
-    let network = if proxy.is_some() { "proxy" } else { "none" };
-    c.arg(STAGE).arg(crate::STAGE_TWO).arg(spec.profile.as_str()).arg(&cwd).arg(landlock).arg(network);
-    c.arg("--").args(&spec.argv);
     let mut env = crate::environment(std::env::vars_os(), Path::new("/tmp"));
     if spec.profile == Profile::Workspace {
         env.extend(git_identity().into_iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
     }
-    c.env_clear().envs(env).current_dir(&cwd);
+    let plan = ns::Plan {
+        mounts: m.parts,
+        cwd: cwd.clone(),
+        home,
+        profile: spec.profile,
+        argv: spec.argv.clone(),
+        env,
+        landlock: !landlock_withheld(),
+        filter: Some(filter(spec.profile)?),
+        bridge: proxy.is_some(),
+    };
     let before = (spec.profile == Profile::Workspace).then_some(found.executable);
-    Ok(Boxed { command: c, before, cwd, _proxy: proxy })
+    Ok(Boxed { plan, before, cwd, proxy })
+}
+
+/// An exit status from the code the shell gives it.
+fn status(code: i32) -> std::process::ExitStatus {
+    use std::os::unix::process::ExitStatusExt;
+    if code > 128 && code < 128 + 65 {
+        std::process::ExitStatus::from_raw(code - 128)
+    } else {
+        std::process::ExitStatus::from_raw((code & 0xff) << 8)
+    }
 }
 
 /// Runs `spec` in its box and waits for it (and for every process of the box to be gone); for
 /// `workspace`, what of executable configuration the command created is removed after, and said.
 pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
-    let Boxed { mut command, before, cwd, _proxy } = boxed(spec)?;
-    let status = command.status()?;
+    let Boxed { plan, before, cwd, proxy } = boxed(spec)?;
+    let code = ns::run(&plan, false)?;
+    drop(proxy);
     if let Some(before) = before {
         remove_created(&cwd, &before);
     }
-    Ok(status)
+    Ok(status(code))
 }
 
-/// Runs a `read` spec in its box from this process, which becomes bubblewrap (nothing is left to
-/// clean up after a read). Returns only when nothing could be run, with why.
+/// Runs a `read` spec in its box from this process (which must have one thread): the box's
+/// namespaces are made by this process itself, which then waits and ends with the command's
+/// code. Returns only when nothing could be run, with why.
 pub(crate) fn exec(spec: &Spec) -> Error {
-    use std::os::unix::process::CommandExt;
     if spec.profile != Profile::Read || !spec.hosts.is_empty() {
         return Error::Confine(
             "only a read with no network runs in place: a workspace run is cleaned up after, and a proxy serves a network".into(),
         );
     }
-    match boxed(spec) {
-        Ok(mut b) => Error::Io(b.command.exec()),
+    match boxed(spec).and_then(|b| ns::run(&b.plan, true)) {
+        Ok(code) => {
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            std::process::exit(code)
+        }
         Err(e) => e,
     }
 }
@@ -350,7 +302,7 @@ fn beneath(path: &Path, access: BitFlags<AccessFs>) -> Option<PathBeneath<PathFd
 /// the box shows is read and executed, writes go only to the private temporary folders, the
 /// box's home, `/dev/null` and `/dev/shm`, and for `workspace` the working folder; signals and
 /// abstract sockets stay inside. A second wall should the mounts be wrong.
-fn landlock(profile: Profile, cwd: &Path) -> Result<(), Error> {
+fn landlock(profile: Profile, cwd: &Path, home: Option<&Path>) -> Result<(), Error> {
     let all = AccessFs::from_all(ABI_USED);
     let read = AccessFs::from_read(ABI_USED);
     let no_devices = all & !(AccessFs::MakeChar | AccessFs::MakeBlock);
@@ -365,8 +317,8 @@ fn landlock(profile: Profile, cwd: &Path) -> Result<(), Error> {
     for w in ["/tmp", "/dev/shm"] {
         rules.extend(beneath(Path::new(w), no_devices));
     }
-    if let Some(h) = home_dir() {
-        rules.extend(beneath(&h, no_devices));
+    if let Some(h) = home {
+        rules.extend(beneath(h, no_devices));
     }
     rules.extend(beneath(Path::new("/dev/null"), AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate));
     if profile == Profile::Workspace {
@@ -377,76 +329,6 @@ fn landlock(profile: Profile, cwd: &Path) -> Result<(), Error> {
     }
     ruleset.restrict_self().map_err(landlock_err)?;
     Ok(())
-}
-
-/// The second stage, inside the box: `PROFILE CWD LANDLOCK NETWORK -- ARGV`. Adds Landlock
-/// (unless withheld for a test by a debug build, or the kernel has none) and the seccomp filter
-/// to this process (single-threaded: the binary dispatches here first), starts the bridge to the
-/// proxy where the box has a network (`proxy`), and executes the command: a line of plain words
-/// directly, anything else by bash. `bridge` alone is the bridge (see [`net::bridge`]).
-pub(crate) fn stage_two(args: &[OsString]) -> Error {
-    use std::os::unix::process::CommandExt;
-    if let [only] = args
-        && only == "bridge"
-    {
-        return net::bridge();
-    }
-    let [profile, cwd, landlock_arg, network, dashes, argv @ ..] = args else {
-        return Error::Confine("the second stage takes PROFILE CWD LANDLOCK NETWORK -- COMMAND".into());
-    };
-    let Some(profile) = profile.to_str().and_then(Profile::parse) else {
-        return Error::Confine("the second stage names no profile it knows".into());
-    };
-    let Some((program, rest)) = argv.split_first().filter(|_| dashes == "--") else {
-        return Error::Confine("the second stage has no command".into());
-    };
-    let cwd = Path::new(cwd);
-    let withheld = cfg!(debug_assertions) && landlock_arg == "without-landlock";
-    if !withheld
-        && landlock_abi() > 0
-        && let Err(e) = landlock(profile, cwd)
-    {
-        return e;
-    }
-    if let Err(e) =
-        filter(profile).and_then(|f| seccompiler::apply_filter(&f).map_err(|e| Error::Confine(format!("seccomp: {e}"))))
-    {
-        return e;
-    }
-    let proxy_env = if network == "proxy" {
-        match bridge() {
-            Ok(url) => ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"].map(|k| (k, url.clone())).to_vec(),
-            Err(e) => return e,
-        }
-    } else {
-        Vec::new()
-    };
-    let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-    let exec = |(program, args): &(OsString, Vec<OsString>)| {
-        std::process::Command::new(program).args(args).current_dir(cwd).envs(proxy_env.iter().cloned()).exec()
-    };
-    if let Some(d) = unshelled(argv, &env) {
-        let e = exec(&d);
-        // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
-        if e.raw_os_error() != Some(libc::ENOEXEC) {
-            return Error::Io(e);
-        }
-    }
-    Error::Io(exec(&(on_path(program, &env), rest.to_vec())))
-}
-
-/// Starts the box's bridge to the proxy (this binary again, as `bridge`, with a listener on the
-/// box's loopback as its standard input): the proxy's URL for the command.
-fn bridge() -> Result<String, Error> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    let port = listener.local_addr()?.port();
-    std::process::Command::new(STAGE)
-        .arg(crate::STAGE_TWO)
-        .arg("bridge")
-        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(listener)))
-        .stdout(std::process::Stdio::null())
-        .spawn()?;
-    Ok(format!("http://127.0.0.1:{port}"))
 }
 
 /// A `bash -c` line of plain words as bash would execute it: the program it finds on the

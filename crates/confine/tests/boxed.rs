@@ -402,11 +402,6 @@ const CASES: &[Case] = &[
 
 fn main() {
     let args: Vec<OsString> = std::env::args_os().collect();
-    // The box's second stage: this binary, executed again inside the box.
-    if args.get(1).is_some_and(|a| a == assent_confine::STAGE_TWO) {
-        eprintln!("nothing run: {}", assent_confine::stage_two(&args[2..]));
-        std::process::exit(126);
-    }
     if let [_, flag, profile, cwd, script] = args.as_slice()
         && flag == "--box"
     {

@@ -12,7 +12,8 @@
 //!   `owner.token` (mode 0600) in the home directory, which is logged.
 
 pub mod owner;
-// The workspace's one module of unsafe code: five Win32 calls, each with what makes it sound.
+// One of the workspace's two modules of unsafe code (the other makes the Linux box): five Win32
+// calls, each with what makes it sound.
 #[cfg(windows)]
 #[allow(unsafe_code)]
 mod acl;

@@ -334,7 +334,7 @@ fn confinement() -> Check {
     Check::note(
         "box",
         format!("commands cannot run in a box here: {}; rules that box ask instead", missing.join("; ")),
-        "install bubblewrap and allow it unprivileged user namespaces (Debian 11+, Ubuntu 22.04: on by default; Ubuntu 24.04+: an AppArmor profile for bwrap, see docs/security.md)",
+        "allow unprivileged user namespaces (Debian 11+, Ubuntu 22.04, Fedora: on by default; Ubuntu 24.04+: an AppArmor profile for assent and assent-run, see docs/rules.md)",
     )
 }
 

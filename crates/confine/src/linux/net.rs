@@ -1,7 +1,6 @@
 //! Network by name: a box that may reach named hosts gets them through a proxy Assent runs for
 //! the run, outside the box, on a UNIX socket bound into it; nothing else leaves the box (its
-//! network namespace has only its own loopback). Inside, a bridge process of the box's second
-//! stage listens on the box's loopback and hands each connection to the socket, and the command
+//! network namespace has only its own loopback). Inside, a bridge process of the box listens on the box's loopback and hands each connection to the socket, and the command
 //! is told of it as `HTTPS_PROXY` / `HTTP_PROXY` (which npm, pip, cargo, git over HTTPS and curl
 //! follow). The proxy takes `CONNECT host:port` (TLS: it sees the name, never the content) and
 //! plain `http://` requests in absolute form, and refuses every host not named, any port but
@@ -191,14 +190,9 @@ fn splice<A: Duplex, B: Duplex>(mut a: A, mut b: B) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The bridge inside the box (a process of the second stage): takes connections on the box's
-/// loopback (the listener on its standard input) and hands each to the proxy's socket.
-pub(crate) fn bridge() -> crate::Error {
-    use std::os::fd::AsFd;
-    let listener = match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => std::net::TcpListener::from(fd),
-        Err(e) => return crate::Error::Io(e),
-    };
+/// The bridge inside the box (a process the box's init forks): takes connections on the box's
+/// loopback (`listener`) and hands each to the proxy's socket.
+pub(crate) fn bridge(listener: std::net::TcpListener) -> crate::Error {
     let socket = PathBuf::from(INSIDE).join(SOCKET);
     for conn in listener.incoming() {
         let Ok(conn) = conn else { continue };

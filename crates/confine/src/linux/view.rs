@@ -1,11 +1,10 @@
-//! What the box shows: the mount namespace bubblewrap builds for a run, named part by part
+//! What the box shows: the mount namespace built for a run (see `ns.rs`), named part by part
 //! (an allow-list, never "everything but"). The working folder (read-only for `read`); what
 //! programs need to start (the system's folders read-only, the entries of `/etc` a program
 //! reads, named); the toolchains' binaries and libraries, never their configuration or
 //! credentials; an empty home of the box's own; a private `/tmp`; a minimal `/dev`; `/proc` of
 //! the box's own processes. Anything not named here does not exist inside.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// System folders a program needs to start and run: read and executed, never written.
@@ -92,37 +91,56 @@ const NODE_PARTS: &[&str] = &["bin", "lib", "include", "share"];
 /// [`assent_commands::secrets`]): npm's global `npmrc`, pnpm's `rc`, cargo's and composer's.
 const TOOLCHAIN_LOGINS: &[&str] = &["npmrc", "rc", "credentials.toml", "auth.json"];
 
-/// bubblewrap's arguments, in the order it applies them (a later mount covers an earlier one).
+/// One part of the view, in the order made (a later mount covers an earlier one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Mount {
+    /// `/proc` of the box's own processes.
+    Proc(PathBuf),
+    /// A minimal `/dev`: null, zero, full, random, urandom, tty, its own terminals.
+    Dev(PathBuf),
+    /// An empty folder of the box's own.
+    Tmpfs(PathBuf),
+    /// The system's `from` at `to`: read-only unless `rw`; left out when `from` does not exist
+    /// and `may_miss`, else the box is not built.
+    Bind { from: PathBuf, to: PathBuf, rw: bool, may_miss: bool },
+    /// A link at `at` to `target`.
+    Symlink { target: PathBuf, at: PathBuf },
+}
+
+/// The view's parts, in order.
 #[derive(Debug, Default)]
 pub(crate) struct Mounts {
-    pub(crate) args: Vec<OsString>,
+    pub(crate) parts: Vec<Mount>,
 }
 
 impl Mounts {
-    fn push(&mut self, flag: &str, from: &Path, to: &Path) {
-        self.args.extend([flag.into(), from.as_os_str().to_owned(), to.as_os_str().to_owned()]);
+    fn bind(&mut self, from: &Path, to: &Path, rw: bool, may_miss: bool) {
+        self.parts.push(Mount::Bind { from: from.to_path_buf(), to: to.to_path_buf(), rw, may_miss });
     }
     /// `p` read-only, where it exists.
     pub(crate) fn ro(&mut self, p: &Path) {
-        self.push("--ro-bind-try", p, p);
+        self.bind(p, p, false, true);
     }
     /// `p` read-only over itself; the box is not built if it is gone.
     pub(crate) fn ro_exact(&mut self, p: &Path) {
-        self.push("--ro-bind", p, p);
+        self.bind(p, p, false, false);
     }
     /// `p` writable.
     pub(crate) fn rw(&mut self, p: &Path) {
-        self.push("--bind", p, p);
+        self.bind(p, p, true, false);
     }
     fn tmpfs(&mut self, p: &Path) {
-        self.args.extend(["--tmpfs".into(), p.as_os_str().to_owned()]);
+        self.parts.push(Mount::Tmpfs(p.to_path_buf()));
+    }
+    fn symlink(&mut self, target: PathBuf, at: &Path) {
+        self.parts.push(Mount::Symlink { target, at: at.to_path_buf() });
     }
     /// `p` as it is on the system: a link as the same link, a folder or file read-only.
     fn system(&mut self, p: &Path) {
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 if let Ok(target) = std::fs::read_link(p) {
-                    self.args.extend(["--symlink".into(), target.into_os_string(), p.as_os_str().to_owned()]);
+                    self.symlink(target, p);
                 }
             }
             // An empty folder (`/opt` often is) costs a mount and shows nothing.
@@ -133,19 +151,19 @@ impl Mounts {
     }
     /// The folder `from` writable at `to` inside.
     pub(crate) fn rw_at(&mut self, from: &Path, to: &Path) {
-        self.push("--bind", from, to);
+        self.bind(from, to, true, false);
     }
     /// An empty file in place of `p`.
     pub(crate) fn hide(&mut self, p: &Path) {
-        self.push("--ro-bind", Path::new("/dev/null"), p);
+        self.bind(Path::new("/dev/null"), p, false, false);
     }
 }
 
-/// What a box shows besides its working folder: see the module's documentation. `exe` (the
-/// binary whose second stage confines the command) is shown at `stage`.
-pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
+/// What a box shows besides its working folder: see the module's documentation.
+pub(crate) fn base(home: Option<&Path>) -> Mounts {
     let mut m = Mounts::default();
-    m.args.extend(["--proc".into(), "/proc".into(), "--dev".into(), "/dev".into()]);
+    m.parts.push(Mount::Proc("/proc".into()));
+    m.parts.push(Mount::Dev("/dev".into()));
     // The box's own temporary folder (`TMPDIR`); `/var/tmp` is not shown (a mount each costs).
     m.tmpfs(Path::new("/tmp"));
     for s in SYSTEM {
@@ -166,7 +184,6 @@ pub(crate) fn base(home: Option<&Path>, exe: &Path, stage: &Path) -> Mounts {
             m.hide(&login);
         }
     }
-    m.push("--ro-bind", exe, stage);
     m
 }
 
@@ -188,13 +205,13 @@ fn etc_names() -> Vec<String> {
 fn etc(m: &mut Mounts) {
     let names = etc_names();
     if let Some(v) = super::etc_view::view(&names) {
-        m.push("--ro-bind", &v, Path::new("/etc"));
+        m.bind(&v, Path::new("/etc"), false, false);
         return;
     }
     for e in &names {
         m.ro(&Path::new("/etc").join(e));
     }
-    m.args.extend(["--symlink".into(), "/proc/self/mounts".into(), "/etc/mtab".into()]);
+    m.symlink("/proc/self/mounts".into(), Path::new("/etc/mtab"));
 }
 
 /// Every toolchain folder the box shows (see [`HOME_TOOLCHAINS`]), each once.

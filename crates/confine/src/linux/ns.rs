@@ -1,0 +1,713 @@
+//! The box's namespaces and mounts, made by this process with the kernel's own calls (those
+//! bubblewrap makes), so that a boxed call starts no program but the command: a box costs the
+//! kernel's work and two `fork`s, not two more programs' start-up (bubblewrap's and a second
+//! stage's, a millisecond each on a virtual machine where the C library's start asks the
+//! processor what it is).
+//!
+//! Three processes, as bubblewrap has them:
+//!
+//! - the caller: it makes the new user, PID, network, IPC, UTS and cgroup namespaces (itself, for
+//!   a read that reaches no host; a child of it otherwise, so that it keeps the system's network
+//!   for the proxy and the system's files for the clean-up), maps its user to the box's, and
+//!   waits;
+//! - the box's init (PID 1 of the new PID namespace): it makes the mount namespace and the view
+//!   ([`Mount`]), pivots into it, names the host `assent-box`, brings up the loopback, drops every
+//!   capability, adds Landlock and the seccomp filter, starts the command, and reaps until the
+//!   command ends, then ends (and the kernel kills whatever of the box is left, before the
+//!   caller's wait returns);
+//! - the command, in a session of its own.
+//!
+//! What goes wrong before the command starts is written to a pipe the caller reads (closed on
+//! the command's `exec`), so the caller says why no box was built rather than a bare exit code.
+
+use super::view::Mount;
+use crate::{Error, Profile};
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// The box's host name.
+const HOSTNAME: &str = "assent-box";
+
+/// `mount_setattr`'s attributes (`linux/mount.h`).
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Everything a box needs, found before any process is forked.
+pub(crate) struct Plan {
+    pub(crate) mounts: Vec<Mount>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) home: Option<PathBuf>,
+    pub(crate) profile: Profile,
+    /// The command (`bash -c LINE`); none for a probe, which ends as soon as the box is built.
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) landlock: bool,
+    pub(crate) filter: Option<seccompiler::BpfProgram>,
+    /// Whether a bridge to the proxy listens on the box's loopback.
+    pub(crate) bridge: bool,
+}
+
+/// An error of the call `what`, with the system's reason.
+fn os(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+fn cstr(p: &Path) -> Result<CString, String> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| format!("`{}` holds a NUL byte", p.display()))
+}
+
+/// The process's exit status as the shell gives it (128 + the signal that ended it).
+fn code_of(status: libc::c_int) -> i32 {
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        1
+    }
+}
+
+/// Waits for `pid`; its status as the shell gives it.
+fn wait_for(pid: libc::pid_t) -> Result<i32, String> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waits for our own child; `status` is ours to write.
+        let r = unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        if r == pid {
+            return Ok(code_of(status));
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return Err(os("waitpid"));
+        }
+    }
+}
+
+/// Ends this forked process at once (no destructor, no buffered output of the parent's run
+/// twice), after writing `why` to the error pipe.
+fn fail(err: libc::c_int, why: &str) -> ! {
+    let msg = why.as_bytes();
+    // SAFETY: writes our own buffer to our own descriptor, then ends the process.
+    unsafe {
+        libc::write(err, msg.as_ptr().cast(), msg.len());
+        libc::_exit(126)
+    }
+}
+
+/// Dies with the parent (the one that forked this process is `parent`): a box never outlives
+/// the call that started it.
+/// (The box's init sees no parent, `None`: its parent is outside its PID namespace.)
+fn die_with_parent(parent: Option<libc::pid_t>) -> Result<(), String> {
+    // SAFETY: plain process attributes.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+            return Err(os("prctl(PR_SET_PDEATHSIG)"));
+        }
+        if parent.is_some_and(|p| libc::getppid() != p) {
+            libc::_exit(137);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `plan` in a box and waits for it: the command's status as the shell gives it. With
+/// `in_place`, this process makes the namespaces itself (it must have one thread, and does
+/// nothing after but wait); otherwise a child makes them.
+pub(crate) fn run(plan: &Plan, in_place: bool) -> Result<i32, Error> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is ours to fill.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(Error::Confine(os("pipe2")));
+    }
+    let (read_end, write_end) = (fds[0], fds[1]);
+    let me = std::process::id() as libc::pid_t;
+    let waited = if in_place {
+        match enter(plan, write_end) {
+            Ok(init) => Ok(init),
+            Err(e) => {
+                // SAFETY: our own descriptors.
+                unsafe {
+                    libc::close(read_end);
+                    libc::close(write_end);
+                }
+                return Err(Error::Confine(e));
+            }
+        }
+    } else {
+        // SAFETY: the child only makes namespaces, forks and waits (see `enter`), and ends with
+        // `_exit`.
+        match unsafe { libc::fork() } {
+            -1 => Err(os("fork")),
+            0 => {
+                // SAFETY: our own descriptor.
+                unsafe { libc::close(read_end) };
+                if let Err(e) = die_with_parent(Some(me)) {
+                    fail(write_end, &e);
+                }
+                let code = match enter(plan, write_end).and_then(wait_for) {
+                    Ok(code) => code,
+                    Err(e) => fail(write_end, &e),
+                };
+                // SAFETY: ends this child.
+                unsafe { libc::_exit(code) }
+            }
+            child => Ok(child),
+        }
+    };
+    // SAFETY: our copy of the write end: the read below ends when the box's copies close.
+    unsafe { libc::close(write_end) };
+    let said = read_all(read_end);
+    let code = waited.and_then(wait_for);
+    if !said.is_empty() {
+        return Err(Error::Confine(said));
+    }
+    code.map_err(Error::Confine)
+}
+
+fn read_all(fd: libc::c_int) -> String {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: `fd` is ours and owned by the file from here.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut s = String::new();
+    let _ = f.read_to_string(&mut s);
+    s
+}
+
+/// Makes the namespaces (all but the mounts') in this process, maps its user, and forks the box's
+/// init; the init's process id.
+fn enter(plan: &Plan, err: libc::c_int) -> Result<libc::pid_t, String> {
+    // SAFETY: plain identity queries.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    // As root, the box runs as `nobody`, with no capability over anything outside.
+    let (in_uid, in_gid) = if uid == 0 { (65534, 65534) } else { (uid, gid) };
+    let flags =
+        libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+    // SAFETY: this process has one thread (the caller's promise, or a fresh child).
+    unsafe {
+        if libc::unshare(flags | libc::CLONE_NEWCGROUP) != 0 && libc::unshare(flags) != 0 {
+            return Err(os("unshare"));
+        }
+    }
+    std::fs::write("/proc/self/setgroups", "deny").map_err(|e| format!("/proc/self/setgroups: {e}"))?;
+    std::fs::write("/proc/self/uid_map", format!("{in_uid} {uid} 1")).map_err(|e| format!("uid_map: {e}"))?;
+    std::fs::write("/proc/self/gid_map", format!("{in_gid} {gid} 1")).map_err(|e| format!("gid_map: {e}"))?;
+    // SAFETY: the child builds the box and ends with `_exit`.
+    match unsafe { libc::fork() } {
+        -1 => Err(os("fork")),
+        0 => {
+            let e = init(plan, err);
+            fail(err, &e)
+        }
+        pid => Ok(pid),
+    }
+}
+
+/// The box's init: builds the box, starts the command, reaps, and ends with the command's
+/// status. Returns only with why the box could not be built.
+fn init(plan: &Plan, err: libc::c_int) -> String {
+    match build(plan) {
+        Ok(()) => {}
+        Err(e) => return e,
+    }
+    let listener = if plan.bridge {
+        match std::net::TcpListener::bind("127.0.0.1:0") {
+            Ok(l) => Some(l),
+            Err(e) => return format!("the bridge to the proxy: {e}"),
+        }
+    } else {
+        None
+    };
+    let mut env = plan.env.clone();
+    if let Some(l) = listener {
+        let url = match l.local_addr() {
+            Ok(a) => format!("http://127.0.0.1:{}", a.port()),
+            Err(e) => return format!("the bridge to the proxy: {e}"),
+        };
+        for k in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+            env.push((k.into(), url.clone().into()));
+        }
+        // SAFETY: the bridge runs its loop and never returns.
+        match unsafe { libc::fork() } {
+            -1 => return os("fork"),
+            0 => {
+                // SAFETY: the bridge writes nothing: its standard streams are closed.
+                unsafe {
+                    libc::close(err);
+                    libc::close(0);
+                    libc::close(1);
+                    libc::close(2);
+                }
+                super::net::bridge(l);
+                // SAFETY: ends the bridge.
+                unsafe { libc::_exit(0) }
+            }
+            _ => drop(l),
+        }
+    }
+    if plan.argv.is_empty() {
+        // A probe: the box was built.
+        // SAFETY: ends the init.
+        unsafe { libc::_exit(0) }
+    }
+    // SAFETY: the child starts the command (see `command`).
+    let command = match unsafe { libc::fork() } {
+        -1 => return os("fork"),
+        0 => {
+            let e = command(plan, &env);
+            fail(err, &e)
+        }
+        pid => pid,
+    };
+    // SAFETY: the init's copies of what the command and the caller use.
+    unsafe {
+        libc::close(err);
+        libc::close(0);
+    }
+    let mut status = 0;
+    loop {
+        // SAFETY: reaps any process of the box (orphans come to the init).
+        let r = unsafe { libc::waitpid(-1, &raw mut status, 0) };
+        if r == command {
+            // SAFETY: ends the init: the kernel kills what is left of the box.
+            unsafe { libc::_exit(code_of(status)) }
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            // SAFETY: as above.
+            unsafe { libc::_exit(1) }
+        }
+    }
+}
+
+/// The command's process: a session of its own, then `exec`. Returns only with why not.
+fn command(plan: &Plan, env: &[(OsString, OsString)]) -> String {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: a session of its own: no terminal of the caller's to type into.
+    unsafe { libc::setsid() };
+    let exec = |(program, args): &(OsString, Vec<OsString>)| {
+        std::process::Command::new(program).args(args).env_clear().envs(env.iter().cloned()).current_dir(&plan.cwd).exec()
+    };
+    if let Some(d) = super::unshelled(&plan.argv, env) {
+        let e = exec(&d);
+        // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
+        if e.raw_os_error() != Some(libc::ENOEXEC) {
+            return format!("`{}`: {e}", d.0.to_string_lossy());
+        }
+    }
+    let (program, rest) = plan.argv.split_first().map_or((OsString::new(), Vec::new()), |(p, r)| (p.clone(), r.to_vec()));
+    let program = super::on_path(&program, env);
+    let e = exec(&(program.clone(), rest));
+    format!("`{}`: {e}", program.to_string_lossy())
+}
+
+/// The init's work before the command: the mounts, the host name, the loopback, and the layers
+/// (capabilities dropped, Landlock, seccomp), which the command inherits.
+fn build(plan: &Plan) -> Result<(), String> {
+    die_with_parent(None)?;
+    // SAFETY: this process has one thread.
+    if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+        return Err(os("unshare(CLONE_NEWNS)"));
+    }
+    view(&plan.mounts)?;
+    // SAFETY: a name of the box's own UTS namespace.
+    if unsafe { libc::sethostname(HOSTNAME.as_ptr().cast(), HOSTNAME.len()) } != 0 {
+        return Err(os("sethostname"));
+    }
+    loopback_up()?;
+    std::env::set_current_dir(&plan.cwd).map_err(|e| format!("the working folder `{}`: {e}", plan.cwd.display()))?;
+    drop_capabilities()?;
+    if plan.landlock && super::landlock_abi() > 0 {
+        super::landlock(plan.profile, &plan.cwd, plan.home.as_deref()).map_err(|e| e.to_string())?;
+    }
+    if let Some(f) = &plan.filter {
+        seccompiler::apply_filter(f).map_err(|e| format!("seccomp: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The box's view: a fresh root of its own with only `mounts` in it (bubblewrap's way: a
+/// temporary root, the system's tree under it at `/oldroot` while the view is made at
+/// `/newroot`, then the system's tree detached and `/newroot` made the root).
+fn view(mounts: &[Mount]) -> Result<(), String> {
+    let root = c"/";
+    // SAFETY: mount calls on paths this function names; the namespace is this process's own.
+    unsafe {
+        if libc::mount(std::ptr::null(), root.as_ptr(), std::ptr::null(), libc::MS_SLAVE | libc::MS_REC, std::ptr::null())
+            != 0
+        {
+            return Err(os("making the mounts private"));
+        }
+        let base = c"/tmp";
+        if libc::mount(c"tmpfs".as_ptr(), base.as_ptr(), c"tmpfs".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, c"mode=0755".as_ptr().cast())
+            != 0
+        {
+            return Err(os("the box's root"));
+        }
+        if libc::chdir(base.as_ptr()) != 0
+            || libc::mkdir(c"newroot".as_ptr(), 0o755) != 0
+            || libc::mkdir(c"oldroot".as_ptr(), 0o755) != 0
+        {
+            return Err(os("the box's root"));
+        }
+        if libc::syscall(libc::SYS_pivot_root, base.as_ptr(), c"oldroot".as_ptr()) != 0 {
+            return Err(os("pivot_root"));
+        }
+        if libc::chdir(root.as_ptr()) != 0
+            || libc::mount(c"/newroot".as_ptr(), c"/newroot".as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REC, std::ptr::null()) != 0
+        {
+            return Err(os("the box's root"));
+        }
+    }
+    for m in mounts {
+        apply(m)?;
+    }
+    // SAFETY: as above.
+    unsafe {
+        if libc::umount2(c"/oldroot".as_ptr(), libc::MNT_DETACH) != 0 {
+            return Err(os("detaching the system's mounts"));
+        }
+        if libc::chdir(c"/newroot".as_ptr()) != 0 || libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) != 0 {
+            return Err(os("pivot_root into the view"));
+        }
+        if libc::umount2(c".".as_ptr(), libc::MNT_DETACH) != 0 || libc::chdir(root.as_ptr()) != 0 {
+            return Err(os("the view's root"));
+        }
+        // The view's own root (the folders made for its mounts) is read-only.
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
+        if libc::mount(std::ptr::null(), root.as_ptr(), std::ptr::null(), flags, std::ptr::null()) != 0 {
+            return Err(os("the view's root read-only"));
+        }
+    }
+    Ok(())
+}
+
+/// `p` (absolute) under `/newroot`, or under `/oldroot` (the system's tree while the view is made).
+fn under(base: &str, p: &Path) -> PathBuf {
+    Path::new(base).join(p.strip_prefix("/").unwrap_or(p))
+}
+
+/// Makes `p` exist as a folder, or as an empty file, with the folders it is in.
+fn make(p: &Path, folder: bool) -> Result<(), String> {
+    let made = if folder {
+        std::fs::create_dir_all(p)
+    } else {
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("`{}`: {e}", parent.display()))?;
+        }
+        match std::fs::symlink_metadata(p) {
+            Ok(_) => Ok(()),
+            Err(_) => std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(p).map(drop),
+        }
+    };
+    made.map_err(|e| format!("`{}` in the box: {e}", p.display()))
+}
+
+fn mount(from: &Path, to: &Path, fstype: Option<&str>, flags: libc::c_ulong, data: Option<&str>) -> Result<(), String> {
+    let (f, t) = (cstr(from)?, cstr(to)?);
+    let fstype = fstype.map(|s| CString::new(s).unwrap_or_default());
+    let data = data.map(|s| CString::new(s).unwrap_or_default());
+    // SAFETY: every pointer is a NUL-terminated string alive for the call, or null.
+    let r = unsafe {
+        libc::mount(
+            f.as_ptr(),
+            t.as_ptr(),
+            fstype.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+            flags,
+            data.as_ref().map_or(std::ptr::null(), |s| s.as_ptr().cast()),
+        )
+    };
+    if r == 0 { Ok(()) } else { Err(os(&format!("mounting `{}`", to.display()))) }
+}
+
+/// Sets `attrs` on the mount at `p` and every mount under it.
+fn set_attrs(p: &Path, attrs: u64) -> Result<(), String> {
+    let path = cstr(p)?;
+    let attr = MountAttr { attr_set: attrs, attr_clr: 0, propagation: 0, userns_fd: 0 };
+    // SAFETY: a NUL-terminated path and a `mount_attr` of the kernel's size.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::AT_RECURSIVE as libc::c_uint,
+            &raw const attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    if std::io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
+        return Err(os(&format!("`{}` read-only", p.display())));
+    }
+    // Before Linux 5.12: each mount at or under `p` remounted, keeping the flags it has.
+    for m in mounts_under(p) {
+        remount(&m, attrs)?;
+    }
+    Ok(())
+}
+
+/// The mount points at or under `p`, from the process's mount table.
+fn mounts_under(p: &Path) -> Vec<PathBuf> {
+    let table = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut out: Vec<PathBuf> = table
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(|m| PathBuf::from(unescape(m)))
+        .filter(|m| m.starts_with(p))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A mount table's path: `\040` and the like are bytes in octal.
+fn unescape(s: &str) -> OsString {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && let Ok(n) = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 4]).unwrap_or("x"), 8)
+        {
+            out.push(n);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    std::ffi::OsStr::from_bytes(&out).to_owned()
+}
+
+fn remount(p: &Path, attrs: u64) -> Result<(), String> {
+    let path = cstr(p)?;
+    // SAFETY: `st` is ours to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statvfs(path.as_ptr(), &raw mut st) } != 0 {
+        return Err(os(&format!("`{}`", p.display())));
+    }
+    // What the mount has already must be kept (a mount from outside the namespace locks them).
+    let mut flags = libc::MS_REMOUNT | libc::MS_BIND;
+    for (has, flag) in [
+        (libc::ST_RDONLY, libc::MS_RDONLY),
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if st.f_flag & has != 0 {
+            flags |= flag;
+        }
+    }
+    for (attr, flag) in
+        [(MOUNT_ATTR_RDONLY, libc::MS_RDONLY), (MOUNT_ATTR_NOSUID, libc::MS_NOSUID), (MOUNT_ATTR_NODEV, libc::MS_NODEV)]
+    {
+        if attrs & attr != 0 {
+            flags |= flag;
+        }
+    }
+    mount(Path::new("none"), p, None, flags, None)
+}
+
+/// The devices a box has, from the system's `/dev`.
+const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom", "tty"];
+
+/// One part of the view (see [`Mount`]).
+fn apply(m: &Mount) -> Result<(), String> {
+    match m {
+        Mount::Bind { from, to, rw, may_miss } => {
+            let src = under("/oldroot", from);
+            let meta = match std::fs::metadata(&src) {
+                Ok(meta) => meta,
+                Err(_) if *may_miss => return Ok(()),
+                Err(e) => return Err(format!("`{}`: {e}", from.display())),
+            };
+            let dst = under("/newroot", to);
+            make(&dst, meta.is_dir())?;
+            mount(&src, &dst, None, libc::MS_BIND | libc::MS_REC, None)?;
+            let ro = if *rw { 0 } else { MOUNT_ATTR_RDONLY };
+            set_attrs(&dst, ro | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+        }
+        Mount::Tmpfs(p) => {
+            let dst = under("/newroot", p);
+            make(&dst, true)?;
+            mount(Path::new("tmpfs"), &dst, Some("tmpfs"), libc::MS_NOSUID | libc::MS_NODEV, Some("mode=0755"))
+        }
+        Mount::Symlink { target, at } => {
+            let dst = under("/newroot", at);
+            if let Some(parent) = dst.parent() {
+                make(parent, true)?;
+            }
+            match std::os::unix::fs::symlink(target, &dst) {
+                Ok(()) => Ok(()),
+                Err(_) if std::fs::read_link(&dst).is_ok_and(|t| t == *target) => Ok(()),
+                Err(e) => Err(format!("the link `{}` in the box: {e}", at.display())),
+            }
+        }
+        Mount::Proc(p) => {
+            let dst = under("/newroot", p);
+            make(&dst, true)?;
+            mount(
+                Path::new("proc"),
+                &dst,
+                Some("proc"),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                None,
+            )?;
+            // What of the kernel's state `/proc` would let the box's user write: read-only (as
+            // root, the box's user is the system's root to files' owners, though it holds no
+            // capability).
+            for part in ["sys", "sysrq-trigger", "irq", "bus"] {
+                let q = dst.join(part);
+                if q.exists() {
+                    mount(&q, &q, None, libc::MS_BIND | libc::MS_REC, None)?;
+                    set_attrs(&q, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)?;
+                }
+            }
+            Ok(())
+        }
+        Mount::Dev(p) => {
+            let dst = under("/newroot", p);
+            make(&dst, true)?;
+            mount(Path::new("tmpfs"), &dst, Some("tmpfs"), libc::MS_NOSUID, Some("mode=0755"))?;
+            for d in DEVICES {
+                let (src, at) = (Path::new("/oldroot/dev").join(d), dst.join(d));
+                if src.exists() {
+                    make(&at, false)?;
+                    mount(&src, &at, None, libc::MS_BIND, None)?;
+                    set_attrs(&at, MOUNT_ATTR_NOSUID)?;
+                }
+            }
+            for (name, target) in [
+                ("stdin", "/proc/self/fd/0"),
+                ("stdout", "/proc/self/fd/1"),
+                ("stderr", "/proc/self/fd/2"),
+                ("fd", "/proc/self/fd"),
+                ("core", "/proc/kcore"),
+                ("ptmx", "pts/ptmx"),
+            ] {
+                std::os::unix::fs::symlink(target, dst.join(name)).map_err(|e| format!("/dev/{name}: {e}"))?;
+            }
+            make(&dst.join("shm"), true)?;
+            make(&dst.join("pts"), true)?;
+            mount(
+                Path::new("devpts"),
+                &dst.join("pts"),
+                Some("devpts"),
+                libc::MS_NOSUID | libc::MS_NOEXEC,
+                Some("newinstance,ptmxmode=0666,mode=620"),
+            )
+        }
+    }
+}
+
+/// Brings up the box's loopback (its network namespace has it, down).
+fn loopback_up() -> Result<(), String> {
+    // SAFETY: an ioctl on a socket of our own with an `ifreq` we own.
+    unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return Err(os("the loopback"));
+        }
+        let mut req: libc::ifreq = std::mem::zeroed();
+        for (i, b) in b"lo".iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        let ok = libc::ioctl(s, libc::SIOCGIFFLAGS, &raw mut req) == 0 && {
+            req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            libc::ioctl(s, libc::SIOCSIFFLAGS, &raw mut req) == 0
+        };
+        let e = os("the loopback");
+        libc::close(s);
+        if ok { Ok(()) } else { Err(e) }
+    }
+}
+
+/// Drops every capability this process has in the box's user namespace: the bounding set (none
+/// can come back through a program's file capabilities), the ambient, inheritable, permitted and
+/// effective sets.
+fn drop_capabilities() -> Result<(), String> {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    // SAFETY: capability calls on this process with structures of the kernel's layout (v3).
+    unsafe {
+        let mut cap = 0;
+        while libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) >= 0 {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                return Err(os("dropping a capability"));
+            }
+            cap += 1;
+        }
+        if libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 {
+            return Err(os("clearing the ambient capabilities"));
+        }
+        let header = Header { version: 0x2008_0522, pid: 0 };
+        let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
+        if libc::syscall(libc::SYS_capset, &raw const header, data.as_ptr()) != 0 {
+            return Err(os("capset"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a box can be built here: a probe builds one with nothing in it and ends.
+pub(crate) fn probe() -> Result<(), String> {
+    let plan = Plan {
+        mounts: vec![Mount::Proc("/proc".into()), Mount::Dev("/dev".into()), Mount::Tmpfs("/tmp".into())],
+        cwd: "/".into(),
+        home: None,
+        profile: Profile::Read,
+        argv: Vec::new(),
+        env: Vec::new(),
+        landlock: false,
+        filter: None,
+        bridge: false,
+    };
+    match run(&plan, false) {
+        Ok(0) => Ok(()),
+        Ok(code) => Err(format!("the probe ended with {code}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mount_table_paths_are_unescaped() {
+        assert_eq!(unescape(r"/a\040b"), OsString::from("/a b"));
+        assert_eq!(unescape(r"/plain"), OsString::from("/plain"));
+        assert_eq!(unescape(r"/end\"), OsString::from(r"/end\"));
+    }
+
+    #[test]
+    fn under_keeps_the_path_below_the_base() {
+        assert_eq!(under("/newroot", Path::new("/usr/bin")), PathBuf::from("/newroot/usr/bin"));
+    }
+}
