@@ -164,7 +164,8 @@ fn status(code: i32) -> std::process::ExitStatus {
 /// `workspace`, what of executable configuration the command created is removed after, and said.
 pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let Boxed { plan, before, cwd, proxy } = boxed(spec)?;
-    let code = ns::run(&plan, false)?;
+    // Without a proxy, this process makes the namespaces itself where it can (see `ns::run`).
+    let code = ns::run(&plan, proxy.is_none())?;
     drop(proxy);
     if let Some(before) = before {
         remove_created(&cwd, &before);

@@ -1,21 +1,20 @@
 //! The box's namespaces and mounts, made by this process with the kernel's own calls (those
 //! bubblewrap makes), so that a boxed call starts no program but the command: a box costs the
-//! kernel's work and two `fork`s, not two more programs' start-up (bubblewrap's and a second
+//! kernel's work, a `fork` and a `posix_spawn`, not two more programs' start-up (bubblewrap's and a second
 //! stage's, a millisecond each on a virtual machine where the C library's start asks the
 //! processor what it is).
 //!
 //! Three processes, as bubblewrap has them:
 //!
-//! - the caller: it makes the new user, PID, network, IPC, UTS and cgroup namespaces (itself, for
-//!   a read that reaches no host; a child of it otherwise, so that it keeps the system's network
-//!   for the proxy and the system's files for the clean-up), maps its user to the box's, and
-//!   waits;
+//! - the caller: it makes the new user, PID, network, IPC, UTS and cgroup namespaces (itself,
+//!   for a box that reaches no host; a child of it where the caller keeps the system's network
+//!   for the proxy, or has threads), maps its user to the box's, and waits;
 //! - the box's init (PID 1 of the new PID namespace): it makes the mount namespace and the view
 //!   ([`Mount`]), pivots into it, names the host `assent-box`, brings up the loopback, drops every
 //!   capability, adds Landlock and the seccomp filter, starts the command, and reaps until the
 //!   command ends, then ends (and the kernel kills whatever of the box is left, before the
 //!   caller's wait returns);
-//! - the command, in a session of its own.
+//! - the command, started by `posix_spawn`, in the init's session (a new one, with no terminal).
 //!
 //! What goes wrong before the command starts is written to a pipe the caller reads (closed on
 //! the command's `exec`), so the caller says why no box was built rather than a bare exit code.
@@ -120,9 +119,12 @@ fn die_with_parent(parent: Option<libc::pid_t>) -> Result<(), String> {
 }
 
 /// Runs `plan` in a box and waits for it: the command's status as the shell gives it. With
-/// `in_place`, this process makes the namespaces itself (it must have one thread, and does
-/// nothing after but wait); otherwise a child makes them.
+/// `in_place`, this process makes the namespaces itself where it has one thread (it is then in
+/// the box's user and network namespaces, with the system's files, for what it does after);
+/// otherwise a child makes them.
 pub(crate) fn run(plan: &Plan, in_place: bool) -> Result<i32, Error> {
+    // A process with threads cannot make a user namespace: a child makes it.
+    let in_place = in_place && one_thread();
     let mut fds = [0; 2];
     // SAFETY: `fds` is ours to fill.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -171,6 +173,11 @@ pub(crate) fn run(plan: &Plan, in_place: bool) -> Result<i32, Error> {
         return Err(Error::Confine(said));
     }
     code.map_err(Error::Confine)
+}
+
+/// Whether this process has one thread.
+fn one_thread() -> bool {
+    std::fs::read_dir("/proc/self/task").is_ok_and(|d| d.count() == 1)
 }
 
 fn read_all(fd: libc::c_int) -> String {
@@ -259,14 +266,12 @@ fn init(plan: &Plan, err: libc::c_int) -> String {
         // SAFETY: ends the init.
         unsafe { libc::_exit(0) }
     }
-    // SAFETY: the child starts the command (see `command`).
-    let command = match unsafe { libc::fork() } {
-        -1 => return os("fork"),
-        0 => {
-            let e = command(plan, &env);
-            fail(err, &e)
-        }
-        pid => pid,
+    // A session of its own, which the command shares: no terminal of the caller's to type into.
+    // SAFETY: a plain process attribute.
+    unsafe { libc::setsid() };
+    let command = match command(plan, &env) {
+        Ok(pid) => pid,
+        Err(e) => return e,
     };
     // SAFETY: the init's copies of what the command and the caller use.
     unsafe {
@@ -288,25 +293,27 @@ fn init(plan: &Plan, err: libc::c_int) -> String {
     }
 }
 
-/// The command's process: a session of its own, then `exec`. Returns only with why not.
-fn command(plan: &Plan, env: &[(OsString, OsString)]) -> String {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: a session of its own: no terminal of the caller's to type into.
-    unsafe { libc::setsid() };
-    let exec = |(program, args): &(OsString, Vec<OsString>)| {
-        std::process::Command::new(program).args(args).env_clear().envs(env.iter().cloned()).current_dir(&plan.cwd).exec()
+/// Starts the command (by `posix_spawn`, which copies nothing of this process): its process
+/// id, or why it could not be started.
+fn command(plan: &Plan, env: &[(OsString, OsString)]) -> Result<libc::pid_t, String> {
+    let spawn = |(program, args): &(OsString, Vec<OsString>)| {
+        std::process::Command::new(program).args(args).env_clear().envs(env.iter().cloned()).current_dir(&plan.cwd).spawn()
     };
+    let pid = |c: std::process::Child| libc::pid_t::try_from(c.id()).map_err(|e| e.to_string());
     if let Some(d) = super::unshelled(&plan.argv, env) {
-        let e = exec(&d);
-        // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
-        if e.raw_os_error() != Some(libc::ENOEXEC) {
-            return format!("`{}`: {e}", d.0.to_string_lossy());
+        match spawn(&d) {
+            Ok(c) => return pid(c),
+            // A program the kernel cannot execute (a script with no `#!`) bash runs as a script.
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {}
+            Err(e) => return Err(format!("`{}`: {e}", d.0.to_string_lossy())),
         }
     }
     let (program, rest) = plan.argv.split_first().map_or((OsString::new(), Vec::new()), |(p, r)| (p.clone(), r.to_vec()));
     let program = super::on_path(&program, env);
-    let e = exec(&(program.clone(), rest));
-    format!("`{}`: {e}", program.to_string_lossy())
+    match spawn(&(program.clone(), rest)) {
+        Ok(c) => pid(c),
+        Err(e) => Err(format!("`{}`: {e}", program.to_string_lossy())),
+    }
 }
 
 /// The init's work before the command: the mounts, the host name, the loopback, and the layers
@@ -588,8 +595,8 @@ fn apply(m: &Mount) -> Result<(), String> {
                 let (src, at) = (Path::new("/oldroot/dev").join(d), dst.join(d));
                 if src.exists() {
                     make(&at, false)?;
+                    // (A device node's own mount's flags hold: `nosuid` means nothing to it.)
                     mount(&src, &at, None, libc::MS_BIND, None)?;
-                    set_attrs(&at, MOUNT_ATTR_NOSUID)?;
                 }
             }
             for (name, target) in [
