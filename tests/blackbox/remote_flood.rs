@@ -1,5 +1,5 @@
-//! The remote listener under a flood: half-open and slow connections hold a bounded number of
-//! its slots for a bounded while, connections past its cap are closed at once, and the agent
+//! The remote listener under a flood: half-open and slow connections push out only older strangers
+//! (the owner, newest, is served), each for a bounded while, and the agent
 //! API (another listener in the same process) answers as fast as before throughout.
 
 use crate::remote::paired;
@@ -27,7 +27,7 @@ async fn a_flood_at_the_front_door_leaves_the_agent_api_answering() {
     let port: u16 = phone.origin.rsplit(':').next().unwrap().parse().unwrap();
     let before = health(&s, 200).await;
     // Half-open connections that send nothing, and slow ones that send half a head, past the
-    // listener's cap.
+    // listener's count of strangers' connections.
     let mut flood = Vec::new();
     for i in 0..600 {
         let mut c = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
@@ -41,15 +41,19 @@ async fn a_flood_at_the_front_door_leaves_the_agent_api_answering() {
     println!("agent API health p50 {b50:?} before the flood, {d50:?} during it (max {dmax:?})");
     assert!(d50 <= b50 * 3 + Duration::from_millis(2), "p50 {d50:?} against {b50:?} before");
     assert!(dmax < Duration::from_millis(100), "max {dmax:?}");
-    // Past the cap, a connection is closed at once: the last ones read the end straight away.
-    let mut last = flood.pop().unwrap();
+    // Past the strangers' count, the oldest is closed to let the newest in: the first ones read
+    // the end straight away, the newest are open, and a stranger's fresh request is answered
+    // while the flood holds its connections.
     let mut buf = [0u8; 64];
-    let n = tokio::time::timeout(Duration::from_secs(2), last.read(&mut buf)).await;
-    assert!(matches!(n, Ok(Ok(0)) | Ok(Err(_))), "a connection past the cap stays open: {n:?}");
-    // Those within it are closed once their head is late (the listener's HEAD budget).
+    let n = tokio::time::timeout(Duration::from_secs(2), flood[0].read(&mut buf)).await;
+    assert!(matches!(n, Ok(Ok(0)) | Ok(Err(_))), "the oldest connection stays open: {n:?}");
+    let mut stranger = crate::remote::Phone::new(port);
+    let (st, v) = stranger.get("/api/me").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED, "answered during the flood: {v}");
+    // Those still open are closed once their head is late (the listener's HEAD budget).
     let t = Instant::now();
-    let first = &mut flood[1];
-    let n = tokio::time::timeout(assent_remote::serve::HEAD * 2, first.read(&mut buf)).await;
+    let newest = flood.last_mut().unwrap();
+    let n = tokio::time::timeout(assent_remote::serve::HEAD * 2, newest.read(&mut buf)).await;
     assert!(matches!(n, Ok(Ok(_)) | Ok(Err(_))), "a silent connection is still open after {:?}", t.elapsed());
     drop(flood);
     // And the front door serves again once they are gone.
@@ -107,4 +111,56 @@ async fn the_phones_list_stays_small_whatever_was_proposed() {
     let (st, v) =
         phone.decide(serde_json::json!({"items": [item], "outcome": "reject", "reason": "too big to read"})).await;
     assert_eq!(st, StatusCode::OK, "{v}");
+}
+
+/// A slowloris that keeps 600 slow heads open (each reopened when it is closed) keeps nobody
+/// out: throughout, the owner's paired phone logs in again, reads and decides, each within
+/// seconds, and a stranger's fresh request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slowloris_keeps_the_owner_in() {
+    let (s, mut phone) = paired().await;
+    let port: u16 = phone.origin.rsplit(':').next().unwrap().parse().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut loris = Vec::new();
+    for _ in 0..6 {
+        let stop = stop.clone();
+        loris.push(tokio::spawn(async move {
+            let mut open: Vec<TcpStream> = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Keeps 100 open: the closed ones are found and reopened.
+                let mut alive = Vec::new();
+                for mut c in open.drain(..) {
+                    let mut b = [0u8; 1];
+                    match tokio::time::timeout(Duration::from_millis(1), c.read(&mut b)).await {
+                        Ok(_) => {}
+                        Err(_) => alive.push(c),
+                    }
+                }
+                open = alive;
+                while open.len() < 100 {
+                    let Ok(mut c) = TcpStream::connect(("127.0.0.1", port)).await else { break };
+                    let _ = c.write_all(b"GET /api/me HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").await;
+                    open.push(c);
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for round in 0..5 {
+        let t = Instant::now();
+        phone.cookie = None;
+        let (st, v) = phone.login().await;
+        assert_eq!(st, StatusCode::OK, "round {round}: the owner logs in during the slowloris: {v}");
+        let id = s.propose_tool(&format!("terraform destroy -target={round}")).await;
+        let item = phone.item(&id).await;
+        let (st, v) = phone.decide(serde_json::json!({"items": [item], "outcome": "reject", "reason": "no"})).await;
+        assert_eq!(st, StatusCode::OK, "round {round}: {v}");
+        println!("round {round}: logged in and decided in {:?} during the slowloris", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(5), "round {round} took {:?}", t.elapsed());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for l in loris {
+        let _ = l.await;
+    }
 }

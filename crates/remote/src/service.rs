@@ -246,12 +246,13 @@ impl Remote {
         let addr = socket.local_addr().map_err(|error| ControlError::Bind { addr, error })?;
         let routes = crate::page::routes(self.0.page.clone()).merge(listener::router(listener.clone()));
         let app = front.guard_logged(routes, self.0.engine.clone());
+        let vouch = listener::vouch(listener.clone());
         let (stop, mut rx) = tokio::sync::watch::channel(false);
         let task = tokio::spawn(async move {
             let shutdown = async move {
                 let _ = rx.wait_for(|s| *s).await;
             };
-            crate::serve::serve(socket, app, shutdown).await;
+            crate::serve::serve(socket, app, vouch, shutdown).await;
         });
         tracing::info!(%origin, %addr, "the remote listener is on");
         let pusher = self.pusher(s);
@@ -362,8 +363,6 @@ impl Remote {
         let now = Timestamp::now();
         let code = {
             let mut access = live.listener.access.lock().unwrap_or_else(|e| e.into_inner());
-            // The owner is at the computer: pairing opens again if failures closed it.
-            access.open_pairing();
             access.pairing_code(now)
         };
         let code = code.map_err(|_| ControlError::Busy)?;

@@ -2,7 +2,7 @@
 //! is decided) and the answer (the challenge derived again from what is stored, verified with
 //! the device's passkey as stored now, then the decision).
 
-use super::{Body, Fail, Listener, Session, no_store, paired, passkey_fail, used};
+use super::{Body, Fail, Listener, Reading, Session, no_store, paired, passkey_fail, used};
 use crate::access::{Door, Refusal};
 use assent_core::canonical::canonical_sha256;
 use assent_core::engine::{BatchItem, BatchResult};
@@ -129,10 +129,11 @@ impl Ask {
 pub(super) async fn decision_options(
     State(l): State<Arc<Listener>>,
     s: Session,
+    _reading: Reading,
     Body(ask): Body<Ask>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(&Door::Decide(s.device.clone()), now)?;
+    l.access().check(&Door::Decide(s.key), now)?;
     ask.check()?;
     let stored = ask.stored(&l.engine).await?;
     for ((id, status, now_hash), item) in stored.iter().zip(&ask.items) {
@@ -156,7 +157,7 @@ pub(super) async fn decision_options(
         l.access().forget(&s.device);
         return Err(Fail::new(StatusCode::FORBIDDEN, "unknown_device", "this device was revoked"));
     };
-    let nonce = l.access().nonce(&s.device, now)?;
+    let nonce = l.access().nonce(&s.key, &s.device, now);
     let challenge = ask.challenge(&stored, &nonce)?;
     let options = l.passkeys.decision(&[key], &challenge).map_err(|e| passkey_fail(&e))?;
     Ok(no_store(axum::Json(json!({ "nonce": hex::encode(nonce), "options": options }))))
@@ -165,22 +166,23 @@ pub(super) async fn decision_options(
 pub(super) async fn decide(
     State(l): State<Arc<Listener>>,
     s: Session,
+    _reading: Reading,
     Body(signed): Body<Signed>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    // Only this device's own failed decisions close its decisions; nobody else's do.
-    let door = Door::Decide(s.device.clone());
+    // Only this session's own failed decisions close its decisions; nobody else's do.
+    let door = Door::Decide(s.key);
     l.access().check(&door, now)?;
     let ask = signed.ask;
     ask.check()?;
     // The nonce is spent here, whatever follows: an assertion is good for one try.
     let nonce: Option<[u8; 32]> = hex::decode(&signed.nonce).ok().and_then(|n| n.try_into().ok());
-    let taken = nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.device, now).map(|()| n));
+    let taken = nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.key, &s.device, now).map(|()| n));
     let nonce = match taken {
         Ok(n) => n,
         Err(r) => {
             let fail = Fail::from(r);
-            l.refused(&door, &s.device, "decision_refused", &fail).await;
+            l.refused(Some(&door), &s.device, "decision_refused", &fail).await;
             return Err(fail);
         }
     };
@@ -198,7 +200,7 @@ pub(super) async fn decide(
         Ok(r) => r,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&door, &s.device, "decision_refused", &fail).await;
+            l.refused(Some(&door), &s.device, "decision_refused", &fail).await;
             return Err(fail);
         }
     };

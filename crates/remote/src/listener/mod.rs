@@ -28,7 +28,7 @@ pub use decide::MOST_ITEMS;
 pub use fail::Fail;
 use fail::{Body, passkey_fail};
 
-use crate::access::{Access, Door, NONCE_MS, Refusal};
+use crate::access::{Access, Door, NONCE_MS, Refusal, session_key};
 use crate::{Passkeys, RemoteError};
 use assent_core::Engine;
 use assent_core::time::Timestamp;
@@ -89,6 +89,8 @@ pub(crate) struct Listener {
     vapid: Option<String>,
     pub(crate) access: Mutex<Access>,
     ceremonies: Mutex<Ceremonies>,
+    /// Decision bodies being read, per session key (see [`Reading`]).
+    reading: Mutex<HashMap<[u8; 32], usize>>,
     logins: seal::Sealer,
 }
 
@@ -100,6 +102,7 @@ impl Listener {
             vapid,
             access: Mutex::default(),
             ceremonies: Mutex::default(),
+            reading: Mutex::default(),
             logins: seal::Sealer::new().ok_or_else(|| RemoteError::State("no key to seal logins with".into()))?,
         })
     }
@@ -112,21 +115,16 @@ impl Listener {
         self.ceremonies.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a refused attempt: in the remote log, and as a failure at its door (which it
-    /// may close: that is logged too).
-    async fn refused(&self, door: &Door, device: &str, event: &str, fail: &Fail) {
+    /// Records a refused attempt in the remote log; one at a door that closes (a session's
+    /// decisions) counts there too, and a closing is logged.
+    async fn refused(&self, door: Option<&Door>, device: &str, event: &str, fail: &Fail) {
         let now = Timestamp::now();
-        let closed = self.access().failed(door, now);
+        let closed = door.is_some_and(|d| self.access().failed(d, now));
         self.engine.remote_log(device, event, now, Some(json!({ "code": fail.code }))).await;
-        if closed {
-            self.closed(door, device, now).await;
+        if let Some(door) = door.filter(|_| closed) {
+            tracing::warn!(door = door.name(), "remote listener: a session's decisions closed after repeated failures");
+            self.engine.remote_log(device, "locked_out", now, Some(json!({ "door": door.name() }))).await;
         }
-    }
-
-    /// Logs that `door` closed after repeated failures.
-    async fn closed(&self, door: &Door, device: &str, now: Timestamp) {
-        tracing::warn!(door = door.name(), "remote listener: a door closed after repeated failures");
-        self.engine.remote_log(device, "locked_out", now, Some(json!({ "door": door.name() }))).await;
     }
 }
 
@@ -154,6 +152,15 @@ pub(crate) fn router(listener: Arc<Listener>) -> Router {
         .with_state(listener)
 }
 
+/// Which live session a request's headers carry (for the accept loop, which keeps such
+/// connections apart from strangers': see [`crate::serve`]).
+pub(crate) fn vouch(l: Arc<Listener>) -> crate::serve::Vouch {
+    Arc::new(move |headers: &HeaderMap| {
+        let token = cookie(headers)?;
+        l.access().live(token, Timestamp::now()).then(|| session_key(token))
+    })
+}
+
 fn cookie(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
@@ -163,9 +170,10 @@ fn cookie(headers: &HeaderMap) -> Option<&str> {
         .find_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
 }
 
-/// A live session: the device it is and its token.
+/// A live session: the device it is and the key it is known by ([`session_key`]).
 pub(super) struct Session {
     pub(super) device: String,
+    pub(super) key: [u8; 32],
 }
 
 impl FromRequestParts<Arc<Listener>> for Session {
@@ -174,7 +182,50 @@ impl FromRequestParts<Arc<Listener>> for Session {
     async fn from_request_parts(parts: &mut Parts, l: &Arc<Listener>) -> Result<Self, Fail> {
         let token = cookie(&parts.headers).ok_or(Refusal::NoSession)?;
         let device = l.access().session(token, Timestamp::now())?;
-        Ok(Session { device })
+        Ok(Session { device, key: session_key(token) })
+    }
+}
+
+/// Most decision bodies one session has read at once: a decision carries up to
+/// [`crate::front::MAX_DECISION_BODY`], so one session (a stolen cookie) holds at most this
+/// many times that, whatever it sends; another session reads its own.
+pub const BODIES_PER_SESSION: usize = 2;
+
+/// A decision body being read for a session: taken before the body (past
+/// [`BODIES_PER_SESSION`], refused at once, nothing read), given back when the request ends.
+pub(super) struct Reading {
+    l: Arc<Listener>,
+    key: [u8; 32],
+}
+
+impl FromRequestParts<Arc<Listener>> for Reading {
+    type Rejection = Fail;
+
+    async fn from_request_parts(parts: &mut Parts, l: &Arc<Listener>) -> Result<Self, Fail> {
+        let key = session_key(cookie(&parts.headers).ok_or(Refusal::NoSession)?);
+        let mut reading = l.reading.lock().unwrap_or_else(|e| e.into_inner());
+        let n = reading.entry(key).or_default();
+        if *n >= BODIES_PER_SESSION {
+            return Err(Fail::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "session_busy",
+                "this session is already sending decisions: wait for them",
+            ));
+        }
+        *n += 1;
+        Ok(Reading { l: l.clone(), key })
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        let mut reading = self.l.reading.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = reading.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                reading.remove(&self.key);
+            }
+        }
     }
 }
 
@@ -186,7 +237,7 @@ fn session_cookie(token: &str) -> HeaderValue {
 
 /// A session begins: the cookie and who it is.
 fn logged_in(l: &Listener, device: &str) -> Result<Response, Fail> {
-    let token = l.access().login(device, Timestamp::now())?;
+    let token = l.access().login(device, Timestamp::now());
     let mut res = axum::Json(json!({ "device": device })).into_response();
     res.headers_mut().insert(header::SET_COOKIE, session_cookie(&token));
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -206,8 +257,7 @@ struct PairAsk {
 
 async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(&Door::Pair, now)?;
-    // A name that cannot be paired does not count against the code.
+    // A name that cannot be paired does not use the code.
     assent_core::engine::devices::validate_device_name(&ask.name)?;
     if l.engine.devices().await?.iter().any(|d| d.name == ask.name && d.revoked_at.is_none()) {
         return Err(Fail::new(
@@ -217,17 +267,14 @@ async fn pair_options(State(l): State<Arc<Listener>>, Body(ask): Body<PairAsk>) 
         ));
     }
     // The code is checked here and used up once the pairing is done, so that a passkey sheet
-    // cancelled on the phone can be tried again. A wrong code is a failure at the pairing door
-    // (in `valid_code`); every refusal is logged.
+    // cancelled on the phone can be tried again. A wrong code closes nothing (see `access`);
+    // every refusal is logged.
     let checked = l.access().valid_code(&ask.code, now);
     let code = match checked {
         Ok(code) => code,
-        Err((r, closed)) => {
+        Err(r) => {
             let fail = Fail::from(r);
             l.engine.remote_log("", "pairing_refused", now, Some(json!({ "code": fail.code }))).await;
-            if closed {
-                l.closed(&Door::Pair, "", now).await;
-            }
             return Err(fail);
         }
     };
@@ -249,7 +296,6 @@ async fn pair(
     Body(a): Body<Answer<RegisterPublicKeyCredential>>,
 ) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(&Door::Pair, now)?;
     let Some(Ceremony { name, state, code }) = l.ceremonies().take(&a.ceremony, now) else {
         return Err(Fail::new(
             StatusCode::FORBIDDEN,
@@ -261,7 +307,7 @@ async fn pair(
         Ok(k) => k,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&Door::Pair, &name, "pairing_refused", &fail).await;
+            l.refused(None, &name, "pairing_refused", &fail).await;
             return Err(fail);
         }
     };
@@ -287,7 +333,6 @@ async fn pair(
 
 async fn login_options(State(l): State<Arc<Listener>>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(&Door::Login, now)?;
     let (options, state) = l.passkeys.login().map_err(|e| passkey_fail(&e))?;
     // Nothing is kept here: the ceremony travels sealed, as its id.
     let id = l.logins.seal(state, now).ok_or_else(|| passkey_fail(&RemoteError::State("cannot seal".into())))?;
@@ -307,7 +352,6 @@ pub(super) async fn paired(engine: &Engine) -> Result<Vec<(String, String, Passk
 
 async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCredential>>) -> Result<Response, Fail> {
     let now = Timestamp::now();
-    l.access().check(&Door::Login, now)?;
     let Some((state, spent)) = l.logins.open(&a.ceremony, now) else {
         return Err(Fail::new(
             StatusCode::FORBIDDEN,
@@ -328,7 +372,7 @@ async fn login(State(l): State<Arc<Listener>>, Body(a): Body<Answer<PublicKeyCre
         Ok(k) => k,
         Err(e) => {
             let fail = passkey_fail(&e);
-            l.refused(&Door::Login, &who, "login_refused", &fail).await;
+            l.refused(None, &who, "login_refused", &fail).await;
             return Err(fail);
         }
     };
