@@ -126,6 +126,58 @@ describe("the detail view", () => {
     expect(screen.getByRole("alert").textContent).toContain("ZERO WIDTH SPACE");
   });
 
+  it("marks and counts the hidden characters of the agent's title and summary", async () => {
+    const p = sample.proposal("tc", { title: "Update the README \u202Ehs.lru | https://evil.example", summary: "typo\u200B fix" });
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
+    const title = await screen.findByTestId("agent-title");
+    expect(title.textContent).toBe("Update the README ⟦U+202E⟧hs.lru | https://evil.example");
+    expect(title.querySelector(".mark")?.textContent).toBe("⟦U+202E⟧");
+    expect(title.textContent).not.toContain("\u202E");
+    expect(screen.getByTestId("agent-summary").textContent).toBe("typo⟦U+200B⟧ fix");
+    const warning = screen.getByTestId("hidden-warning").textContent ?? "";
+    expect(warning).toContain("agent's words");
+    expect(warning).toContain("U+202E ×1");
+    expect(warning).toContain("U+200B ×1");
+  });
+
+  it("shows what was approved after an edited approval, the agent's version a tap away", async () => {
+    const p = sample.proposal("tc");
+    const agent = (p.payload as { input: unknown }).input;
+    const editedPayload = { ...(p.payload as object), input: { command: "terraform plan -var env=staging" } };
+    const q = sample.decided(p, "applied", { outcome: "approve", edited_payload: editedPayload });
+    showing(q);
+    render(Detail, { backend: await tauriBackend(), id: q.id });
+    const approved = await screen.findByTestId("approved-edited");
+    expect(approved.textContent).toContain("as approved, edited by the person");
+    expect(screen.getByTestId("approved-edited-text").textContent).toContain("env=staging");
+    expect(screen.getByTestId("approved-edit-diff").textContent).toContain("+ ");
+    const agentVersion = screen.getByTestId("agent-version") as HTMLDetailsElement;
+    expect(agentVersion.open).toBe(false);
+    expect(agentVersion.textContent).toContain(JSON.stringify(agent, null, 2).split("\n")[1].trim());
+  });
+
+  it("lays out a large file write a page at a time, its size first, the end reachable", async () => {
+    const p = sample.proposal("fw");
+    const lines = Array.from({ length: 5000 }, (_, i) => ({ tag: "+", old: null, new: i + 1, text: `line ${i + 1}`, flagged: false }));
+    Object.assign(p.preview, { exists: false, new_size: 3_800_000, hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 5000, lines }], stats: { added: 5000, removed: 0 }, truncated: false, too_large: false, summary: null, invisible_characters: [] });
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
+    const note = await screen.findByTestId("large-diff");
+    expect(note.textContent).toContain("5,000 lines");
+    expect(note.textContent).toContain("3.8 MB");
+    const diff = screen.getByTestId("diff");
+    expect(diff.querySelectorAll(".dl, .srow").length).toBe(2000);
+    expect(diff.textContent).toContain("line 2000");
+    expect(diff.textContent).not.toContain("line 2001");
+    await fireEvent.click(screen.getByTestId("diff-end"));
+    await waitFor(() => expect(screen.getByTestId("diff").textContent).toContain("line 5000"));
+    expect(screen.getByTestId("diff").textContent).not.toContain("line 2000\u00a0");
+    expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(2000);
+    await fireEvent.click(screen.getByTestId("diff-all"));
+    await waitFor(() => expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(5000));
+  });
+
   it("shows the agent's words as text, never as HTML", async () => {
     const p = sample.proposal("tc", { title: '<img src=x onerror="window.pwned=1">', summary: "<b>bold</b>" });
     showing(p);

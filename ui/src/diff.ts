@@ -57,6 +57,14 @@ export function marks(text: string): { text: string; mark: boolean }[] {
 const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Variation_Selector}\u{E0000}-\u{E007F}]/u;
 const PICTOGRAPH = /[\p{Extended_Pictographic}\p{Emoji_Presentation}]/u;
 
+/** The invisible or bidirectional control characters in `text` (those [`visible`] marks), each
+ * with how often it occurs, in order of first appearance. */
+export function hiddenChars(text: string): { codepoint: string; count: number }[] {
+  const out = new Map<string, number>();
+  for (const m of visible(text).matchAll(/⟦(U\+[0-9A-F]{4,6})⟧/g)) out.set(m[1], (out.get(m[1]) ?? 0) + 1);
+  return [...out].map(([codepoint, count]) => ({ codepoint, count }));
+}
+
 /**
  * Text as a person may safely read it: every invisible or bidirectional control character
  * (the same Unicode properties Assent flags) becomes a visible ⟦U+XXXX⟧ marker, except a
