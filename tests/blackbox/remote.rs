@@ -373,7 +373,7 @@ fn signed_garbage() -> Value {
 }
 
 #[tokio::test]
-async fn the_front_door_answers_only_its_origin_and_locks_out_guessing() {
+async fn the_front_door_answers_only_its_origin_and_guessing_closes_nothing() {
     let (s, mut phone) = paired().await;
     let id = s.propose_tool("curl -X DELETE https://api.example.com/users/1").await;
     let port: u16 = phone.origin.rsplit(':').next().unwrap().parse().unwrap();

@@ -49,7 +49,7 @@ async fn pair_log_in_and_decide_in_a_real_browser_and_every_attack_is_refused() 
     assert!(remote.len() >= 4, "approve, reject, edit, refine: {remote:?}");
     assert!(remote.iter().all(|e| e["detail"]["device"] == "pixel"));
     let log = stdout(&s.cli(&["remote", "log", "--json"]));
-    for needle in ["\"paired\"", "\"revoked\"", "assertion_mismatch", "authenticator_cloned", "\"locked_out\""] {
+    for needle in ["\"paired\"", "\"revoked\"", "assertion_mismatch", "authenticator_cloned", "pairing_code_invalid"] {
         assert!(log.contains(needle), "{needle} in the remote log:\n{log}");
     }
 }
