@@ -519,8 +519,14 @@ async fn strangers_cannot_shut_the_owner_out() {
     for _ in 0..100 {
         assert_eq!(thief.ask(&json!({"items": [item], "outcome": "approve"})).await.0, StatusCode::OK);
     }
+    let rss = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches(" kB").parse().ok()).unwrap_or(0)
+    };
+    let pid = s.child.as_ref().unwrap().id();
+    let before = rss(pid);
     let mut slow = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..256 {
         let mut c = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         let head = format!(
             "POST /api/decisions HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: {}\r\nCookie: __Host-assent={}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{{\"pad\": \"",
@@ -530,7 +536,20 @@ async fn strangers_cannot_shut_the_owner_out() {
         tokio::io::AsyncWriteExt::write_all(&mut c, head.as_bytes()).await.unwrap();
         slow.push(c);
     }
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Each sends 4 MiB more of its 10 MiB body, slowly: two are read, the rest refused unread.
+    let chunk = vec![b'x'; 64 * 1024];
+    for _ in 0..64 {
+        for c in slow.iter_mut() {
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_millis(5),
+                tokio::io::AsyncWriteExt::write_all(c, &chunk),
+            )
+            .await;
+        }
+    }
+    let during = rss(pid);
+    println!("server memory: {} MiB before 256 slow 10 MiB bodies, {} MiB during", before / 1024, during / 1024);
+    assert!(during < before + 64 * 1024, "{during} kB during against {before} kB before");
     let (st, v) = thief.post("/api/decisions", json!({"pad": "x"})).await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("session_busy")), "{v}");
     let (st, v) = phone.decide(json!({"items": [item], "outcome": "reject", "reason": "no"})).await;
