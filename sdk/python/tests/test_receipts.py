@@ -105,3 +105,12 @@ def test_the_other_refusals_keep_their_codes():
     assert code_of(sign(claims()), audience="blog") == "wrong_audience"
     other = OKPKey.generate_key("Ed25519", parameters={"kid": "test-key"})
     assert code_of(sign(claims()), {"keys": [other.as_dict(private=False)]}) == "bad_signature"
+
+
+def test_input_given_alone_is_checked():
+    # A receipt for {"id": 9007199254740991} does not verify against {"id": 1} when no tool is named.
+    token = sign(claims(input_sha256=sha256_jcs({"id": 2**53 - 1})))
+    assert code_of(token, input={"id": 1}) == "payload_mismatch"
+    assert verify_receipt(token, KEYS, input={"id": 2**53 - 1})["jti"] == "p1"
+    assert code_of(sign(claims(kind="file.write", tool=None)), input={"id": 1}) == "wrong_tool"
+    assert code_of(token, input=None) == "payload_mismatch"

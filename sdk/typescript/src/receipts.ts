@@ -164,8 +164,11 @@ export async function verifyReceipt(token: string, keys: unknown, e: Expect = {}
   if (e.payload !== undefined && c.payload_sha256 !== checkedHash(e.payload, "the payload")) {
     throw new ReceiptInvalid("payload_mismatch", "the payload is not the one approved");
   }
-  if (e.tool !== undefined) {
-    if (c.kind !== "tool.call" || !namesTool(c.tool ?? "", e.tool)) throw new ReceiptInvalid("wrong_tool", `made for ${JSON.stringify(c.tool ?? null)}`);
+  // `input`, given alone or with `tool`, is checked either way (given alone, it was once ignored).
+  if (e.tool !== undefined || "input" in e) {
+    if (c.kind !== "tool.call" || (e.tool !== undefined && !namesTool(c.tool ?? "", e.tool))) {
+      throw new ReceiptInvalid("wrong_tool", `made for ${JSON.stringify(c.tool ?? null)}`);
+    }
     if (c.input_sha256 !== checkedHash(e.input, "the arguments")) throw new ReceiptInvalid("payload_mismatch", "the arguments are not the ones approved");
   }
   return c;

@@ -96,3 +96,11 @@ test("the other refusals keep their codes", async () => {
   const other = await generateKeyPair("Ed25519");
   assert.equal(await codeOf(await sign(claims(), undefined, other.privateKey), KEYS), "bad_signature");
 });
+
+test("input given alone is checked", async () => {
+  // A receipt for {"id": 9007199254740991} does not verify against {"id": 1} when no tool is named.
+  const token = await sign(claims({ input_sha256: assent.sha256Jcs({ id: 9007199254740991 }) }));
+  assert.equal(await codeOf(token, KEYS, { input: { id: 1 } }), "payload_mismatch");
+  assert.equal((await assent.verifyReceipt(token, KEYS, { input: { id: 9007199254740991 } })).jti, "p1");
+  assert.equal(await codeOf(await sign(claims({ kind: "file.write", tool: null })), KEYS, { input: { id: 1 } }), "wrong_tool");
+});

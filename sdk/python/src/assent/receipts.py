@@ -120,14 +120,22 @@ def _signed(token: Any, keys: Any) -> Any:
         raise ReceiptInvalid("bad_signature", f"not a receipt Assent's keys verify ({type(e).__name__})") from None
 
 
-def verify_receipt(token: str, keys: dict, *, tool: str | None = None, input: Any = None, payload: Any = None,
+class _Unset:
+    """No value given (an input may be JSON `null`, so `None` cannot say it)."""
+
+
+_UNSET: Any = _Unset()
+
+
+def verify_receipt(token: str, keys: dict, *, tool: str | None = None, input: Any = _UNSET, payload: Any = None,
                    audience: str | None = None, outcome: str = "approve", now: float | None = None) -> dict:
     """The receipt's claims, or ReceiptInvalid with a code saying why not.
 
     `keys` is Assent's JWK Set (`assent receipt keys`, or `GET /v1/keys`). The receipt must be
     for an approval (else `not_approved`), unless `outcome` names the outcome expected instead
-    (`"reject"`, `"refine"`; another is `wrong_outcome`). With `tool` and `input`, it must be
-    for a call of this tool with exactly these arguments; with `payload`, for exactly this
+    (`"reject"`, `"refine"`; another is `wrong_outcome`). With `tool`, it must be for a call of
+    this tool; with `input` (alone or with `tool`), for a call with exactly these arguments
+    (`tool` without `input` checks they were `null`); with `payload`, for exactly this
     payload; with `audience`, made for it. Arguments or a payload holding an integer beyond
     2^53-1 cannot be checked (`unsafe_integer`): no hash of them is unambiguous. A tool that
     must not act twice keeps the `jti` of each receipt it acted on until its `exp`."""
@@ -149,9 +157,9 @@ def verify_receipt(token: str, keys: dict, *, tool: str | None = None, input: An
         raise ReceiptInvalid("wrong_audience", f"made for {c.get('aud')!r}, not {audience!r}")
     if payload is not None and c["payload_sha256"] != _checked_hash(payload, "the payload"):
         raise ReceiptInvalid("payload_mismatch", "the payload is not the one approved")
-    if tool is not None:
-        if c["kind"] != "tool.call" or not names_tool(c.get("tool") or "", tool):
+    if tool is not None or input is not _UNSET:
+        if c["kind"] != "tool.call" or (tool is not None and not names_tool(c.get("tool") or "", tool)):
             raise ReceiptInvalid("wrong_tool", f"made for {c.get('tool')!r}")
-        if c.get("input_sha256") != _checked_hash(input, "the arguments"):
+        if c.get("input_sha256") != _checked_hash(None if input is _UNSET else input, "the arguments"):
             raise ReceiptInvalid("payload_mismatch", "the arguments are not the ones approved")
     return c
