@@ -170,6 +170,54 @@ async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved()
     assert!(server_gone, "the server ends with its client");
 }
 
+/// The stdio server dies while a call waits for the person and another is with it: the waiting
+/// call is withdrawn, the client gets an error for it at once (not silence until it writes
+/// again), and the proxy ends.
+#[tokio::test]
+async fn a_stdio_server_that_dies_answers_its_client_and_the_proxy_ends() {
+    let s = Server::start().await;
+    let (_dir, log) = served_log();
+    let py = python();
+    let server = [fixture("proxy_server.py"), log.display().to_string(), "stdio".into()];
+    let mut args = vec!["--name", "blog", "--", py.to_str().unwrap()];
+    args.extend(server.iter().map(String::as_str));
+    let mut c = Client::start(&s, &args);
+    c.call("delete_post", json!({"id": 9}));
+    let (id, _) = pending(&s).await;
+    // The server alone (the proxy's and the client's command lines name its log too).
+    let out = Command::new("pgrep").args(["-f", &log.display().to_string()]).output().unwrap();
+    let server_pid = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .find(|pid| {
+            let argv = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            argv.split(|b| *b == 0).nth(1).is_some_and(|a| a.ends_with(b"proxy_server.py"))
+        })
+        .map(str::to_string)
+        .expect("the server runs");
+    assert!(Command::new("kill").args(["-KILL", &server_pid]).status().unwrap().success(), "the server was killed");
+    let died = Instant::now();
+    let answer = c.next("result");
+    assert_eq!(answer["mcp_error"]["message"], "the MCP server ended before answering", "{answer}");
+    assert!(died.elapsed() < Duration::from_secs(5), "answered {:?} after the server died", died.elapsed());
+    loop {
+        let (_, p) = s.get(&id, &s.owner).await;
+        if p["status"] != "pending" {
+            assert_eq!(p["status"], "withdrawn", "{p}");
+            break;
+        }
+        assert!(died.elapsed() < Duration::from_secs(5), "still pending after the server died");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served(&log).is_empty(), "nothing ran");
+    // The proxy (the client's child) ends on its own, without the client writing again.
+    let proxy_gone = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        let out = Command::new("pgrep").args(["-f", &format!("{} mcp proxy", s.home().display())]).output().unwrap();
+        out.stdout.is_empty()
+    });
+    assert!(proxy_gone, "the proxy lives on after its server died");
+}
+
 /// Whether a server writing to `log` still runs.
 fn running(log: &Path) -> bool {
     let out = Command::new("pgrep").args(["-f", &log.display().to_string()]).output().unwrap();

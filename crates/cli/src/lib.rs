@@ -184,7 +184,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp { proxy: Some(args::McpCmd::Proxy(p)), auth } => {
             let h = home.clone();
             let token: assent_mcp::Resolve<String> = std::sync::Arc::new(move || client::agent_token(&h, &auth).ok());
-            assent_mcp::proxy::run(client::endpoint(&home), token, p.options()?).await
+            let ended = assent_mcp::proxy::run(client::endpoint(&home), token, p.options()?).await;
+            // Ends now: the runtime would otherwise wait on its reader of standard input (a
+            // blocking read) until the client wrote again, though the server ended.
+            ended?;
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            std::process::exit(0)
         }
         Command::Mcp { proxy: None, auth } => {
             // Started before Assent ever ran in this home, it starts anyway: the tools answer

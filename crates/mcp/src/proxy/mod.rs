@@ -129,13 +129,18 @@ pub async fn run(endpoint: Resolve<Endpoint>, token: Resolve<String>, opts: Opti
         })
     };
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    tokio::select! {
+    let server_ended = tokio::select! {
         () = async {
             while let Ok(Some(line)) = lines.next_line().await {
                 proxy.client_said(&line);
             }
-        } => {}
-        _ = from_server_task => {}
+        } => false,
+        _ = from_server_task => true,
+    };
+    if server_ended {
+        // Every request the client is still waiting on gets its answer now: an error saying the
+        // server ended (a call waiting for the person is withdrawn below, and answered too).
+        proxy.server_ended();
     }
     // The client is gone (or the server ended): no wait goes on for nobody.
     proxy.closing.cancel();
@@ -160,6 +165,24 @@ fn key(id: &Value) -> String {
 }
 
 impl Proxy {
+    /// The server ended: each request sent to it and not answered, and each call still waiting
+    /// for the person, is answered with an error, so the client is not left waiting.
+    fn server_ended(&self) {
+        let ids: Vec<String> = {
+            let mut state = self.state();
+            let mut ids: Vec<String> = state.asked.drain().map(|(id, _)| id).collect();
+            ids.extend(state.gating.drain().map(|(id, stop)| {
+                stop.cancel();
+                id
+            }));
+            ids
+        };
+        for id in ids {
+            let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+            self.reply_error(&id, -32000, "the MCP server ended before answering");
+        }
+    }
+
     /// A line the client sent.
     fn client_said(&self, line: &str) {
         if line.trim().is_empty() {
