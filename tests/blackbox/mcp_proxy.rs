@@ -275,7 +275,7 @@ const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 
 /// The MCP Inspector's command-line mode calling `publish` through the proxy: the call waits
 /// for the person.
-fn inspector_call(s: &Server, log: &Path, text: &str) -> Child {
+fn inspector_call(s: &Server, log: &Path, text: &str, dashes: bool) -> Child {
     let works = |b: &Path| Command::new(b).args(["--cli", "--version"]).output().is_ok_and(|o| o.status.success());
     let inspector = crate::harness::npm_program("inspector", INSPECTOR, "mcp-inspector", works);
     Command::new(inspector)
@@ -292,7 +292,9 @@ fn inspector_call(s: &Server, log: &Path, text: &str) -> Child {
         .arg(BIN)
         .arg("--home")
         .arg(s.home())
-        .args(["mcp", "proxy", "--name", "blog", "--"])
+        .args(["mcp", "proxy", "--name", "blog"])
+        // With the `--` before the server's command, and without (as a launcher that drops it).
+        .args(dashes.then_some("--"))
         .arg(python())
         .arg(fixture("proxy_server.py"))
         .arg(log)
@@ -307,7 +309,7 @@ fn inspector_call(s: &Server, log: &Path, text: &str) -> Child {
 async fn the_mcp_inspector_calls_through_the_proxy() {
     let s = Server::start().await;
     let (_dir, log) = served_log();
-    let call = inspector_call(&s, &log, "hello");
+    let call = inspector_call(&s, &log, "hello", true);
     let (id, p) = pending(&s).await;
     assert_eq!(p["payload"]["input"], json!({"text": "hello"}));
     s.decide(&id, json!({"outcome": "approve"})).await;
@@ -315,7 +317,7 @@ async fn the_mcp_inspector_calls_through_the_proxy() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("published: hello"), "{text}");
 
-    let call = inspector_call(&s, &log, "again");
+    let call = inspector_call(&s, &log, "again", false);
     let (id, _) = pending(&s).await;
     s.decide(&id, json!({"outcome": "reject", "reason": "once is enough"})).await;
     let out = call.wait_with_output().unwrap();

@@ -294,8 +294,10 @@ pub struct ProxyArgs {
     /// How long a tool call waits for the person before it is withdrawn and not run, in seconds.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
-    /// The server's command and its arguments, after `--`.
-    #[arg(last = true, value_name = "COMMAND")]
+    /// The server's command and its arguments: after `--`, or after the options (everything
+    /// from the first word that is not an option is the command's, so a launcher that drops the
+    /// `--`, as the MCP Inspector does, still starts it).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     pub command: Vec<std::ffi::OsString>,
 }
 
