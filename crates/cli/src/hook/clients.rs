@@ -19,9 +19,12 @@ pub const READ_ONLY: [&str; 11] = [
     "ExitPlanMode",
 ];
 
-/// Gemini CLI's tools that only read (or keep its own to-do list): not gated unless named with
-/// `--tools`. Its `web_fetch` is gated: a fetch can carry data out.
-pub const GEMINI_READ_ONLY: [&str; 8] = [
+/// Gemini CLI's tools that only read, or change nothing but its own state (its to-do list, the
+/// topic its system prompt has it set in every first turn, its plan mode on, its task tracker
+/// read, a question to the person): not gated unless named with `--tools`. Its `web_fetch` is
+/// gated (a fetch can carry data out), and so are `exit_plan_mode` (it widens what runs),
+/// `save_memory` and the tracker's writes.
+pub const GEMINI_READ_ONLY: [&str; 19] = [
     "read_file",
     "read_many_files",
     "list_directory",
@@ -30,6 +33,17 @@ pub const GEMINI_READ_ONLY: [&str; 8] = [
     "search_file_content",
     "google_web_search",
     "write_todos",
+    "update_topic",
+    "list_background_processes",
+    "read_background_output",
+    "get_internal_docs",
+    "enter_plan_mode",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_visualize",
+    "ask_user",
+    "complete_task",
+    "list_mcp_resources",
 ];
 
 /// GitHub Copilot CLI's tools that only read (or list and read its own shells and agents): not

@@ -453,6 +453,13 @@ mod tests {
         assert!(gated(Agent::GeminiCli, "run_shell_command", &args(&[], &[])));
         assert!(gated(Agent::GeminiCli, "web_fetch", &args(&[], &[])));
         assert!(!gated(Agent::GeminiCli, "read_file", &args(&[], &[])));
+        // What changes only Gemini's own state asks nothing; what widens or writes does.
+        for quiet in ["update_topic", "list_background_processes", "enter_plan_mode", "tracker_list_tasks"] {
+            assert!(!gated(Agent::GeminiCli, quiet, &args(&[], &[])), "{quiet}");
+        }
+        for asks in ["exit_plan_mode", "save_memory", "tracker_create_task", "write_file", "replace"] {
+            assert!(gated(Agent::GeminiCli, asks, &args(&[], &[])), "{asks}");
+        }
         assert!(gated(Agent::GeminiCli, "Read", &args(&[], &[])), "another client's names mean nothing here");
     }
 
