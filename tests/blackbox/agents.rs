@@ -193,12 +193,13 @@ pub(crate) async fn is_refused_with_the_reason_and_runs_the_edit(agent: &Agent) 
 }
 
 /// A call a rule allows runs without asking: a read the built-in rule allows, confined, where the
-/// agent can run a call confined; else a rule of the person's that names the shell tool.
+/// agent can run a call confined; else a rule of the person's that names the shell tool and the
+/// command (`cat`: for Cline, whose `run_commands` sends a list, the list of one).
 pub(crate) async fn a_rule_allows_without_asking(agent: &Agent) {
     let s = Server::start().await;
     let scene = agent.scene(&s);
     if !agent.confines {
-        let rule = json!({"effect": "allow", "match": {"tool": agent.shell.tool}});
+        let rule = json!({"effect": "allow", "match": {"tool": agent.shell.tool, "input": "cat"}});
         let (st, _) = s.req(reqwest::Method::POST, "/rules", Some(&s.owner), Some(rule)).await;
         assert!(st.is_success());
     }

@@ -51,11 +51,17 @@ pub fn command_text(command: &Value) -> Option<String> {
 
 /// A short title for a tool call: the tool and the first line of what it acts on.
 pub fn tool_call_title(tool: &str, input: &Value) -> String {
+    // Cline's `run_commands` names a list of commands; OpenCode's `edit` and `write` a `filePath`.
+    let commands = || {
+        let list: Vec<&str> = input.get("commands")?.as_array()?.iter().filter_map(Value::as_str).collect();
+        (!list.is_empty()).then(|| list.join(" ; "))
+    };
     let detail = input
         .get("command")
         .and_then(command_text)
+        .or_else(commands)
         .or_else(|| {
-            ["file_path", "path", "url", "pattern", "notebook_path"]
+            ["file_path", "filePath", "path", "url", "pattern", "notebook_path"]
                 .iter()
                 .find_map(|k| input.get(*k).and_then(Value::as_str).map(str::to_string))
         })
@@ -147,5 +153,8 @@ mod tests {
             "shell: git push --force origin main"
         );
         assert_eq!(tool_call_title("shell", &json!({"command": ["ls", "-la"]})), "shell: ls -la");
+        // Cline's list of commands, OpenCode's file path.
+        assert_eq!(tool_call_title("run_commands", &json!({"commands": ["npm test", "ls"]})), "run_commands: npm test ; ls");
+        assert_eq!(tool_call_title("edit", &json!({"filePath": "/p/src/a.ts", "oldString": "x"})), "edit: /p/src/a.ts");
     }
 }

@@ -212,7 +212,14 @@ impl Facts {
     pub fn of_tool_call(tool: &str, input: &serde_json::Value) -> Facts {
         let mut argv = None;
         let mut oversized = false;
-        let command = match input.get("command").or_else(|| input.get("cmd")) {
+        // Cline's `run_commands` sends `commands`, a list each run on its own: one command is read
+        // as that command; several are no command rules read (joined, a here-document in one
+        // could hide the next from the reader), so the call asks.
+        let single = match input.get("commands") {
+            Some(serde_json::Value::Array(a)) if a.len() == 1 => a.first(),
+            _ => None,
+        };
+        let command = match input.get("command").or_else(|| input.get("cmd")).or(single) {
             Some(serde_json::Value::String(s)) if s.len() > MAX_COMMAND => {
                 oversized = true;
                 Some(start_of(s))
