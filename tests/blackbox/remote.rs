@@ -521,7 +521,11 @@ async fn strangers_cannot_shut_the_owner_out() {
     }
     let rss = |pid: u32| -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches(" kB").parse().ok()).unwrap_or(0)
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            .unwrap_or(0)
     };
     let pid = s.child.as_ref().unwrap().id();
     let before = rss(pid);

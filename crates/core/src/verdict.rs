@@ -154,7 +154,10 @@ mod tests {
         );
         assert_eq!(tool_call_title("shell", &json!({"command": ["ls", "-la"]})), "shell: ls -la");
         // Cline's list of commands, OpenCode's file path.
-        assert_eq!(tool_call_title("run_commands", &json!({"commands": ["npm test", "ls"]})), "run_commands: npm test ; ls");
+        assert_eq!(
+            tool_call_title("run_commands", &json!({"commands": ["npm test", "ls"]})),
+            "run_commands: npm test ; ls"
+        );
         assert_eq!(tool_call_title("edit", &json!({"filePath": "/p/src/a.ts", "oldString": "x"})), "edit: /p/src/a.ts");
     }
 }

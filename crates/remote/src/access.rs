@@ -298,7 +298,13 @@ impl Access {
 
     /// Takes a nonce to verify a decision with: once, by the session (and device) it was issued
     /// to, in time.
-    pub fn take_nonce(&mut self, nonce: &[u8; 32], session: &[u8; 32], device: &str, now: Timestamp) -> Result<(), Refusal> {
+    pub fn take_nonce(
+        &mut self,
+        nonce: &[u8; 32],
+        session: &[u8; 32],
+        device: &str,
+        now: Timestamp,
+    ) -> Result<(), Refusal> {
         match self.nonces.get(nonce) {
             Some(n) if n.session != *session || n.device != device => {
                 // Another session's: it stays theirs.

@@ -197,8 +197,7 @@ fn enter(plan: &Plan, err: libc::c_int) -> Result<libc::pid_t, String> {
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     // As root, the box runs as `nobody`, with no capability over anything outside.
     let (in_uid, in_gid) = if uid == 0 { (65534, 65534) } else { (uid, gid) };
-    let flags =
-        libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
     // SAFETY: this process has one thread (the caller's promise, or a fresh child).
     unsafe {
         if libc::unshare(flags | libc::CLONE_NEWCGROUP) != 0 && libc::unshare(flags) != 0 {
@@ -297,7 +296,12 @@ fn init(plan: &Plan, err: libc::c_int) -> String {
 /// id, or why it could not be started.
 fn command(plan: &Plan, env: &[(OsString, OsString)]) -> Result<libc::pid_t, String> {
     let spawn = |(program, args): &(OsString, Vec<OsString>)| {
-        std::process::Command::new(program).args(args).env_clear().envs(env.iter().cloned()).current_dir(&plan.cwd).spawn()
+        std::process::Command::new(program)
+            .args(args)
+            .env_clear()
+            .envs(env.iter().cloned())
+            .current_dir(&plan.cwd)
+            .spawn()
     };
     let pid = |c: std::process::Child| libc::pid_t::try_from(c.id()).map_err(|e| e.to_string());
     if let Some(d) = super::unshelled(&plan.argv, env) {
@@ -308,7 +312,8 @@ fn command(plan: &Plan, env: &[(OsString, OsString)]) -> Result<libc::pid_t, Str
             Err(e) => return Err(format!("`{}`: {e}", d.0.to_string_lossy())),
         }
     }
-    let (program, rest) = plan.argv.split_first().map_or((OsString::new(), Vec::new()), |(p, r)| (p.clone(), r.to_vec()));
+    let (program, rest) =
+        plan.argv.split_first().map_or((OsString::new(), Vec::new()), |(p, r)| (p.clone(), r.to_vec()));
     let program = super::on_path(&program, env);
     match spawn(&(program.clone(), rest)) {
         Ok(c) => pid(c),
@@ -348,14 +353,24 @@ fn view(mounts: &[Mount]) -> Result<(), String> {
     let root = c"/";
     // SAFETY: mount calls on paths this function names; the namespace is this process's own.
     unsafe {
-        if libc::mount(std::ptr::null(), root.as_ptr(), std::ptr::null(), libc::MS_SLAVE | libc::MS_REC, std::ptr::null())
-            != 0
+        if libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_SLAVE | libc::MS_REC,
+            std::ptr::null(),
+        ) != 0
         {
             return Err(os("making the mounts private"));
         }
         let base = c"/tmp";
-        if libc::mount(c"tmpfs".as_ptr(), base.as_ptr(), c"tmpfs".as_ptr(), libc::MS_NOSUID | libc::MS_NODEV, c"mode=0755".as_ptr().cast())
-            != 0
+        if libc::mount(
+            c"tmpfs".as_ptr(),
+            base.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            c"mode=0755".as_ptr().cast(),
+        ) != 0
         {
             return Err(os("the box's root"));
         }
@@ -369,7 +384,13 @@ fn view(mounts: &[Mount]) -> Result<(), String> {
             return Err(os("pivot_root"));
         }
         if libc::chdir(root.as_ptr()) != 0
-            || libc::mount(c"/newroot".as_ptr(), c"/newroot".as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REC, std::ptr::null()) != 0
+            || libc::mount(
+                c"/newroot".as_ptr(),
+                c"/newroot".as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) != 0
         {
             return Err(os("the box's root"));
         }
@@ -382,7 +403,9 @@ fn view(mounts: &[Mount]) -> Result<(), String> {
         if libc::umount2(c"/oldroot".as_ptr(), libc::MNT_DETACH) != 0 {
             return Err(os("detaching the system's mounts"));
         }
-        if libc::chdir(c"/newroot".as_ptr()) != 0 || libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) != 0 {
+        if libc::chdir(c"/newroot".as_ptr()) != 0
+            || libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) != 0
+        {
             return Err(os("pivot_root into the view"));
         }
         if libc::umount2(c".".as_ptr(), libc::MNT_DETACH) != 0 || libc::chdir(root.as_ptr()) != 0 {
@@ -568,13 +591,7 @@ fn apply(m: &Mount) -> Result<(), String> {
         Mount::Proc(p) => {
             let dst = under("/newroot", p);
             make(&dst, true)?;
-            mount(
-                Path::new("proc"),
-                &dst,
-                Some("proc"),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                None,
-            )?;
+            mount(Path::new("proc"), &dst, Some("proc"), libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, None)?;
             // What of the kernel's state `/proc` would let the box's user write: read-only (as
             // root, the box's user is the system's root to files' owners, though it holds no
             // capability).

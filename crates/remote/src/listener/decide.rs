@@ -177,7 +177,8 @@ pub(super) async fn decide(
     ask.check()?;
     // The nonce is spent here, whatever follows: an assertion is good for one try.
     let nonce: Option<[u8; 32]> = hex::decode(&signed.nonce).ok().and_then(|n| n.try_into().ok());
-    let taken = nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.key, &s.device, now).map(|()| n));
+    let taken =
+        nonce.ok_or(Refusal::UnknownNonce).and_then(|n| l.access().take_nonce(&n, &s.key, &s.device, now).map(|()| n));
     let nonce = match taken {
         Ok(n) => n,
         Err(r) => {
