@@ -53,6 +53,9 @@ export interface GateOptions<A> {
    * returns Assent's result of it. Default `tool.call`: the function itself runs. */
   kind?: string;
   sessionId?: string;
+  /** The function's own defaults for arguments a caller may leave out: shown to the person with
+   * the caller's arguments (what the caller gave wins), so that what runs is what was shown. */
+  defaults?: Partial<A>;
 }
 
 /** The approved arguments as one object, or Failed (`arguments_unfit`): a person's edit may make
@@ -67,7 +70,9 @@ function argumentsOf(p: Proposal, approved: unknown, tool: string): Record<strin
 /** Wraps `fn(args)` (one object of named arguments, as agent tools take them) so that calling
  * it files a `tool.call` proposal and waits: approved, `fn` runs with exactly the approved
  * arguments, the person's edited input whole when they edited it, never merged with the
- * proposed ones (an argument they deleted stays deleted); otherwise it throws Rejected (with
+ * proposed ones; an edit that deletes an argument shown is Failed (`arguments_unfit`: the
+ * function would run its own default for it, which nobody saw), and `defaults` shows the
+ * function's defaults with the caller's arguments; otherwise it throws Rejected (with
  * the reason), Refined (with the feedback), Expired (Assent's expiry, `expires_in`, passed) or
  * Withdrawn, and `fn` does not run. A wait past `timeout` seconds withdraws the proposal and
  * throws Withdrawn, as it is then in Assent. */
@@ -96,7 +101,9 @@ export function gated<A extends Record<string, unknown>, R>(
   if (!tool) throw new TypeError("gated: name the tool (the function has no name)");
   return async (args: A) => {
     const client = o.client ?? new Assent();
-    const p = await client.proposeTool(tool, args, {
+    // What the person sees: the arguments with the function's declared defaults filled in.
+    const shown = { ...(o.defaults ?? {}), ...args } as A;
+    const p = await client.proposeTool(tool, shown, {
       title: o.preview ? String(o.preview(args)).slice(0, 200) : undefined,
       audience: o.audience,
       session_id: o.sessionId,
@@ -104,6 +111,16 @@ export function gated<A extends Record<string, unknown>, R>(
     });
     const done = await client.wait(p.id, { timeout: o.timeout ?? 3600, withdrawOnTimeout: true });
     const approved = argumentsOf(done, outcome(done), tool);
+    // An approved input that leaves out an argument shown would run the function's own default
+    // for it (a destructured `recursive = true`), which nobody approved: it does not run.
+    const left = Object.keys(shown).filter((k) => !Object.prototype.hasOwnProperty.call(approved, k));
+    if (left.length > 0) {
+      throw new Failed(
+        done.id,
+        "arguments_unfit",
+        `the approved input leaves out ${left.join(", ")}: ${tool} would run with its own default, which nobody approved; ${tool} did not run`,
+      );
+    }
     if (o.receipt) {
       await verifyReceipt(done.decision?.receipt ?? "", await client.keys(), { tool, input: approved, audience: o.audience });
     }

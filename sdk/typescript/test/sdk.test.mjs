@@ -56,7 +56,7 @@ test("gated's function receives exactly the approved object", async (t) => {
   const remove = assent.gated(function remove(args) { got.push(args); }, { client, receipt: true });
   const proposed = { path: "build", recursive: true };
   for (const edited of [
-    { path: "build" }, // deletes an argument: `recursive: true` must not come back
+    { path: "build", recursive: false }, // changes one
     { path: "build", recursive: true, dry_run: true }, // adds one
     { path: "dist", recursive: true }, // changes one
   ]) {
@@ -65,12 +65,21 @@ test("gated's function receives exactly the approved object", async (t) => {
     await decided;
     assert.deepEqual(got.at(-1), edited, "exactly the person's input, nothing of the proposed one merged back");
   }
-  for (const edited of ["rm build", null, ["build"]]) {
+  // Deleting an argument would run the function's own default for it, which nobody approved.
+  for (const edited of ["rm build", null, ["build"], { path: "build" }]) {
     const decided = s.decideNext({ outcome: "approve", edits: { input: edited } });
     await assert.rejects(remove({ ...proposed }), (e) => e instanceof assent.Failed && e.code === "arguments_unfit");
     await decided;
   }
-  assert.equal(got.length, 3, "an input that is not arguments by name never runs");
+  assert.equal(got.length, 3, "an input that is not arguments by name, or that leaves one out, never runs");
+  // Declared defaults are shown with the caller's arguments, and an edit keeping them runs.
+  const clean = assent.gated(function clean({ path, recursive = true }) { got.push({ path, recursive }); }, { client, defaults: { recursive: true } });
+  const decided = s.decideNext({ outcome: "approve", edits: { input: { path: "build", recursive: false } } });
+  await clean({ path: "build" });
+  await decided;
+  const shown = (await s.call("GET", "/proposals?status=approved")).items.find((p) => p.payload.tool === "clean");
+  assert.deepEqual(shown.payload.input, { recursive: true, path: "build" }, "the default was shown");
+  assert.deepEqual(got.at(-1), { path: "build", recursive: false });
 });
 
 test("a write the function builds is carried out by Assent", async (t) => {
