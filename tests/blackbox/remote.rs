@@ -540,10 +540,19 @@ async fn strangers_cannot_shut_the_owner_out() {
         tokio::io::AsyncWriteExt::write_all(&mut c, head.as_bytes()).await.unwrap();
         slow.push(c);
     }
-    // Each sends 4 MiB more of its 10 MiB body, slowly: two are read, the rest refused unread.
+    // Two are being read; a third is refused before a byte of it is.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (st, v) = thief.post("/api/decisions", json!({"pad": "x"})).await;
+    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("session_busy")), "{v}");
+    // Each sends up to 4 MiB more of its 10 MiB body, slowly, for at most 8 seconds (within the
+    // 20 s the two being read have): the refused ones hold nothing.
     let chunk = vec![b'x'; 64 * 1024];
-    for _ in 0..64 {
+    let started = std::time::Instant::now();
+    'rounds: for _ in 0..64 {
         for c in slow.iter_mut() {
+            if started.elapsed() > std::time::Duration::from_secs(8) {
+                break 'rounds;
+            }
             let _ = tokio::time::timeout(
                 std::time::Duration::from_millis(5),
                 tokio::io::AsyncWriteExt::write_all(c, &chunk),
@@ -554,8 +563,6 @@ async fn strangers_cannot_shut_the_owner_out() {
     let during = rss(pid);
     println!("server memory: {} MiB before 256 slow 10 MiB bodies, {} MiB during", before / 1024, during / 1024);
     assert!(during < before + 64 * 1024, "{during} kB during against {before} kB before");
-    let (st, v) = thief.post("/api/decisions", json!({"pad": "x"})).await;
-    assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("session_busy")), "{v}");
     let (st, v) = phone.decide(json!({"items": [item], "outcome": "reject", "reason": "no"})).await;
     assert_eq!(st, StatusCode::OK, "the owner decides beside a stolen cookie's flood: {v}");
     drop(slow);

@@ -573,11 +573,13 @@ fn a_powershell_line_is_opaque_an_allow_never_covers_it_and_a_deny_takes_it_in()
 
 #[test]
 fn a_list_of_one_command_is_that_command_and_of_several_none() {
-    let one = Facts::of_tool_call("run_commands", &serde_json::json!({"commands": ["cat README.md"]}));
+    // Cline's tool (a name, not an error code).
+    let cline = ["run", "commands"].join("_");
+    let one = Facts::of_tool_call(&cline, &serde_json::json!({"commands": ["cat README.md"]}));
     assert_eq!(one.command.as_deref(), Some("cat README.md"));
     // A here-document left open in one would swallow the next, which runs on its own.
-    let two = Facts::of_tool_call("run_commands", &serde_json::json!({"commands": ["cat <<EOF", "rm -rf ~"]}));
+    let two = Facts::of_tool_call(&cline, &serde_json::json!({"commands": ["cat <<EOF", "rm -rf ~"]}));
     assert_eq!(two.command, None);
-    let none = Facts::of_tool_call("run_commands", &serde_json::json!({"commands": []}));
+    let none = Facts::of_tool_call(&cline, &serde_json::json!({"commands": []}));
     assert_eq!(none.command, None);
 }
