@@ -136,15 +136,20 @@ async fn decide_each_way(s: &Server, c: &mut Client, log: &Path) {
     assert_eq!(served(log).len(), 3, "{:?}", served(log));
 }
 
-#[tokio::test]
-async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved() {
-    let s = Server::start().await;
-    let (_dir, log) = served_log();
+/// The real client through the proxy to the real stdio server (writing what it serves to `log`).
+fn stdio_client(s: &Server, log: &Path) -> Client {
     let py = python();
     let server = [fixture("proxy_server.py"), log.display().to_string(), "stdio".into()];
     let mut args = vec!["--name", "blog", "--", py.to_str().unwrap()];
     args.extend(server.iter().map(String::as_str));
-    let mut c = Client::start(&s, &args);
+    Client::start(s, &args)
+}
+
+#[tokio::test]
+async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved() {
+    let s = Server::start().await;
+    let (_dir, log) = served_log();
+    let mut c = stdio_client(&s, &log);
     decide_each_way(&s, &mut c, &log).await;
 
     // The client dies while a call waits: the call is withdrawn, never run, and the server ends.
@@ -170,18 +175,13 @@ async fn a_real_client_and_server_over_stdio_run_only_what_the_person_approved()
     assert!(server_gone, "the server ends with its client");
 }
 
-/// The stdio server dies while a call waits for the person and another is with it: the waiting
-/// call is withdrawn, the client gets an error for it at once (not silence until it writes
-/// again), and the proxy ends.
+/// The stdio server dies while a call waits for the person: the call is withdrawn, the client
+/// gets an error for it at once (not silence until it writes again), and the proxy ends.
 #[tokio::test]
 async fn a_stdio_server_that_dies_answers_its_client_and_the_proxy_ends() {
     let s = Server::start().await;
     let (_dir, log) = served_log();
-    let py = python();
-    let server = [fixture("proxy_server.py"), log.display().to_string(), "stdio".into()];
-    let mut args = vec!["--name", "blog", "--", py.to_str().unwrap()];
-    args.extend(server.iter().map(String::as_str));
-    let mut c = Client::start(&s, &args);
+    let mut c = stdio_client(&s, &log);
     c.call("delete_post", json!({"id": 9}));
     let (id, _) = pending(&s).await;
     // The server alone (the proxy's and the client's command lines name its log too).
