@@ -89,9 +89,10 @@ pub struct HookArgs {
     #[arg(long, value_delimiter = ',')]
     pub skip: Vec<String>,
     /// Seconds to wait for the person before handing back to the client's own prompt. Keep it
-    /// under the hook's timeout in the client's settings (60 s unless set there).
-    #[arg(long, default_value_t = 55)]
-    pub timeout: u64,
+    /// under the hook's timeout in the client's settings (60 s unless set there). Default 55,
+    /// and for Cline, whose hooks have a fixed 120 s, 110 (at most, for Cline, too).
+    #[arg(long)]
+    pub timeout: Option<u64>,
     /// Which agent token to use.
     #[command(flatten)]
     pub auth: AgentAuth,
@@ -188,9 +189,13 @@ fn folder_inside(session: &std::path::Path, dir: &str) -> Option<std::path::Path
 
 /// How long the hook waits for the person, in seconds: under Cline's fixed 120 s for its hooks.
 fn timeout(client: Agent, args: &HookArgs) -> u64 {
-    let most = if client == Agent::Cline { CLINE_MOST_WAIT } else { HOOK_EXPIRY_SECS - 60 };
-    args.timeout.min(most)
+    let (default, most) =
+        if client == Agent::Cline { (CLINE_MOST_WAIT, CLINE_MOST_WAIT) } else { (DEFAULT_WAIT, HOOK_EXPIRY_SECS - 60) };
+    args.timeout.unwrap_or(default).min(most)
 }
+
+/// How long a hook waits for the person unless told (under the 60 s most clients give a hook).
+pub const DEFAULT_WAIT: u64 = 55;
 
 /// The longest a Cline hook waits (Cline runs a call whose hook takes more than 120 s).
 pub const CLINE_MOST_WAIT: u64 = 110;
@@ -315,11 +320,11 @@ fn read(cmd: HookCmd, raw: &str) -> Result<Option<Call>> {
 fn printed(home: &Home, cmd: &HookCmd) -> Option<String> {
     match cmd {
         HookCmd::Opencode(a) if a.plugin => {
-            let argv = hook_argv(home, "opencode", &a.hook);
+            let argv = hook_argv(home, "opencode", timeout(Agent::Opencode, &a.hook), &a.hook);
             Some(OPENCODE_PLUGIN.replace("\"__ASSENT_ARGV__\"", &json!(argv).to_string()))
         }
         HookCmd::Cline(a) if a.script => {
-            let argv = hook_argv(home, "cline", &a.hook);
+            let argv = hook_argv(home, "cline", timeout(Agent::Cline, &a.hook), &a.hook);
             let quoted: Vec<String> = argv
                 .iter()
                 .map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone()))
@@ -335,12 +340,12 @@ fn printed(home: &Home, cmd: &HookCmd) -> Option<String> {
 
 /// The command line that runs this hook as this binary (`assent-run` beside it where it is
 /// installed), in this home, with these flags.
-fn hook_argv(home: &Home, client: &str, args: &HookArgs) -> Vec<String> {
+fn hook_argv(home: &Home, client: &str, wait: u64, args: &HookArgs) -> Vec<String> {
     let mut argv = vec![output::program().display().to_string(), "--home".into(), home.dir.display().to_string()];
     if let Some(t) = &args.auth.token_file {
         argv.extend(["--token-file".into(), t.display().to_string()]);
     }
-    argv.extend(["hook".into(), client.into(), "--timeout".into(), args.timeout.to_string()]);
+    argv.extend(["hook".into(), client.into(), "--timeout".into(), wait.to_string()]);
     for (flag, list) in [("--tools", &args.tools), ("--skip", &args.skip)] {
         if !list.is_empty() {
             argv.extend([flag.to_string(), list.join(",")]);
@@ -432,11 +437,20 @@ pub fn quick(home: &Home, cmd: HookCmd) -> Quick {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_hook_waits_55_s_unless_told_and_cline_110() {
+        let mut a = args(&[], &[]);
+        a.timeout = None;
+        assert_eq!((timeout(Agent::GeminiCli, &a), timeout(Agent::Cline, &a)), (DEFAULT_WAIT, CLINE_MOST_WAIT));
+        a.timeout = Some(500);
+        assert_eq!(timeout(Agent::Cline, &a), CLINE_MOST_WAIT, "capped under Cline's 120 s");
+    }
+
     fn args(tools: &[&str], skip: &[&str]) -> HookArgs {
         HookArgs {
             tools: tools.iter().map(|s| s.to_string()).collect(),
             skip: skip.iter().map(|s| s.to_string()).collect(),
-            timeout: 1,
+            timeout: Some(1),
             auth: AgentAuth { token_file: None },
         }
     }
