@@ -35,7 +35,10 @@ async fn a_decision_that_takes_a_person_long_is_one_task_the_client_polls() {
     assert_eq!(p["status"], "pending", "{p}");
     let (code, d) = s.decide(id, json!({"outcome": "approve", "edits": {"input": {"env": "production"}}})).await;
     assert_eq!(code, 200, "{d}");
-    assert_eq!(c.next("settled")["status"], "completed");
+    let settled = c.next("settled");
+    assert_eq!(settled["status"], "completed");
+    // A finished task no longer says it waits for the person.
+    assert_eq!(settled["message"], "decided: the result says how", "{settled}");
     let r = c.next("result");
     assert_eq!(r["is_error"], false, "{r}");
     assert_eq!(r["json"]["status"], "approved", "{r}");

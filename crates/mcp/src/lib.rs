@@ -17,7 +17,7 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
     GetTaskParams, GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, UpdateTaskParams,
+    ServerConfig, TaskStatus, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
@@ -143,6 +143,18 @@ impl AssentMcp {
     }
 }
 
+/// What a task's status says in words: waiting only while it works (a finished one kept saying
+/// "waiting for a person's decision").
+fn task_words(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working | TaskStatus::InputRequired => "waiting for a person's decision in Assent",
+        TaskStatus::Completed => "decided: the result says how",
+        TaskStatus::Failed => "ended with an error",
+        TaskStatus::Cancelled => "cancelled: the proposal was withdrawn",
+        _ => "see the task's status",
+    }
+}
+
 impl ServerHandler for AssentMcp {
     fn get_info(&self) -> ServerConfig {
         let mut me = Implementation::new("assent", env!("CARGO_PKG_VERSION"));
@@ -185,7 +197,9 @@ impl ServerHandler for AssentMcp {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+        let mut task = self.tasks.get_task(&request.task_id)?;
+        task.task.status_message = Some(task_words(task.task.status).to_string());
+        Ok(GetTaskResult::new(task))
     }
 
     async fn update_task(
