@@ -529,23 +529,30 @@ async fn strangers_cannot_shut_the_owner_out() {
     };
     let pid = s.child.as_ref().unwrap().id();
     let before = rss(pid);
+    let head = format!(
+        "POST /api/decisions HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: {}\r\nCookie: __Host-assent={}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{{\"pad\": \"",
+        thief.origin,
+        thief.cookie.as_deref().unwrap()
+    );
     let mut slow = Vec::new();
-    for _ in 0..256 {
+    let open = async || {
         let mut c = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-        let head = format!(
-            "POST /api/decisions HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: {}\r\nCookie: __Host-assent={}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{{\"pad\": \"",
-            thief.origin,
-            thief.cookie.as_deref().unwrap()
-        );
         tokio::io::AsyncWriteExt::write_all(&mut c, head.as_bytes()).await.unwrap();
-        slow.push(c);
+        c
+    };
+    // Two slow bodies are being read; a third is refused before a byte of it is.
+    for _ in 0..2 {
+        slow.push(open().await);
     }
-    // Two are being read; a third is refused before a byte of it is.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let (st, v) = thief.post("/api/decisions", json!({"pad": "x"})).await;
     assert_eq!((st, v["error"]["code"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("session_busy")), "{v}");
-    // Each sends up to 4 MiB more of its 10 MiB body, slowly, for at most 8 seconds (within the
-    // 20 s the two being read have): the refused ones hold nothing.
+    // 254 more: the session holds 16 connections at most (its oldest closed), two bodies read.
+    for _ in 0..254 {
+        slow.push(open().await);
+    }
+    // Each sends up to 4 MiB more of its 10 MiB body, slowly, for at most 8 seconds: the refused
+    // and the closed ones hold nothing.
     let chunk = vec![b'x'; 64 * 1024];
     let started = std::time::Instant::now();
     'rounds: for _ in 0..64 {
