@@ -45,6 +45,7 @@ mod receipts;
 mod receipts_carried;
 mod receipts_example;
 mod remote;
+mod remote_doors;
 mod remote_flood;
 mod remote_page;
 mod remote_push;
