@@ -113,9 +113,15 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, vouch: Vouch, shut
         let _ = stream.set_nodelay(true);
         let (vouch, reg) = (vouch.clone(), registry.clone());
         let inner = hyper_util::service::TowerToHyperService::new(app.clone());
+        // Looked up until a request carries a live session: the connection is then that
+        // session's, and its later requests look nothing up.
+        let vouched = std::sync::atomic::AtomicBool::new(false);
         let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-            if let Some(key) = vouch(req.headers()) {
+            if !vouched.load(std::sync::atomic::Ordering::Relaxed)
+                && let Some(key) = vouch(req.headers())
+            {
                 reg.lock().unwrap_or_else(|e| e.into_inner()).vouch(id, key);
+                vouched.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             hyper::service::Service::call(&inner, req)
         });
