@@ -5,6 +5,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+# Each part of the run says its name when it starts and its time when the next starts; the
+# closing lines list them all (the 45-minute budget of docs/development.md is read off these).
+phases=()
+phase_name=""
+phase_start=$SECONDS
+phase() {
+  local now=$SECONDS
+  if [ -n "$phase_name" ]; then
+    phases+=("$(printf '%-28s %3dm%02ds' "$phase_name" $(((now - phase_start) / 60)) $(((now - phase_start) % 60)))")
+  fi
+  phase_name=$1
+  phase_start=$now
+  [ -n "$1" ] && echo "== $1"
+  return 0
+}
+phase_report() {
+  phase ""
+  echo
+  echo "time by part:"
+  printf '  %s\n' "${phases[@]}"
+  printf '  %-28s %3dm%02ds\n' "whole run" $((SECONDS / 60)) $((SECONDS % 60))
+}
 require_build_tools
 # What the run needs on disk, said at the start so that a full disk reads as a full disk and
 # not as a compiler's error minutes in: a cold run with CARGO_INCREMENTAL=0 (as .ci/run sets)
@@ -12,11 +34,13 @@ require_build_tools
 # two macOS checks (0.4 GB each, zig 0.4 GB more); incremental caches take several times that.
 report_disk
 
+phase "system packages"
 ensure_packages "${ENGINE_PACKAGES[@]}" "${TEAM_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}" \
   "${WINDOWS_PACKAGES[@]}"
-echo "== front end"
+phase "front end"
 build_ui
 (cd ui && npm run check && npm test && npm run test:layout)
+phase "tools"
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy
 
 ensure_tauri_driver
@@ -26,21 +50,26 @@ ensure_tauri_driver
 # no crate is compiled twice over: crash points for the crash tests, ts for the UI's bindings.
 features=assent/crash-points,assent-core/crash-points,assent-core/ts
 
-echo "== format"
+phase "format"
 cargo fmt --all -- --check
-echo "== lints"
+phase "lints"
 cargo clippy --workspace --all-targets --locked --features "$features" -- -D warnings
-echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked --no-fail-fast --features "$features" 2>&1 | tee "$log"
+phase "build the tests"
+cargo test --workspace --locked --features "$features" --no-run 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [ "$status" -eq 0 ]; then
+  phase "tests"
+  cargo test --workspace --locked --no-fail-fast --features "$features" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+fi
 if [ "$status" -eq 0 ]; then
   # The behaviour both stores share, once more with every server on a team store: a database
   # of its own per server on a real PostgreSQL (tests/blackbox/pg.rs). Left out: what is about
   # the local disk (a full disk under the home's SQLite database).
-  echo "== the shared black-box suite on PostgreSQL"
+  phase "black-box on PostgreSQL"
   # The same features as the run above, so nothing is compiled again; said when something is.
   again=$(cargo test -p assent --test blackbox --locked --features "$features" --no-run 2>&1 | grep -c '^ *Compiling ')
   [ "$again" -gt 0 ] && echo "warning: $again crates were compiled again for this pass: if a dependency changed, run cargo hakari generate && cargo hakari manage-deps" >&2
@@ -51,11 +80,13 @@ if [ "$status" -eq 0 ]; then
   status=${PIPESTATUS[0]}
 fi
 if [ "$status" -eq 0 ]; then
+  phase "Windows under Wine"
   # The engine on Windows: cross-built, then the suite's desktop-free tests against it under Wine.
   FEATURES=$features ./scripts/windows.sh 2>&1 | tee -a "$log"
   status=${PIPESTATUS[0]}
 fi
 if [ "$status" -eq 0 ]; then
+  phase "macOS check"
   # macOS: the whole workspace compiled for both Mac targets (nothing to run it on here).
   FEATURES=$features ./scripts/macos.sh
   status=$?
@@ -71,13 +102,17 @@ fi
 # (the release build is `./scripts/package.sh --test`), installed with apt, tried, and removed.
 package=0
 if [ "$status" -eq 0 ]; then
-  echo "== package"
+  phase "package"
   if [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; then
     ./scripts/package.sh --debug --test --features "$features" || package=1
   else
     echo "package test not run: it installs a package, which needs root or passwordless sudo (./scripts/package.sh --test)"
   fi
 fi
+phase_report
+# The test binaries that took longest, from cargo's own "finished in" figures.
+awk '/^ *Running / { bin = $2 } /^test result:/ { for (i = 1; i <= NF; i++) if ($i == "in") { sub(/s$/, "", $(i+1)); printf "%8.1fs  %s\n", $(i+1), bin } }' "$log" |
+  sort -rn | head -8 | sed 's/^/  /' | { echo "slowest test binaries:"; cat; }
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' "$log"
