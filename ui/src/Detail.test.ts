@@ -178,6 +178,21 @@ describe("the detail view", () => {
     await waitFor(() => expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(5000));
   });
 
+  it("says when the middle of a long diff is left out, and shows its end", async () => {
+    const p = sample.proposal("fw");
+    const line = (n: number) => ({ tag: "+", old: null, new: n, text: `line ${n}`, flagged: false });
+    const head = { old_start: 1, old_lines: 0, new_start: 1, new_lines: 3, lines: [1, 2, 3].map(line) };
+    const tail = { old_start: 1, old_lines: 0, new_start: 29_999, new_lines: 2, lines: [29_999, 30_000].map(line) };
+    Object.assign(p.preview, { exists: false, new_size: 300_000, hunks: [head, tail], stats: { added: 30_000, removed: 0 }, truncated: true, too_large: false, summary: null, invisible_characters: [] });
+    showing(p);
+    render(Detail, { backend: await tauriBackend(), id: p.id });
+    const gap = await screen.findByTestId("diff-gap");
+    expect(gap.textContent).toContain("the middle is left out");
+    const diff = screen.getByTestId("diff").textContent ?? "";
+    expect(diff).toContain("+29999,2");
+    expect(diff).toContain("line 30000");
+  });
+
   it("shows the agent's words as text, never as HTML", async () => {
     const p = sample.proposal("tc", { title: '<img src=x onerror="window.pwned=1">', summary: "<b>bold</b>" });
     showing(p);

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 pub const DIFF_DEADLINE: Duration = Duration::from_millis(300);
 /// Lines shown in a preview at most; the rest is summarized.
 pub const MAX_PREVIEW_LINES: usize = 20_000;
+/// Of those, the last lines of the diff, shown after a gap when there are more.
+pub const TAIL_LINES: usize = 2_000;
 /// Characters of one line shown at most.
 pub const MAX_LINE_CHARS: usize = assent_core::stored::MAX_LINE_CHARS;
 /// Texts at least this large have their work shared with a second thread.
@@ -183,49 +185,52 @@ pub fn diff(old: &str, new: &str) -> Diff {
             DiffOp::Equal { .. } => {}
         }
     }
-    let mut budget = MAX_PREVIEW_LINES;
-    let mut truncated = false;
-    let mut hunks = Vec::new();
-    let hunk = |first: &DiffOp, last: &DiffOp, lines: Vec<Line>| {
-        let (old_start, new_start) = (first.old_range().start, first.new_range().start);
-        let (old_end, new_end) = (last.old_range().end, last.new_range().end);
-        Hunk {
-            old_start: old_start as u64 + 1,
-            old_lines: (old_end - old_start) as u64,
-            new_start: new_start as u64 + 1,
-            new_lines: (new_end - new_start) as u64,
-            lines,
-        }
+    // Every line of the diff (context included) up to MAX_PREVIEW_LINES; past it, the first
+    // lines and the last TAIL_LINES, so that the end of a long file is in the preview too.
+    let groups = similar::group_diff_ops(ops, 3);
+    let span = |op: &DiffOp| match op {
+        DiffOp::Equal { .. } => op.old_range().len(),
+        _ => op.old_range().len() + op.new_range().len(),
     };
-    'groups: for group in similar::group_diff_ops(ops, 3) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-        let mut lines = Vec::new();
-        for op in &group {
+    let total: usize = groups.iter().flatten().map(span).sum();
+    let truncated = total > MAX_PREVIEW_LINES;
+    let (head_end, tail_start) =
+        if truncated { (MAX_PREVIEW_LINES - TAIL_LINES, total - TAIL_LINES) } else { (total, total) };
+    let mut k = 0usize;
+    let mut hunks = Vec::new();
+    for group in &groups {
+        let mut part = Part::default();
+        for op in group {
             let (o, n) = (op.old_range(), op.new_range());
-            // In the order a unified diff shows them: context, then removals, then additions.
-            let mut changes: Vec<(&str, Option<usize>, Option<usize>, &str)> = Vec::new();
+            if k >= head_end && k + span(op) <= tail_start {
+                // Wholly in the part left out.
+                k += span(op);
+                part.close(&mut hunks);
+                continue;
+            }
+            // In the order a unified diff shows them: context, then removals, then additions;
+            // each with where it stands in both files.
+            let mut changes: Vec<(&str, Option<usize>, Option<usize>, &str, (usize, usize))> = Vec::new();
             match op {
                 DiffOp::Equal { .. } => {
-                    changes.extend(o.clone().zip(n.clone()).map(|(i, j)| (" ", Some(i), Some(j), old_lines[i])))
+                    changes.extend(o.clone().zip(n.clone()).map(|(i, j)| (" ", Some(i), Some(j), old_lines[i], (i, j))))
                 }
                 DiffOp::Delete { .. } | DiffOp::Insert { .. } | DiffOp::Replace { .. } => {
-                    changes.extend(o.clone().map(|i| ("-", Some(i), None, old_lines[i])));
-                    changes.extend(n.clone().map(|j| ("+", None, Some(j), new_lines[j])));
+                    changes.extend(o.clone().map(|i| ("-", Some(i), None, old_lines[i], (i, n.start))));
+                    changes.extend(n.clone().map(|j| ("+", None, Some(j), new_lines[j], (o.end, j))));
                 }
             }
-            for (tag, oi, nj, raw) in changes {
-                if budget == 0 {
-                    truncated = true;
-                    if !lines.is_empty() {
-                        hunks.push(hunk(first, last, lines));
-                    }
-                    break 'groups;
+            for (tag, oi, nj, raw, at) in changes {
+                let kept = k < head_end || k >= tail_start;
+                k += 1;
+                if kept {
+                    part.push(line(tag, oi, nj, raw), at);
+                } else {
+                    part.close(&mut hunks);
                 }
-                budget -= 1;
-                lines.push(line(tag, oi, nj, raw));
             }
         }
-        hunks.push(hunk(first, last, lines));
+        part.close(&mut hunks);
     }
     Diff {
         too_large: false,
@@ -233,6 +238,40 @@ pub fn diff(old: &str, new: &str) -> Diff {
         stats: Some(Stats { added: added as u64, removed: removed as u64 }),
         truncated,
         summary: None,
+    }
+}
+
+/// The lines of a hunk as they are gathered, its header taken from where its first line stands.
+#[derive(Default)]
+struct Part {
+    lines: Vec<Line>,
+    /// Where the first line stands in the current file and in the new content (0-based).
+    at: (usize, usize),
+}
+
+impl Part {
+    fn push(&mut self, line: Line, at: (usize, usize)) {
+        if self.lines.is_empty() {
+            self.at = at;
+        }
+        self.lines.push(line);
+    }
+
+    /// The hunk of the lines gathered so far, if any.
+    fn close(&mut self, hunks: &mut Vec<Hunk>) {
+        if self.lines.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut self.lines);
+        let old_lines = lines.iter().filter(|l| l.tag != "+").count() as u64;
+        let new_lines = lines.iter().filter(|l| l.tag != "-").count() as u64;
+        hunks.push(Hunk {
+            old_start: self.at.0 as u64 + 1,
+            old_lines,
+            new_start: self.at.1 as u64 + 1,
+            new_lines,
+            lines,
+        });
     }
 }
 
@@ -253,6 +292,34 @@ mod tests {
     /// The diff as the wire carries it.
     fn diff(old: &str, new: &str) -> Value {
         serde_json::to_value(super::diff(old, new)).unwrap_or_default()
+    }
+
+    /// A diff longer than a preview holds keeps its start and its end, with headers that say
+    /// where each part stands.
+    #[test]
+    fn a_long_diff_keeps_its_start_and_its_end() {
+        let new: String = (1..=30_000).map(|i| format!("line {i}\n")).collect();
+        let d = super::diff("", &new);
+        assert!(d.truncated);
+        let hunks = d.hunks.unwrap_or_default();
+        let heads: Vec<(u64, u64, u64, u64)> =
+            hunks.iter().map(|h| (h.old_start, h.old_lines, h.new_start, h.new_lines)).collect();
+        let head = (super::MAX_PREVIEW_LINES - super::TAIL_LINES) as u64;
+        assert_eq!(heads, [(1, 0, 1, head), (1, 0, 30_001 - super::TAIL_LINES as u64, super::TAIL_LINES as u64)]);
+        let last = hunks[1].lines.last().map(|l| (l.new, l.text.clone()));
+        assert_eq!(last, Some((Some(30_000), "line 30000".to_string())), "the file's last line is shown");
+        assert_eq!(hunks.iter().map(|h| h.lines.len()).sum::<usize>(), super::MAX_PREVIEW_LINES);
+        // Every line changed: the removals' start, the additions' end.
+        let old: String = (1..=30_000).map(|i| format!("old {i}\n")).collect();
+        let d = super::diff(&old, &new);
+        let hunks = d.hunks.unwrap_or_default();
+        assert!(d.truncated && hunks.len() == 2);
+        assert_eq!((hunks[0].old_start, hunks[0].lines[0].text.as_str()), (1, "old 1"));
+        assert_eq!((hunks[1].new_start, hunks[1].new_lines, hunks[1].old_lines), (28_001, 2_000, 0));
+        assert_eq!(hunks[1].lines.last().map(|l| l.text.as_str()), Some("line 30000"));
+        // Under the bound: one hunk, whole.
+        let d = super::diff("", "a\nb\n");
+        assert!(!d.truncated && d.hunks.unwrap_or_default().len() == 1);
     }
 
     #[test]

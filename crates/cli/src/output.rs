@@ -288,14 +288,14 @@ fn file_preview(f: &FilePreview, delete: bool) -> String {
     if let Some(sum) = &f.diff.summary {
         o.push_str(&format!("  {sum}\n"));
     }
+    if f.diff.truncated {
+        o.push_str("  (longer than a preview holds: the start and the end shown, the middle left out)\n");
+    }
     for h in f.diff.hunks() {
         o.push_str(&format!("  @@ -{},{} +{},{} @@\n", h.old_start, h.old_lines, h.new_start, h.new_lines));
         for l in &h.lines {
             o.push_str(&format!("  {}{}\n", l.tag, safe(&l.text)));
         }
-    }
-    if f.diff.truncated {
-        o.push_str("  ... (more changes not shown)\n");
     }
     o
 }

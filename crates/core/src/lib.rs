@@ -36,6 +36,7 @@ pub mod error;
 pub mod events;
 pub mod invisible;
 pub mod kinds;
+pub mod light;
 pub mod names;
 pub mod payloads;
 pub mod preview;

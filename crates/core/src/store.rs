@@ -251,6 +251,9 @@ pub trait Store: Send + Sync + 'static {
     async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError>;
     /// A page of proposals with their positions, newest first.
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError>;
+    /// [`Store::list`] as a list shows it: each proposal's stored gist instead of its payload
+    /// and preview, which are not read (see [`crate::light`]).
+    async fn list_rows(&self, q: &ListQuery) -> Result<Vec<(i64, crate::light::Listed)>, CoreError>;
 
     /// How many proposals are pending (all agents).
     async fn count_pending(&self) -> Result<u64, CoreError>;

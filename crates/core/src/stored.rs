@@ -167,15 +167,20 @@ pub struct StoredJson {
     pub preview: String,
     /// What rules see of it ([`crate::rules::Facts`]), as JSON.
     pub facts: Option<String>,
+    /// What a list shows of them ([`crate::light::Gist`]), as JSON.
+    pub gist: String,
 }
 
 impl StoredJson {
     /// Serializes `p`'s payload and compact preview, and what rules see of it.
     pub fn of(p: &crate::proposal::Proposal, facts: &crate::rules::Facts) -> Self {
+        let preview = p.preview.to_value();
+        let gist = serde_json::to_string(&crate::light::Gist::of(&p.payload, &preview)).unwrap_or_default();
         StoredJson {
             payload: p.payload.to_string(),
-            preview: compact_owned(&p.payload, p.preview.to_value()).to_string(),
+            preview: compact_owned(&p.payload, preview).to_string(),
             facts: serde_json::to_string(facts).ok(),
+            gist,
         }
     }
 

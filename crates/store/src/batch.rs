@@ -22,7 +22,7 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, CoreError>>;
 
 /// Most writes one transaction takes: bounds the latency of the first in the batch.
 pub(crate) const MAX_BATCH: usize = 512;
-/// Most rows one insert statement carries (23 parameters each; SQLite allows 32,766,
+/// Most rows one insert statement carries (25 parameters each; SQLite allows 32,766,
 /// PostgreSQL 65,535), each row count's text kept prepared.
 const ROWS: usize = 64;
 

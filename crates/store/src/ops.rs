@@ -57,6 +57,7 @@ pub(crate) fn row<'a>(rec: &'a NewRecord, node: &'a str) -> [Arg<'a>; sql::INSER
         origin.map(|o| o.1.as_str()),
         p.lease_secs.map(i64::from),
         &p.audience,
+        rec.stored.gist.as_str(),
     ]
 }
 

@@ -2,6 +2,7 @@
 
 use crate::conn::Cols;
 use assent_core::error::StoreError;
+use assent_core::light::{Gist, Listed};
 use assent_core::preview::Preview;
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::status::{KindClass, Status};
@@ -170,6 +171,19 @@ pub(crate) fn pruned(row: &dyn Cols) -> Result<Pruned, StoreError> {
 /// A proposal and its place in the inbox (`seq`).
 pub(crate) fn listed(row: &dyn Cols) -> Result<(i64, Proposal), StoreError> {
     Ok((row.int("seq")?, proposal(row)?))
+}
+
+/// A row of [`crate::sql::LIST_ROWS`]: the proposal without its payload and preview where its
+/// gist was stored, or with them (and the gist cut from them) where it was not.
+pub(crate) fn listed_row(row: &dyn Cols) -> Result<(i64, Listed), StoreError> {
+    let proposal = proposal(row)?;
+    let gist = match row.text_opt("gist")? {
+        Some(g) => {
+            serde_json::from_str(&g).map_err(|e| StoreError::Corrupt(format!("gist of {}: {e}", proposal.id)))?
+        }
+        None => Gist::of(&proposal.payload, &proposal.preview.to_value()),
+    };
+    Ok((row.int("seq")?, Listed { proposal, gist }))
 }
 
 /// A rule and its place in the rules' order (`seq`).

@@ -40,6 +40,12 @@ macro_rules! rule_cols {
 pub(crate) const PROPOSAL: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1");
 /// The inbox; `list` adds only the filters asked for, so that the planner picks their index.
 pub(crate) const LIST: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE TRUE");
+/// [`LIST`] as a list shows proposals: the stored gist instead of the payload and preview,
+/// which are read only where there is no gist (filed before it was kept, or pruned).
+pub(crate) const LIST_ROWS: &str = "SELECT seq, id, node, kind, class, agent, title, summary, \
+     CASE WHEN gist IS NULL THEN payload END AS payload, CASE WHEN gist IS NULL THEN preview END AS preview, gist, \
+     base, session_id, group_id, supersedes, status, created_at, updated_at, expires_at, lease_secs, audience, \
+     decision, result, error, pruned_at FROM proposals WHERE TRUE";
 /// `instr` is SQLite's, `strpos` PostgreSQL's.
 pub(crate) const FIND: Twin = Twin { lite: "instr", pg: "strpos" };
 pub(crate) const GROUP: &str = concat!(
@@ -98,8 +104,8 @@ pub(crate) const BEGIN: Twin = Twin { lite: "BEGIN IMMEDIATE", pg: "BEGIN" };
 /// The columns `ops::row` binds, in its order.
 pub(crate) const INSERT: &str = "INSERT INTO proposals (id, node, kind, class, agent, title, summary, payload, preview, \
      base, session_id, group_id, status, created_at, updated_at, expires_at, facts, supersedes, idempotency_key, \
-     request_sha256, created_by, created_channel, lease_secs, audience)";
-pub(crate) const INSERT_COLUMNS: usize = 24;
+     request_sha256, created_by, created_channel, lease_secs, audience, gist)";
+pub(crate) const INSERT_COLUMNS: usize = 25;
 
 /// [`INSERT`] of one row, SQLite's and PostgreSQL's (see [`insert`]).
 pub(crate) static INSERT_ONE: std::sync::LazyLock<[String; 2]> =
@@ -212,7 +218,7 @@ macro_rules! prune_due {
 }
 pub(crate) const PRUNE_DUE: Twin = Twin { lite: prune_due!(), pg: concat!(prune_due!(), " FOR UPDATE SKIP LOCKED") };
 pub(crate) const PRUNE: &str = "UPDATE proposals SET pruned_at = $1, payload = $2, preview = $3, result = $4, \
-     decision = $5, facts = NULL WHERE id = $6 AND pruned_at IS NULL";
+     decision = $5, facts = NULL, gist = NULL WHERE id = $6 AND pruned_at IS NULL";
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -7,6 +7,7 @@ use crate::conn::{Arg, Args, Conn, Read, Text};
 use crate::{ops, rows, sql};
 use assent_core::credentials::CredentialMeta;
 use assent_core::error::{CoreError, StoreError};
+use assent_core::light::Listed;
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::remote::{Device, LogEntry};
 use assent_core::rules::{Facts, Rule, RuleLogEntry};
@@ -113,37 +114,13 @@ impl<B: Backend> Store for SqlStore<B> {
     }
 
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError> {
-        // Only the filters given are in the statement, so that the planner picks their index.
-        let (mut sql, mut args) = (String::from(sql::LIST), Vec::new());
-        let mut and = |cond: &str, arg: Arg<'static>| {
-            args.push(arg);
-            sql.push_str(&cond.replace('?', &format!("${}", args.len())));
-        };
-        let filters = [
-            (" AND status = ?", q.status.map(|s| s.as_str().to_string())),
-            (" AND group_id = ?", q.group_id.clone()),
-            (" AND agent = ?", q.agent.clone()),
-            (" AND kind = ?", q.kind.clone()),
-            (" AND supersedes = ?", q.supersedes.clone()),
-            (" AND session_id = ?", q.session_id.clone()),
-            (" AND node = ?", q.node.clone()),
-        ];
-        for (cond, value) in filters {
-            if let Some(v) = value {
-                and(cond, Arg::from(v));
-            }
-        }
-        if let Some(before) = q.before {
-            and(" AND seq < ?", Arg::from(before));
-        }
-        if let Some(text) = &q.text {
-            let find = sql::FIND.pick(self.0.pg());
-            let hay = "lower(id || ' ' || coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || agent || ' ' \
-                       || kind || ' ' || payload)";
-            and(&format!(" AND {find}({hay}, lower(?)) > 0"), Arg::from(text.clone()));
-        }
-        and(" ORDER BY seq DESC LIMIT ?", Arg::from(i64::from(q.limit)));
+        let (sql, args) = listing(sql::LIST, q, self.0.pg());
         self.0.all(sql.into(), args, rows::listed).await
+    }
+
+    async fn list_rows(&self, q: &ListQuery) -> Result<Vec<(i64, Listed)>, CoreError> {
+        let (sql, args) = listing(sql::LIST_ROWS, q, self.0.pg());
+        self.0.all(sql.into(), args, rows::listed_row).await
     }
 
     async fn count_pending(&self) -> Result<u64, CoreError> {
@@ -339,4 +316,39 @@ impl<B: Backend> Store for SqlStore<B> {
     fn take_changes(&self) -> Option<mpsc::Receiver<RemoteChange>> {
         self.0.take_changes()
     }
+}
+
+/// `select` with `q`'s filters, order and limit, and their arguments. Only the filters given are
+/// in the statement, so that the planner picks their index.
+fn listing(select: &str, q: &ListQuery, pg: bool) -> (String, Vec<Arg<'static>>) {
+    let (mut sql, mut args) = (String::from(select), Vec::new());
+    let mut and = |cond: &str, arg: Arg<'static>| {
+        args.push(arg);
+        sql.push_str(&cond.replace('?', &format!("${}", args.len())));
+    };
+    let filters = [
+        (" AND status = ?", q.status.map(|s| s.as_str().to_string())),
+        (" AND group_id = ?", q.group_id.clone()),
+        (" AND agent = ?", q.agent.clone()),
+        (" AND kind = ?", q.kind.clone()),
+        (" AND supersedes = ?", q.supersedes.clone()),
+        (" AND session_id = ?", q.session_id.clone()),
+        (" AND node = ?", q.node.clone()),
+    ];
+    for (cond, value) in filters {
+        if let Some(v) = value {
+            and(cond, Arg::from(v));
+        }
+    }
+    if let Some(before) = q.before {
+        and(" AND seq < ?", Arg::from(before));
+    }
+    if let Some(text) = &q.text {
+        let find = sql::FIND.pick(pg);
+        let hay = "lower(id || ' ' || coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || agent || ' ' \
+                   || kind || ' ' || payload)";
+        and(&format!(" AND {find}({hay}, lower(?)) > 0"), Arg::from(text.clone()));
+    }
+    and(" ORDER BY seq DESC LIMIT ?", Arg::from(i64::from(q.limit)));
+    (sql, args)
 }

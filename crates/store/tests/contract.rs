@@ -7,6 +7,7 @@
 
 use assent_core::credentials::{CredentialMeta, Scheme};
 use assent_core::error::CoreError;
+use assent_core::light::Gist;
 use assent_core::preview::Preview;
 use assent_core::proposal::{Channel, Decision, Outcome, Proposal, RuleRef};
 use assent_core::remote::Device;
@@ -225,6 +226,15 @@ async fn lists_groups_and_expiry_read_what_was_stored() {
         let page = s.list(&ListQuery { limit: 2, ..ListQuery::default() }).await.unwrap();
         let ids: Vec<&str> = page.iter().map(|(_, p)| p.id.as_str()).collect();
         assert_eq!(ids, ["p_0005", "p_0004"], "{db}: newest first");
+        // As a list shows them: the same rows, the gist stored when each was filed, no payload read.
+        let rows = s.list_rows(&ListQuery { limit: 2, ..ListQuery::default() }).await.unwrap();
+        assert_eq!(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(), [page[0].0, page[1].0], "{db}");
+        for ((_, whole), (_, row)) in page.iter().zip(&rows) {
+            assert_eq!(row.proposal.id, whole.id, "{db}");
+            assert_eq!(row.proposal.payload, serde_json::Value::Null, "{db}: the payload is not read");
+            assert_eq!(row.gist, Gist::of(&whole.payload, &whole.preview.to_value()), "{db}");
+            assert_eq!(row.proposal.status, whole.status, "{db}");
+        }
         let next = s.list(&ListQuery { limit: 10, before: Some(page[1].0), ..ListQuery::default() }).await.unwrap();
         assert_eq!(next.iter().map(|(_, p)| p.id.as_str()).collect::<Vec<_>>(), ["p_0003", "p_0002", "p_0001"], "{db}");
         let pending =
@@ -471,6 +481,10 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
         let pruned = s.get("p_0001").await.unwrap().unwrap();
         assert_eq!(pruned.pruned_at, Some(Timestamp(6_000)), "{db}");
         assert!(!pruned.payload.to_string().contains(&big), "{db}");
+        // A pruned proposal's gist is cut from what was kept of it.
+        let rows = s.list_rows(&ListQuery { limit: 10, ..ListQuery::default() }).await.unwrap();
+        let row = &rows.iter().find(|(_, l)| l.proposal.id == "p_0001").expect("listed").1;
+        assert_eq!(row.gist, Gist::of(&pruned.payload, &pruned.preview.to_value()), "{db}");
         assert!(
             s.recent_facts(10).await.unwrap().iter().all(|(_, k, _)| *k != assent_core::payloads::KindName::ToolCall),
             "{db}: pruned ones left out"

@@ -137,6 +137,12 @@ pub struct Page {
     pub next_cursor: Option<String>,
 }
 
+/// The cursor of the page after one of `n` rows, the last at `last`: none when the page was not
+/// full (it was the last).
+fn next_cursor(q: &ListQuery, last: Option<i64>, n: usize) -> Option<String> {
+    if n as u32 == q.limit { last.map(|seq| seq.to_string()) } else { None }
+}
+
 pub(crate) struct Inner {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) kinds: KindRegistry,
@@ -379,7 +385,33 @@ impl Engine {
     }
 
     /// A page of proposals, newest first; agents see only their own.
-    pub async fn list(&self, who: &Principal, mut q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
+    pub async fn list(&self, who: &Principal, q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
+        let q = self.page_query(who, q, cursor)?;
+        let rows = self.inner.store.list(&q).await?;
+        let next_cursor = next_cursor(&q, rows.last().map(|(seq, _)| *seq), rows.len());
+        Ok(Page { items: rows.into_iter().map(|(_, p)| who.view(p)).collect(), next_cursor })
+    }
+
+    /// [`Engine::list`] as a list shows it: each proposal with its gist, its payload and
+    /// preview not read (see [`crate::light`]).
+    pub async fn list_rows(
+        &self,
+        who: &Principal,
+        q: ListQuery,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<crate::light::Listed>, Option<String>), CoreError> {
+        let q = self.page_query(who, q, cursor)?;
+        let rows = self.inner.store.list_rows(&q).await?;
+        let next_cursor = next_cursor(&q, rows.last().map(|(seq, _)| *seq), rows.len());
+        let items = rows
+            .into_iter()
+            .map(|(_, l)| crate::light::Listed { proposal: who.view(l.proposal), gist: l.gist })
+            .collect();
+        Ok((items, next_cursor))
+    }
+
+    /// `q` as `who` may ask it, from `cursor` on.
+    fn page_query(&self, who: &Principal, mut q: ListQuery, cursor: Option<&str>) -> Result<ListQuery, CoreError> {
         if let Some(a) = who.agent() {
             q.agent = Some(a.to_string());
             q.node = self.inner.config.node.clone();
@@ -394,9 +426,7 @@ impl Engine {
                     .ok_or_else(|| CoreError::invalid("invalid_cursor", "`cursor` is not one this server returned"))?,
             ),
         };
-        let rows = self.inner.store.list(&q).await?;
-        let next_cursor = if rows.len() as u32 == q.limit { rows.last().map(|(seq, _)| seq.to_string()) } else { None };
-        Ok(Page { items: rows.into_iter().map(|(_, p)| who.view(p)).collect(), next_cursor })
+        Ok(q)
     }
 
     /// The audit trail of a proposal the principal may see.

@@ -4,6 +4,7 @@
 use super::fail::Fail;
 use super::{Listener, Session, cookie, light, no_store};
 use assent_core::canonical::canonical_sha256;
+use assent_core::light::Gist;
 use assent_core::proposal::{AuditEntry, Proposal};
 use assent_core::store::ListQuery;
 use assent_core::time::Timestamp;
@@ -58,10 +59,12 @@ pub(super) async fn list(
         text: some(q.q),
         ..ListQuery::default()
     };
-    let page = l.engine.list(&Principal::Owner, query, q.cursor.as_deref()).await?;
-    // Rows, not whole proposals: a phone opens the one it wants.
-    let items: Vec<serde_json::Value> = page.items.into_iter().map(row).collect();
-    Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": page.next_cursor }))))
+    // Rows, not whole proposals (made without reading any payload): a phone opens the one it
+    // wants.
+    let (rows, next_cursor) = l.engine.list_rows(&Principal::Owner, query, q.cursor.as_deref()).await?;
+    let items: Vec<serde_json::Value> =
+        rows.into_iter().map(|r| light::row(serde_json::to_value(r.proposal).unwrap_or_default(), r.gist)).collect();
+    Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": next_cursor }))))
 }
 
 /// How one proposal is asked for: whole with its history (opened), or as a row of the list
@@ -91,8 +94,8 @@ pub(super) async fn show(
 
 /// A proposal as a row of the phone's list (see [`light`]).
 fn row(p: Proposal) -> serde_json::Value {
-    let bytes = light::json_len(&p.payload);
-    light::row(serde_json::to_value(shown(p)).unwrap_or_default(), bytes)
+    let gist = Gist::of(&p.payload, &p.preview.to_value());
+    light::row(serde_json::to_value(p).unwrap_or_default(), gist)
 }
 
 pub(super) async fn events(

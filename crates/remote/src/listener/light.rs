@@ -1,76 +1,42 @@
-//! A proposal as a row of the phone's list: every string of it cut to [`TEXT`] characters
-//! (said so where it is cut), every list to [`ITEMS`] items, nothing deeper than [`DEPTH`], so
-//! that the list stays small on a phone whatever was proposed (nine proposals of 3.8 MB made a
-//! 55 MB list). The row keeps the size of the payload and the hash of the whole of it, which a
-//! decision names; the proposal opened loads whole.
+//! A proposal as a row of the phone's list: its own fields cut as its payload's gist is
+//! ([`assent_core::light`]: strings to 120 characters, said so where cut; lists to three items;
+//! nothing deeper than five levels), its payload and preview the stored gist, so that the list
+//! stays small on a phone whatever was proposed (nine proposals of 3.8 MB made a 55 MB list)
+//! and is made without reading any whole payload. The row keeps the size of the payload and
+//! the hash of the whole of it, which a decision names; the proposal opened loads whole.
 
-use serde_json::{Map, Value, json};
+use assent_core::light::{Gist, cut};
+use serde_json::{Value, json};
 
-/// Characters of a string kept (a row shows the first 120 of a command's first line).
-pub(super) const TEXT: usize = 120;
-
-/// What a row keeps of the preview: its shape and Assent's notes; its copy of the input, its
-/// text and its diff are the payload again.
-const PREVIEW_KEPT: [&str; 9] =
-    ["type", "tool", "notes", "invisible_characters", "cwd", "client", "path", "method", "url"];
-/// Items of a list kept.
-pub(super) const ITEMS: usize = 3;
-/// Entries of an object kept.
-pub(super) const ENTRIES: usize = 24;
-/// Levels of nesting kept.
-pub(super) const DEPTH: usize = 5;
-
-/// `v` cut down (see the module's documentation).
-fn cut(v: &Value, depth: usize) -> Value {
-    match v {
-        Value::String(s) if s.chars().count() > TEXT => {
-            let kept: String = s.chars().take(TEXT).collect();
-            Value::String(format!("{kept}… [{} more bytes]", s.len() - kept.len()))
+/// The row of `shown` (a proposal as the listener shows it, JSON, its payload and preview left
+/// out or ignored) with `gist`.
+pub(super) fn row(mut shown: Value, gist: Gist) -> Value {
+    // An approval without edits approved the payload itself: its gist (a list has no more).
+    let approved_as_proposed =
+        shown["decision"]["outcome"] == "approve" && shown["decision"]["edited_payload"].is_null();
+    if let Some(o) = shown.as_object_mut() {
+        o.remove("payload");
+        o.remove("preview");
+        if approved_as_proposed {
+            o.remove("approved_payload");
         }
-        // Below the depth: the same kind of thing, empty.
-        Value::Array(_) if depth >= DEPTH => Value::Array(Vec::new()),
-        Value::Object(_) if depth >= DEPTH => Value::Object(Map::new()),
-        Value::Array(a) => Value::Array(a.iter().take(ITEMS).map(|x| cut(x, depth + 1)).collect()),
-        Value::Object(o) => {
-            Value::Object(o.iter().take(ENTRIES).map(|(k, x)| (k.clone(), cut(x, depth + 1))).collect())
-        }
-        other => other.clone(),
-    }
-}
-
-/// How long `v` is as JSON, in bytes: counted as it is written, with no copy of it kept (a
-/// payload may be megabytes, and a row is made for each proposal of the list).
-pub(super) fn json_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
-    serde_json::to_writer(&mut n, v).map_or(0, |()| n.0)
-}
-
-/// The row of `shown` (a proposal as the listener shows it, JSON), whose payload was
-/// `payload_bytes` long.
-pub(super) fn row(mut shown: Value, payload_bytes: usize) -> Value {
-    if let Some(p) = shown.get_mut("preview").and_then(Value::as_object_mut) {
-        p.retain(|k, _| PREVIEW_KEPT.contains(&k.as_str()));
     }
     let mut row = cut(&shown, 0);
     if let Some(o) = row.as_object_mut() {
         // Whole, whatever their length: what a decision names and what the row is.
-        for k in ["id", "payload_sha256", "kind", "status", "agent"] {
+        for k in ["id", "kind", "status", "agent"] {
             if let Some(v) = shown.get(k) {
                 o.insert(k.into(), v.clone());
             }
         }
+        if approved_as_proposed {
+            o.insert("approved_payload".into(), gist.payload.clone());
+        }
+        o.insert("payload".into(), gist.payload);
+        o.insert("preview".into(), gist.preview);
+        o.insert("payload_sha256".into(), json!(gist.payload_sha256));
         o.insert("light".into(), json!(true));
-        o.insert("payload_bytes".into(), json!(payload_bytes));
+        o.insert("payload_bytes".into(), json!(gist.payload_bytes));
     }
     row
 }
@@ -81,33 +47,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_payload_is_counted_as_its_json() {
-        let v = json!({"tool": "Bash", "input": {"command": "é".repeat(1000)}});
-        assert_eq!(json_len(&v), serde_json::to_vec(&v).unwrap().len());
-    }
-
-    #[test]
     fn a_row_is_small_whatever_was_proposed() {
         let huge = "x".repeat(4 << 20);
-        let shown = json!({
-            "id": "p_1", "kind": "tool.call", "payload_sha256": "ab".repeat(32),
-            "payload": {"tool": "Bash", "input": {"command": format!("rm -rf build\n{huge}"), "list": vec![huge.clone(); 1000],
-                "deep": {"a": {"b": {"c": {"d": 1}}}}}},
-            "preview": {"type": "tool.call", "input_text": huge},
-        });
-        let r = row(shown, 12_345_678);
+        let payload = json!({"tool": "Bash", "input": {"command": format!("rm -rf build\n{huge}")}});
+        let gist = Gist::of(&payload, &json!({"type": "tool.call", "input_text": huge}));
+        let shown = json!({"id": "p_1", "kind": "tool.call", "title": huge, "payload": null,
+            "decision": {"reason": huge, "deep": {"a": {"b": {"c": {"d": {"e": 1}}}}}}});
+        let r = row(shown, gist.clone());
         let text = r.to_string();
         assert!(text.len() < 900, "{} bytes", text.len());
         assert!(r["preview"].get("input_text").is_none() && r["preview"]["type"] == "tool.call");
-        assert_eq!(r["payload_bytes"], 12_345_678);
+        assert_eq!(r["payload_bytes"], gist.payload_bytes);
         assert_eq!((r["light"].as_bool(), r["id"].as_str()), (Some(true), Some("p_1")));
-        assert_eq!(r["payload_sha256"].as_str().unwrap().len(), 64, "kept whole");
-        let cmd = r["payload"]["input"]["command"].as_str().unwrap();
-        assert!(cmd.starts_with("rm -rf build\n") && cmd.ends_with("more bytes]"), "{cmd}");
-        assert_eq!(r["payload"]["input"]["list"].as_array().unwrap().len(), ITEMS);
-        assert!(r["payload"]["input"]["deep"]["a"]["b"].as_object().unwrap().is_empty(), "cut below the depth");
-        // What is short stays as it is.
-        let small = json!({"id": "p_2", "payload": {"tool": "Bash", "input": {"command": "ls"}}});
-        assert_eq!(row(small.clone(), 2)["payload"], small["payload"]);
+        assert_eq!(r["payload_sha256"].as_str().unwrap(), gist.payload_sha256, "kept whole");
+        assert_eq!(r["payload"], gist.payload, "the gist as it was cut, not cut again");
+        assert!(r["title"].as_str().unwrap().ends_with("more bytes]"));
+        assert!(r["decision"]["deep"]["a"]["b"]["c"].as_object().unwrap().is_empty(), "cut below the depth");
+        assert!(r.get("approved_payload").is_none_or(Value::is_null));
+        // Approved as proposed (the list did not read the payload): the gist; edited: the edit, cut.
+        let approved =
+            json!({"id": "p_2", "payload": null, "approved_payload": null, "decision": {"outcome": "approve"}});
+        assert_eq!(row(approved.clone(), gist.clone())["approved_payload"], gist.payload);
+        let mut whole = approved.clone();
+        whole["approved_payload"] = payload.clone();
+        assert_eq!(row(whole, gist.clone())["approved_payload"], gist.payload, "the same from a proposal read whole");
+        let mut edited = approved.clone();
+        edited["approved_payload"] = json!({"tool": "Bash", "input": {"command": huge}});
+        edited["decision"]["edited_payload"] = edited["approved_payload"].clone();
+        let cut_edit = row(edited, gist.clone())["approved_payload"]["input"]["command"].as_str().unwrap().to_string();
+        assert!(cut_edit.starts_with("xxx") && cut_edit.ends_with("more bytes]"), "{cut_edit}");
     }
 }
