@@ -254,6 +254,9 @@ pub trait Store: Send + Sync + 'static {
     /// [`Store::list`] as a list shows it: each proposal's stored gist instead of its payload
     /// and preview, which are not read (see [`crate::light`]).
     async fn list_rows(&self, q: &ListQuery) -> Result<Vec<(i64, crate::light::Listed)>, CoreError>;
+    /// One proposal as [`Store::list_rows`] has it: its status and its payload's hash without
+    /// its payload read.
+    async fn get_row(&self, id: &str) -> Result<Option<crate::light::Listed>, CoreError>;
 
     /// How many proposals are pending (all agents).
     async fn count_pending(&self) -> Result<u64, CoreError>;

@@ -40,12 +40,19 @@ macro_rules! rule_cols {
 pub(crate) const PROPOSAL: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE id = $1");
 /// The inbox; `list` adds only the filters asked for, so that the planner picks their index.
 pub(crate) const LIST: &str = concat!("SELECT ", proposal_cols!(), " FROM proposals WHERE TRUE");
-/// [`LIST`] as a list shows proposals: the stored gist instead of the payload and preview,
-/// which are read only where there is no gist (filed before it was kept, or pruned).
-pub(crate) const LIST_ROWS: &str = "SELECT seq, id, node, kind, class, agent, title, summary, \
-     CASE WHEN gist IS NULL THEN payload END AS payload, CASE WHEN gist IS NULL THEN preview END AS preview, gist, \
-     base, session_id, group_id, supersedes, status, created_at, updated_at, expires_at, lease_secs, audience, \
-     decision, result, error, pruned_at FROM proposals WHERE TRUE";
+/// [`LIST`]'s columns as a list shows proposals: the stored gist instead of the payload and
+/// preview, which are read only where there is no gist (filed before it was kept, or pruned).
+macro_rules! row_cols {
+    () => {
+        "seq, id, node, kind, class, agent, title, summary, \
+         CASE WHEN gist IS NULL THEN payload END AS payload, CASE WHEN gist IS NULL THEN preview END AS preview, gist, \
+         base, session_id, group_id, supersedes, status, created_at, updated_at, expires_at, lease_secs, audience, \
+         decision, result, error, pruned_at"
+    };
+}
+pub(crate) const LIST_ROWS: &str = concat!("SELECT ", row_cols!(), " FROM proposals WHERE TRUE");
+/// One proposal as a list shows it.
+pub(crate) const ROW: &str = concat!("SELECT ", row_cols!(), " FROM proposals WHERE id = $1");
 /// `instr` is SQLite's, `strpos` PostgreSQL's.
 pub(crate) const FIND: Twin = Twin { lite: "instr", pg: "strpos" };
 pub(crate) const GROUP: &str = concat!(

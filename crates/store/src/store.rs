@@ -123,6 +123,10 @@ impl<B: Backend> Store for SqlStore<B> {
         self.0.all(sql.into(), args, rows::listed_row).await
     }
 
+    async fn get_row(&self, id: &str) -> Result<Option<Listed>, CoreError> {
+        Ok(self.0.one(sql::ROW, owned![id], rows::listed_row).await?.map(|(_, l)| l))
+    }
+
     async fn count_pending(&self) -> Result<u64, CoreError> {
         Ok(self.0.one(sql::COUNT_PENDING, vec![], |r| r.int("n")).await?.unwrap_or(0).max(0) as u64)
     }

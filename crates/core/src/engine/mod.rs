@@ -379,6 +379,16 @@ impl Engine {
         }
     }
 
+    /// The owner's view of one proposal as a list has it ([`crate::light::Listed`]): its status
+    /// and its payload's hash, its payload not read (a decision's checks need no more).
+    pub async fn row(&self, id: &str) -> Result<crate::light::Listed, CoreError> {
+        self.inner
+            .store
+            .get_row(id)
+            .await?
+            .ok_or_else(|| CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80))))
+    }
+
     /// How many proposals are pending, of every agent (the owner's inbox badge and tray).
     pub async fn pending_count(&self) -> Result<u64, CoreError> {
         self.inner.store.count_pending().await

@@ -4,7 +4,6 @@
 
 use super::{Body, Fail, Listener, Reading, Session, no_store, paired, passkey_fail, used};
 use crate::access::{Door, Refusal};
-use assent_core::canonical::canonical_sha256;
 use assent_core::engine::{BatchItem, BatchResult};
 use assent_core::proposal::{Channel, DecisionRequest, Outcome};
 use assent_core::remote::{Shown, challenge};
@@ -108,12 +107,14 @@ impl Ask {
         Ok(())
     }
 
-    /// The stored proposals it names: each one's id, status, and its payload's hash now.
+    /// The stored proposals it names: each one's id, status, and its payload's hash now (kept
+    /// with it when it was filed: no payload is read or hashed, however large, however often a
+    /// session asks).
     async fn stored(&self, engine: &Engine) -> Result<Vec<(String, Status, String)>, Fail> {
         let mut out = Vec::with_capacity(self.items.len());
         for item in &self.items {
-            let p = engine.get(&Principal::Owner, &item.id).await?;
-            out.push((p.id.clone(), p.status, canonical_sha256(&p.payload)));
+            let r = engine.row(&item.id).await?;
+            out.push((r.proposal.id, r.proposal.status, r.gist.payload_sha256));
         }
         Ok(out)
     }
