@@ -61,11 +61,16 @@ const proxy = createHttps({ key: readFileSync(join(certs, "leaf.key")), cert: re
       seen.push([req.method, req.url, req.headers.origin ?? null, u.statusCode]);
       res.writeHead(u.statusCode, u.headers);
       u.pipe(res);
+      // A response cut short upstream is cut short here too, as a reverse proxy does.
+      u.on("aborted", () => res.destroy());
+      u.on("error", () => res.destroy());
     });
     up.on("error", () => {
       if (!res.headersSent) {
         res.writeHead(502);
         res.end();
+      } else {
+        res.destroy();
       }
     });
     up.end(body);
@@ -414,6 +419,33 @@ try {
   const freshCode = (await fresh.json()).link.split("#pair=")[1].split("&")[0];
   const begun = await page.evaluate(async (code) => (await fetch("/api/pair/options", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code, name: "tablet" }) })).status, freshCode);
   check(begun === 200, `a fresh code from the owner begins a pairing after the guesses (${begun})`);
+
+  // A second phone pairs from a fresh link, its own passkey, and decides.
+  const second = await fetch(`${API}/v1/remote/pairings`, { method: "POST", headers: { authorization: `Bearer ${OWNER}`, "content-type": "application/json" }, body: JSON.stringify({ name: "tablet" }) });
+  const secondLink = (await second.json()).link;
+  const tabletContext = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const tablet = await tabletContext.newPage();
+  tablet.on("pageerror", (e) => errors.push(String(e)));
+  const tabletCdp = await tabletContext.newCDPSession(tablet);
+  await tabletCdp.send("WebAuthn.enable");
+  await tabletCdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  await tablet.goto(secondLink);
+  await tablet.waitForSelector('[data-testid="device-name"]');
+  if ((await tablet.inputValue('[data-testid="device-name"]')) !== "tablet") await tablet.fill('[data-testid="device-name"]', "tablet");
+  await tablet.click('[data-testid="pair"]');
+  await tablet.waitForSelector('[data-testid="list"]', { timeout: 20000 });
+  check((await tablet.textContent('[data-testid="device"]')) === "tablet", "a second phone pairs from a fresh link after the guesses");
+  const tabletCall = await tool("git push origin main");
+  await tablet.waitForSelector(`[data-testid="row"][data-id="${tabletCall}"]`, { timeout: 10000 });
+  await tablet.click(`[data-testid="row"][data-id="${tabletCall}"]`);
+  const tabletAt = Date.now();
+  await tablet.click('[data-testid="approve"]');
+  await tablet.waitForFunction(() => ["approved", "applied"].includes(document.querySelector('[data-testid="status-badge"]')?.textContent ?? ""), null, { timeout: 10000 });
+  const byTablet = await statusOf(tabletCall);
+  check(byTablet.status === "approved" && byTablet.decision?.device === "tablet", `the second phone decides (${Date.now() - tabletAt} ms from the tap)`);
+  await tabletContext.close();
 
   // Offline: the page says so in its own words, not the browser's error page.
   await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 10000 });

@@ -98,3 +98,46 @@ describe("the phone's backend", () => {
     await expect(backend.addAgent("x")).rejects.toMatchObject({ code: "not_on_phone" });
   });
 });
+
+describe("the event stream", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("reloads once a cut stream is back, and when it ends for good", async () => {
+    class FakeSource {
+      static CONNECTING = 0;
+      static OPEN = 1;
+      static CLOSED = 2;
+      static last: FakeSource;
+      readyState = 1;
+      listeners: Record<string, (e: MessageEvent) => void> = {};
+      onerror: (() => void) | null = null;
+      onopen: (() => void) | null = null;
+      constructor(public url: string) {
+        FakeSource.last = this;
+      }
+      addEventListener(name: string, f: (e: MessageEvent) => void) {
+        this.listeners[name] = f;
+      }
+      close() {}
+    }
+    vi.stubGlobal("EventSource", FakeSource);
+    const seen: string[] = [];
+    const backend = remoteBackend(new Remote(fakeAuthenticator([])));
+    await backend.onChange((c) => seen.push(c.type));
+    const es = FakeSource.last;
+    es.listeners["proposal.created"]({ data: JSON.stringify({ type: "proposal.created" }) } as MessageEvent);
+    es.onopen!(); // the first opening: nothing missed
+    expect(seen).toEqual(["proposal.created"]);
+    // Cut (the browser takes it up again by itself), then back: what was missed is reloaded.
+    es.readyState = FakeSource.CONNECTING;
+    es.onerror!();
+    expect(seen).toEqual(["proposal.created"]);
+    es.readyState = FakeSource.OPEN;
+    es.onopen!();
+    expect(seen).toEqual(["proposal.created", "lagged"]);
+    // Ended for good (the session is over): reloaded at once.
+    es.readyState = FakeSource.CLOSED;
+    es.onerror!();
+    expect(seen).toEqual(["proposal.created", "lagged", "lagged"]);
+  });
+});

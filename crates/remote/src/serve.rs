@@ -18,6 +18,7 @@
 use axum::Router;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -35,51 +36,105 @@ pub const BODY: Duration = Duration::from_secs(20);
 /// Which session a request's headers carry, if a live one: its key.
 pub(crate) type Vouch = Arc<dyn Fn(&axum::http::HeaderMap) -> Option<[u8; 32]> + Send + Sync>;
 
-/// The open connections, each with what closes it: strangers' in the order they came, and each
-/// session's.
+/// An open connection: its id, what closes it, and how many of its responses are under way.
+struct Conn {
+    id: u64,
+    kill: Arc<Notify>,
+    busy: Arc<AtomicUsize>,
+}
+
+/// The open connections: strangers' in the order they came, and each session's.
 #[derive(Default)]
 struct Registry {
     next: u64,
-    strangers: VecDeque<(u64, Arc<Notify>)>,
-    vouched: HashMap<[u8; 32], VecDeque<(u64, Arc<Notify>)>>,
+    strangers: VecDeque<Conn>,
+    vouched: HashMap<[u8; 32], VecDeque<Conn>>,
+}
+
+/// Closes one of `conns` to make room: the oldest with no response under way (an idle
+/// keep-alive connection, a head still coming), else the oldest. An event stream, or a large
+/// proposal being sent, is closed last: closing it would cut the page that asked.
+fn make_room(conns: &mut VecDeque<Conn>) {
+    let i = conns.iter().position(|c| c.busy.load(Ordering::Relaxed) == 0).unwrap_or(0);
+    if let Some(c) = conns.remove(i) {
+        c.kill.notify_one();
+    }
 }
 
 impl Registry {
-    /// A new connection: its id and what closes it; the oldest stranger is closed past
-    /// [`STRANGERS`].
-    fn open(&mut self) -> (u64, Arc<Notify>) {
+    /// A new connection: its id, what closes it and its count of responses under way; one
+    /// stranger is closed past [`STRANGERS`] (see [`make_room`]).
+    fn open(&mut self) -> (u64, Arc<Notify>, Arc<AtomicUsize>) {
         self.next += 1;
-        let kill = Arc::new(Notify::new());
-        self.strangers.push_back((self.next, kill.clone()));
+        let (kill, busy) = (Arc::new(Notify::new()), Arc::new(AtomicUsize::new(0)));
+        self.strangers.push_back(Conn { id: self.next, kill: kill.clone(), busy: busy.clone() });
         while self.strangers.len() > STRANGERS {
-            if let Some((_, k)) = self.strangers.pop_front() {
-                k.notify_one();
-            }
+            make_room(&mut self.strangers);
         }
-        (self.next, kill)
+        (self.next, kill, busy)
     }
 
-    /// Connection `id` carried session `key`: it is that session's from now on; the session's
-    /// oldest is closed past [`PER_SESSION`].
+    /// Connection `id` carried session `key`: it is that session's from now on; one of the
+    /// session's is closed past [`PER_SESSION`] (see [`make_room`]).
     fn vouch(&mut self, id: u64, key: [u8; 32]) {
-        let Some(i) = self.strangers.iter().position(|(c, _)| *c == id) else { return };
+        let Some(i) = self.strangers.iter().position(|c| c.id == id) else { return };
         let Some(conn) = self.strangers.remove(i) else { return };
         let mine = self.vouched.entry(key).or_default();
         mine.push_back(conn);
         while mine.len() > PER_SESSION {
-            if let Some((_, k)) = mine.pop_front() {
-                k.notify_one();
-            }
+            make_room(mine);
         }
     }
 
     /// Connection `id` ended.
     fn close(&mut self, id: u64) {
-        self.strangers.retain(|(c, _)| *c != id);
+        self.strangers.retain(|c| c.id != id);
         self.vouched.retain(|_, v| {
-            v.retain(|(c, _)| *c != id);
+            v.retain(|c| c.id != id);
             !v.is_empty()
         });
+    }
+}
+
+/// A response's body, counted as under way on its connection until it is sent (or dropped).
+struct Counted {
+    body: axum::body::Body,
+    _busy: Busy,
+}
+
+/// One response under way on a connection, until dropped.
+struct Busy(Arc<AtomicUsize>);
+
+impl Busy {
+    fn new(count: &Arc<AtomicUsize>) -> Busy {
+        count.fetch_add(1, Ordering::Relaxed);
+        Busy(count.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl hyper::body::Body for Counted {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -109,7 +164,7 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, vouch: Vouch, shut
             stream = next_connection(&listener) => stream,
             () = &mut shutdown => break,
         };
-        let (id, kill) = registry.lock().unwrap_or_else(|e| e.into_inner()).open();
+        let (id, kill, busy) = registry.lock().unwrap_or_else(|e| e.into_inner()).open();
         let _ = stream.set_nodelay(true);
         let (vouch, reg) = (vouch.clone(), registry.clone());
         let inner = hyper_util::service::TowerToHyperService::new(app.clone());
@@ -117,13 +172,19 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, vouch: Vouch, shut
         // session's, and its later requests look nothing up.
         let vouched = std::sync::atomic::AtomicBool::new(false);
         let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+            // Under way from its head on (so that making room for it never closes it).
+            let under_way = Busy::new(&busy);
             if !vouched.load(std::sync::atomic::Ordering::Relaxed)
                 && let Some(key) = vouch(req.headers())
             {
                 reg.lock().unwrap_or_else(|e| e.into_inner()).vouch(id, key);
                 vouched.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            hyper::service::Service::call(&inner, req)
+            let response = hyper::service::Service::call(&inner, req);
+            async move {
+                let r = response.await?;
+                Ok::<_, std::convert::Infallible>(r.map(|body| Counted { body, _busy: under_way }))
+            }
         });
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(hyper_util::rt::TokioTimer::new())
@@ -153,14 +214,14 @@ mod tests {
     #[test]
     fn strangers_push_out_the_oldest_and_a_session_holds_its_own() {
         let mut r = Registry::default();
-        let first: Vec<(u64, Arc<Notify>)> = (0..STRANGERS).map(|_| r.open()).collect();
+        let first: Vec<u64> = (0..STRANGERS).map(|_| r.open().0).collect();
         let owner = r.open();
         assert_eq!(r.strangers.len(), STRANGERS, "the oldest stranger made room");
-        assert!(r.strangers.iter().all(|(c, _)| *c != first[0].0));
+        assert!(r.strangers.iter().all(|c| c.id != first[0]));
         r.vouch(owner.0, [1; 32]);
         // A stolen cookie's connections push out only their own session's oldest.
-        let thief: Vec<(u64, Arc<Notify>)> = (0..PER_SESSION + 5).map(|_| r.open()).collect();
-        for (id, _) in &thief {
+        let thief: Vec<u64> = (0..PER_SESSION + 5).map(|_| r.open().0).collect();
+        for id in &thief {
             r.vouch(*id, [2; 32]);
         }
         assert_eq!(r.vouched[&[2; 32]].len(), PER_SESSION);
@@ -169,8 +230,40 @@ mod tests {
         for _ in 0..3 * STRANGERS {
             r.open();
         }
-        assert_eq!(r.vouched[&[1; 32]].front().map(|c| c.0), Some(owner.0));
+        assert_eq!(r.vouched[&[1; 32]].front().map(|c| c.id), Some(owner.0));
         r.close(owner.0);
         assert!(!r.vouched.contains_key(&[1; 32]));
+    }
+
+    #[test]
+    fn a_response_under_way_is_closed_last() {
+        let mut r = Registry::default();
+        // The page's event stream, its oldest connection, is always under way.
+        let (stream, stream_kill, stream_busy) = r.open();
+        let _streaming = Busy::new(&stream_busy);
+        r.vouch(stream, [1; 32]);
+        let idle: Vec<u64> = (0..PER_SESSION + 3).map(|_| r.open().0).collect();
+        for id in &idle {
+            r.vouch(*id, [1; 32]);
+        }
+        let mine: Vec<u64> = r.vouched[&[1; 32]].iter().map(|c| c.id).collect();
+        assert_eq!(mine.len(), PER_SESSION);
+        assert_eq!(mine[0], stream, "the stream stays; idle ones made room");
+        assert!(!mine.contains(&idle[0]) && mine.contains(&idle[PER_SESSION + 2]));
+        // Once every one is under way, the oldest goes after all.
+        let all: Vec<Busy> = r.vouched[&[1; 32]].iter().map(|c| Busy::new(&c.busy)).collect();
+        let (newest, _, newest_busy) = r.open();
+        let _asking = Busy::new(&newest_busy);
+        r.vouch(newest, [1; 32]);
+        assert!(r.vouched[&[1; 32]].iter().any(|c| c.id == newest), "the one asking is not closed for itself");
+        assert!(!r.vouched[&[1; 32]].iter().any(|c| c.id == stream));
+        drop(all);
+        drop(stream_kill);
+        // Strangers: a head still coming makes room before a request being answered.
+        let mut r = Registry::default();
+        let (answering, _, busy) = r.open();
+        let _answering = Busy::new(&busy);
+        let slow: Vec<u64> = (0..STRANGERS).map(|_| r.open().0).collect();
+        assert!(r.strangers.iter().any(|c| c.id == answering) && !r.strangers.iter().any(|c| c.id == slow[0]));
     }
 }

@@ -8,7 +8,7 @@ use assent_core::engine::{BatchItem, BatchResult};
 use assent_core::proposal::{Channel, DecisionRequest, Outcome};
 use assent_core::remote::{Shown, challenge};
 use assent_core::time::Timestamp;
-use assent_core::{Actor, Engine, Principal, Status};
+use assent_core::{Actor, Engine, Status};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
