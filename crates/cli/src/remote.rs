@@ -96,8 +96,16 @@ fn print_status(v: &Value) {
     );
 }
 
+/// An RFC 3339 time as `2026-12-02 18:30:00 UTC` (the zone said: the API's times are UTC).
 fn time(v: &Value) -> String {
-    v.as_str().map(|t| t.chars().take(19).collect::<String>().replace('T', " ")).unwrap_or_else(|| "-".into())
+    let Some(t) = v.as_str() else { return "-".into() };
+    let day_and_time = t.chars().take(19).collect::<String>().replace('T', " ");
+    let zone = match t.get(19..).map(|rest| rest.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit())) {
+        Some("Z" | "+00:00") => " UTC".to_string(),
+        Some(z) if !z.is_empty() => format!(" {z}"),
+        _ => String::new(),
+    };
+    format!("{day_and_time}{zone}")
 }
 
 /// The link as a QR code of Unicode half blocks, light on dark so it reads on a dark terminal
@@ -221,4 +229,18 @@ pub async fn run(home: &Home, cmd: RemoteCmd) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod zone_tests {
+    use super::time;
+    use serde_json::json;
+
+    #[test]
+    fn times_say_their_zone() {
+        assert_eq!(time(&json!("2026-12-02T18:30:00Z")), "2026-12-02 18:30:00 UTC");
+        assert_eq!(time(&json!("2026-12-02T18:30:00.123Z")), "2026-12-02 18:30:00 UTC");
+        assert_eq!(time(&json!("2026-12-02T18:30:00+01:00")), "2026-12-02 18:30:00 +01:00");
+        assert_eq!(time(&json!(null)), "-");
+    }
 }
