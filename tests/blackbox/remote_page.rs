@@ -87,9 +87,9 @@ async fn flood(
                 let mut buf = [0u8; 256];
                 // Until the listener cuts it (its head budget), then again.
                 while going(&stop) {
-                    match tokio::time::timeout(Duration::from_millis(500), c.read(&mut buf)).await {
-                        Ok(Ok(0) | Err(_)) => break,
-                        _ => {}
+                    if let Ok(Ok(0) | Err(_)) = tokio::time::timeout(Duration::from_millis(500), c.read(&mut buf)).await
+                    {
+                        break;
                     }
                 }
                 tally.reopened.fetch_add(1, Ordering::Relaxed);

@@ -210,7 +210,7 @@ pub fn diff(old: &str, new: &str) -> Diff {
             }
             // In the order a unified diff shows them: context, then removals, then additions;
             // each with where it stands in both files.
-            let mut changes: Vec<(&str, Option<usize>, Option<usize>, &str, (usize, usize))> = Vec::new();
+            let mut changes: Vec<Change<'_>> = Vec::new();
             match op {
                 DiffOp::Equal { .. } => {
                     changes.extend(o.clone().zip(n.clone()).map(|(i, j)| (" ", Some(i), Some(j), old_lines[i], (i, j))))
@@ -240,6 +240,10 @@ pub fn diff(old: &str, new: &str) -> Diff {
         summary: None,
     }
 }
+
+/// A line as a unified diff shows it: its tag, its numbers in the current file and the new
+/// content, its text, and where it stands in both (0-based).
+type Change<'a> = (&'a str, Option<usize>, Option<usize>, &'a str, (usize, usize));
 
 /// The lines of a hunk as they are gathered, its header taken from where its first line stands.
 #[derive(Default)]
