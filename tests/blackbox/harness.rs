@@ -198,6 +198,11 @@ impl Server {
             .unwrap_or_default();
     }
 
+    /// The server process's resident memory now, in KiB (0 where it cannot be read).
+    pub fn rss_kb(&self) -> u64 {
+        rss_kb(self.child.as_ref().map_or(0, Child::id))
+    }
+
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
     }
@@ -358,6 +363,16 @@ impl Drop for Server {
 }
 
 /// Runs `assent --home HOME ARGS` with `env`.
+/// Process `pid`'s resident memory now, in KiB (0 where it cannot be read).
+pub fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+        .unwrap_or(0)
+}
+
 pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
     let mut cmd = assent();
     cmd.arg("--home").arg(native(home)).args(args).stdin(Stdio::null());

@@ -48,16 +48,7 @@ async fn strangers_cannot_shut_the_owner_out() {
     for _ in 0..100 {
         assert_eq!(thief.ask(&json!({"items": [item], "outcome": "approve"})).await.0, StatusCode::OK);
     }
-    let rss = |pid: u32| -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-            .unwrap_or(0)
-    };
-    let pid = s.child.as_ref().unwrap().id();
-    let before = rss(pid);
+    let before = s.rss_kb();
     let head = format!(
         "POST /api/decisions HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: {}\r\nCookie: __Host-assent={}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{{\"pad\": \"",
         thief.origin,
@@ -96,7 +87,7 @@ async fn strangers_cannot_shut_the_owner_out() {
             .await;
         }
     }
-    let during = rss(pid);
+    let during = s.rss_kb();
     println!("server memory: {} MiB before 256 slow 10 MiB bodies, {} MiB during", before / 1024, during / 1024);
     assert!(during < before + 64 * 1024, "{during} kB during against {before} kB before");
     let (st, v) = phone.decide(json!({"items": [item], "outcome": "reject", "reason": "no"})).await;

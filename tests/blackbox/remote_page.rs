@@ -11,7 +11,7 @@
 //! again from a fresh link and decide within its own time limits throughout, with the server's
 //! memory bounded.
 
-use crate::harness::{Server, stdout};
+use crate::harness::{Server, rss_kb, stdout};
 use crate::remote::{Phone, signed_garbage};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -35,15 +35,6 @@ struct Tally {
     reopened: AtomicU64,
     nonces: AtomicU64,
     peak_kb: AtomicU64,
-}
-
-fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-        .unwrap_or(0)
 }
 
 /// Starts the flood (see the module's documentation) against the listener at `listener`, whose

@@ -171,12 +171,12 @@ describe("the detail view", () => {
     expect(diff.textContent).toContain("line 2000");
     expect(diff.textContent).not.toContain("line 2001");
     await fireEvent.click(screen.getByTestId("diff-end"));
-    await waitFor(() => expect(screen.getByTestId("diff").textContent).toContain("line 5000"));
+    await waitFor(() => expect(screen.getByTestId("diff").textContent).toContain("line 5000"), { timeout: 20_000 });
     expect(screen.getByTestId("diff").textContent).not.toContain("line 2000\u00a0");
     expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(2000);
     await fireEvent.click(screen.getByTestId("diff-all"));
-    await waitFor(() => expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(5000));
-  });
+    await waitFor(() => expect(screen.getByTestId("diff").querySelectorAll(".dl, .srow").length).toBe(5000), { timeout: 20_000 });
+  }, 30_000); // jsdom lays out 5,000 lines in 2-5 s on two busy cores
 
   it("says when the middle of a long diff is left out, and shows its end", async () => {
     const p = sample.proposal("fw");
