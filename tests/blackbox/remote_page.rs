@@ -65,7 +65,7 @@ async fn flood(
                 if stranger.try_send(Method::POST, "/api/pair/options", Some(&code)).await.is_ok() {
                     tally.codes.fetch_add(1, Ordering::Relaxed);
                 }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(Duration::from_millis(250)).await;
             }
         }));
     }

@@ -1,5 +1,5 @@
 //! The layers inside the core, checked on its sources: values (time, ids, canonical JSON,
-//! hidden characters, names, status, proposals, payloads, previews, credentials and origin
+//! hidden characters, a list's gist, names, status, proposals, payloads, previews, credentials and origin
 //! rules) import nothing above them; contracts (the store trait, kinds, events) import only
 //! values; the engine sits on top. And no two modules import each other, directly or around a
 //! circle.
@@ -9,13 +9,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 18] = [
+const VALUES: [&str; 19] = [
     "canonical",
     "confine",
     "crash",
     "credentials",
     "error",
     "invisible",
+    "light",
     "names",
     "payloads",
     "preview",
