@@ -77,7 +77,8 @@ try {
   // 100,000 proposals: the first page renders quickly and the list stays virtual.
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${url}?seed=100000`);
-  await page.waitForSelector('[data-testid="render-ms"]');
+  // The first page's time is the benchmark's, kept out of the person's sight.
+  await page.waitForSelector('[data-testid="render-ms"]', { state: "attached" });
   const ms = Number((await page.textContent('[data-testid="render-ms"]')).match(/(\d+)/)[1]);
   console.log(`     first page of a 100,000-proposal inbox rendered in ${ms} ms (target < 100 ms)`);
   check(ms < 100, "first page under 100 ms");

@@ -47,6 +47,13 @@ describe("what", () => {
     expect(what({ kind: "tool.call", payload: { tool: "shell", input: { command: ["ls", "-la"] } } })).toBe("shell: ls -la");
     expect(what({ kind: "tool.call", payload: { tool: "Write", input: { file_path: "/tmp/x" } } })).toBe("Write: /tmp/x");
     expect(what({ kind: "tool.call", payload: { tool: "mcp__x__y", input: { n: 1 } } })).toBe("mcp__x__y");
+    // As a row: a long path keeps its file's name.
+    const deep = `/home/me/projects/${"deeply/".repeat(12)}notes.md`;
+    expect(what({ kind: "file.write", payload: { path: deep } })).toBe(`Write ${deep}`);
+    const row = what({ kind: "file.write", payload: { path: deep } }, true);
+    expect(row.startsWith("Write /home/me/projects/") && row.endsWith("…/notes.md") && row.length <= 62).toBe(true);
+    expect(what({ kind: "tool.call", payload: { tool: "Edit", input: { file_path: deep } } }, true).endsWith("…/notes.md")).toBe(true);
+    expect(what({ kind: "file.write", payload: { path: "/tmp/x" } }, true)).toBe("Write /tmp/x");
     expect(what({ kind: "file.delete", payload: { path: "/a/b" } })).toBe("Delete /a/b");
     expect(what({ kind: "http.request", payload: { method: "POST", url: "https://h/x" } })).toBe("POST https://h/x");
   });

@@ -46,9 +46,20 @@ export function quitText({ waiting, pending }: QuitRequest): string {
   return "No agent is waiting for a decision.";
 }
 
+/** A path as a list row shows it: whole when short, else its start and its end, so that the
+ * file's name is never what is cut (a row's end is cut on a narrow screen). */
+export function shortPath(path: string, max = 56): string {
+  if (path.length <= max) return path;
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (name.length >= max - 4) return `…${path.slice(-(max - 1))}`;
+  return `${path.slice(0, max - name.length - 2)}…/${name}`;
+}
+
 /** What a proposal does, in Assent's words (computed from its payload, never the agent's
- * title): for a tool call, the tool and the first line of what it acts on. */
-export function what(p: { kind: string; payload: unknown }): string {
+ * title): for a tool call, the tool and the first line of what it acts on. `short`: as a list
+ * row shows it, a long path shortened in its middle ([`shortPath`]). */
+export function what(p: { kind: string; payload: unknown }, short = false): string {
+  const path = (s: string) => (short ? shortPath(s) : s);
   const pl = (p.payload ?? {}) as Record<string, unknown>;
   if (p.kind === "tool.call") {
     const tool = typeof pl.tool === "string" ? pl.tool : "tool";
@@ -60,7 +71,7 @@ export function what(p: { kind: string; payload: unknown }): string {
     if (!detail) {
       for (const k of ["file_path", "path", "url", "pattern", "notebook_path"]) {
         if (typeof input[k] === "string") {
-          detail = input[k] as string;
+          detail = k === "pattern" ? (input[k] as string) : path(input[k] as string);
           break;
         }
       }
@@ -69,7 +80,7 @@ export function what(p: { kind: string; payload: unknown }): string {
     return line ? `${tool}: ${line}` : tool;
   }
   if (p.kind === "file.write" || p.kind === "file.delete") {
-    return `${p.kind === "file.write" ? "Write" : "Delete"} ${typeof pl.path === "string" ? pl.path : ""}`.trim();
+    return `${p.kind === "file.write" ? "Write" : "Delete"} ${typeof pl.path === "string" ? path(pl.path) : ""}`.trim();
   }
   if (p.kind === "http.request") return `${pl.method ?? ""} ${pl.url ?? ""}`.trim();
   return p.kind;

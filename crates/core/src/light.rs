@@ -22,6 +22,21 @@ pub const DEPTH: usize = 5;
 pub const PREVIEW_KEPT: [&str; 9] =
     ["type", "tool", "notes", "invisible_characters", "cwd", "client", "path", "method", "url"];
 
+/// Fields that hold a path or an address: cut in the middle, so that a file's name (the end)
+/// stays in the row.
+pub const PATH_KEYS: [&str; 7] = ["path", "file_path", "filePath", "notebook_path", "cwd", "url", "workdir"];
+
+/// `s` cut in the middle when long: its first 40 characters and its last 80.
+fn cut_path(s: &str) -> Value {
+    let n = s.chars().count();
+    if n <= TEXT {
+        return Value::String(s.to_string());
+    }
+    let head: String = s.chars().take(40).collect();
+    let tail: String = s.chars().skip(n - (TEXT - 40)).collect();
+    Value::String(format!("{head}… [{} more bytes] …{tail}", s.len() - head.len() - tail.len()))
+}
+
 /// `v`, found at nesting level `depth`, cut down (see the module's documentation).
 pub fn cut(v: &Value, depth: usize) -> Value {
     match v {
@@ -33,9 +48,18 @@ pub fn cut(v: &Value, depth: usize) -> Value {
         Value::Array(_) if depth >= DEPTH => Value::Array(Vec::new()),
         Value::Object(_) if depth >= DEPTH => Value::Object(Map::new()),
         Value::Array(a) => Value::Array(a.iter().take(ITEMS).map(|x| cut(x, depth + 1)).collect()),
-        Value::Object(o) => {
-            Value::Object(o.iter().take(ENTRIES).map(|(k, x)| (k.clone(), cut(x, depth + 1))).collect())
-        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .take(ENTRIES)
+                .map(|(k, x)| {
+                    let kept = match x.as_str() {
+                        Some(s) if PATH_KEYS.contains(&k.as_str()) => cut_path(s),
+                        _ => cut(x, depth + 1),
+                    };
+                    (k.clone(), kept)
+                })
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -123,6 +147,15 @@ mod tests {
         assert!(cmd.starts_with("rm -rf build\n") && cmd.ends_with("more bytes]"), "{cmd}");
         assert_eq!(g.payload["input"]["list"].as_array().unwrap().len(), ITEMS);
         assert!(g.payload["input"]["deep"]["a"]["b"].as_object().unwrap().is_empty(), "cut below the depth");
+        // A long path keeps its end: the file's name.
+        let deep = format!("/home/me/{}notes.md", "sub/".repeat(100));
+        let g = Gist::of(&json!({"path": deep, "content": "x"}), &json!({"path": deep}));
+        let path = g.payload["path"].as_str().unwrap();
+        assert!(
+            path.starts_with("/home/me/sub/") && path.ends_with("sub/notes.md") && path.contains("more bytes]"),
+            "{path}"
+        );
+        assert_eq!(g.preview["path"], g.payload["path"]);
         // What is short stays as it is.
         let small = json!({"tool": "Bash", "input": {"command": "ls"}});
         assert_eq!(Gist::of(&small, &Value::Null).payload, small);
