@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
+pub use crate::procs::{ended_within, ends_within, rss_kb};
+
 pub use crate::services::{Bus, Recorder, lookup, private_bus_with_keyring};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_assent");
@@ -363,16 +365,6 @@ impl Drop for Server {
 }
 
 /// Runs `assent --home HOME ARGS` with `env`.
-/// Process `pid`'s resident memory now, in KiB (0 where it cannot be read).
-pub fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-        .unwrap_or(0)
-}
-
 pub fn cli(home: &Path, env: &[(String, String)], args: &[&str]) -> Output {
     let mut cmd = assent();
     cmd.arg("--home").arg(native(home)).args(args).stdin(Stdio::null());
@@ -402,36 +394,6 @@ pub trait Launch {
 impl Launch for Command {
     fn launch(&mut self, env: &[(String, String)], stdout: Stdio, stderr: Stdio) -> Child {
         self.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))).stdout(stdout).stderr(stderr).spawn().unwrap()
-    }
-}
-
-/// Whether `child` ends within `limit`, looked at every 10 ms (a `kill -9` returns before its
-/// target is gone, and sooner than that under load).
-pub fn ended_within(child: &mut Child, limit: Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
-    loop {
-        if child.try_wait().ok().flatten().is_some() {
-            return true;
-        }
-        if std::time::Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// [`ended_within`] for a test whose runtime must keep serving while it waits (the child calls
-/// a server of the test's own, such as a [`Recorder`]): it sleeps on the runtime, not the thread.
-pub async fn ends_within(child: &mut Child, limit: Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
-    loop {
-        if child.try_wait().ok().flatten().is_some() {
-            return true;
-        }
-        if std::time::Instant::now() >= until {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

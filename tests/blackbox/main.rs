@@ -5,6 +5,7 @@
 
 mod harness;
 mod pg;
+mod procs;
 mod services;
 #[path = "../support/shell.rs"]
 mod shell;
