@@ -1,7 +1,7 @@
 //! The test's view of processes it started: whether one ended in time, and its memory.
 
 use std::process::Child;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Process `pid`'s resident memory now, in KiB (0 where it cannot be read).
 pub fn rss_kb(pid: u32) -> u64 {
@@ -13,32 +13,38 @@ pub fn rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// How often a process is looked at while waiting for it to end.
+const LOOK: Duration = Duration::from_millis(10);
+
+/// Whether `child` has ended (yes), or `until` has passed while it runs (no); none: look again.
+fn ended_by(child: &mut Child, until: Instant) -> Option<bool> {
+    if child.try_wait().ok().flatten().is_some() {
+        return Some(true);
+    }
+    (Instant::now() >= until).then_some(false)
+}
+
 /// Whether `child` ends within `limit`, looked at every 10 ms (a `kill -9` returns before its
 /// target is gone, and sooner than that under load).
 pub fn ended_within(child: &mut Child, limit: Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
+    let until = Instant::now() + limit;
     loop {
-        if child.try_wait().ok().flatten().is_some() {
-            return true;
+        if let Some(ended) = ended_by(child, until) {
+            return ended;
         }
-        if std::time::Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(LOOK);
     }
 }
 
 /// [`ended_within`] for a test whose runtime must keep serving while it waits (the child calls
-/// a server of the test's own, such as a [`crate::harness::Recorder`]): it sleeps on the runtime, not the thread.
+/// a server of the test's own, such as a [`crate::harness::Recorder`]): it sleeps on the
+/// runtime, not the thread.
 pub async fn ends_within(child: &mut Child, limit: Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
+    let until = Instant::now() + limit;
     loop {
-        if child.try_wait().ok().flatten().is_some() {
-            return true;
+        if let Some(ended) = ended_by(child, until) {
+            return ended;
         }
-        if std::time::Instant::now() >= until {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::sleep(LOOK).await;
     }
 }

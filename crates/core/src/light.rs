@@ -96,6 +96,12 @@ pub struct Gist {
 impl Gist {
     /// The gist of `payload` and its (whole) `preview`.
     pub fn of(payload: &Value, preview: &Value) -> Gist {
+        Gist::sized(payload, json_len(payload), preview)
+    }
+
+    /// [`Gist::of`] where the payload's length as JSON is known (it was just serialized to be
+    /// stored): not counted again.
+    pub fn sized(payload: &Value, payload_bytes: usize, preview: &Value) -> Gist {
         let mut kept = preview.clone();
         if let Some(p) = kept.as_object_mut() {
             p.retain(|k, _| PREVIEW_KEPT.contains(&k.as_str()));
@@ -103,14 +109,15 @@ impl Gist {
         Gist {
             payload: cut(payload, 1),
             preview: cut(&kept, 1),
-            payload_bytes: json_len(payload) as u64,
+            payload_bytes: payload_bytes as u64,
             payload_sha256: crate::canonical::canonical_sha256(payload),
         }
     }
 }
 
 /// A proposal as a list has it: its payload and preview not read (null and unreadable) where
-/// its gist was stored, and the gist.
+/// its gist was stored, and nothing derived from them (no `approved_payload` but an edit the
+/// decision holds); and the gist.
 #[derive(Debug, Clone)]
 pub struct Listed {
     /// The proposal, without its payload and preview (see above).

@@ -174,10 +174,11 @@ pub struct StoredJson {
 impl StoredJson {
     /// Serializes `p`'s payload and compact preview, and what rules see of it.
     pub fn of(p: &crate::proposal::Proposal, facts: &crate::rules::Facts) -> Self {
-        let preview = p.preview.to_value();
-        let gist = serde_json::to_string(&crate::light::Gist::of(&p.payload, &preview)).unwrap_or_default();
+        let (payload, preview) = (p.payload.to_string(), p.preview.to_value());
+        let gist = crate::light::Gist::sized(&p.payload, payload.len(), &preview);
+        let gist = serde_json::to_string(&gist).unwrap_or_default();
         StoredJson {
-            payload: p.payload.to_string(),
+            payload,
             preview: compact_owned(&p.payload, preview).to_string(),
             facts: serde_json::to_string(facts).ok(),
             gist,

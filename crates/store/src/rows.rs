@@ -176,9 +176,14 @@ pub(crate) fn listed(row: &dyn Cols) -> Result<(i64, Proposal), StoreError> {
 /// A row of [`crate::sql::LIST_ROWS`]: the proposal without its payload and preview where its
 /// gist was stored, or with them (and the gist cut from them) where it was not.
 pub(crate) fn listed_row(row: &dyn Cols) -> Result<(i64, Listed), StoreError> {
-    let proposal = proposal(row)?;
+    let mut proposal = proposal(row)?;
     let gist = match row.text_opt("gist")? {
         Some(g) => {
+            // The payload was not read: nothing is derived from it (an edit approved is the
+            // decision's own, and stays).
+            if proposal.decision.as_ref().is_none_or(|d| d.edited_payload.is_none()) {
+                proposal.approved_payload = None;
+            }
             serde_json::from_str(&g).map_err(|e| StoreError::Corrupt(format!("gist of {}: {e}", proposal.id)))?
         }
         None => Gist::of(&proposal.payload, &proposal.preview.to_value()),

@@ -4,7 +4,7 @@
 use super::fail::Fail;
 use super::{Listener, Session, cookie, light, no_store};
 use assent_core::canonical::canonical_sha256;
-use assent_core::light::Gist;
+use assent_core::light::Listed;
 use assent_core::proposal::{AuditEntry, Proposal};
 use assent_core::store::ListQuery;
 use assent_core::time::Timestamp;
@@ -62,8 +62,7 @@ pub(super) async fn list(
     // Rows, not whole proposals (made without reading any payload): a phone opens the one it
     // wants.
     let (rows, next_cursor) = l.engine.list_rows(&Principal::Owner, query, q.cursor.as_deref()).await?;
-    let items: Vec<serde_json::Value> =
-        rows.into_iter().map(|r| light::row(serde_json::to_value(r.proposal).unwrap_or_default(), r.gist)).collect();
+    let items: Vec<serde_json::Value> = rows.into_iter().map(row).collect();
     Ok(no_store(axum::Json(json!({ "items": items, "next_cursor": next_cursor }))))
 }
 
@@ -81,21 +80,21 @@ pub(super) async fn show(
     q: Result<Query<ShowAsk>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Fail> {
     let Query(q) = q.map_err(|e| Fail::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))?;
-    let p = l.engine.get(&Principal::Owner, &id).await?;
     match q.view.as_deref() {
         None => {
+            let p = l.engine.get(&Principal::Owner, &id).await?;
             let audit: Vec<AuditEntry> = l.engine.audit_of(&Principal::Owner, &id).await?;
             Ok(no_store(axum::Json(json!({ "proposal": shown(p), "audit": audit }))))
         }
-        Some("row") => Ok(no_store(axum::Json(json!({ "proposal": row(p) })))),
+        // As the list has it, from the stored gist (the page asks at every change it hears of).
+        Some("row") => Ok(no_store(axum::Json(json!({ "proposal": row(l.engine.row(&id).await?) })))),
         Some(_) => Err(Fail::new(StatusCode::BAD_REQUEST, "invalid_query", "view is `row` or absent")),
     }
 }
 
 /// A proposal as a row of the phone's list (see [`light`]).
-fn row(p: Proposal) -> serde_json::Value {
-    let gist = Gist::of(&p.payload, &p.preview.to_value());
-    light::row(serde_json::to_value(p).unwrap_or_default(), gist)
+fn row(l: Listed) -> serde_json::Value {
+    light::row(serde_json::to_value(l.proposal).unwrap_or_default(), l.gist)
 }
 
 pub(super) async fn events(

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 /// The row of `shown` (a proposal as the listener shows it, JSON, its payload and preview left
 /// out or ignored) with `gist`.
 pub(super) fn row(mut shown: Value, gist: Gist) -> Value {
-    // An approval without edits approved the payload itself: its gist (a list has no more).
+    // An approval without edits approved the payload itself: its gist (a list reads no more, and
+    // the store derives nothing from a payload it did not read).
     let approved_as_proposed =
         shown["decision"]["outcome"] == "approve" && shown["decision"]["edited_payload"].is_null();
     if let Some(o) = shown.as_object_mut() {
