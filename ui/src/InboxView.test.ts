@@ -142,6 +142,28 @@ describe("the inbox", () => {
     expect(rowOf("p_large").querySelector('[data-testid="row-size"]')?.textContent).toBe(" · 3.8 MB");
   });
 
+  it("reloads after a load under way when told to reload meanwhile", async () => {
+    // The phone's stream says "reload" when it opens; the first page may be on its way then,
+    // answered from before a proposal was filed: the reload must not be dropped.
+    const proposals = sample.inbox();
+    const held: Array<() => void> = [];
+    let holding = true;
+    const { ipc, put } = inboxOf(proposals, {
+      list_proposals: async () => {
+        const asked = [...proposals];
+        if (holding) await new Promise<void>((r) => held.push(r));
+        return { items: asked, next_cursor: null };
+      },
+    });
+    render(Inbox, { backend: await tauriBackend() });
+    await waitFor(() => expect(held.length).toBe(1));
+    holding = false;
+    put(sample.proposal("tc", { id: "p_filedmeanwhile", title: "Filed while the page loaded" }));
+    await ipc.change({ type: "lagged" });
+    held.forEach((r) => r());
+    await screen.findByText("Filed while the page loaded");
+  });
+
   it("keeps each proposal once when changes land while another is fetched", async () => {
     // The app once showed a proposal twice (and Svelte stopped drawing the list): a change's
     // fetch that ended after a new proposal was put on top wrote into the index it had

@@ -269,20 +269,14 @@ export function remoteBackend(r: Remote): Backend {
         es.addEventListener(name, (e) => f(JSON.parse((e as MessageEvent).data) as Change));
       }
       // The stream ends with the session (revoked, expired, logged out): say so by reloading.
-      // A stream cut otherwise (the network, the tunnel, the listener closing a session's
-      // oldest connection) is taken up again by the browser, and what happened meanwhile was
-      // never heard: reloading once it is back shows it.
-      let cut = false;
       es.onerror = () => {
-        cut = true;
         if (es.readyState === EventSource.CLOSED) f({ type: "lagged" });
       };
-      es.onopen = () => {
-        if (cut) {
-          cut = false;
-          f({ type: "lagged" });
-        }
-      };
+      // Each time the stream opens, what happened before it was never heard: a proposal filed
+      // between the list's loading and the stream's first opening, or while a cut stream (the
+      // network, the tunnel, the listener making room) was taken up again by the browser.
+      // Reloading once it is open shows it.
+      es.onopen = () => f({ type: "lagged" });
       return () => es.close();
     },
     onOpen: async (f) => {
