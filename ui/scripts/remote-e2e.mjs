@@ -152,6 +152,10 @@ try {
   await tool("cargo publish");
   await page.waitForSelector('[data-testid="row"] >> nth=1');
   await shot("remote-inbox");
+  // A narrow row cuts the folders, never the file's name.
+  const nameAt = `[data-testid="row"][data-id="${write}"] .rowtitle .filename`;
+  const nameBox = await page.locator(nameAt).boundingBox();
+  check((await page.textContent(nameAt)) === "notes.md" && !!nameBox && nameBox.x + nameBox.width <= 390, `the write's row shows its file's name (${JSON.stringify(nameBox)})`);
   // Everything a thumb presses is at least 44 px each way; every filter is there.
   for (const [what, sel] of [
     ["Lock", '[data-testid="logout"]'],

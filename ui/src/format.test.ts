@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditNote, countdown, onNode, payloadBytes, quitText, size, utf8Bytes, versionText, what } from "./format";
+import { auditNote, countdown, onNode, payloadBytes, quitText, size, utf8Bytes, versionText, what, whatParts } from "./format";
 
 describe("countdown", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -47,13 +47,13 @@ describe("what", () => {
     expect(what({ kind: "tool.call", payload: { tool: "shell", input: { command: ["ls", "-la"] } } })).toBe("shell: ls -la");
     expect(what({ kind: "tool.call", payload: { tool: "Write", input: { file_path: "/tmp/x" } } })).toBe("Write: /tmp/x");
     expect(what({ kind: "tool.call", payload: { tool: "mcp__x__y", input: { n: 1 } } })).toBe("mcp__x__y");
-    // As a row: a long path keeps its file's name.
+    // As a row: the file's name apart, so that a narrow row cuts the folders, never the name.
     const deep = `/home/me/projects/${"deeply/".repeat(12)}notes.md`;
     expect(what({ kind: "file.write", payload: { path: deep } })).toBe(`Write ${deep}`);
-    const row = what({ kind: "file.write", payload: { path: deep } }, true);
-    expect(row.startsWith("Write /home/me/projects/") && row.endsWith("…/notes.md") && row.length <= 62).toBe(true);
-    expect(what({ kind: "tool.call", payload: { tool: "Edit", input: { file_path: deep } } }, true).endsWith("…/notes.md")).toBe(true);
-    expect(what({ kind: "file.write", payload: { path: "/tmp/x" } }, true)).toBe("Write /tmp/x");
+    expect(whatParts({ kind: "file.write", payload: { path: deep } })).toEqual([`Write ${deep.slice(0, -8)}`, "notes.md"]);
+    expect(whatParts({ kind: "tool.call", payload: { tool: "Edit", input: { file_path: "/a/b.rs" } } })).toEqual(["Edit: /a/", "b.rs"]);
+    expect(whatParts({ kind: "tool.call", payload: { tool: "Bash", input: { command: "cat /a/b" } } })).toEqual(["Bash: cat /a/b", ""]);
+    expect(whatParts({ kind: "file.write", payload: { path: "/tmp/" } })).toEqual(["Write /tmp/", ""]);
     expect(what({ kind: "file.delete", payload: { path: "/a/b" } })).toBe("Delete /a/b");
     expect(what({ kind: "http.request", payload: { method: "POST", url: "https://h/x" } })).toBe("POST https://h/x");
   });

@@ -46,20 +46,9 @@ export function quitText({ waiting, pending }: QuitRequest): string {
   return "No agent is waiting for a decision.";
 }
 
-/** A path as a list row shows it: whole when short, else its start and its end, so that the
- * file's name is never what is cut (a row's end is cut on a narrow screen). */
-export function shortPath(path: string, max = 56): string {
-  if (path.length <= max) return path;
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  if (name.length >= max - 4) return `…${path.slice(-(max - 1))}`;
-  return `${path.slice(0, max - name.length - 2)}…/${name}`;
-}
-
 /** What a proposal does, in Assent's words (computed from its payload, never the agent's
- * title): for a tool call, the tool and the first line of what it acts on. `short`: as a list
- * row shows it, a long path shortened in its middle ([`shortPath`]). */
-export function what(p: { kind: string; payload: unknown }, short = false): string {
-  const path = (s: string) => (short ? shortPath(s) : s);
+ * title): for a tool call, the tool and the first line of what it acts on. */
+export function what(p: { kind: string; payload: unknown }): string {
   const pl = (p.payload ?? {}) as Record<string, unknown>;
   if (p.kind === "tool.call") {
     const tool = typeof pl.tool === "string" ? pl.tool : "tool";
@@ -71,7 +60,7 @@ export function what(p: { kind: string; payload: unknown }, short = false): stri
     if (!detail) {
       for (const k of ["file_path", "path", "url", "pattern", "notebook_path"]) {
         if (typeof input[k] === "string") {
-          detail = k === "pattern" ? (input[k] as string) : path(input[k] as string);
+          detail = input[k] as string;
           break;
         }
       }
@@ -80,10 +69,21 @@ export function what(p: { kind: string; payload: unknown }, short = false): stri
     return line ? `${tool}: ${line}` : tool;
   }
   if (p.kind === "file.write" || p.kind === "file.delete") {
-    return `${p.kind === "file.write" ? "Write" : "Delete"} ${typeof pl.path === "string" ? path(pl.path) : ""}`.trim();
+    return `${p.kind === "file.write" ? "Write" : "Delete"} ${typeof pl.path === "string" ? pl.path : ""}`.trim();
   }
   if (p.kind === "http.request") return `${pl.method ?? ""} ${pl.url ?? ""}`.trim();
   return p.kind;
+}
+
+/** [`what`] in two parts for a list row: where a file's path ends it, everything up to the
+ * file's name, and the name, so that a narrow row cuts the folders and never the name. */
+export function whatParts(p: { kind: string; payload: unknown }): [string, string] {
+  const text = what(p);
+  const pl = (p.payload ?? {}) as Record<string, unknown>;
+  const input = (pl.input ?? {}) as Record<string, unknown>;
+  const path = p.kind === "tool.call" ? (typeof input.command === "string" ? null : ["file_path", "path", "notebook_path"].map((k) => input[k]).find((v) => typeof v === "string")) : pl.path;
+  const cut = typeof path === "string" && text.endsWith(path) && !path.includes("\n") ? text.lastIndexOf("/") + 1 : 0;
+  return cut > 0 && cut < text.length ? [text.slice(0, cut), text.slice(cut)] : [text, ""];
 }
 
 /** What Assent wrote on an audit row in words (why a lease lapsed, ...), if anything. */
