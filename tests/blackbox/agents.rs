@@ -19,6 +19,8 @@ macro_rules! agent_tests {
             is_refused_with_the_persons_reason_and_runs_the_persons_edit: is_refused_with_the_reason_and_runs_the_edit,
             a_rule_allows_without_asking: a_rule_allows_without_asking,
             killed_while_waiting_leaves_no_question_behind: killed_leaves_no_question_behind,
+            its_hook_killed_withdraws_the_question_at_once: hook_killed_withdraws_at_once,
+            a_missing_hook_program_does_what_doctor_says: missing_hook_does_what_doctor_says,
         );
     };
     ($agent:expr, $($test:ident: $scenario:ident,)*) => {
@@ -42,6 +44,11 @@ pub(crate) struct Agent {
     pub shell: Shell,
     /// Whether it can run a call confined (its hook rewrites the call).
     pub confines: bool,
+    /// Whether it runs a call whose hook was killed outright (as docs/clients.md and `assent
+    /// doctor` say it does: Gemini CLI and Cline do, the others refuse it).
+    pub runs_when_its_hook_dies: bool,
+    /// Whether it runs a call whose hook program is not there (as `assent doctor` says it does).
+    pub runs_when_its_hook_is_missing: bool,
     /// The stand-in model's script (in `tests/fixtures`), and what follows its port in its URL.
     pub model: (&'static str, &'static str),
     /// What the model was told of its call, from one logged request.
@@ -93,6 +100,11 @@ pub(crate) fn hook_command(s: &Server, hook: &str, wait: u64) -> String {
 
 impl Agent {
     fn scene(&self, s: &Server) -> Scene {
+        self.scene_hooked(s, &hook_command(s, self.client, 50))
+    }
+
+    /// A scene whose hook runs `hook`.
+    fn scene_hooked(&self, s: &Server, hook: &str) -> Scene {
         let dir = tempfile::Builder::new().prefix(self.client).tempdir_in("/tmp").unwrap();
         let base = dir.path().canonicalize().unwrap();
         let (work, home) = (base.join("work"), base.join("home"));
@@ -102,7 +114,7 @@ impl Agent {
         let git = Command::new("git").args(["init", "-q"]).current_dir(&work).status().unwrap();
         assert!(git.success());
         let scene = Scene { _dir: dir, work, home };
-        (self.wire)(s, &scene, &hook_command(s, self.client, 50));
+        (self.wire)(s, &scene, hook);
         scene
     }
 
@@ -215,6 +227,110 @@ pub(crate) async fn a_rule_allows_without_asking(agent: &Agent) {
     } else {
         assert!(p["decision"]["rule"]["id"].is_string(), "by the rule: {p}");
     }
+}
+
+/// The agent's hook killed outright (SIGKILL: nothing of it runs) while its call waits: the
+/// question leaves the inbox at once, since nobody may decide a call the agent has by then run or
+/// dropped, and the agent does with the call what docs/clients.md says it does with a dead hook.
+pub(crate) async fn hook_killed_withdraws_at_once(agent: &Agent) {
+    let s = Server::start().await;
+    let scene = agent.scene(&s);
+    let (marker, model) = agent.marker_model(&scene, "ran");
+    let (run, p) = agent.run_until_filed(&s, &scene, &model).await;
+    let id = p["id"].as_str().unwrap();
+    // Killed once it waits (between the filing and its wait, the lease alone covers it).
+    s.until_waiting(1).await;
+    let home = s.home().display().to_string();
+    let hooks: Vec<u32> =
+        crate::procs::matching(|cmd| cmd.contains(&home) && cmd.contains(&format!(" hook {}", agent.client)));
+    assert!(!hooks.is_empty(), "{}'s hook is not running", agent.name);
+    for pid in &hooks {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    let killed = std::time::Instant::now();
+    let settled = loop {
+        let (_, now) = s.get(id, &s.owner).await;
+        if now["status"] != "pending" {
+            break now;
+        }
+        assert!(
+            killed.elapsed() < std::time::Duration::from_secs(2),
+            "still pending {:?} after its hook was killed: {now}",
+            killed.elapsed()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    };
+    assert_eq!(settled["status"], "withdrawn", "{settled}");
+    let (_, audit) = s.req(reqwest::Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    let last = audit["items"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
+    assert_eq!(last["detail"]["reason"], "waiter_lost", "{last}");
+    let said = finish(run);
+    assert_eq!(
+        marker.exists(),
+        agent.runs_when_its_hook_dies,
+        "{} with its hook killed ran the call: {}\n{said}",
+        agent.name,
+        marker.exists()
+    );
+}
+
+/// The agent wired to a hook program that is not there (moved, uninstalled): it does with the
+/// call what `assent doctor` says it does (run it, or refuse it), and doctor finds the hook's
+/// program missing.
+pub(crate) async fn missing_hook_does_what_doctor_says(agent: &Agent) {
+    let s = Server::start().await;
+    let gone = s.home().join("moved/assent-run");
+    let scene = agent.scene(&s);
+    // Every file the wiring wrote (settings, a printed plugin or hook file) now names a program
+    // that is not there.
+    let runner = Path::new(BIN).with_file_name("assent-run").display().to_string();
+    let mut files = vec![scene.home.clone()];
+    while let Some(f) = files.pop() {
+        if f.is_dir() {
+            files.extend(std::fs::read_dir(&f).unwrap().flatten().map(|e| e.path()));
+        } else if let Ok(text) = std::fs::read_to_string(&f).map(|t| t.replace(&runner, &gone.display().to_string())) {
+            std::fs::write(&f, text).unwrap();
+        }
+    }
+    let (marker, model) = agent.marker_model(&scene, "ran");
+    let mut run = agent.start(&s, &scene, &model);
+    let ended = crate::procs::ended_within(&mut run, std::time::Duration::from_secs(120));
+    if !ended {
+        let _ = run.kill();
+    }
+    let said = finish(run);
+    assert!(ended, "{} never ended with its hook missing:\n{said}", agent.name);
+    assert_eq!(
+        marker.exists(),
+        agent.runs_when_its_hook_is_missing,
+        "{} with its hook missing ran the call: {}\n{said}",
+        agent.name,
+        marker.exists()
+    );
+    let doctor = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["doctor", "--json"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .current_dir(&scene.work)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&doctor.stdout).unwrap_or_default();
+    let name = agent.client.replace('-', " ");
+    let line = report["checks"].as_array().into_iter().flatten().find(|c| c["name"] == name.as_str());
+    let line = line.unwrap_or_else(|| panic!("doctor says nothing of {}: {report}", agent.name));
+    assert_eq!(line["status"], "problem", "{line}");
+    let detail = line["detail"].as_str().unwrap_or_default();
+    let says_runs = detail.contains("runs every call whose hook fails");
+    let says_refuses = detail.contains("refuses every call");
+    assert!(says_runs != says_refuses, "doctor says neither or both: {detail}");
+    assert_eq!(
+        says_runs, agent.runs_when_its_hook_is_missing,
+        "doctor's words against what {} did: {detail}",
+        agent.name
+    );
 }
 
 /// The agent a person started, killed while its call waits: its hook withdraws the call.

@@ -190,6 +190,37 @@ async fn a_killed_claude_code_leaves_no_question_behind() {
     assert!(!marker.exists());
 }
 
+/// Claude Code's hook killed outright while it waits: the question leaves the inbox at once, and
+/// Claude Code treats the dead hook as a failed one, falling back to its own permission settings
+/// (headless and asked: the call is not run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn its_hook_killed_withdraws_the_question_at_once() {
+    let (s, work, marker, model) = marker_scene("never").await;
+    let (claude_run, p) = run_until_filed(&s, &model, work.path(), 60).await;
+    let id = p["id"].as_str().unwrap().to_string();
+    s.until_waiting(1).await;
+    let home = s.home().display().to_string();
+    let hooks = crate::procs::matching(|cmd| cmd.contains(&home) && cmd.contains(" hook claude-code"));
+    assert!(!hooks.is_empty(), "the hook is not running");
+    for pid in &hooks {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    let killed = std::time::Instant::now();
+    while s.get(&id, &s.owner).await.1["status"] == "pending" {
+        assert!(killed.elapsed() < std::time::Duration::from_secs(2), "still pending after its hook was killed");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    let last = audit["items"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
+    assert_eq!((&last["to"], &last["detail"]["reason"]), (&json!("withdrawn"), &json!("waiter_lost")), "{last}");
+    let out = claude_run.wait_with_output().unwrap();
+    assert!(
+        !marker.exists(),
+        "Claude Code ran the call its dead hook never answered: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// Permission entries a person might have in Claude Code, and command lines an agent sends:
 /// everyday ones and the forms that try to get more out of an allow (quoting, chaining,
 /// redirections, wrappers, options that write, run code or force).

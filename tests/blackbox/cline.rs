@@ -16,6 +16,8 @@ const CLINE_AGENT: Agent = Agent {
     client: "cline",
     shell: Shell { tool: "run_commands", input: commands_input },
     confines: false,
+    runs_when_its_hook_dies: true,
+    runs_when_its_hook_is_missing: true,
     model: agents::OPENAI_MODEL,
     told,
     wire,

@@ -16,6 +16,8 @@ const COPILOT: Agent = Agent {
     client: "copilot-cli",
     shell: BASH,
     confines: true,
+    runs_when_its_hook_dies: false,
+    runs_when_its_hook_is_missing: false,
     model: agents::OPENAI_MODEL,
     told: openai_told,
     wire,

@@ -15,6 +15,8 @@ const GEMINI: Agent = Agent {
     client: "gemini-cli",
     shell: Shell { tool: "run_shell_command", input: gemini_input },
     confines: true,
+    runs_when_its_hook_dies: true,
+    runs_when_its_hook_is_missing: false,
     model: ("gemini/fake_gemini.py", ""),
     told,
     wire,

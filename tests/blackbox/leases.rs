@@ -54,6 +54,30 @@ async fn withdrawn_for_lapse(s: &Server, id: &str, what: &str) {
     assert!(o.status.success() && shown.contains("(the agent's lease lapsed)"), "{what}: {shown}");
 }
 
+/// Waits (real time, at most two seconds) for `id` to leave `pending` without the clock moving,
+/// and checks it was withdrawn because its waiter's connection was lost: a hook's or a gate's
+/// wait says it will not come back (`lost=withdraw`), so its process killed outright withdraws
+/// its question at once rather than when the lease lapses.
+async fn withdrawn_for_lost_waiter(s: &Server, id: &str, what: &str) {
+    let killed = std::time::Instant::now();
+    while status(s, id).await == "pending" {
+        assert!(
+            killed.elapsed() < Duration::from_secs(2),
+            "{what}: still pending {:?} after it was killed",
+            killed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status(s, id).await, "withdrawn", "{what}");
+    let (_, audit) = s.req(Method::GET, &format!("/proposals/{id}/audit"), Some(&s.owner), None).await;
+    let last = audit["items"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
+    assert_eq!((&last["to"], &last["channel"]), (&json!("withdrawn"), &json!("agent")), "{what}: {last}");
+    assert_eq!(last["detail"]["reason"], "waiter_lost", "{what}: {last}");
+    let o = s.cli(&["show", id]);
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && shown.contains("went away before it came"), "{what}: {shown}");
+}
+
 /// The processes whose parent is `parent`.
 fn children(parent: u32) -> Vec<(u32, String)> {
     let mut out = Vec::new();
@@ -95,7 +119,7 @@ async fn a_killed_mcp_server_leaves_no_pending_proposal() {
     let server = children(client.id()).into_iter().find(|(_, cmd)| cmd.contains(" mcp"));
     let (pid, _) = server.expect("the MCP client runs `assent mcp`");
     kill9(pid);
-    withdrawn_for_lapse(&s, &id, "assent mcp").await;
+    withdrawn_for_lost_waiter(&s, &id, "assent mcp").await;
     let _ = client.kill();
     let _ = client.wait();
 }
@@ -110,9 +134,53 @@ async fn a_killed_hook_leaves_no_pending_proposal() {
     .unwrap();
     let mut hook = crate::hooks::spawn_for("claude-code", s.home(), &s.env, &event, &[]);
     let id = first_pending(&s).await;
+    s.until_waiting(1).await;
     hook.kill().unwrap();
     let _ = hook.wait();
-    withdrawn_for_lapse(&s, &id, "the hook").await;
+    withdrawn_for_lost_waiter(&s, &id, "the hook").await;
+}
+
+/// A wait's connection lost before its answer: `lost=withdraw` withdraws the agent's proposal at
+/// once; without it (or `keep`) the proposal stays, its lease running; a wait that ends with its
+/// answer withdraws nothing; another word is refused.
+#[tokio::test]
+async fn a_lost_wait_withdraws_only_when_it_says_so() {
+    let s = Server::start().await;
+    let body = |cmd: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": cmd}}, "lease_secs": 60});
+    let url = |id: &str, q: &str| format!("{}/v1/proposals/{id}?wait=30{q}", s.url);
+    let mut ids = Vec::new();
+    for (cmd, q) in [("make a", "&lost=withdraw"), ("make b", ""), ("make c", "&lost=keep")] {
+        let id = s.propose(body(cmd)).await["id"].as_str().unwrap().to_string();
+        // The request is dropped (its connection closed) once the server holds the wait.
+        let wait = reqwest::Client::new().get(url(&id, q)).bearer_auth(&s.agent).send();
+        let held = s.until_waiting(1);
+        tokio::select! {
+            _ = wait => panic!("the wait answered before it was dropped"),
+            () = held => {}
+        }
+        // Until the server has seen it go.
+        for _ in 0..400 {
+            let (_, v) = s.req(Method::GET, "/testing/waits", Some(&s.owner), None).await;
+            if v["agents_waiting"] == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        ids.push(id);
+    }
+    withdrawn_for_lost_waiter(&s, &ids[0], "lost=withdraw").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(status(&s, &ids[1]).await, "pending", "a plain wait's loss keeps the proposal");
+    assert_eq!(status(&s, &ids[2]).await, "pending", "lost=keep keeps the proposal");
+    // Answered by its timeout, then closed: nothing lost.
+    let (st, p) =
+        s.req(Method::GET, &format!("/proposals/{}?wait=1&lost=withdraw", ids[1]), Some(&s.agent), None).await;
+    assert_eq!((st, &p["status"]), (StatusCode::OK, &json!("pending")));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(status(&s, &ids[1]).await, "pending", "an answered wait withdraws nothing");
+    let (st, e) = s.req(Method::GET, &format!("/proposals/{}?wait=1&lost=forget", ids[1]), Some(&s.agent), None).await;
+    assert!(st.is_client_error() && e["error"]["code"].is_string(), "{st} {e}");
+    assert_eq!(status(&s, &ids[1]).await, "pending");
 }
 
 fn spawn_cli(s: &Server, args: &[&str]) -> Child {

@@ -38,6 +38,8 @@ const OPENCODE_AGENT: Agent = Agent {
     client: "opencode",
     shell: crate::copilot_cli::BASH,
     confines: true,
+    runs_when_its_hook_dies: false,
+    runs_when_its_hook_is_missing: false,
     model: agents::OPENAI_MODEL,
     told: openai_told,
     wire,

@@ -48,3 +48,16 @@ pub async fn ends_within(child: &mut Child, limit: Duration) -> bool {
         tokio::time::sleep(LOOK).await;
     }
 }
+
+/// The processes whose command line (its words joined by spaces) `wanted` accepts.
+pub fn matching(wanted: impl Fn(&str) -> bool) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if pid != std::process::id() && wanted(&String::from_utf8_lossy(&cmd).replace('\0', " ")) {
+            out.push(pid);
+        }
+    }
+    out
+}

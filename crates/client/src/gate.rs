@@ -136,7 +136,7 @@ pub async fn gate(client: &Client, g: Gate, stop: impl Future<Output = ()>) -> G
         Err(e) => return Gated::Refused(e),
     };
     let id = p.id.clone();
-    match client.wait_settled(p, Some(Instant::now() + g.wait), stop).await {
+    match client.wait_settled_last(p, Some(Instant::now() + g.wait), stop).await {
         Ok(Waited::Settled(p)) => decided(&body, wants_receipt, p),
         Ok(Waited::TimedOut(_)) => {
             let _ = client.withdraw(&id).await;

@@ -233,8 +233,16 @@ impl Client {
     /// One long-poll: the proposal once it changes or settles, or after `secs` (at most
     /// [`MAX_WAIT_STEP`]).
     pub async fn wait_once(&self, id: &str, secs: u64) -> Result<Proposal, Error> {
+        self.wait_step(id, secs, false).await
+    }
+
+    /// [`Client::wait_once`]; `last_word`: this process is the only waiter and will not come
+    /// back, so a connection lost before the answer (this process killed) withdraws the proposal
+    /// at once (`lost=withdraw`).
+    async fn wait_step(&self, id: &str, secs: u64, last_word: bool) -> Result<Proposal, Error> {
         let secs = secs.clamp(1, MAX_WAIT_STEP);
-        let path = format!("/proposals/{}?wait={secs}", enc(id));
+        let lost = if last_word { "&lost=withdraw" } else { "" };
+        let path = format!("/proposals/{}?wait={secs}{lost}", enc(id));
         typed(self.call(Method::GET, &path, None, &[], Duration::from_secs(secs + 15)).await?)
     }
 
@@ -246,6 +254,29 @@ impl Client {
         deadline: Option<Instant>,
         stop: impl Future<Output = ()>,
     ) -> Result<Waited, Error> {
+        self.wait_until(current, deadline, stop, false).await
+    }
+
+    /// [`Client::wait_settled`] for the one process that waits for `current` and will not come
+    /// back (a hook): should it die mid-wait, SIGKILL included, Assent withdraws the proposal at
+    /// once rather than when its lease lapses, so nobody decides a call its client has already
+    /// run or dropped.
+    pub async fn wait_settled_last(
+        &self,
+        current: Proposal,
+        deadline: Option<Instant>,
+        stop: impl Future<Output = ()>,
+    ) -> Result<Waited, Error> {
+        self.wait_until(current, deadline, stop, true).await
+    }
+
+    async fn wait_until(
+        &self,
+        current: Proposal,
+        deadline: Option<Instant>,
+        stop: impl Future<Output = ()>,
+        last_word: bool,
+    ) -> Result<Waited, Error> {
         tokio::pin!(stop);
         let mut current = current;
         while !current.settled {
@@ -255,7 +286,7 @@ impl Client {
                 None => MAX_WAIT_STEP,
             };
             tokio::select! {
-                r = self.wait_once(&current.id, step) => current = r?,
+                r = self.wait_step(&current.id, step, last_word) => current = r?,
                 () = &mut stop => return Ok(Waited::Stopped),
             }
         }

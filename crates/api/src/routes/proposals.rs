@@ -65,6 +65,21 @@ pub struct GetQuery {
     /// that long).
     #[param(schema_with = crate::extract::count_schema)]
     wait: Option<crate::extract::Count>,
+    /// With `wait`, what the wait's connection lost before its answer means: `keep` (the
+    /// default) only ends the wait, and the proposal's lease runs from then; `withdraw`
+    /// withdraws the agent's proposal at once, for a waiter that will not come back (a hook).
+    #[param(inline)]
+    lost: Option<Lost>,
+}
+
+/// What a wait's lost connection means (`GET /v1/proposals/{id}?wait=N&lost=`).
+#[derive(Deserialize, utoipa::ToSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum Lost {
+    /// The wait ends; the proposal stays, its lease running.
+    Keep,
+    /// The agent's proposal is withdrawn at once.
+    Withdraw,
 }
 
 /// A proposal; with `wait`, answered as soon as it is settled (or when the wait ends).
@@ -79,7 +94,13 @@ pub async fn get(
     Query(q): Query<GetQuery>,
 ) -> Result<axum::Json<Proposal>, ApiError> {
     let p = match q.wait {
-        Some(crate::extract::Count(secs)) if secs > 0 => s.engine.wait(&who, &id, Duration::from_secs(secs)).await?,
+        Some(crate::extract::Count(secs)) if secs > 0 => {
+            let on_lost = match q.lost {
+                Some(Lost::Withdraw) => assent_core::engine::OnLost::Withdraw,
+                Some(Lost::Keep) | None => assent_core::engine::OnLost::Keep,
+            };
+            s.engine.wait_then(&who, &id, Duration::from_secs(secs), on_lost).await?
+        }
         _ => Box::pin(s.engine.get(&who, &id)).await?,
     };
     Ok(axum::Json(p))

@@ -74,7 +74,25 @@ pub(super) fn gemini_cli() -> Check {
             "put the hook in ~/.gemini/settings.json",
         );
     }
-    Check::ok(NAME, found.join(", "))
+    Check::ok(NAME, format!("{}; {}", found.join(", "), when_killed("Gemini CLI")))
+}
+
+/// What a client does with a call whose hook program is not there, as measured with the real
+/// clients (tests/blackbox/agents.rs, `a_missing_hook_program_does_what_doctor_says`): Gemini
+/// CLI and Copilot CLI refuse it, Cline runs it.
+fn when_missing(client: &str, runs: bool) -> String {
+    if runs {
+        format!("{client} runs every call whose hook fails")
+    } else {
+        format!("{client} refuses every call while it is missing")
+    }
+}
+
+/// What the OK line adds for a client that runs a call whose hook was killed outright (measured
+/// as above, `its_hook_killed_withdraws_the_question_at_once`): Assent withdraws the question at
+/// once, but the call has run.
+fn when_killed(client: &str) -> String {
+    format!("{client} runs a call whose hook is killed outright (Assent then withdraws its question at once)")
 }
 
 /// A problem when the program `h` runs is not found.
@@ -84,10 +102,7 @@ fn missing_program(name: &'static str, client: &str, h: &Hook, found: &[String])
     (!exists).then(|| {
         Check::problem(
             name,
-            format!(
-                "{} runs `{program}`, which is not on the PATH: {client} runs every call whose hook fails",
-                found.join(", ")
-            ),
+            format!("{} runs `{program}`, which is not on the PATH: {}", found.join(", "), when_missing(client, false)),
             "install the `assent` command or write its full path in the settings",
         )
     })
@@ -250,7 +265,11 @@ pub(super) fn opencode() -> Check {
         Some(p) if Path::new(&p).is_file() => Check::ok(NAME, format!("plugin {}", tilde(&plugin, &user))),
         _ => Check::problem(
             NAME,
-            format!("the plugin {} runs a program that is not there: every call is refused", tilde(&plugin, &user)),
+            format!(
+                "the plugin {} runs a program that is not there: {}",
+                tilde(&plugin, &user),
+                when_missing("OpenCode", false)
+            ),
             "print the plugin again: assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js",
         ),
     }
@@ -277,13 +296,14 @@ pub(super) fn cline() -> Check {
     };
     match program {
         Some(p) if Path::new(&p).is_file() || (!p.contains('/') && on_path(&p).is_some()) => {
-            Check::ok(NAME, format!("hook {}", tilde(&hook, &user)))
+            Check::ok(NAME, format!("hook {}; {}", tilde(&hook, &user), when_killed("Cline")))
         }
         _ => Check::problem(
             NAME,
             format!(
-                "the hook {} runs a program that is not there: Cline runs every call whose hook fails",
-                tilde(&hook, &user)
+                "the hook {} runs a program that is not there: {}",
+                tilde(&hook, &user),
+                when_missing("Cline", true)
             ),
             "print the hook again: assent hook cline --script > ~/.cline/hooks/PreToolUse",
         ),

@@ -337,12 +337,34 @@ impl Engine {
 
     /// The agent takes back its own pending proposal.
     pub async fn withdraw(&self, agent: &str, id: &str) -> Result<Proposal, CoreError> {
+        self.withdraw_with(agent, id, None).await
+    }
+
+    /// Withdraws the pending proposal of an agent whose wait (with
+    /// [`OnLost::Withdraw`](super::OnLost)) lost its connection before the answer: in the
+    /// agent's name, the audit trail saying why.
+    pub(crate) async fn withdraw_lost(&self, agent: &str, id: &str) -> Result<Proposal, CoreError> {
+        let detail = serde_json::json!({
+            "reason": super::WAITER_LOST,
+            "message": "the client waiting for the answer went away before it came (its hook or process ended)",
+        });
+        self.withdraw_with(agent, id, Some(detail)).await
+    }
+
+    async fn withdraw_with(
+        &self,
+        agent: &str,
+        id: &str,
+        detail: Option<serde_json::Value>,
+    ) -> Result<Proposal, CoreError> {
         let p = self.get(&super::Principal::Agent(agent.to_string()), id).await?;
         let to = next(p.status, Action::Withdraw, p.class).map_err(|_| CoreError::InvalidState {
             message: format!("proposal `{}` is {}; only pending proposals can be withdrawn", p.id, p.status),
         })?;
-        let t =
-            Transition::status_change(p.id.clone(), p.status, to, self.now(), agent, crate::proposal::Channel::Agent);
+        let t = Transition {
+            detail,
+            ..Transition::status_change(p.id.clone(), p.status, to, self.now(), agent, crate::proposal::Channel::Agent)
+        };
         let done = self.inner.store.transition(vec![t], true).await?;
         self.announce(&[p.status], &done);
         match done.into_iter().next() {

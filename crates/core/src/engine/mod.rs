@@ -24,6 +24,7 @@ pub use decide::{Decided, REASON_MAX};
 pub use propose::proposal_id_floor;
 pub use quota::human as human_bytes;
 pub use sessions::{MAX_BATCH, ProposedBatch, ProposedItem, SessionCounts};
+pub use wait::{OnLost, WAITER_LOST};
 
 use crate::credentials::{CredentialMeta, SecretSource};
 use crate::error::CoreError;

@@ -9,9 +9,83 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// What a wait's end without an answer means: its connection was lost (the waiting process
+/// died, was killed, or stopped listening) before the proposal settled or the wait's time ran
+/// out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnLost {
+    /// Nothing more than the end of any wait: the proposal's lease (if any) runs from then, so a
+    /// client that reconnects keeps its question.
+    #[default]
+    Keep,
+    /// The agent's proposal is withdrawn at once: the waiter will not come back (a hook, whose
+    /// client may run or drop the call when the hook dies), and nobody should decide a call that
+    /// was already run or given up.
+    Withdraw,
+}
+
+/// Why a proposal whose waiter was lost was withdrawn, as the audit trail says it.
+pub const WAITER_LOST: &str = "waiter_lost";
+
+/// Withdraws the proposal of an agent's wait that is dropped (its connection lost) while armed.
+struct WithdrawIfLost {
+    engine: Engine,
+    agent: String,
+    id: String,
+    armed: bool,
+}
+
+impl Drop for WithdrawIfLost {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        // Dropped by the connection's task, on the runtime: the withdrawal is a write of its own.
+        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        let (engine, agent, id) = (self.engine.clone(), std::mem::take(&mut self.agent), std::mem::take(&mut self.id));
+        rt.spawn(async move {
+            if let Err(e) = engine.withdraw_lost(&agent, &id).await {
+                tracing::debug!(proposal = %id, error = %e, "a lost waiter's proposal was not withdrawn");
+            }
+        });
+    }
+}
+
 impl Engine {
     /// Returns the proposal as soon as it is settled, or as it is when `timeout` passes.
     pub async fn wait(&self, who: &Principal, id: &str, timeout: Duration) -> Result<Proposal, CoreError> {
+        self.wait_then(who, id, timeout, OnLost::Keep).await
+    }
+
+    /// [`Engine::wait`], and what its connection's loss before an answer means (`on_lost`: for an
+    /// agent's own proposal only; the person's waits keep everything).
+    pub async fn wait_then(
+        &self,
+        who: &Principal,
+        id: &str,
+        timeout: Duration,
+        on_lost: OnLost,
+    ) -> Result<Proposal, CoreError> {
+        let mut lost = WithdrawIfLost {
+            engine: self.clone(),
+            agent: who.agent().unwrap_or_default().to_string(),
+            id: id.to_string(),
+            armed: false,
+        };
+        let p = Box::pin(self.wait_inner(who, id, timeout, &mut lost, on_lost)).await;
+        // Answered (or refused): nothing was lost.
+        lost.armed = false;
+        p
+    }
+
+    async fn wait_inner(
+        &self,
+        who: &Principal,
+        id: &str,
+        timeout: Duration,
+        lost: &mut WithdrawIfLost,
+        on_lost: OnLost,
+    ) -> Result<Proposal, CoreError> {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
         let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
         let deadline = Instant::now() + timeout;
@@ -34,6 +108,9 @@ impl Engine {
             }
         };
         let _hold = hold;
+        // The proposal is the agent's (the read above checked): from here a lost connection
+        // withdraws it, when the agent said so.
+        lost.armed = on_lost == OnLost::Withdraw && who.agent().is_some() && !p.settled;
         loop {
             if p.settled {
                 return Ok(p);
