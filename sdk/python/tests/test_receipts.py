@@ -114,3 +114,23 @@ def test_input_given_alone_is_checked():
     assert verify_receipt(token, KEYS, input={"id": 2**53 - 1})["jti"] == "p1"
     assert code_of(sign(claims(kind="file.write", tool=None)), input={"id": 1}) == "wrong_tool"
     assert code_of(token, input=None) == "payload_mismatch"
+
+
+def test_without_the_receipts_extra_it_is_receipt_invalid(monkeypatch):
+    """Neither joserfc nor rfc8785 importable (the `receipts` extra not installed): ReceiptInvalid
+    with `not_installed`, never ModuleNotFoundError, for a token and for a hash."""
+    import builtins
+
+    real = builtins.__import__
+    token = sign(claims())
+
+    def refuse(name, *args, **kwargs):
+        if name.split(".")[0] in ("joserfc", "rfc8785"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", refuse)
+    assert code_of(token, tool="delete_post", input={"post_id": 7}) == "not_installed"
+    with pytest.raises(ReceiptInvalid) as e:
+        sha256_jcs({"a": 1})
+    assert e.value.code == "not_installed" and "assent[receipts]" in str(e.value)

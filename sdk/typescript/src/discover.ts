@@ -21,7 +21,7 @@ export interface Endpoint {
   url: string;
   token: string;
   /** The key the server proves itself with (the `proof_key` in its `server.json`). */
-  proofKey: Buffer;
+  proofKey: Uint8Array;
 }
 
 export function homeDir(): string {

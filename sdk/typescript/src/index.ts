@@ -13,4 +13,4 @@ export {
 export { discover, homeDir, type Where } from "./discover.js";
 export * from "./errors.js";
 export { gated, outcome, type GateOptions } from "./gated.js";
-export { namesTool, sha256Jcs, verifyReceipt, type Claims, type Expect } from "./receipts.js";
+export { namesTool, sha256Jcs, verifyReceipt, type Claims, type Expect, type Outcome } from "./receipts.js";

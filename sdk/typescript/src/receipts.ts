@@ -10,6 +10,9 @@ import { ReceiptInvalid } from "./errors.js";
 /** Seconds of clock difference tolerated. */
 export const SKEW = 60;
 
+/** A person's answer, as a receipt records it. */
+export type Outcome = "approve" | "reject" | "refine";
+
 export interface Claims {
   iss: string;
   sub: string;
@@ -17,7 +20,7 @@ export interface Claims {
   iat: number;
   exp: number;
   aud?: string;
-  outcome: string;
+  outcome: Outcome;
   kind: string;
   tool?: string;
   input_sha256?: string;
@@ -53,7 +56,7 @@ export interface Expect {
   audience?: string;
   /** The outcome the receipt must record (default `"approve"`: only an approval will do). Name
    * another (`"reject"`, `"refine"`) to accept it instead, explicitly. */
-  outcome?: string;
+  outcome?: Outcome;
   /** Unix seconds (default now). */
   now?: number;
 }

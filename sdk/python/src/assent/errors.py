@@ -96,7 +96,8 @@ class Failed(NotApproved):
 class ReceiptInvalid(AssentError):
     """A decision's receipt did not verify, or could not be checked: `code` says why
     (`malformed`, `bad_signature`, `algorithm`, `expired`, `not_yet_valid`, `not_approved`,
-    `wrong_outcome`, `wrong_audience`, `payload_mismatch`, `wrong_tool`, `unsafe_integer`)."""
+    `wrong_outcome`, `wrong_audience`, `payload_mismatch`, `wrong_tool`, `unsafe_integer`;
+    `not_installed`: the `receipts` extra is missing, so nothing could be checked)."""
 
     def __init__(self, code: str, message: str):
         super().__init__(f"{code}: {message}")

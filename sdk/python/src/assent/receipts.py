@@ -58,7 +58,10 @@ def _check_hashable(value: Any, what: str, path: str = "") -> None:
 
 def sha256_jcs(value: Any) -> str:
     """SHA-256 (hex) of the RFC 8785 (JCS) form of `value`: what receipts' hashes name."""
-    import rfc8785
+    try:
+        import rfc8785
+    except ImportError:
+        raise _not_installed() from None
 
     return hashlib.sha256(rfc8785.dumps(value)).hexdigest()
 
@@ -103,10 +106,18 @@ def _claims(raw: bytes) -> dict:
     return c
 
 
+def _not_installed() -> ReceiptInvalid:
+    """What checking a receipt without the `receipts` extra raises: it cannot be checked here."""
+    return ReceiptInvalid("not_installed", "checking receipts needs `pip install assent[receipts]` (joserfc, rfc8785)")
+
+
 def _signed(token: Any, keys: Any) -> Any:
     """The JWS, its signature checked with `keys`."""
-    from joserfc import jws
-    from joserfc.jwk import KeySet
+    try:
+        from joserfc import jws
+        from joserfc.jwk import KeySet
+    except ImportError:
+        raise _not_installed() from None
 
     if not isinstance(token, str) or token.count(".") != 2:
         raise ReceiptInvalid("malformed", "a receipt is a compact JWS: three parts joined by dots")

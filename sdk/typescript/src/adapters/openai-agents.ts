@@ -46,9 +46,21 @@ function argumentsOf(item: ApprovalItem): Record<string, unknown> {
   }
 }
 
+/** What `run` of the OpenAI Agents SDK returns, as far as this adapter reads it; name the SDK's
+ * own `RunResult` as `R` to get it whole. */
+export interface RunResultLike {
+  finalOutput?: unknown;
+  interruptions?: unknown[];
+  state: unknown;
+}
+
 /** Runs `agent` to its answer with the SDK's `run`, settling every round of tool approvals
- * through Assent. */
-export async function runWithAssent(agent: unknown, input: unknown, o: RunWithAssentOptions = {}) {
+ * through Assent: the run's last result. */
+export async function runWithAssent<R extends RunResultLike = RunResultLike>(
+  agent: unknown,
+  input: unknown,
+  o: RunWithAssentOptions = {},
+): Promise<R> {
   const { run } = await import("@openai/agents");
   const client = o.client ?? new Assent();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -87,5 +99,5 @@ export async function runWithAssent(agent: unknown, input: unknown, o: RunWithAs
     });
     result = await run(agent as never, state, o.runOptions as never);
   }
-  return result;
+  return result as R;
 }
