@@ -9,6 +9,7 @@ import hmac
 import http.server
 import json
 import threading
+import time
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -43,6 +44,26 @@ def test_waits_past_the_servers_cap_and_a_timeout_can_withdraw(server):
         assert last.status.value == "withdrawn"
         r = a.propose_tool("t", {"n": 3})
         assert a.wait(r.id, timeout=1, poll=1).status.value == "pending", "without withdraw_on_timeout it stays"
+
+
+def test_a_waits_last_second_is_one_request_not_hundreds(server):
+    """wait(timeout=2.9): a two-second long-poll, then the last 0.9 s slept, then one look; it
+    sent hundreds of requests in its last second when the server's whole-second wait was 0."""
+    with Assent() as a:
+        p = a.propose_tool("t", {"n": 4})
+        calls = []
+        real = a._call
+
+        def counted(**kw):
+            calls.append(kw["params"]["wait"])
+            return real(**kw)
+
+        a._call = counted
+        began = time.monotonic()
+        assert a.wait(p.id, timeout=2.9).status.value == "pending"
+        took = time.monotonic() - began
+        assert len(calls) <= 3, calls
+        assert 2.8 <= took < 4, took
 
 
 def test_cancelling_an_async_wait_withdraws(server):

@@ -2,6 +2,7 @@
  * events. Requests go through openapi-fetch, typed by the paths generated from Assent's
  * OpenAPI document (`schema.d.ts`). */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { failed, SHAPES, shaped, unreadable } from "./answers.js";
 import { discover, prove, type Endpoint, type Where } from "./discover.js";
@@ -216,6 +217,17 @@ export class Assent {
       }
       if (p.settled) return p;
       if (deadline !== null && Date.now() >= deadline) return o.withdrawOnTimeout ? this.#withdrawnOrSettled(id) : p;
+      // Under a second left: the server waits whole seconds, so a long-poll now would answer at
+      // once, over and over. Sleep out the rest, then look once more.
+      const rest = deadline === null ? 0 : deadline - Date.now();
+      if (rest > 0 && rest < 1000) {
+        try {
+          await sleep(rest, undefined, { signal: o.signal });
+        } catch (e) {
+          await this.#withdrawnOrSettled(id);
+          throw o.signal?.reason ?? e;
+        }
+      }
     }
   }
 

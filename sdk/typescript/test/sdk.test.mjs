@@ -26,6 +26,32 @@ test("propose, wait and the person's edit", async (t) => {
   assert.equal(done.decision.receipt.split(".").length, 3);
 });
 
+test("a wait's last second is one request, not hundreds", async (t) => {
+  // wait({timeout: 2.9}): a two-second long-poll, the last 0.9 s slept, then one look (it sent
+  // hundreds of requests in its last second when the server's whole-second wait was 0).
+  const s = await serveFor(t);
+  // Counted from before the client is made (openapi-fetch takes the fetch it finds then).
+  const real = globalThis.fetch;
+  const waits = [];
+  globalThis.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    if (url.includes("wait=")) waits.push(url);
+    return real(input, init);
+  };
+  try {
+    const a = new assent.Assent({ home: s.home });
+    const p = await a.proposeTool("t", { n: 4 });
+    const began = Date.now();
+    const last = await a.wait(p.id, { timeout: 2.9 });
+    const took = Date.now() - began;
+    assert.equal(last.status, "pending");
+    assert.ok(waits.length >= 1 && waits.length <= 3, `${waits.length}: ${waits.join("\n")}`);
+    assert.ok(took >= 2800 && took < 4000, `${took} ms`);
+  } finally {
+    globalThis.fetch = real;
+  }
+});
+
 test("gated runs with what was approved, and not otherwise", async (t) => {
   const s = await serveFor(t);
   const client = new assent.Assent({ home: s.home });

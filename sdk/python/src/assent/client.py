@@ -126,6 +126,13 @@ class _Waiting:
     def over(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
+    def pause(self) -> float:
+        """Seconds to sleep before the next long-poll: what is left when it is under a second
+        (the server waits whole seconds, so asking then would be a request at once, over and
+        over), else nothing. At most one request follows it."""
+        left = 0.0 if self.deadline is None else self.deadline - time.monotonic()
+        return left if 0 < left < 1 else 0.0
+
 
 class _Client:
     """What both clients share: where Assent is, proven once, and what becomes of a request that
@@ -257,6 +264,7 @@ class Assent(_Client):
             while not (p := self._call(**waiting.ask())).settled:
                 if waiting.over():
                     return self._withdrawn_or_settled(proposal_id) if withdraw_on_timeout else p
+                time.sleep(waiting.pause())
             return p
         except KeyboardInterrupt:
             self._withdrawn_or_settled(proposal_id)
@@ -354,6 +362,7 @@ class AsyncAssent(_Client):
             while not (p := await self._call(**waiting.ask())).settled:
                 if waiting.over():
                     return await self._withdrawn_or_settled(proposal_id) if withdraw_on_timeout else p
+                await asyncio.sleep(waiting.pause())
             return p
         except asyncio.CancelledError:
             await asyncio.shield(self._withdrawn_or_settled(proposal_id))
