@@ -97,6 +97,28 @@ async fn a_batch_files_each_item_on_its_own_in_one_group_and_a_retry_files_nothi
     );
 }
 
+/// A batch's Idempotency-Key is checked whole, before anything is filed: one the document's
+/// pattern refuses (`^[!-~]{1,190}$`: a space, 191 characters) is a 422 and files nothing, where
+/// it used to be refused item by item (answered 200) or cut to 190 characters (two keys alike in
+/// their first 190 were one).
+#[tokio::test]
+async fn a_batch_key_the_document_refuses_is_a_422_and_files_nothing() {
+    let s = Server::start().await;
+    let long = "k".repeat(191);
+    for key in ["a b", long.as_str()] {
+        let (st, r) = batch(&s, json!({"items": [tool("make x")]}), Some(key)).await;
+        assert_eq!(
+            (st, &r["error"]["code"]),
+            (StatusCode::UNPROCESSABLE_ENTITY, &json!("invalid_idempotency_key")),
+            "{r}"
+        );
+    }
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    assert_eq!(page["items"].as_array().map(Vec::len), Some(0), "nothing filed: {page}");
+    let (st, r) = batch(&s, json!({"items": [tool("make x")]}), Some(&long[..190])).await;
+    assert_eq!((st, &r["filed"]), (StatusCode::OK, &json!(1)), "{r}");
+}
+
 #[tokio::test]
 async fn a_session_is_listed_and_counted_for_its_agent_and_for_the_owner() {
     let s = Server::start().await;

@@ -4,7 +4,8 @@
 //! on a fresh home with a real Secret Service. Zero server errors, zero responses that break
 //! the document, zero schema-violating requests accepted, and the server still up afterwards.
 //!
-//! Each run is bounded in time: `ASSENT_SCHEMATHESIS_SECS` (60 by default).
+//! Each token gets every phase on a fixed seed, then the coverage phase (the document's edges)
+//! on two seeds more. Each run is bounded in time: `ASSENT_SCHEMATHESIS_SECS` (60 by default).
 
 use crate::harness::{Server, private_bus_with_keyring, scratch_file};
 use std::path::{Path, PathBuf};
@@ -74,37 +75,49 @@ async fn schemathesis(who: &str) {
     // `ASSENT_SCHEMATHESIS_SEED=random` explores new cases (and prints the seed it drew).
     let seed = std::env::var("ASSENT_SCHEMATHESIS_SEED").unwrap_or_else(|_| "20261123".into());
     let seed: Vec<String> = if seed == "random" { vec![] } else { vec!["--seed".into(), seed] };
-    let work = tempfile::tempdir().unwrap();
     let url = s.url.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        let files = work.path().join("files");
-        std::fs::create_dir_all(&files).unwrap();
-        Command::new(bin.join("schemathesis"))
-            .current_dir(work.path())
-            .env("NO_COLOR", "1")
-            .env("PYTHONPATH", fixtures())
-            .env("SCHEMATHESIS_HOOKS", "assent_formats")
-            .env("ASSENT_SCHEMATHESIS_DIR", &files)
-            .arg("--config-file")
-            .arg(fixtures().join("schemathesis.toml"))
-            .args(["run", &format!("{url}/v1/openapi.json")])
-            .args(["--header", &format!("Authorization: Bearer {token}")])
-            .args(["--max-time", &secs])
-            .args(&seed)
-            // A long-poll may rightly take the server's longest wait (120 s).
-            .args(["--request-timeout", "130"])
-            // An endless event stream has no end to check; tests/blackbox/events.rs covers it.
-            .args(["--exclude-path", "/v1/events"])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let tail: String =
-        text.lines().rev().take(120).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-    assert!(out.status.success(), "schemathesis with the {who} token found problems:\n{tail}");
-    assert!(text.contains("generated") && text.contains("passed"), "schemathesis ran no test cases:\n{tail}");
+    // Every phase on the fixed seed, then the coverage phase (the document's edges: a string one
+    // under its minLength, a value of another type, a property it does not name) on two seeds
+    // more: seeds the first never drew found what the server refused and the document allowed.
+    let runs = [
+        (seed, "examples,coverage,fuzzing,stateful"),
+        (vec!["--seed".into(), "1".into()], "coverage"),
+        (vec!["--seed".into(), "2".into()], "coverage"),
+    ];
+    for (seed, phases) in runs {
+        let (url, token, secs, bin) = (url.clone(), token.clone(), secs.clone(), bin.clone());
+        let out = tokio::task::spawn_blocking(move || {
+            let work = tempfile::tempdir().unwrap();
+            let files = work.path().join("files");
+            std::fs::create_dir_all(&files).unwrap();
+            Command::new(bin.join("schemathesis"))
+                .current_dir(work.path())
+                .env("NO_COLOR", "1")
+                .env("PYTHONPATH", fixtures())
+                .env("SCHEMATHESIS_HOOKS", "assent_formats")
+                .env("ASSENT_SCHEMATHESIS_DIR", &files)
+                .arg("--config-file")
+                .arg(fixtures().join("schemathesis.toml"))
+                .args(["run", &format!("{url}/v1/openapi.json")])
+                .args(["--header", &format!("Authorization: Bearer {token}")])
+                .args(["--max-time", &secs])
+                .args(["--phases", phases])
+                .args(&seed)
+                // A long-poll may rightly take the server's longest wait (120 s).
+                .args(["--request-timeout", "130"])
+                // An endless event stream has no end to check; tests/blackbox/events.rs covers it.
+                .args(["--exclude-path", "/v1/events"])
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let tail: String =
+            text.lines().rev().take(120).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+        assert!(out.status.success(), "schemathesis ({phases}) with the {who} token found problems:\n{tail}");
+        assert!(text.contains("generated") && text.contains("passed"), "schemathesis ran no test cases:\n{tail}");
+    }
     // No crash: the server is still up and answering, and logged no panic.
     assert!(s.child.as_mut().unwrap().try_wait().unwrap().is_none(), "the server exited: {}", s.stderr());
     let health = s.http.get(format!("{}/v1/health", s.url)).send().await.unwrap();

@@ -117,8 +117,10 @@ pub struct ToolCall {
     /// The client runs the command confined when a rule allows it so (`assent run`, which
     /// Assent's Claude Code hook rewrites the call to): only then can a rule that confines
     /// (the built-in read-only rule) allow it. Left out: such rules ask.
+    /// (`null` is taken as left out.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "ts", ts(optional, as = "Option<bool>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
     pub confinable: bool,
 }
 

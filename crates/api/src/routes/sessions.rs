@@ -14,12 +14,14 @@ use serde_json::Value;
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct NewBatch {
-    /// 1 to 100 proposals, each as `POST /v1/proposals` takes it (its `group_id` left out, or
-    /// the batch's).
-    #[schema(min_items = 1, max_items = 100)]
+    /// 1 to 100 proposals, each as `POST /v1/proposals` takes it (a `NewProposal`; its
+    /// `group_id` left out, or the batch's). Each item is checked on its own: one that is not a
+    /// proposal Assent takes (any JSON value) is refused alone, in its `items[i].error`, and the
+    /// others are filed.
+    #[schema(min_items = 1, max_items = 100, value_type = Vec<serde_json::Value>)]
     items: Vec<NewProposal>,
     /// The group they are filed in (left out: a new one), decided together in the inbox.
-    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     group_id: Option<String>,
 }
 

@@ -61,6 +61,9 @@ pub struct SessionCounts {
     pub by_status: BTreeMap<String, u64>,
 }
 
+/// The longest Idempotency-Key a batch takes: room for `/99` within a proposal's 200.
+pub const BATCH_KEY_MAX: usize = 190;
+
 impl Engine {
     /// Files the proposals of `body` (`{"items": [...], "group_id"?}`) for `agent`, each checked
     /// and filed on its own, all in one group (the given one, else a new one). With an
@@ -72,6 +75,17 @@ impl Engine {
         idempotency_key: Option<&str>,
     ) -> Result<ProposedBatch, CoreError> {
         let bad = |m: &str| CoreError::invalid("invalid_request", m.to_string());
+        // The batch's key, checked whole before anything is filed: each item is filed under
+        // `KEY/i`, which must itself be a key (a key too long or not visible ASCII used to be
+        // cut or refused item by item, the request answered 200).
+        if let Some(k) = idempotency_key
+            && (k.is_empty() || k.len() > BATCH_KEY_MAX || !k.chars().all(|c| c.is_ascii_graphic()))
+        {
+            return Err(CoreError::invalid(
+                "invalid_idempotency_key",
+                format!("a batch's Idempotency-Key is 1-{BATCH_KEY_MAX} visible ASCII characters"),
+            ));
+        }
         let Value::Object(mut body) = body else { return Err(bad("a batch is {\"items\": [...], \"group_id\"?}")) };
         if let Some(k) = body.keys().find(|k| !["items", "group_id"].contains(&k.as_str())) {
             return Err(bad(&format!(
@@ -100,8 +114,7 @@ impl Engine {
                     }
                     _ => {
                         m.insert("group_id".into(), Value::String(group_id.clone()));
-                        let key =
-                            idempotency_key.map(|k| format!("{}/{index}", k.chars().take(190).collect::<String>()));
+                        let key = idempotency_key.map(|k| format!("{k}/{index}"));
                         self.propose(agent, item, key.as_deref()).await.map(|p| p.proposal.for_agent())
                     }
                 },

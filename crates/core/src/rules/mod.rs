@@ -206,20 +206,32 @@ pub struct Facts {
     pub confinable: bool,
 }
 
+/// A list of commands, each run on its own, as one line of them (one a line), when that line runs
+/// exactly those commands: each a string that parses whole by itself (no quote, substitution or
+/// compound command left open, nothing to continue on the next line) and holds no here-document
+/// (which would read the lines after it as its text) and no line continuation. Else none.
+fn commands_line(list: &[serde_json::Value]) -> Option<serde_json::Value> {
+    let items: Vec<&str> = list.iter().map(serde_json::Value::as_str).collect::<Option<_>>()?;
+    let whole = |c: &&str| {
+        !c.trim().is_empty()
+            && !c.contains("<<")
+            && !c.lines().any(|l| l.ends_with('\\'))
+            && !assent_commands::analyze(c, &assent_commands::Context::default()).is_opaque()
+    };
+    (!items.is_empty() && items.iter().all(whole)).then(|| serde_json::Value::String(items.join("\n")))
+}
+
 impl Facts {
     /// A tool call's facts from its name and input: the command (a string, or an argument list,
     /// `["bash", "-lc", "npm test"]` read as `npm test`) and a path input.
     pub fn of_tool_call(tool: &str, input: &serde_json::Value) -> Facts {
         let mut argv = None;
         let mut oversized = false;
-        // Cline's `run_commands` sends `commands`, a list each run on its own: one command is read
-        // as that command; several are no command rules read (joined, a here-document in one
-        // could hide the next from the reader), so the call asks.
-        let single = match input.get("commands") {
-            Some(serde_json::Value::Array(a)) if a.len() == 1 => a.first(),
-            _ => None,
-        };
-        let command = match input.get("command").or_else(|| input.get("cmd")).or(single) {
+        // Cline's `run_commands` sends `commands`, a list each run on its own: read as one line
+        // of them all (so a rule allows it only when it allows every command in it), when none
+        // can reach into the next; else no command rules read, and the call asks.
+        let listed = input.get("commands").and_then(serde_json::Value::as_array).and_then(|a| commands_line(a));
+        let command = match input.get("command").or_else(|| input.get("cmd")).or(listed.as_ref()) {
             Some(serde_json::Value::String(s)) if s.len() > MAX_COMMAND => {
                 oversized = true;
                 Some(start_of(s))

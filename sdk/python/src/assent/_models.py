@@ -382,6 +382,26 @@ class NewAgent(BaseModel):
     ] = None
 
 
+class NewBatch(BaseModel):
+    items: Annotated[
+        list[Any],
+        Field(
+            description="1 to 100 proposals, each as `POST /v1/proposals` takes it (a `NewProposal`; its\n`group_id` left out, or the batch's). Each item is checked on its own: one that is not a\nproposal Assent takes (any JSON value) is refused alone, in its `items[i].error`, and the\nothers are filed.",
+            max_length=100,
+            min_length=1,
+        ),
+    ]
+    group_id: Annotated[
+        str | None,
+        Field(
+            description="The group they are filed in (left out: a new one), decided together in the inbox.",
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+        ),
+    ] = None
+
+
 class NewCredential(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1134,7 +1154,7 @@ class ToolCall(BaseModel):
     confinable: Annotated[
         bool | None,
         Field(
-            description="The client runs the command confined when a rule allows it so (`assent run`, which\nAssent's Claude Code hook rewrites the call to): only then can a rule that confines\n(the built-in read-only rule) allow it. Left out: such rules ask."
+            description="The client runs the command confined when a rule allows it so (`assent run`, which\nAssent's Claude Code hook rewrites the call to): only then can a rule that confines\n(the built-in read-only rule) allow it. Left out: such rules ask.\n(`null` is taken as left out.)"
         ),
     ] = None
 
@@ -1922,25 +1942,6 @@ class FilePreview(Diff):
     content_pruned: Annotated[
         bool | None,
         Field(description="Set when the content was pruned after the retention."),
-    ] = None
-
-
-class NewBatch(BaseModel):
-    items: Annotated[
-        list[NewProposal],
-        Field(
-            description="1 to 100 proposals, each as `POST /v1/proposals` takes it (its `group_id` left out, or\nthe batch's).",
-            max_length=100,
-            min_length=1,
-        ),
-    ]
-    group_id: Annotated[
-        str | None,
-        Field(
-            description="The group they are filed in (left out: a new one), decided together in the inbox.",
-            max_length=200,
-            pattern="^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
-        ),
     ] = None
 
 
