@@ -26,7 +26,13 @@ struct Client {
 
 impl Client {
     fn start(s: &Server, proxy_args: &[&str]) -> Client {
+        Self::start_with(s, proxy_args, &[])
+    }
+
+    /// [`Client::start`], the client (and so the proxy it starts) given `env` too.
+    fn start_with(s: &Server, proxy_args: &[&str], env: &[(&str, &str)]) -> Client {
         let mut child = Command::new(python())
+            .envs(env.iter().copied())
             .arg(fixture("proxy_client.py"))
             .arg(BIN)
             .arg(s.home())
@@ -224,31 +230,87 @@ fn running(log: &Path) -> bool {
     out.status.success()
 }
 
-#[tokio::test]
-async fn a_streamable_http_server_is_gated_the_same() {
-    let s = Server::start().await;
-    let (_dir, log) = served_log();
+/// The fixture's server over streamable HTTP on a free port (wanting the header `need`, if any):
+/// its process and URL.
+fn http_server(log: &Path, need: Option<&str>) -> (Child, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut server = Command::new(python())
-        .arg(fixture("proxy_server.py"))
-        .arg(&log)
-        .args(["http", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut c = Command::new(python());
+    c.arg(fixture("proxy_server.py")).arg(log).args(["http", &port.to_string()]);
+    if let Some(n) = need {
+        c.env("PROXY_SERVER_HEADER", n);
+    }
+    let server = c.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let up = (0..300).any(|_| {
         std::thread::sleep(Duration::from_millis(50));
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
     assert!(up, "the HTTP server did not start");
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_gated_the_same() {
+    let s = Server::start().await;
+    let (_dir, log) = served_log();
+    let (mut server, url) = http_server(&log, None);
     let mut c = Client::start(&s, &["--name", "blog", "--url", &url]);
     decide_each_way(&s, &mut c, &log).await;
     c.send("quit");
     assert!(c.child.wait().unwrap().success());
     server.kill().unwrap();
     let _ = server.wait();
+}
+
+/// An HTTP server that wants a credential gets it from Assent's keychain by name
+/// (`--credential`), never from the command line: the secret is not in the proxy's command
+/// line, and goes only to an origin the credential names; an unknown credential, or one for
+/// other hosts, starts nothing and says why.
+#[tokio::test]
+async fn an_http_servers_credential_comes_from_the_keychain_by_name() {
+    const SECRET: &str = "s3cret-from-the-keychain";
+    let bus = crate::harness::private_bus_with_keyring();
+    let s = Server::start_with("", &[("DBUS_SESSION_BUS_ADDRESS", &bus.address)]).await;
+    let (_dir, log) = served_log();
+    let (mut server, url) = http_server(&log, Some(&format!("x-api-key: {SECRET}")));
+    let origin = url.trim_end_matches("/mcp").to_string();
+    for (name, host) in [("blog-key", origin.as_str()), ("elsewhere", "https://api.example.com")] {
+        let body = json!({"name": name, "scheme": "header:x-api-key", "hosts": [host], "secret": SECRET});
+        let (st, v) = s.req(Method::POST, "/credentials", Some(&s.owner), Some(body)).await;
+        assert!(st.is_success(), "{v}");
+    }
+    let env = [("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())];
+    for (credential, says) in
+        [("elsewhere", "may be sent to https://api.example.com:443, not to"), ("nobody", "no credential of that name")]
+    {
+        let o = Command::new(BIN)
+            .arg("--home")
+            .arg(s.home())
+            .args(["mcp", "proxy", "--name", "blog", "--url", &url, "--credential", credential])
+            .envs(env)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = crate::harness::stderr(&o);
+        assert!(!o.status.success() && err.contains(says), "{credential}: {err}");
+        assert!(!err.contains(SECRET), "{err}");
+    }
+    assert!(served(&log).is_empty(), "nothing reached the server: {:?}", served(&log));
+    let mut c = Client::start_with(&s, &["--name", "blog", "--url", &url, "--credential", "blog-key"], &env);
+    let home = s.home().display().to_string();
+    let proxies = crate::procs::matching(|cmd| cmd.contains(&home) && cmd.contains("mcp proxy"));
+    assert!(!proxies.is_empty());
+    for pid in proxies {
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&cmd).contains(SECRET), "the secret is on a command line");
+    }
+    decide_each_way(&s, &mut c, &log).await;
+    assert!(served(&log).iter().all(|v| v.get("refused").is_none()), "{:?}", served(&log));
+    c.send("quit");
+    assert!(c.child.wait().unwrap().success());
+    assert!(!s.stderr().contains(SECRET), "the secret is in the server's log");
+    server.kill().unwrap();
+    let _ = server.wait();
+    drop(bus);
 }
 
 #[tokio::test]

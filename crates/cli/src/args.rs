@@ -291,6 +291,11 @@ pub struct ProxyArgs {
     /// A header for every request to the URL (`NAME: VALUE`); may be repeated.
     #[arg(long = "header", requires = "url", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// A credential Assent holds (`assent credential add`), sent with every request to the URL
+    /// as its scheme says: read from the system keychain when the proxy starts, never written on
+    /// the command line or in the client's settings. Its hosts must include the URL's origin.
+    #[arg(long, requires = "url", value_name = "NAME")]
+    pub credential: Option<String>,
     /// How long a tool call waits for the person before it is withdrawn and not run, in seconds.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,

@@ -16,6 +16,7 @@ pub mod hook;
 mod input;
 pub mod output;
 pub mod propose;
+mod proxy_credential;
 pub mod receipt;
 pub mod remote;
 pub mod rules;
@@ -184,7 +185,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp { proxy: Some(args::McpCmd::Proxy(p)), auth } => {
             let h = home.clone();
             let token: assent_mcp::Resolve<String> = std::sync::Arc::new(move || client::agent_token(&h, &auth).ok());
-            let ended = assent_mcp::proxy::run(client::endpoint(&home), token, p.options()?).await;
+            let credential = p.credential.clone();
+            let mut options = p.options()?;
+            if let (Some(name), assent_mcp::proxy::Upstream::Url { url, headers }) = (credential, &mut options.upstream)
+            {
+                headers.push(proxy_credential::header(&home, &name, url).await?);
+            }
+            let ended = assent_mcp::proxy::run(client::endpoint(&home), token, options).await;
             // Ends now: the runtime would otherwise wait on its reader of standard input (a
             // blocking read) until the client wrote again, though the server ended.
             ended?;

@@ -141,7 +141,12 @@ fn http(
     mut messages: UnboundedReceiver<Value>,
     lines: UnboundedSender<String>,
 ) -> anyhow::Result<Running> {
-    let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).build()?;
+    // No redirects: a header the proxy sends (a credential among them) goes to the URL it was
+    // given and nowhere a server's answer points.
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
     let h = Http { client, url, headers, session: Arc::default(), version: Arc::default() };
     let close = CancellationToken::new();
     let (closing, http) = (close.clone(), h.clone());
