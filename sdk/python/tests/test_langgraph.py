@@ -95,3 +95,23 @@ def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server
     slow.join()
     assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
     assert result["messages"][-1].content == "done"
+
+
+def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(server):
+    """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
+    that call is rejected with Assent's reason, which the model reads, and the other two go to
+    the person and run once approved; nothing is left waiting."""
+    ran = []
+    turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{i}"}
+                                            for i, n in enumerate((1, 2**60, 3))])
+    agent = asking_agent([turn, AIMessage(content="done")], ran)
+    both = server.decide_slowly(2, after=0)
+    with Assent() as client:
+        result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t9"}}, client=client,
+                        timeout=60)
+    both.join()
+    assert sorted(ran) == [1, 3]
+    assert result["messages"][-1].content == "done"
+    told = " ".join(str(m.content) for m in result["messages"])
+    assert "Assent refused this call" in told, told
+    assert server.owner_call("GET", "/proposals?status=pending")["items"] == []

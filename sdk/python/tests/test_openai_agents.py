@@ -173,3 +173,25 @@ def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server
     slow.join()
     assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
     assert result.final_output == "done"
+
+
+def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(server):
+    """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
+    that call is rejected with Assent's reason, and the other two go to the person and run once
+    approved; the run ends with the model's answer, nothing left waiting."""
+    ran = []
+    agent = Agent(name="blog", tools=[deleter(ran)],
+                  model=OneTurn([("delete_post", {"post_id": n}) for n in (1, 2**60, 3)]))
+    both = server.decide_slowly(2, after=0)
+
+    async def go():
+        async with AsyncAssent() as client:
+            return await run(agent, "go", client=client, timeout=60)
+
+    result = asyncio.run(go())
+    both.join()
+    assert sorted(ran) == [1, 3]
+    assert result.final_output == "done"
+    told = json.dumps([i for i in result.to_input_list() if isinstance(i, dict)], default=str)
+    assert "Assent refused this call" in told, told
+    assert server.owner_call("GET", "/proposals?status=pending")["items"] == []

@@ -142,3 +142,32 @@ def test_the_tool_runs_with_the_persons_arguments_whole(server):
             run_sync(agent(), "go", client=client, timeout=30)
     assert ran == [("build", False, False), ("build", True, True), ("dist", True, False)], \
         "a deleted argument is not the model's any more, an added one is there, a changed one changed"
+
+
+def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(server):
+    """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
+    that call is denied with Assent's reason, which the model reads, and the other two go to the
+    person and run once approved; nothing is left waiting."""
+    ran = []
+
+    def model(messages, info):
+        returns = [p for m in messages for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)]
+        if returns:
+            return ModelResponse(parts=[TextPart("done: " + " | ".join(str(r.content) for r in returns))])
+        return ModelResponse(parts=[ToolCallPart("delete_post", {"post_id": n}, tool_call_id=f"call_{i}")
+                                    for i, n in enumerate((1, 2**60, 3))])
+
+    agent = Agent(FunctionModel(model), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain(requires_approval=True)
+    def delete_post(post_id: int) -> str:
+        ran.append(post_id)
+        return f"deleted {post_id}"
+
+    both = server.decide_slowly(2, after=0)
+    with Assent() as client:
+        result = run_sync(agent, "go", client=client, timeout=60)
+    both.join()
+    assert sorted(ran) == [1, 3]
+    assert "Assent refused this call" in result.output and "2^53" in result.output, result.output
+    assert server.owner_call("GET", "/proposals?status=pending")["items"] == []

@@ -115,3 +115,20 @@ test("every call of a turn outlives the lease while the person decides", async (
   assert.deepEqual(ran.sort(), [1, 2]);
   assert.equal(result.finalOutput, "done");
 });
+
+test("a refused argument is a denial the model reads, and the turn goes on", async (t) => {
+  // One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
+  // it is rejected with Assent's reason, the other two go to the person and run once approved.
+  const s = await serveFor(t);
+  const ran = [];
+  const agent = new Agent({ name: "blog", tools: [deleter(ran)],
+    model: oneTurn([["delete_post", { post_id: 1 }], ["delete_post", { post_id: 2 ** 60 }], ["delete_post", { post_id: 3 }]]) });
+  const both = s.decideSlowly(2, 0);
+  const result = await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), timeout: 60 });
+  await both;
+  assert.deepEqual(ran.sort(), [1, 3]);
+  assert.equal(result.finalOutput, "done");
+  const told = JSON.stringify(result.history ?? result.state);
+  assert.ok(told.includes("Assent refused this call"), told.slice(0, 2000));
+  assert.deepEqual((await s.call("GET", "/proposals?status=pending")).items, []);
+});

@@ -18,7 +18,7 @@
  */
 
 import { Assent } from "../client.js";
-import { NotApproved } from "../errors.js";
+import { NotApproved, Refused } from "../errors.js";
 import { outcome } from "../gated.js";
 import { sameJson } from "../receipts.js";
 import { callKey, newRunKey, waitAll } from "./common.js";
@@ -73,13 +73,20 @@ export async function runWithAssent<R extends RunResultLike = RunResultLike>(
     const filed = [];
     for (const item of result.interruptions as ApprovalItem[]) {
       const args = argumentsOf(item);
-      const p = await client.proposeTool(item.rawItem.name ?? "tool", args, {
-        session_id: o.sessionId,
-        audience: o.audience,
-        lease_secs: 15,
-        idempotencyKey: callKey("openai-agents", runKey, item.rawItem.callId),
-      });
-      filed.push({ item, args, p });
+      try {
+        const p = await client.proposeTool(item.rawItem.name ?? "tool", args, {
+          session_id: o.sessionId,
+          audience: o.audience,
+          lease_secs: 15,
+          idempotencyKey: callKey("openai-agents", runKey, item.rawItem.callId),
+        });
+        filed.push({ item, args, p });
+      } catch (e) {
+        // An argument Assent does not take: a denial the model reads, the turn's other calls
+        // going on to the person (it used to end the run, leaving those waiting in vain).
+        if (!(e instanceof Refused)) throw e;
+        state.reject(item, { message: `Assent refused this call (${e.code}): ${e.message}. It did not run` });
+      }
     }
     // All at once: an open wait keeps a proposal's lease, so none is withdrawn while the person
     // decides another.

@@ -11,8 +11,11 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from collections.abc import Awaitable, Callable
+
 from ..client import Assent, AsyncAssent
-from ..errors import AssentError
+from ..errors import AssentError, NotApproved, Refused
+from ..gated import outcome
 
 #: The longest Idempotency-Key the server takes.
 KEY_MAX = 200
@@ -62,6 +65,56 @@ def same_args(a: Any, b: Any) -> bool:
     """Whether two sets of arguments are the same JSON. Python's `==` takes `True` for `1` and
     `1.0`; a person who changed one into the other approved something else."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+class NotFiled:
+    """A call of a turn that Assent refused to file (`Refused`: an argument it does not take, such
+    as an integer beyond 2^53-1): it is told to the model as a denial, with Assent's reason, and
+    the turn's other calls go on to the person as usual (a refusal used to end the whole run,
+    leaving the calls filed before it waiting for a decision that could never run them)."""
+
+    def __init__(self, error: Refused):
+        self.error = error
+
+
+def file_one(propose: Callable[[], Any]) -> Any:
+    """The proposal `propose` files, or NotFiled when Assent refuses it."""
+    try:
+        return propose()
+    except Refused as e:
+        return NotFiled(e)
+
+
+async def afile_one(proposing: Awaitable[Any]) -> Any:
+    """`file_one`, awaited."""
+    try:
+        return await proposing
+    except Refused as e:
+        return NotFiled(e)
+
+
+def approved(p: Any) -> Any:
+    """What `p` approved to run (the person's edit included), as `outcome`; a call that was not
+    filed raises NotApproved with Assent's reason, as a rejection does."""
+    if isinstance(p, NotFiled):
+        raise NotApproved("", f"Assent refused this call ({p.error.code}): {p.error.message}. It did not run")
+    return outcome(p)
+
+
+def _merged(filed: list[Any], done: list[Any]) -> list[Any]:
+    """`filed` with each proposal replaced by its settled self from `done` (in order)."""
+    settled = iter(done)
+    return [f if isinstance(f, NotFiled) else next(settled) for f in filed]
+
+
+def wait_filed(client: Assent, filed: list[Any], timeout: float | None) -> list[Any]:
+    """`wait_all` over the calls of a turn that were filed; the others stay NotFiled."""
+    return _merged(filed, wait_all(client, [f.id for f in filed if not isinstance(f, NotFiled)], timeout))
+
+
+async def await_filed(client: AsyncAssent, filed: list[Any], timeout: float | None) -> list[Any]:
+    """`wait_filed`, awaited."""
+    return _merged(filed, await await_all(client, [f.id for f in filed if not isinstance(f, NotFiled)], timeout))
 
 
 def _withdraw_pending(client: Assent, ids: list[str]) -> None:

@@ -29,8 +29,7 @@ from langgraph.types import Command
 
 from ..client import Assent, AsyncAssent
 from ..errors import NotApproved, Refined
-from ..gated import outcome
-from ._common import await_all, same_args, wait_all
+from ._common import afile_one, approved, await_filed, file_one, same_args, wait_filed
 
 
 def _allowed(request: dict, name: str) -> list[str]:
@@ -42,23 +41,23 @@ def _allowed(request: dict, name: str) -> list[str]:
 
 def _decision(p: Any, action: dict, allowed: list[str]) -> dict:
     try:
-        approved = outcome(p)
+        ok = approved(p)
     except Refined as e:
         if "respond" in allowed:
             return {"type": "respond", "message": str(e)}
         return {"type": "reject", "message": str(e)}
     except NotApproved as e:
         return {"type": "reject", "message": str(e)}
-    if same_args(approved, action.get("args", {})):
+    if same_args(ok, action.get("args", {})):
         return {"type": "approve"}
-    if not isinstance(approved, dict):
-        return {"type": "reject", "message": f"The person approved this only with the input {json.dumps(approved)}, "
+    if not isinstance(ok, dict):
+        return {"type": "reject", "message": f"The person approved this only with the input {json.dumps(ok)}, "
                 "which is not arguments for this tool: it did not run"}
     if "edit" in allowed:
         # The person's arguments whole: the middleware runs the call with these and no others.
-        return {"type": "edit", "edited_action": {"name": action["name"], "args": approved}}
+        return {"type": "edit", "edited_action": {"name": action["name"], "args": ok}}
     return {"type": "reject", "message": "The person approved this only as edited in Assent: call it again with "
-            f"these arguments: {json.dumps(approved)}"}
+            f"these arguments: {json.dumps(ok)}"}
 
 
 def _actions(requests: list[dict]) -> list[tuple[int, dict]]:
@@ -85,17 +84,18 @@ def _decide_all(requests: list[dict], c: Assent, timeout: float, session_id: str
     """The answers to several HITL requests (a round's interrupts): every action filed first,
     then all waited on at once, so none is withdrawn while the person decides another."""
     actions = _actions(requests)
-    filed = [c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)) for _, a in actions]
-    return _answers(requests, actions, wait_all(c, [p.id for p in filed], timeout))
+    filed = [file_one(lambda a=a: c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)))
+             for _, a in actions]
+    return _answers(requests, actions, wait_filed(c, filed, timeout))
 
 
 async def _adecide_all(requests: list[dict], c: AsyncAssent, timeout: float, session_id: str | None,
                        audience: str | None) -> list[dict]:
     """`_decide_all`, awaited."""
     actions = _actions(requests)
-    filed = [await c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience))
+    filed = [await afile_one(c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)))
              for _, a in actions]
-    return _answers(requests, actions, await await_all(c, [p.id for p in filed], timeout))
+    return _answers(requests, actions, await await_filed(c, filed, timeout))
 
 
 def decide(request: dict, client: Assent | None = None, *, timeout: float = 3600, session_id: str | None = None,

@@ -31,8 +31,7 @@ from agents import Runner
 
 from ..client import AsyncAssent
 from ..errors import NotApproved
-from ..gated import outcome
-from ._common import await_all, call_key, new_run_key, same_args
+from ._common import afile_one, approved, await_filed, call_key, new_run_key, same_args
 
 
 def _arguments(item: Any) -> dict:
@@ -55,22 +54,22 @@ async def settle(state: Any, interruptions: list, client: AsyncAssent, *, timeou
     for item in interruptions:
         args = _arguments(item)
         key = call_key("openai-agents", run_key, getattr(item, "call_id", None))
-        p = await client.propose_tool(item.tool_name or item.name, args, session_id=session_id, audience=audience,
-                                      lease_secs=15, idempotency_key=key)
+        p = await afile_one(client.propose_tool(item.tool_name or item.name, args, session_id=session_id,
+                                                audience=audience, lease_secs=15, idempotency_key=key))
         filed.append((item, args, p))
-    done = await await_all(client, [p.id for _, _, p in filed], timeout)
+    done = await await_filed(client, [p for _, _, p in filed], timeout)
     for (item, args, _), p in zip(filed, done):
         try:
-            approved = outcome(p)
+            ok = approved(p)
         except NotApproved as e:
             state.reject(item, rejection_message=str(e))
             continue
-        if same_args(approved, args):
+        if same_args(ok, args):
             state.approve(item)
         else:
             state.reject(item, rejection_message=(
                 "The person approved this only as edited in Assent: call the tool again with these arguments: "
-                + json.dumps(approved)))
+                + json.dumps(ok)))
 
 
 async def run(agent: Any, input: Any, *, client: AsyncAssent | None = None, timeout: float = 3600,

@@ -33,22 +33,21 @@ from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved,
 
 from ..client import Assent, AsyncAssent
 from ..errors import NotApproved
-from ..gated import outcome
-from ._common import await_all, call_key, new_run_key, same_args, wait_all
+from ._common import afile_one, approved, await_filed, call_key, file_one, new_run_key, same_args, wait_filed
 
 
 def _answer(p: Any, asked: dict) -> Any:
     try:
-        approved = outcome(p)
+        ok = approved(p)
     except NotApproved as e:
         return ToolDenied(str(e))
-    if same_args(approved, asked):
+    if same_args(ok, asked):
         return True
-    if not isinstance(approved, dict):
-        return ToolDenied(f"The person approved this only with the input {json.dumps(approved)}, which is not "
+    if not isinstance(ok, dict):
+        return ToolDenied(f"The person approved this only with the input {json.dumps(ok)}, which is not "
                           "arguments for this tool: it did not run")
     # The person's input whole: Pydantic AI runs the call with these arguments and no others.
-    return ToolApproved(override_args=approved)
+    return ToolApproved(override_args=ok)
 
 
 def _envelope(call: Any, run_key: str, session_id: str | None, audience: str | None) -> dict:
@@ -80,9 +79,10 @@ def settle(requests: DeferredToolRequests, client: Assent | None = None, *, time
     `run_sync` is)."""
     c = client or Assent()
     run_key = run_key or new_run_key()
-    filed = [(call, asked, c.propose_tool(call.tool_name, asked, **_envelope(call, run_key, session_id, audience)))
+    filed = [(call, asked, file_one(lambda: c.propose_tool(call.tool_name, asked,
+                                                           **_envelope(call, run_key, session_id, audience))))
              for call, asked in _asked(requests)]
-    return _results(filed, wait_all(c, [p.id for _, _, p in filed], timeout))
+    return _results(filed, wait_filed(c, [p for _, _, p in filed], timeout))
 
 
 async def asettle(requests: DeferredToolRequests, client: AsyncAssent | None = None, *, timeout: float = 3600,
@@ -91,10 +91,10 @@ async def asettle(requests: DeferredToolRequests, client: AsyncAssent | None = N
     """`settle`, awaited."""
     c = client or AsyncAssent()
     run_key = run_key or new_run_key()
-    filed = [(call, asked, await c.propose_tool(call.tool_name, asked,
-                                                **_envelope(call, run_key, session_id, audience)))
+    filed = [(call, asked, await afile_one(c.propose_tool(call.tool_name, asked,
+                                                          **_envelope(call, run_key, session_id, audience))))
              for call, asked in _asked(requests)]
-    return _results(filed, await await_all(c, [p.id for _, _, p in filed], timeout))
+    return _results(filed, await await_filed(c, [p for _, _, p in filed], timeout))
 
 
 def run_sync(agent: Any, prompt: str | None = None, *, client: Assent | None = None, timeout: float = 3600,
