@@ -91,6 +91,23 @@ impl Drop for Model {
     }
 }
 
+/// Wires `client` into the scene's home as a person would: `assent connect CLIENT` (its hook
+/// waiting 50 seconds, as [`hook_command`]'s), run with the scene's home as the user's.
+pub(crate) fn connect(s: &Server, scene: &Scene, client: &str) {
+    let o = Command::new(BIN)
+        .arg("--home")
+        .arg(s.home())
+        .args(["connect", client, "--timeout", "50"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &scene.home)
+        .current_dir(&scene.work)
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success() && said.contains(client), "assent connect {client}: {said}");
+}
+
 /// The command the hook runs, as the README's settings name it (`assent-run`, the small binary
 /// that hands waits to `assent`), waiting `wait` seconds.
 pub(crate) fn hook_command(s: &Server, hook: &str, wait: u64) -> String {

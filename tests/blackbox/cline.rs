@@ -4,7 +4,7 @@
 //! hook must pass ([`crate::agents`]).
 
 use crate::agents::{self, Agent, Scene, Shell};
-use crate::harness::{Server, npm_cli, printed_hook};
+use crate::harness::{Server, npm_cli};
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -36,13 +36,10 @@ fn told(request: &Value) -> Option<String> {
     Some(messages[at..].iter().map(|m| m["content"].to_string()).collect::<Vec<_>>().join("\n"))
 }
 
-/// As docs/clients.md has it: the hook file `assent hook cline --script` prints, in Cline's
-/// hooks folder.
+/// As docs/clients.md has it: the hook file `assent connect cline` writes in Cline's hooks
+/// folder (what `assent hook cline --script` prints).
 fn wire(s: &Server, scene: &Scene, _: &str) {
-    let hooks = scene.home.join(".cline/hooks");
-    std::fs::create_dir_all(&hooks).unwrap();
-    let script = printed_hook(s.home(), &["cline", "--script", "--timeout", "50"]);
-    std::fs::write(hooks.join("PreToolUse"), script).unwrap();
+    agents::connect(s, scene, "cline");
 }
 
 /// `cline --json` with the task, in the process itself (no background hub: a hook run by a hub

@@ -38,11 +38,10 @@ pub(crate) fn openai_told(request: &Value) -> Option<String> {
     messages.iter().find(|m| m["role"] == "tool").map(|m| m["content"].to_string())
 }
 
-/// As docs/clients.md has it: a user hook, its wait under its `timeoutSec`.
-fn wire(_: &Server, scene: &Scene, hook: &str) {
-    std::fs::create_dir_all(scene.home.join(".copilot/hooks")).unwrap();
-    let hooks = json!({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": hook, "timeoutSec": 60}]}});
-    std::fs::write(scene.home.join(".copilot/hooks/assent.json"), hooks.to_string()).unwrap();
+/// As docs/clients.md has it: a user hook, its wait under its `timeoutSec`, written by
+/// `assent connect copilot-cli`.
+fn wire(s: &Server, scene: &Scene, _: &str) {
+    agents::connect(s, scene, "copilot-cli");
 }
 
 /// `copilot -p` in its own-model mode. No `--allow-all-tools`: only the hook allows.

@@ -171,7 +171,7 @@ async fn each_broken_part_is_named_with_its_fix() {
     let (_, v) = doctor(s.home(), &bus.address, user.path());
     let c = check(&v, "claude code");
     assert_eq!(c["status"], "note", "{c}");
-    assert!(c["fix"].as_str().unwrap().contains("assent-run hook claude-code"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("assent connect claude-code"), "{c}");
 
     // The server died without cleaning up: server.json names a port nobody answers on.
     s.kill9();

@@ -35,17 +35,17 @@ fn told(request: &Value) -> Option<String> {
     parts.clone().find_map(|p| p.get("functionResponse").map(|f| f["response"].to_string()))
 }
 
-/// As docs/clients.md has it: every tool through the hook (it lets Gemini's read-only tools
-/// be), its wait under the hook's own timeout; in the user settings.
-fn wire(_: &Server, scene: &Scene, hook: &str) {
+/// As docs/clients.md has it: the user's settings, and `assent connect gemini-cli` merging the
+/// hook into them (every tool through it; it lets Gemini's read-only tools be).
+fn wire(s: &Server, scene: &Scene, _: &str) {
     std::fs::create_dir_all(scene.home.join(".gemini")).unwrap();
     let settings = json!({
         "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
         "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
         "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-        "hooks": {"BeforeTool": [{"matcher": "", "hooks": [{"name": "assent", "type": "command", "command": hook, "timeout": 60000}]}]},
     });
     std::fs::write(scene.home.join(".gemini/settings.json"), settings.to_string()).unwrap();
+    agents::connect(s, scene, "gemini-cli");
 }
 
 /// `gemini -p` with every tool on offer (`--approval-mode yolo`: Gemini's own prompt is off, so

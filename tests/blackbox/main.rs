@@ -21,6 +21,7 @@ mod clients;
 mod cline;
 mod confine;
 mod confine_rules;
+mod connect;
 mod copilot_cli;
 #[cfg(feature = "crash-points")]
 mod crash;

@@ -5,7 +5,7 @@
 
 use crate::agents::{self, Agent, Scene};
 use crate::copilot_cli::openai_told;
-use crate::harness::{Server, printed_hook};
+use crate::harness::Server;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,14 +46,13 @@ const OPENCODE_AGENT: Agent = Agent {
     run,
 };
 
-/// As docs/clients.md has it: the plugin `assent hook opencode --plugin` prints, in the user's
-/// plugins; a provider for the stand-in model; OpenCode's own permissions all allow (so only
+/// As docs/clients.md has it: the plugin `assent connect opencode` writes in the user's plugins
+/// (what `assent hook opencode --plugin` prints); a provider for the stand-in model; OpenCode's own permissions all allow (so only
 /// Assent decides).
 fn wire(s: &Server, scene: &Scene, _: &str) {
     let config = scene.home.join(".config/opencode");
-    std::fs::create_dir_all(config.join("plugin")).unwrap();
-    let plugin = printed_hook(s.home(), &["opencode", "--plugin", "--timeout", "50"]);
-    std::fs::write(config.join("plugin/assent.js"), plugin).unwrap();
+    agents::connect(s, scene, "opencode");
+    assert!(config.join("plugin/assent.js").is_file());
     let settings = json!({
         "model": "standin/model",
         "provider": {"standin": {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in",

@@ -191,6 +191,9 @@ pub enum Command {
     /// The team store (PostgreSQL): migrate its schema, keep its password, copy this history in.
     #[command(subcommand)]
     Store(store::StoreCmd),
+    /// Wire a coding agent to Assent (its hook merged into its own settings, a backup kept), or
+    /// an MCP client's server behind the proxy; `--undo` takes it out again.
+    Connect(crate::connect::ConnectArgs),
     /// Check what Assent leans on: the keychain, notifications, the server, the database, the
     /// Claude Code wiring (exit code 1 when something is broken).
     Doctor {

@@ -11,6 +11,7 @@ mod args;
 pub mod claude_rules;
 pub mod client;
 pub mod commands;
+pub mod connect;
 pub mod doctor;
 pub mod hook;
 mod input;
@@ -137,6 +138,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Completions { .. } | Command::Man { .. } => Ok(()),
         Command::Doctor { json } => doctor::run(&home, json).await,
+        Command::Connect(a) => connect::run(&home, a),
         Command::Serve(a) => serve::run(home, a).await,
         Command::Propose(a) => propose::propose(&home, a).await,
         Command::Wait { id, timeout, receipt, json, auth } => {

@@ -45,7 +45,7 @@ pub(super) fn gemini_cli() -> Check {
             NAME,
             installed,
             "no Assent hook in its settings: its tool calls do not come to Assent",
-            "add the BeforeTool hook `assent-run hook gemini-cli` to ~/.gemini/settings.json (docs/clients.md: \"Gemini CLI\")",
+            "assent connect gemini-cli (adds the BeforeTool hook to ~/.gemini/settings.json; docs/clients.md: \"Gemini CLI\")",
         );
     }
     let found: Vec<String> = hooks.iter().map(|h| format!("hook in {}", tilde(&h.file, &user))).collect();
@@ -103,7 +103,7 @@ fn missing_program(name: &'static str, client: &str, h: &Hook, found: &[String])
         Check::problem(
             name,
             format!("{} runs `{program}`, which is not on the PATH: {}", found.join(", "), when_missing(client, false)),
-            "install the `assent` command or write its full path in the settings",
+            format!("assent connect {} writes this assent's full path in the settings", name.replace(' ', "-")),
         )
     })
 }
@@ -197,7 +197,7 @@ pub(super) fn copilot_cli() -> Check {
             NAME,
             home.exists() || on_path("copilot").is_some(),
             "no Assent hook in its hooks: its tool calls do not come to Assent",
-            "add the preToolUse hook `assent-run hook copilot-cli` to ~/.copilot/hooks/assent.json (docs/clients.md: \"GitHub Copilot CLI\")",
+            "assent connect copilot-cli (writes ~/.copilot/hooks/assent.json; docs/clients.md: \"GitHub Copilot CLI\")",
         );
     }
     let found: Vec<String> = hooks.iter().map(|h| format!("hook in {}", tilde(&h.file, &user))).collect();
@@ -258,7 +258,7 @@ pub(super) fn opencode() -> Check {
             NAME,
             config.exists() || on_path("opencode").is_some(),
             "no Assent plugin in its plugins: its tool calls do not come to Assent",
-            "assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js (docs/clients.md: \"OpenCode\")",
+            "assent connect opencode (writes ~/.config/opencode/plugin/assent.js; docs/clients.md: \"OpenCode\")",
         );
     };
     match program {
@@ -270,7 +270,7 @@ pub(super) fn opencode() -> Check {
                 tilde(&plugin, &user),
                 when_missing("OpenCode", false)
             ),
-            "print the plugin again: assent hook opencode --plugin > ~/.config/opencode/plugin/assent.js",
+            "write it again with this assent's path: assent connect opencode",
         ),
     }
 }
@@ -291,7 +291,7 @@ pub(super) fn cline() -> Check {
             NAME,
             dir.exists() || on_path("cline").is_some(),
             "no Assent hook in its hooks: its tool calls do not come to Assent",
-            "assent hook cline --script > ~/.cline/hooks/PreToolUse (docs/clients.md: \"Cline\")",
+            "assent connect cline (writes ~/.cline/hooks/PreToolUse; docs/clients.md: \"Cline\")",
         );
     };
     match program {
@@ -305,7 +305,7 @@ pub(super) fn cline() -> Check {
                 tilde(&hook, &user),
                 when_missing("Cline", true)
             ),
-            "print the hook again: assent hook cline --script > ~/.cline/hooks/PreToolUse",
+            "write it again with this assent's path: assent connect cline",
         ),
     }
 }

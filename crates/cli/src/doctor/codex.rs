@@ -20,7 +20,7 @@ pub(super) fn codex() -> Check {
             NAME,
             home.exists() || on_path("codex").is_some(),
             "no Assent hook in its config: what it asks about does not come to Assent",
-            "add the PermissionRequest hook `assent-run hook codex` to ~/.codex/config.toml (docs/clients.md: \"OpenAI Codex\")",
+            "assent connect codex (adds the PermissionRequest hook to ~/.codex/config.toml; docs/clients.md: \"OpenAI Codex\")",
         );
     }
     let features = config.get("features").and_then(toml::Value::as_table);

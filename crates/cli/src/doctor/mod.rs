@@ -373,7 +373,7 @@ fn claude_code() -> Check {
             NAME,
             installed,
             "no Assent hook or MCP server in its settings: its tool calls do not come to Assent",
-            "add the hook `assent-run hook claude-code` to ~/.claude/settings.json (docs/clients.md: \"Claude Code: every tool call through the inbox\")",
+            "assent connect claude-code (adds the PreToolUse hook to ~/.claude/settings.json; docs/clients.md: \"Claude Code: every tool call through the inbox\")",
         );
     }
     // The hook runs the named program: it has to be found.
@@ -434,7 +434,9 @@ fn claude_code() -> Check {
 }
 
 fn read_json(file: &Path) -> Option<Value> {
-    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+    // Settings files may hold comments and trailing commas (Gemini CLI's do): read as JSONC.
+    let text = std::fs::read_to_string(file).ok()?;
+    jsonc_parser::cst::CstRootNode::parse(&text, &jsonc_parser::ParseOptions::default()).ok()?.to_serde_value()
 }
 
 /// The hook commands in a Claude Code settings file that run `assent hook`, each with its

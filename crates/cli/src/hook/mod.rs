@@ -338,6 +338,29 @@ fn printed(home: &Home, cmd: &HookCmd) -> Option<String> {
     }
 }
 
+/// What `assent connect` writes for `client`: the hook's command line, quoted for a shell (the
+/// clients whose settings name a command), and the file a client runs it from (OpenCode's
+/// plugin, Cline's hook file), waiting `wait` seconds (the client's default when none).
+pub(crate) fn wiring(home: &Home, client: &str, wait: Option<u64>) -> (String, Option<String>) {
+    let args = HookArgs { tools: Vec::new(), skip: Vec::new(), timeout: wait, auth: AgentAuth { token_file: None } };
+    let agent = match client {
+        "opencode" => Agent::Opencode,
+        "cline" => Agent::Cline,
+        _ => Agent::ClaudeCode,
+    };
+    let argv = hook_argv(home, client, wait.unwrap_or_else(|| timeout(agent, &args)), &args);
+    let line = argv
+        .iter()
+        .map(|w| shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone()))
+        .collect::<Vec<_>>();
+    let file = match client {
+        "opencode" => printed(home, &HookCmd::Opencode(OpencodeArgs { plugin: true, hook: args })),
+        "cline" => printed(home, &HookCmd::Cline(ClineArgs { script: true, hook: args })),
+        _ => None,
+    };
+    (line.join(" "), file)
+}
+
 /// The command line that runs this hook as this binary (`assent-run` beside it where it is
 /// installed), in this home, with these flags.
 fn hook_argv(home: &Home, client: &str, wait: u64, args: &HookArgs) -> Vec<String> {
