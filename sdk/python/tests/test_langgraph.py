@@ -115,3 +115,35 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     told = " ".join(str(m.content) for m in result["messages"])
     assert "Assent refused this call" in told, told
     assert server.owner_call("GET", "/proposals?status=pending")["items"] == []
+
+
+def test_the_defaults_a_model_left_out_are_shown_and_never_run_unseen(server):
+    """The model leaves out `recursive`, whose default (True) is filled in and shown. Approved as
+    shown it runs with it; an edit that deletes it is rejected as unfit (the tool would have run
+    the default the person deleted), and the model reads why."""
+    ran = []
+
+    @tool
+    def delete_path(path: str, recursive: bool = True) -> str:
+        """Deletes a path."""
+        ran.append((path, recursive))
+        return f"deleted {path}"
+
+    for n, (decision, runs) in enumerate([({"outcome": "approve"}, [("build", True)]),
+                                          ({"outcome": "approve", "edits": {"input": {"path": "build"}}}, [])]):
+        ran.clear()
+        turn = AIMessage(content="", tool_calls=[{"name": "delete_path", "args": {"path": "build"}, "id": "call_0"}])
+        agent = create_agent(Scripted(messages=iter([turn, AIMessage(content="done")])), tools=[delete_path],
+                             checkpointer=InMemorySaver(),
+                             middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_path": True})])
+        t = server.decide_next(decision)
+        with Assent() as client:
+            result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": f"d{n}"}},
+                            client=client, timeout=30)
+        t.join()
+        shown = server.owner_call("GET", "/proposals?limit=1")["items"][0]["payload"]["input"]
+        assert shown == {"path": "build", "recursive": True}, shown
+        assert ran == runs, (decision, ran)
+        if not runs:
+            told = " ".join(str(m.content) for m in result["messages"])
+            assert "without `recursive`" in told, told

@@ -195,3 +195,34 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     told = json.dumps([i for i in result.to_input_list() if isinstance(i, dict)], default=str)
     assert "Assent refused this call" in told, told
     assert server.owner_call("GET", "/proposals?status=pending")["items"] == []
+
+
+def test_the_defaults_a_model_left_out_are_shown_and_never_run_unseen(server):
+    """A tool that is not strict: the model leaves out `recursive`, whose default (True) is
+    filled in and shown. Approved as shown it runs with it; an edit that deletes it is rejected
+    as unfit (the tool would have run the default the person deleted)."""
+    ran = []
+
+    @function_tool(needs_approval=True, strict_mode=False)
+    def delete_path(path: str, recursive: bool = True) -> str:
+        """Deletes a path."""
+        ran.append((path, recursive))
+        return f"deleted {path}"
+
+    async def go():
+        async with AsyncAssent() as client:
+            agent = Agent(name="fs", tools=[delete_path], model=OneTurn([("delete_path", {"path": "build"})]))
+            return await run(agent, "go", client=client, timeout=30)
+
+    for decision, runs in [({"outcome": "approve"}, [("build", True)]),
+                           ({"outcome": "approve", "edits": {"input": {"path": "build"}}}, [])]:
+        ran.clear()
+        t = server.decide_next(decision)
+        result = asyncio.run(go())
+        t.join()
+        shown = server.owner_call("GET", "/proposals?limit=1")["items"][0]["payload"]["input"]
+        assert shown == {"path": "build", "recursive": True}, shown
+        assert ran == runs, (decision, ran)
+        if not runs:
+            told = json.dumps([i for i in result.to_input_list() if isinstance(i, dict)], default=str)
+            assert "without `recursive`" in told, told

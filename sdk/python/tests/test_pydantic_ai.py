@@ -140,8 +140,9 @@ def test_the_tool_runs_with_the_persons_arguments_whole(server):
                        {"path": "dist", "recursive": True}]:
             server.decide_next({"outcome": "approve", "edits": {"input": edited}})
             run_sync(agent(), "go", client=client, timeout=30)
-    assert ran == [("build", False, False), ("build", True, True), ("dist", True, False)], \
-        "a deleted argument is not the model's any more, an added one is there, a changed one changed"
+    assert ran == [("build", True, True)], \
+        "an input that leaves out an argument with a default does not run (the tool would take a default the " \
+        "person did not approve); a whole one runs as edited, an added argument there, a changed one changed"
 
 
 def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(server):
@@ -171,3 +172,37 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     assert sorted(ran) == [1, 3]
     assert "Assent refused this call" in result.output and "2^53" in result.output, result.output
     assert server.owner_call("GET", "/proposals?status=pending")["items"] == []
+
+
+def test_the_defaults_a_model_left_out_are_shown_and_never_run_unseen(server):
+    """The model calls `delete_path(path="build")`; the tool's default `recursive=True` is filled
+    in and shown. Approved as shown it runs with it; the person's `recursive: false` runs as
+    edited; an edit that deletes `recursive` is refused as unfit (Pydantic AI would have run the
+    default the person deleted), and the model reads why."""
+    ran = []
+
+    def agent_for():
+        agent = Agent(scripted([("delete_path", {"path": "build"})], []), output_type=[str, DeferredToolRequests])
+
+        @agent.tool_plain(requires_approval=True)
+        def delete_path(path: str, recursive: bool = True) -> str:
+            ran.append((path, recursive))
+            return f"deleted {path} recursive={recursive}"
+
+        return agent
+
+    for decision, runs in [
+        ({"outcome": "approve"}, [("build", True)]),
+        ({"outcome": "approve", "edits": {"input": {"path": "build", "recursive": False}}}, [("build", False)]),
+        ({"outcome": "approve", "edits": {"input": {"path": "build"}}}, []),
+    ]:
+        ran.clear()
+        t = server.decide_next(decision)
+        with Assent() as client:
+            result = run_sync(agent_for(), "go", client=client, timeout=30)
+        t.join()
+        shown = server.owner_call("GET", "/proposals?limit=1")["items"][0]["payload"]["input"]
+        assert shown == {"path": "build", "recursive": True}, shown
+        assert ran == runs, (decision, ran)
+        if not runs:
+            assert "without `recursive`" in result.output, result.output

@@ -132,3 +132,26 @@ test("a refused argument is a denial the model reads, and the turn goes on", asy
   assert.ok(told.includes("Assent refused this call"), told.slice(0, 2000));
   assert.deepEqual((await s.call("GET", "/proposals?status=pending")).items, []);
 });
+
+test("the defaults a model left out are shown and never run unseen", async (t) => {
+  // A tool that is not strict: the model leaves out `recursive`, whose default (true) is filled
+  // in and shown. Approved as shown it runs with it; an edit that deletes it is rejected as unfit.
+  const s = await serveFor(t);
+  const ran = [];
+  const parameters = { type: "object", properties: { path: { type: "string" }, recursive: { type: "boolean", default: true } },
+    required: ["path"], additionalProperties: true };
+  const deletePath = tool({ name: "delete_path", description: "Deletes a path.", strict: false, needsApproval: true, parameters,
+    execute: async ({ path, recursive = true }) => { ran.push([path, recursive]); return `deleted ${path}`; } });
+  for (const [decision, runs] of [[{ outcome: "approve" }, [["build", true]]],
+    [{ outcome: "approve", edits: { input: { path: "build" } } }, []]]) {
+    ran.length = 0;
+    const agent = new Agent({ name: "fs", tools: [deletePath], model: oneTurn([["delete_path", { path: "build" }]]) });
+    const decided = s.decideNext(decision);
+    const result = await runWithAssent(agent, "go", { client: new Assent({ home: s.home }), timeout: 30 });
+    await decided;
+    const shown = (await s.call("GET", "/proposals?limit=1")).items[0].payload.input;
+    assert.deepEqual(shown, { path: "build", recursive: true });
+    assert.deepEqual(ran, runs);
+    if (!runs.length) assert.ok(JSON.stringify(result.history).includes("without `recursive`"));
+  }
+});

@@ -64,3 +64,31 @@ export async function waitAll(client: Assent, ids: string[], timeout: number): P
   if (failed) throw failed.reason;
   return settled.map((s) => (s as PromiseFulfilledResult<Proposal>).value);
 }
+
+/** A tool's JSON schema, as far as its arguments' defaults go. */
+export interface ArgsSchema {
+  properties?: Record<string, { default?: unknown } | undefined>;
+}
+
+/** `args` with each argument the tool's schema gives a default and the model left out filled in
+ * with it: the call as the tool will run it, which is what the person is shown. */
+export function filled(args: Record<string, unknown>, schema: ArgsSchema | undefined): Record<string, unknown> {
+  const out = { ...args };
+  for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
+    if (!(name in out) && prop && typeof prop === "object" && "default" in prop) out[name] = prop.default;
+  }
+  return out;
+}
+
+/** The arguments with a default that an approved input leaves out: run with it, the tool would
+ * take a default the person was not shown approved. */
+export function leftOut(approved: Record<string, unknown>, schema: ArgsSchema | undefined): string[] {
+  return Object.entries(schema?.properties ?? {})
+    .filter(([name, prop]) => prop && typeof prop === "object" && "default" in prop && !(name in approved))
+    .map(([name]) => name);
+}
+
+/** What the model reads of an approved input that leaves out arguments with defaults. */
+export function unfit(names: string[]): string {
+  return `The person approved this only without ${names.map((n) => `\`${n}\``).join(", ")}, which the tool would have filled in with its default: it did not run (call it again with every argument it needs)`;
+}

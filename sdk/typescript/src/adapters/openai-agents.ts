@@ -21,7 +21,7 @@ import { Assent } from "../client.js";
 import { NotApproved, Refused } from "../errors.js";
 import { outcome } from "../gated.js";
 import { sameJson } from "../receipts.js";
-import { callKey, newRunKey, waitAll } from "./common.js";
+import { type ArgsSchema, callKey, filled, leftOut, newRunKey, unfit, waitAll } from "./common.js";
 
 export interface RunWithAssentOptions {
   client?: Assent;
@@ -63,6 +63,9 @@ export async function runWithAssent<R extends RunResultLike = RunResultLike>(
 ): Promise<R> {
   const { run } = await import("@openai/agents");
   const client = o.client ?? new Assent();
+  // Each function tool's JSON schema, by name: where its arguments' defaults are.
+  const tools = ((agent as { tools?: { name?: string; parameters?: unknown }[] }).tools ?? []);
+  const schemas = new Map(tools.filter((t) => t.name).map((t) => [t.name as string, t.parameters as ArgsSchema]));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let result: any = await run(agent as never, input as never, o.runOptions as never);
   while (result.interruptions?.length) {
@@ -72,7 +75,9 @@ export async function runWithAssent<R extends RunResultLike = RunResultLike>(
     const runKey = newRunKey();
     const filed = [];
     for (const item of result.interruptions as ApprovalItem[]) {
-      const args = argumentsOf(item);
+      // The call as the tool will run it: the defaults of what the model left out (a tool that
+      // is not strict) filled in and shown, so none runs unseen.
+      const args = filled(argumentsOf(item), schemas.get(item.rawItem.name ?? ""));
       try {
         const p = await client.proposeTool(item.rawItem.name ?? "tool", args, {
           session_id: o.sessionId,
@@ -94,7 +99,9 @@ export async function runWithAssent<R extends RunResultLike = RunResultLike>(
     filed.forEach(({ item, args }, n) => {
       try {
         const approved = outcome(done[n]);
-        if (sameJson(approved, args)) state.approve(item);
+        const missing = leftOut(approved, schemas.get(item.rawItem.name ?? ""));
+        if (missing.length) state.reject(item, { message: unfit(missing) });
+        else if (sameJson(approved, args)) state.approve(item);
         else
           state.reject(item, {
             message: `The person approved this only as edited in Assent: call the tool again with these arguments: ${JSON.stringify(approved)}`,

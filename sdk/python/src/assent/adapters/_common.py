@@ -61,6 +61,34 @@ class CallKeys:
             self.answered[call_id] += 1
 
 
+def filled(args: Any, schema: dict | None) -> Any:
+    """`args` with each argument the tool's JSON schema gives a default and the model left out
+    filled in with it: the call as the tool will run it, which is what the person is shown."""
+    props = (schema or {}).get("properties")
+    if not isinstance(args, dict) or not isinstance(props, dict):
+        return args
+    out = dict(args)
+    for name, prop in props.items():
+        if name not in out and isinstance(prop, dict) and "default" in prop:
+            out[name] = prop["default"]
+    return out
+
+
+def left_out(approved: dict, schema: dict | None) -> list[str]:
+    """The arguments with a default that an approved input leaves out: run with it, the tool
+    would take a default the person was not shown approved (they deleted it)."""
+    props = (schema or {}).get("properties")
+    if not isinstance(props, dict):
+        return []
+    return [n for n, p in props.items() if isinstance(p, dict) and "default" in p and n not in approved]
+
+
+def unfit(names: list[str]) -> str:
+    """What the model reads of an approved input that leaves out arguments with defaults."""
+    return (f"The person approved this only without {', '.join(f'`{n}`' for n in names)}, which the tool would "
+            "have filled in with its default: it did not run (call it again with every argument it needs)")
+
+
 def same_args(a: Any, b: Any) -> bool:
     """Whether two sets of arguments are the same JSON. Python's `==` takes `True` for `1` and
     `1.0`; a person who changed one into the other approved something else."""

@@ -29,7 +29,7 @@ from langgraph.types import Command
 
 from ..client import Assent, AsyncAssent
 from ..errors import NotApproved, Refined
-from ._common import afile_one, approved, await_filed, file_one, same_args, wait_filed
+from ._common import afile_one, approved, await_filed, file_one, filled, left_out, same_args, unfit, wait_filed
 
 
 def _allowed(request: dict, name: str) -> list[str]:
@@ -39,7 +39,19 @@ def _allowed(request: dict, name: str) -> list[str]:
     return ["approve", "edit", "reject"]
 
 
-def _decision(p: Any, action: dict, allowed: list[str]) -> dict:
+def schemas(graph: Any) -> dict[str, dict]:
+    """The JSON schema of each tool of `graph`'s tool nodes, by name: where their defaults are."""
+    out: dict[str, dict] = {}
+    for node in (getattr(graph, "nodes", None) or {}).values():
+        for name, t in (getattr(getattr(node, "bound", None), "tools_by_name", None) or {}).items():
+            schema = getattr(t, "tool_call_schema", None)
+            schema = schema.model_json_schema() if hasattr(schema, "model_json_schema") else schema
+            if isinstance(schema, dict):
+                out[name] = schema
+    return out
+
+
+def _decision(p: Any, action: dict, allowed: list[str], schema: dict | None = None) -> dict:
     try:
         ok = approved(p)
     except Refined as e:
@@ -48,7 +60,9 @@ def _decision(p: Any, action: dict, allowed: list[str]) -> dict:
         return {"type": "reject", "message": str(e)}
     except NotApproved as e:
         return {"type": "reject", "message": str(e)}
-    if same_args(ok, action.get("args", {})):
+    if isinstance(ok, dict) and (missing := left_out(ok, schema)):
+        return {"type": "reject", "message": unfit(missing)}
+    if same_args(ok, action.get("args", {})) or same_args(ok, filled(action.get("args", {}), schema)):
         return {"type": "approve"}
     if not isinstance(ok, dict):
         return {"type": "reject", "message": f"The person approved this only with the input {json.dumps(ok)}, "
@@ -65,11 +79,12 @@ def _actions(requests: list[dict]) -> list[tuple[int, dict]]:
     return [(n, a) for n, r in enumerate(requests) for a in r.get("action_requests", [])]
 
 
-def _answers(requests: list[dict], actions: list[tuple[int, dict]], done: list[Any]) -> list[dict]:
+def _answers(requests: list[dict], actions: list[tuple[int, dict]], done: list[Any],
+             tools: dict[str, dict]) -> list[dict]:
     """Each request's answer (`{"decisions": [...]}`), from its actions' settled proposals."""
     out: list[dict] = [{"decisions": []} for _ in requests]
     for (n, a), p in zip(actions, done):
-        out[n]["decisions"].append(_decision(p, a, _allowed(requests[n], a["name"])))
+        out[n]["decisions"].append(_decision(p, a, _allowed(requests[n], a["name"]), tools.get(a["name"])))
     return out
 
 
@@ -79,23 +94,31 @@ def _envelope(action: dict, session_id: str | None, audience: str | None) -> dic
             "lease_secs": 15}
 
 
+def _shown(a: dict, tools: dict[str, dict]) -> dict:
+    """An action's arguments as the tool will run them: the defaults of those the model left out
+    filled in, so the person sees them."""
+    return filled(a.get("args", {}), tools.get(a["name"]))
+
+
 def _decide_all(requests: list[dict], c: Assent, timeout: float, session_id: str | None,
-                audience: str | None) -> list[dict]:
+                audience: str | None, tools: dict[str, dict] | None = None) -> list[dict]:
     """The answers to several HITL requests (a round's interrupts): every action filed first,
     then all waited on at once, so none is withdrawn while the person decides another."""
+    tools = tools or {}
     actions = _actions(requests)
-    filed = [file_one(lambda a=a: c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)))
+    filed = [file_one(lambda a=a: c.propose_tool(a["name"], _shown(a, tools), **_envelope(a, session_id, audience)))
              for _, a in actions]
-    return _answers(requests, actions, wait_filed(c, filed, timeout))
+    return _answers(requests, actions, wait_filed(c, filed, timeout), tools)
 
 
 async def _adecide_all(requests: list[dict], c: AsyncAssent, timeout: float, session_id: str | None,
-                       audience: str | None) -> list[dict]:
+                       audience: str | None, tools: dict[str, dict] | None = None) -> list[dict]:
     """`_decide_all`, awaited."""
+    tools = tools or {}
     actions = _actions(requests)
-    filed = [await afile_one(c.propose_tool(a["name"], a.get("args", {}), **_envelope(a, session_id, audience)))
+    filed = [await afile_one(c.propose_tool(a["name"], _shown(a, tools), **_envelope(a, session_id, audience)))
              for _, a in actions]
-    return _answers(requests, actions, await await_filed(c, filed, timeout))
+    return _answers(requests, actions, await await_filed(c, filed, timeout), tools)
 
 
 def decide(request: dict, client: Assent | None = None, *, timeout: float = 3600, session_id: str | None = None,
@@ -123,7 +146,7 @@ def invoke(graph: Any, input: Any, config: dict, *, client: Assent | None = None
     result = graph.invoke(input, config)
     while isinstance(result, dict) and result.get("__interrupt__"):
         interrupts = result["__interrupt__"]
-        answers = _decide_all([i.value for i in interrupts], c, timeout, session_id, audience)
+        answers = _decide_all([i.value for i in interrupts], c, timeout, session_id, audience, schemas(graph))
         result = graph.invoke(_resume(interrupts, answers), config)
     return result
 
@@ -135,6 +158,7 @@ async def ainvoke(graph: Any, input: Any, config: dict, *, client: AsyncAssent |
     result = await graph.ainvoke(input, config)
     while isinstance(result, dict) and result.get("__interrupt__"):
         interrupts = result["__interrupt__"]
-        answers = await _adecide_all([i.value for i in interrupts], c, timeout, session_id, audience)
+        answers = await _adecide_all([i.value for i in interrupts], c, timeout, session_id, audience,
+                                     schemas(graph))
         result = await graph.ainvoke(_resume(interrupts, answers), config)
     return result

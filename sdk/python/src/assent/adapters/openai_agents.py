@@ -31,7 +31,7 @@ from agents import Runner
 
 from ..client import AsyncAssent
 from ..errors import NotApproved
-from ._common import afile_one, approved, await_filed, call_key, new_run_key, same_args
+from ._common import afile_one, approved, await_filed, call_key, filled, left_out, new_run_key, same_args, unfit
 
 
 def _arguments(item: Any) -> dict:
@@ -42,17 +42,30 @@ def _arguments(item: Any) -> dict:
     return args if isinstance(args, dict) else {"arguments": args}
 
 
+def schemas(agent: Any) -> dict[str, dict]:
+    """The JSON schema of each of `agent`'s function tools, by name: where their defaults are."""
+    return {t.name: t.params_json_schema for t in getattr(agent, "tools", None) or []
+            if isinstance(getattr(t, "params_json_schema", None), dict)}
+
+
 async def settle(state: Any, interruptions: list, client: AsyncAssent, *, timeout: float = 3600,
-                 session_id: str | None = None, audience: str | None = None, run_key: str | None = None) -> None:
+                 session_id: str | None = None, audience: str | None = None, run_key: str | None = None,
+                 tools: dict[str, dict] | None = None) -> None:
     """Approves or rejects each of `interruptions` on `state` as the person decides in Assent,
     waiting on them all at once. `run_key` scopes the idempotency keys (the call ids): settling
     the same interruptions again with the same `run_key` (a retry) files nothing twice, while
     another run never gets an earlier run's decision; left out, each call of `settle` is a run
-    of its own (as each round of `run` is)."""
+    of its own (as each round of `run` is). `tools` (`schemas(agent)`): the defaults of the
+    arguments a model left out are filled in and shown, and an approval that leaves one out is
+    rejected as unfit, never run with a default the person did not see."""
     run_key = run_key or new_run_key()
+    tools = tools or {}
     filed = []
     for item in interruptions:
-        args = _arguments(item)
+        # The call as the tool will run it: the defaults of what the model left out (a tool that
+        # is not strict) filled in and shown, so none runs unseen.
+        schema = tools.get(item.tool_name or item.name)
+        args = filled(_arguments(item), schema)
         key = call_key("openai-agents", run_key, getattr(item, "call_id", None))
         p = await afile_one(client.propose_tool(item.tool_name or item.name, args, session_id=session_id,
                                                 audience=audience, lease_secs=15, idempotency_key=key))
@@ -64,7 +77,9 @@ async def settle(state: Any, interruptions: list, client: AsyncAssent, *, timeou
         except NotApproved as e:
             state.reject(item, rejection_message=str(e))
             continue
-        if same_args(ok, args):
+        if isinstance(ok, dict) and (missing := left_out(ok, tools.get(item.tool_name or item.name))):
+            state.reject(item, rejection_message=unfit(missing))
+        elif same_args(ok, args):
             state.approve(item)
         else:
             state.reject(item, rejection_message=(
@@ -79,7 +94,8 @@ async def run(agent: Any, input: Any, *, client: AsyncAssent | None = None, time
     result = await Runner.run(agent, input, **kwargs)
     while result.interruptions:
         state = result.to_state()
-        await settle(state, result.interruptions, c, timeout=timeout, session_id=session_id, audience=audience)
+        await settle(state, result.interruptions, c, timeout=timeout, session_id=session_id, audience=audience,
+                     tools=schemas(agent))
         result = await Runner.run(agent, state, **kwargs)
     return result
 
