@@ -165,6 +165,16 @@ async fn a_rotated_key_signs_from_then_on_and_the_old_one_stays_published_until_
 
     let after = key_set(&s).await;
     assert_eq!(after.0.len(), 2, "the old key is still published");
+    // The copy `assent run` reads (keys.json) follows the rotation, so a ticket the new key
+    // signed is checked there, without a request.
+    let file = s.home().join("keys.json");
+    let kept = || std::fs::read_to_string(&file).unwrap_or_default();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !kept().contains(&new_kid) {
+        assert!(std::time::Instant::now() < until, "keys.json never named the new key: {}", kept());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(kept().contains(before.0[0].kid.as_str()), "and the old one: {}", kept());
     assert!(verify(&old, &after, &Expect::default(), now()).is_ok(), "an earlier receipt still verifies");
     let id2 = s.propose_tool("make release again").await;
     s.decide(&id2, json!({"outcome": "approve"})).await;

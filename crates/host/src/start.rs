@@ -336,6 +336,17 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
     })?;
     tracing::info!(%url, home = %home.dir.display(), "Assent is listening");
     write_keys(&home, &opened.engine).await;
+    // Written again at each rotation (`POST /v1/keys/rotate`, `assent receipt rotate`): a ticket
+    // signed by the new key would otherwise be refused locally, and cost its run a request.
+    {
+        let (home, engine) = (home.clone(), opened.engine.clone());
+        let mut rotated = engine.keys_rotated();
+        tokio::spawn(async move {
+            while rotated.changed().await.is_ok() {
+                write_keys(&home, &engine).await;
+            }
+        });
+    }
     // Tickets the hook left for calls the client never ran (the person stopped it) go after an
     // hour; looked for every ten minutes, off the hook's path.
     let runs = home.runs();

@@ -174,6 +174,9 @@ pub(crate) struct Inner {
     pub(crate) rules: RwLock<Arc<crate::rules::RuleSet>>,
     /// Rule changes one at a time, so each reload sees the latest.
     pub(crate) rule_changes: tokio::sync::Mutex<()>,
+    /// How many times this node's receipt key was rotated: a host that keeps a copy of the
+    /// published keys (`keys.json`, for `assent run`) writes it again when this moves.
+    pub(crate) keys_rotated: tokio::sync::watch::Sender<u64>,
 }
 
 /// What an engine is built from.
@@ -252,6 +255,7 @@ impl Engine {
                 usage,
                 rules: RwLock::new(Arc::new(rules)),
                 rule_changes: tokio::sync::Mutex::new(()),
+                keys_rotated: tokio::sync::watch::Sender::new(0),
             }),
         };
         if let Some(rx) = changes {

@@ -44,6 +44,12 @@ impl Engine {
         let (kid, x) = r.rotate().map_err(|e| CoreError::InvalidState { message: format!("cannot rotate: {e}") })?;
         self.publish(kid.clone(), x, r.ttl_secs()).await?;
         tracing::info!(kid = %kid, "a new receipt key signs from now on");
+        self.inner.keys_rotated.send_modify(|n| *n += 1);
         self.receipt_keys().await
+    }
+
+    /// Moves each time this node's receipt key is rotated (see [`Engine::rotate_receipt_key`]).
+    pub fn keys_rotated(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.keys_rotated.subscribe()
     }
 }
