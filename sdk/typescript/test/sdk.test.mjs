@@ -191,8 +191,14 @@ test("events: a server that stops mid-stream, or is gone, is AssentNotRunning", 
   const a = new assent.Assent({ home: s.home });
   const stream = a.events();
   const first = stream.next();
-  await a.proposeTool("t", { n: 1 });
-  assert.equal((await first).value.type, "proposal.created");
+  // The stream is asked for when `next` is first called, and may be open only after the first
+  // proposal is filed (a loaded machine): file one until the stream has told of one.
+  let told = null;
+  for (let n = 1; n <= 50 && !told; n++) {
+    await a.proposeTool("t", { n });
+    told = await Promise.race([first, new Promise((r) => setTimeout(() => r(null), 200))]);
+  }
+  assert.equal(told?.value.type, "proposal.created");
   s.stop();
   await assert.rejects(
     (async () => {

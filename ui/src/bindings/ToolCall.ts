@@ -32,5 +32,6 @@ permission_mode?: string,
  * The client runs the command confined when a rule allows it so (`assent run`, which
  * Assent's Claude Code hook rewrites the call to): only then can a rule that confines
  * (the built-in read-only rule) allow it. Left out: such rules ask.
+ * (`null` is taken as left out.)
  */
 confinable?: boolean, };
