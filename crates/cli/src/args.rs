@@ -1,7 +1,7 @@
 //! The command line as clap reads it: every command, its options and its help.
 
 use crate::client::AgentAuth;
-use crate::{commands, hook, propose, receipt, remote, rules, serve, store};
+use crate::{hook, propose, receipt, remote, rules, serve, store};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -52,7 +52,7 @@ pub enum Command {
         auth: AgentAuth,
     },
     /// List proposals, newest first.
-    List(commands::ListArgs),
+    List(ListArgs),
     /// Show one proposal: its preview, decision and audit trail.
     Show {
         /// The proposal id.
@@ -68,7 +68,7 @@ pub enum Command {
     Approve {
         /// Which proposals.
         #[command(flatten)]
-        targets: commands::Targets,
+        targets: Targets,
         /// Why (kept in the audit log).
         #[arg(long)]
         reason: Option<String>,
@@ -108,7 +108,7 @@ pub enum Command {
     Reject {
         /// Which proposals.
         #[command(flatten)]
-        targets: commands::Targets,
+        targets: Targets,
         /// Why (the agent is told).
         #[arg(long)]
         reason: String,
@@ -340,4 +340,50 @@ impl ProxyArgs {
         };
         Ok(assent_mcp::proxy::Options { name, wait: std::time::Duration::from_secs(self.timeout), upstream })
     }
+}
+
+/// Filters of `list`.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Only this status (pending, approved, rejected, ...).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only this group.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Only this agent's.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this kind.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only those whose id, title, summary, agent, kind or payload contain this text.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+    /// How many (newest first).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Continue after a previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Which agent token to use.
+    #[command(flatten)]
+    pub auth: AgentAuth,
+}
+
+/// Which proposals a decision is for: ids (one, or several that each stand alone), or a batch.
+#[derive(Debug, clap::Args)]
+pub struct Targets {
+    /// The proposal ids.
+    #[arg(required_unless_present = "group")]
+    pub ids: Vec<String>,
+    /// Every pending proposal of this batch (group_id), all or nothing.
+    #[arg(long, conflicts_with = "ids")]
+    pub group: Option<String>,
+    /// The agent whose batch it is (needed when agents share a group id).
+    #[arg(long, requires = "group")]
+    pub agent: Option<String>,
 }

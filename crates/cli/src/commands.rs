@@ -1,8 +1,9 @@
 //! The client commands: each builds one request to the running server and prints the answer.
 
+use crate::args::{ListArgs, Targets};
 use crate::client::{AgentAuth, Client, reader};
 use crate::home::Home;
-use crate::input::{parse_json, read_stdin};
+use crate::input::{parse_json, read_secret};
 use crate::output;
 use anyhow::{Context, Result, bail};
 use assent_core::Status;
@@ -10,38 +11,6 @@ use assent_core::store::ListQuery;
 use reqwest::Method;
 use serde_json::json;
 use std::path::PathBuf;
-
-/// Filters of `list`.
-#[derive(Debug, clap::Args)]
-pub struct ListArgs {
-    /// Only this status (pending, approved, rejected, ...).
-    #[arg(long)]
-    pub status: Option<String>,
-    /// Only this group.
-    #[arg(long)]
-    pub group: Option<String>,
-    /// Only this agent's.
-    #[arg(long)]
-    pub agent: Option<String>,
-    /// Only this kind.
-    #[arg(long)]
-    pub kind: Option<String>,
-    /// Only those whose id, title, summary, agent, kind or payload contain this text.
-    #[arg(long, value_name = "TEXT")]
-    pub search: Option<String>,
-    /// How many (newest first).
-    #[arg(long, default_value_t = 50)]
-    pub limit: u32,
-    /// Continue after a previous page.
-    #[arg(long)]
-    pub cursor: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Which agent token to use.
-    #[command(flatten)]
-    pub auth: AgentAuth,
-}
 
 /// `assent list`
 pub async fn list(home: &Home, a: ListArgs) -> Result<()> {
@@ -97,20 +66,6 @@ fn shell_word(v: &str) -> String {
     } else {
         format!("'{}'", v.replace('\'', "'\\''"))
     }
-}
-
-/// Which proposals a decision is for: ids (one, or several that each stand alone), or a batch.
-#[derive(Debug, clap::Args)]
-pub struct Targets {
-    /// The proposal ids.
-    #[arg(required_unless_present = "group")]
-    pub ids: Vec<String>,
-    /// Every pending proposal of this batch (group_id), all or nothing.
-    #[arg(long, conflicts_with = "ids")]
-    pub group: Option<String>,
-    /// The agent whose batch it is (needed when agents share a group id).
-    #[arg(long, requires = "group")]
-    pub agent: Option<String>,
 }
 
 /// What a decision says, for one proposal or many.
@@ -337,20 +292,6 @@ pub async fn export(home: &Home, output: Option<PathBuf>) -> Result<()> {
         eprintln!("exported {n} audit rows");
     }
     Ok(())
-}
-
-pub(crate) fn read_secret() -> Result<String> {
-    use std::io::IsTerminal;
-    let secret = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password("secret (hidden): ").context("cannot read the secret")?
-    } else {
-        read_stdin()?
-    };
-    let secret = secret.trim_end_matches(['\n', '\r']).to_string();
-    if secret.is_empty() {
-        bail!("the secret is empty");
-    }
-    Ok(secret)
 }
 
 /// `assent credential add|list|remove`

@@ -1,7 +1,7 @@
 //! What the command line reads besides its arguments: JSON given as an argument, and standard
 //! input.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::io::Read;
 
@@ -15,4 +15,19 @@ pub(crate) fn read_stdin() -> Result<String> {
     let mut s = String::new();
     std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
     Ok(s)
+}
+
+/// A secret: typed at a hidden prompt, or all of standard input (one trailing newline left out).
+pub(crate) fn read_secret() -> Result<String> {
+    use std::io::IsTerminal;
+    let secret = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("secret (hidden): ").context("cannot read the secret")?
+    } else {
+        read_stdin()?
+    };
+    let secret = secret.trim_end_matches(['\n', '\r']).to_string();
+    if secret.is_empty() {
+        bail!("the secret is empty");
+    }
+    Ok(secret)
 }

@@ -56,7 +56,7 @@ pub async fn run(home: &Home, cmd: StoreCmd) -> Result<()> {
         StoreCmd::Password { store } => {
             let url = url(&config, store)?;
             pg::parse_url(&url).map_err(anyhow::Error::msg)?;
-            let secret = crate::commands::read_secret()?;
+            let secret = crate::input::read_secret()?;
             let entry = store_password_entry(&url);
             tokio::task::spawn_blocking(move || assent_secrets::Keychain::default().set(&entry, &secret))
                 .await?

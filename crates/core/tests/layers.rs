@@ -2,7 +2,8 @@
 //! hidden characters, a list's gist, names, status, proposals, payloads, previews, credentials and origin
 //! rules) import nothing above them; contracts (the store trait, kinds, events) import only
 //! values; the engine sits on top. And no two modules import each other, directly or around a
-//! circle.
+//! circle. The sources are read with a real parser (tests/support/modules.rs, shared with the
+//! host's layering test, which plants the forms a text scan missed and checks each is found).
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -37,41 +38,22 @@ fn layer(module: &str) -> Option<usize> {
     [&VALUES[..], &CONTRACTS[..], &ENGINE[..]].iter().position(|l| l.contains(&module))
 }
 
-/// Every `.rs` file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+#[path = "../../../tests/support/modules.rs"]
+mod modules;
 
-/// Which top-level module of the core each module's code (comments left out) names.
+/// Which top-level module of the core each top-level module's code names (read with a parser:
+/// `use` trees, paths in code, re-exports through the crate root; test code left out).
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
+    let top = |m: &str| m.split("::").next().unwrap_or_default().to_string();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in files {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
-        let module = rel.split('/').next().unwrap().trim_end_matches(".rs").to_string();
-        if module == "lib" {
-            continue;
+    for (m, uses) in modules::module_graph(&src) {
+        let me = top(&m);
+        if me.is_empty() {
+            continue; // lib.rs
         }
-        let text = std::fs::read_to_string(&f).unwrap();
-        let entry = graph.entry(module.clone()).or_default();
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            for (i, _) in line.match_indices("crate::") {
-                let name: String =
-                    line[i + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                if !name.is_empty() && name != module {
-                    entry.insert(name);
-                }
-            }
-        }
+        let entry = graph.entry(me.clone()).or_default();
+        entry.extend(uses.iter().map(|u| top(u)).filter(|u| !u.is_empty() && *u != me));
     }
     graph
 }

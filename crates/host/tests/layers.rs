@@ -112,90 +112,12 @@ fn the_map_names_every_crate_and_what_it_depends_on() {
     }
 }
 
-/// A crate's modules (one a file) and the modules each names (`crate::a::b`, `super::x`, `self::y`
-/// in its code, tests and comments left out), but for its own ancestors and descendants: a
-/// module uses its parent's items and declares its children, and that is no circle.
+#[path = "../../../tests/support/modules.rs"]
+mod modules;
+
+/// A crate's modules and the modules each names (read with a parser; see tests/support/modules.rs).
 fn module_graph(src: &std::path::Path) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    use std::collections::{BTreeMap, BTreeSet};
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(src, &mut files);
-    // `engine/propose.rs` is `engine::propose`; `engine/mod.rs`, `lib.rs` and `main.rs` their folder's.
-    let module = |f: &std::path::Path| -> Vec<String> {
-        let rel = f.strip_prefix(src).unwrap().with_extension("");
-        let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
-        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
-            parts.pop();
-        }
-        parts
-    };
-    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module(f)).collect();
-    // The longest module a path names (`engine::rules::rule_decision` is `engine::rules`).
-    let resolve = |path: &[String]| -> Vec<String> {
-        (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p)).unwrap_or_default()
-    };
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &files {
-        let me = module(f);
-        let text = std::fs::read_to_string(f).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-        let mut named: Vec<Vec<String>> = Vec::new();
-        for (at, _) in code.match_indices("::") {
-            // The path this `::` ends the first segment of: crate, super (any number) or self.
-            let before = &code[..at];
-            let head_start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-            let head = &before[head_start..];
-            if head_start > 1 && &before[head_start - 2..head_start] == "::" {
-                continue; // not the path's first segment
-            }
-            let mut base: Vec<String> = match head {
-                "crate" => Vec::new(),
-                "self" => me.clone(),
-                "super" => me[..me.len().saturating_sub(1)].to_vec(),
-                _ => continue,
-            };
-            let mut rest = &code[at + 2..];
-            while let Some(r) = rest.strip_prefix("super::") {
-                base.pop();
-                rest = r;
-            }
-            let mut names: Vec<Vec<String>> = Vec::new();
-            if let Some(group) = rest.strip_prefix('{') {
-                let inner = &group[..group.find('}').unwrap_or(group.len())];
-                for item in inner.split(',') {
-                    let segs: Vec<String> =
-                        item.trim().split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
-                    names.push(segs);
-                }
-            } else {
-                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
-                names.push(rest[..end].split("::").filter(|s| !s.is_empty()).map(String::from).collect());
-            }
-            for n in names {
-                let mut p = base.clone();
-                p.extend(n);
-                named.push(resolve(&p));
-            }
-        }
-        let edges = graph.entry(me.join("::")).or_default();
-        for target in named {
-            let related = target.starts_with(&me) || me.starts_with(&target);
-            if !related {
-                edges.insert(target.join("::"));
-            }
-        }
-    }
-    graph
+    modules::module_graph(src)
 }
 
 /// The circles of `graph`: each as the modules on it, in order.
@@ -271,7 +193,15 @@ fn no_crate_declares_a_dependency_it_does_not_use() {
             if p.is_dir() && !(dir == &root && p.file_name().is_some_and(|n| n == "crates")) {
                 stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
             } else if p.is_file() && p.extension().is_some_and(|x| x == "rs") {
-                text.push_str(&std::fs::read_to_string(&p).unwrap());
+                let t = std::fs::read_to_string(&p).unwrap();
+                // A file a `#[path = "..."]` brings in is the crate's code too (tests/support).
+                for (at, _) in t.match_indices("#[path = \"") {
+                    let rest = &t[at + 10..];
+                    if let Some(rel) = rest.split('"').next() {
+                        stack.push(p.parent().unwrap().join(rel));
+                    }
+                }
+                text.push_str(&t);
             }
         }
         for section in ["[dependencies]", "[dev-dependencies]", "[build-dependencies]"] {
@@ -295,4 +225,37 @@ fn no_crate_declares_a_dependency_it_does_not_use() {
         }
     }
     assert!(unused.is_empty(), "declared and unused:\n{}", unused.join("\n"));
+}
+
+/// The module graph is read with a parser, so the forms a text scan missed are seen: a name
+/// imported through the crate root's re-export, the second item of a nested `use` group, code
+/// after an early `#[cfg(test)]`, and a circle made through `crate::` paths in expressions; while
+/// code under `#[cfg(test)]` is left out wherever it stands.
+#[test]
+fn planted_faults_are_each_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\npub mod proposal;\npub use proposal::Proposal;\n"),
+        ("proposal.rs", "pub struct Proposal;\n"),
+        (
+            "a.rs",
+            "use crate::Proposal;\nuse crate::{c::One, b::{Two, Three}};\n#[cfg(test)]\nfn helper() {}\npub fn after() -> u8 { crate::b::two() }\n#[cfg(test)]\nmod tests {\n    use crate::d::Only;\n}\n",
+        ),
+        ("b.rs", "pub struct Two;\npub struct Three;\npub fn two() -> u8 { crate::a::after(); 2 }\n"),
+        ("c.rs", "pub struct One;\n"),
+        ("d.rs", "pub struct Only;\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let graph = modules::module_graph(src);
+    let a: Vec<&str> = graph["a"].iter().map(String::as_str).collect();
+    assert_eq!(
+        a,
+        ["b", "c", "proposal"],
+        "through the root, a nested group's second item, code after cfg(test); not the tests' `d`"
+    );
+    assert!(graph["b"].contains("a"), "{graph:?}");
+    assert!(!circles(&graph).is_empty(), "the circle a -> b -> a through expressions is found");
 }
