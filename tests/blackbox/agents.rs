@@ -91,19 +91,24 @@ impl Drop for Model {
     }
 }
 
-/// Wires `client` into the scene's home as a person would: `assent connect CLIENT` (its hook
-/// waiting 50 seconds, as [`hook_command`]'s), run with the scene's home as the user's.
-pub(crate) fn connect(s: &Server, scene: &Scene, client: &str) {
-    let o = Command::new(BIN)
+/// `assent ARGS` for the server's home, as the scene's person runs it (their home, in the project).
+fn as_the_user(s: &Server, scene: &Scene, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
         .arg("--home")
         .arg(s.home())
-        .args(["connect", client, "--timeout", "50"])
+        .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", &scene.home)
         .current_dir(&scene.work)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Wires `client` into the scene's home as a person would: `assent connect CLIENT` (its hook
+/// waiting 50 seconds, as [`hook_command`]'s), run with the scene's home as the user's.
+pub(crate) fn connect(s: &Server, scene: &Scene, client: &str) {
+    let o = as_the_user(s, scene, &["connect", client, "--timeout", "50"]);
     let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success() && said.contains(client), "assent connect {client}: {said}");
 }
@@ -324,16 +329,7 @@ pub(crate) async fn missing_hook_does_what_doctor_says(agent: &Agent) {
         agent.name,
         marker.exists()
     );
-    let doctor = Command::new(BIN)
-        .arg("--home")
-        .arg(s.home())
-        .args(["doctor", "--json"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &scene.home)
-        .current_dir(&scene.work)
-        .output()
-        .unwrap();
+    let doctor = as_the_user(&s, &scene, &["doctor", "--json"]);
     let report: Value = serde_json::from_slice(&doctor.stdout).unwrap_or_default();
     let name = agent.client.replace('-', " ");
     let line = report["checks"].as_array().into_iter().flatten().find(|c| c["name"] == name.as_str());

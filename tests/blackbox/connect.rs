@@ -8,25 +8,11 @@
 use crate::harness::BIN;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `assent --home HOME ARGS` with `user` as the home folder, in `cwd`.
 fn assent(home: &Path, user: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env("HOME", user)
-        .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CODEX_HOME")
-        .env_remove("COPILOT_HOME")
-        .env_remove("GEMINI_CLI_HOME")
-        .env_remove("CLINE_DIR")
-        .current_dir(cwd)
-        .output()
-        .unwrap()
+    crate::procs::as_user(home, user, cwd).args(args).output().unwrap()
 }
 
 fn said(o: &Output) -> String {

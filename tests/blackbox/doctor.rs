@@ -7,7 +7,7 @@ use crate::harness::{BIN, Bus, Server, private_bus_with_keyring};
 use crate::notify::daemon;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// Runs `assent doctor --json` for `home` with this bus and this user directory.
 fn doctor(home: &Path, bus: &str, user: &Path) -> (Output, Value) {
@@ -16,21 +16,9 @@ fn doctor(home: &Path, bus: &str, user: &Path) -> (Output, Value) {
 
 /// [`doctor`] in the folder `cwd` (a project's own Claude Code settings are read there).
 fn doctor_in(home: &Path, bus: &str, user: &Path, cwd: &Path) -> (Output, Value) {
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(home)
+    let out = crate::procs::as_user(home, user, cwd)
         .args(["doctor", "--json"])
         .env("DBUS_SESSION_BUS_ADDRESS", bus)
-        .env("HOME", user)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CODEX_HOME")
-        .env_remove("COPILOT_HOME")
-        .env_remove("GEMINI_CLI_HOME")
-        .env_remove("CLINE_DIR")
-        .env("PATH", format!("{}:/usr/bin:/bin", Path::new(BIN).parent().unwrap().display()))
-        .current_dir(cwd)
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {

@@ -1,4 +1,5 @@
-//! The test's view of processes it started: whether one ended in time, and its memory.
+//! The test's view of processes it started: whether one ended in time, and its memory; and the
+//! `assent` a person runs as themselves.
 
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -60,4 +61,19 @@ pub fn matching(wanted: impl Fn(&str) -> bool) -> Vec<u32> {
         }
     }
     out
+}
+
+/// `assent --home HOME` as the person whose home folder is `user` runs it in `cwd`: the clients'
+/// settings where they keep them (none of this machine's `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, ...),
+/// `assent` first on the PATH. The arguments are the caller's.
+pub fn as_user(home: &std::path::Path, user: &std::path::Path, cwd: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(crate::harness::BIN);
+    c.arg("--home").arg(home).env("HOME", user);
+    for var in ["CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "CLINE_DIR"] {
+        c.env_remove(var);
+    }
+    let bin =
+        std::path::Path::new(crate::harness::BIN).parent().unwrap_or(std::path::Path::new("/")).display().to_string();
+    c.env("PATH", format!("{bin}:/usr/bin:/bin")).current_dir(cwd).stdin(std::process::Stdio::null());
+    c
 }

@@ -81,19 +81,26 @@ def test_undecided_is_withdrawn_and_not_running_is_a_clear_error(server, tmp_pat
     assert ran == []
 
 
+def one_turn(server, ids, after: float, thread: str):
+    """A run whose model deletes each of `ids` in one turn, the person approving every call filed
+    once all are pending, `after` seconds later: what ran, and the result."""
+    ran = []
+    turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{i}"}
+                                            for i, n in enumerate(ids)])
+    agent = asking_agent([turn, AIMessage(content="done")], ran)
+    person = server.decide_slowly(sum(1 for n in ids if n < 2**53), after=after)
+    with Assent() as client:
+        result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": thread}}, client=client,
+                        timeout=60)
+    person.join()
+    return sorted(ran), result
+
+
 def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
     # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
     # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
-    ran = []
-    turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{n}"}
-                                            for n in (1, 2)])
-    agent = asking_agent([turn, AIMessage(content="done")], ran)
-    slow = server.decide_slowly(2, after=17)
-    with Assent() as client:
-        result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t4"}}, client=client,
-                        timeout=60)
-    slow.join()
-    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    ran, result = one_turn(server, (1, 2), after=17, thread="t4")
+    assert ran == [1, 2], "both ran: neither was withdrawn while the person took their time"
     assert result["messages"][-1].content == "done"
 
 
@@ -101,16 +108,8 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
     that call is rejected with Assent's reason, which the model reads, and the other two go to
     the person and run once approved; nothing is left waiting."""
-    ran = []
-    turn = AIMessage(content="", tool_calls=[{"name": "delete_post", "args": {"post_id": n}, "id": f"call_{i}"}
-                                            for i, n in enumerate((1, 2**60, 3))])
-    agent = asking_agent([turn, AIMessage(content="done")], ran)
-    both = server.decide_slowly(2, after=0)
-    with Assent() as client:
-        result = invoke(agent, {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t9"}}, client=client,
-                        timeout=60)
-    both.join()
-    assert sorted(ran) == [1, 3]
+    ran, result = one_turn(server, (1, 2**60, 3), after=0, thread="t9")
+    assert ran == [1, 3]
     assert result["messages"][-1].content == "done"
     told = " ".join(str(m.content) for m in result["messages"])
     assert "Assent refused this call" in told, told

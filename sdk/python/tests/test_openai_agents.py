@@ -157,21 +157,27 @@ def test_a_reused_call_id_in_a_new_run_asks_the_person_again(server):
     assert sorted(p["status"] for p in items) == ["approved", "rejected"]
 
 
-def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
-    # The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
-    # for plus the server's one-second sweep: as short as shows a lapse.
+def one_turn(server, ids, after: float):
+    """A run whose model deletes each of `ids` in one turn, the person approving every call filed
+    once all are pending, `after` seconds later: what ran, and the result."""
     ran = []
-    agent = Agent(name="blog", tools=[deleter(ran)],
-                  model=OneTurn([("delete_post", {"post_id": 1}), ("delete_post", {"post_id": 2})]))
-    slow = server.decide_slowly(2, after=17)
+    agent = Agent(name="blog", tools=[deleter(ran)], model=OneTurn([("delete_post", {"post_id": n}) for n in ids]))
+    person = server.decide_slowly(sum(1 for n in ids if n < 2**53), after=after)
 
     async def go():
         async with AsyncAssent() as client:
             return await run(agent, "go", client=client, timeout=60)
 
     result = asyncio.run(go())
-    slow.join()
-    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    person.join()
+    return sorted(ran), result
+
+
+def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
+    # The person leaves both calls of the turn for 17 s, past the 15 s lease the adapter asks
+    # for plus the server's one-second sweep: as short as shows a lapse.
+    ran, result = one_turn(server, (1, 2), after=17)
+    assert ran == [1, 2], "both ran: neither was withdrawn while the person took their time"
     assert result.final_output == "done"
 
 
@@ -179,18 +185,8 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
     that call is rejected with Assent's reason, and the other two go to the person and run once
     approved; the run ends with the model's answer, nothing left waiting."""
-    ran = []
-    agent = Agent(name="blog", tools=[deleter(ran)],
-                  model=OneTurn([("delete_post", {"post_id": n}) for n in (1, 2**60, 3)]))
-    both = server.decide_slowly(2, after=0)
-
-    async def go():
-        async with AsyncAssent() as client:
-            return await run(agent, "go", client=client, timeout=60)
-
-    result = asyncio.run(go())
-    both.join()
-    assert sorted(ran) == [1, 3]
+    ran, result = one_turn(server, (1, 2**60, 3), after=0)
+    assert ran == [1, 3]
     assert result.final_output == "done"
     told = json.dumps([i for i in result.to_input_list() if isinstance(i, dict)], default=str)
     assert "Assent refused this call" in told, told

@@ -96,16 +96,18 @@ def test_a_reused_call_id_in_a_new_run_asks_the_person_again(server):
     assert sorted(p["status"] for p in items) == ["approved", "rejected"]
 
 
-def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
-    # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
-    # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
+def one_turn(server, ids, after: float):
+    """A run whose model deletes each of `ids` in one turn (then says what the tools returned),
+    the person approving every call filed once all are pending, `after` seconds later: what
+    ran, and the result."""
     ran = []
 
     def model(messages, info):
-        if any(isinstance(p, ToolReturnPart) for m in messages for p in getattr(m, "parts", [])):
-            return ModelResponse(parts=[TextPart("done")])
-        return ModelResponse(parts=[ToolCallPart("delete_post", {"post_id": 1}, tool_call_id="call_0"),
-                                    ToolCallPart("delete_post", {"post_id": 2}, tool_call_id="call_1")])
+        returns = [p for m in messages for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)]
+        if returns:
+            return ModelResponse(parts=[TextPart("done: " + " | ".join(str(r.content) for r in returns))])
+        return ModelResponse(parts=[ToolCallPart("delete_post", {"post_id": n}, tool_call_id=f"call_{i}")
+                                    for i, n in enumerate(ids)])
 
     agent = Agent(FunctionModel(model), output_type=[str, DeferredToolRequests])
 
@@ -114,12 +116,19 @@ def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server
         ran.append(post_id)
         return f"deleted {post_id}"
 
-    slow = server.decide_slowly(2, after=17)
+    person = server.decide_slowly(sum(1 for n in ids if n < 2**53), after=after)
     with Assent() as client:
         result = run_sync(agent, "go", client=client, timeout=60)
-    slow.join()
-    assert sorted(ran) == [1, 2], "both ran: neither was withdrawn while the person took their time"
-    assert result.output == "done"
+    person.join()
+    return sorted(ran), result
+
+
+def test_every_call_of_a_turn_outlives_the_lease_while_the_person_decides(server):
+    # Both calls come in one model turn. The person leaves them for 17 s, past the 15 s lease
+    # the adapter asks for plus the server's one-second sweep: as short as shows a lapse.
+    ran, result = one_turn(server, (1, 2), after=17)
+    assert ran == [1, 2], "both ran: neither was withdrawn while the person took their time"
+    assert result.output.startswith("done")
 
 
 def test_the_tool_runs_with_the_persons_arguments_whole(server):
@@ -149,27 +158,8 @@ def test_a_refused_argument_is_a_denial_the_model_reads_and_the_turn_goes_on(ser
     """One call of a three-call turn has an argument Assent refuses (an integer beyond 2^53-1):
     that call is denied with Assent's reason, which the model reads, and the other two go to the
     person and run once approved; nothing is left waiting."""
-    ran = []
-
-    def model(messages, info):
-        returns = [p for m in messages for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)]
-        if returns:
-            return ModelResponse(parts=[TextPart("done: " + " | ".join(str(r.content) for r in returns))])
-        return ModelResponse(parts=[ToolCallPart("delete_post", {"post_id": n}, tool_call_id=f"call_{i}")
-                                    for i, n in enumerate((1, 2**60, 3))])
-
-    agent = Agent(FunctionModel(model), output_type=[str, DeferredToolRequests])
-
-    @agent.tool_plain(requires_approval=True)
-    def delete_post(post_id: int) -> str:
-        ran.append(post_id)
-        return f"deleted {post_id}"
-
-    both = server.decide_slowly(2, after=0)
-    with Assent() as client:
-        result = run_sync(agent, "go", client=client, timeout=60)
-    both.join()
-    assert sorted(ran) == [1, 3]
+    ran, result = one_turn(server, (1, 2**60, 3), after=0)
+    assert ran == [1, 3]
     assert "Assent refused this call" in result.output and "2^53" in result.output, result.output
     assert server.owner_call("GET", "/proposals?status=pending")["items"] == []
 
