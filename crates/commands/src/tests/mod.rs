@@ -279,6 +279,30 @@ fn every_example_of_the_table_holds_and_a_wrong_one_is_caught() {
     assert_eq!(checked(Ok(t)).version, 0, "a table whose examples do not hold is none");
 }
 
+/// The programs of a table's source that carry no example, in their entry or a subcommand's.
+fn programs_without_examples(source: &str) -> Vec<String> {
+    let t = table::Table::parse(source).unwrap_or_else(|e| panic!("{e}"));
+    let doc: toml::Table = toml::from_str(source).unwrap_or_else(|e| panic!("{e}"));
+    let programs = doc.get("program").and_then(toml::Value::as_table).cloned().unwrap_or_default();
+    programs
+        .keys()
+        .filter(|name| {
+            let entry = format!("program.{name}");
+            !t.examples.iter().any(|ex| ex.entry == entry || ex.entry.starts_with(&format!("{entry}.")))
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn every_program_carries_an_example_and_one_without_is_caught() {
+    // Each entry says by a line the table checks what it makes of the program (ARCHITECTURE.md).
+    assert_eq!(programs_without_examples(table::SOURCE), Vec::<String>::new());
+    let planted = table::SOURCE.replacen("examples.effects = { 'kill 1234' = \"delete\" }\n", "", 1);
+    assert_ne!(planted, table::SOURCE, "the planted table lost kill's example");
+    assert_eq!(programs_without_examples(&planted), vec!["kill".to_string()]);
+}
+
 #[test]
 fn a_line_without_paths_names_none_it_knows() {
     let line = line("cat /etc/passwd src/*.rs notes > /tmp/out");
