@@ -373,12 +373,14 @@ async fn send(
     // Anything stored from the response that echoes the secret is redacted (see `redact`).
     let mut redactor = None;
     if let Some((_, scheme, s)) = &secret {
-        req = match scheme {
-            Scheme::Basic => {
-                req.header("authorization", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(s)))
+        let (name, value) = credential_header(scheme, s);
+        req = match reqwest::header::HeaderValue::try_from(value.as_str()) {
+            Ok(mut v) => {
+                v.set_sensitive(true);
+                req.header(name, v)
             }
-            Scheme::Bearer => req.bearer_auth(s),
-            Scheme::Header(h) => req.header(h.as_str(), s.as_str()),
+            // Not a header's value: the request fails as the builder says.
+            Err(_) => req.header(name, value),
         };
         redactor = Some(crate::redact::Redactor::new(s));
     }
@@ -423,3 +425,15 @@ async fn send(
 
 #[cfg(test)]
 mod tests;
+
+/// The header a credential's secret is sent in, as its scheme says: `Authorization: Bearer S`,
+/// `Authorization: Basic base64(S)`, or `NAME: S`. The HTTP applier's, and the MCP proxy's.
+pub fn credential_header(scheme: &Scheme, secret: &str) -> (String, String) {
+    match scheme {
+        Scheme::Bearer => ("authorization".into(), format!("Bearer {secret}")),
+        Scheme::Basic => {
+            ("authorization".into(), format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(secret)))
+        }
+        Scheme::Header(h) => (h.clone(), secret.to_string()),
+    }
+}

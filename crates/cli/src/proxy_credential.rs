@@ -6,7 +6,7 @@
 use crate::client::Client;
 use crate::home::Home;
 use anyhow::{Context, Result, bail};
-use assent_core::credentials::{Scheme, SecretSource, normalize_origin};
+use assent_core::credentials::{SecretSource, normalize_origin};
 
 /// The header that carries credential `name` to `url`: its scheme's, with the secret read from
 /// the keychain; refused when the credential may not be sent to the URL's origin.
@@ -17,8 +17,9 @@ pub async fn header(home: &Home, name: &str, url: &str) -> Result<(String, Strin
         bail!("--credential {name}: Assent holds no credential of that name (assent credential list)");
     };
     let parsed = reqwest::Url::parse(url).with_context(|| format!("--url {url:?}"))?;
-    let origin = origin_of(&parsed).with_context(|| format!("--url {url:?}: no host"))?;
-    let origin = normalize_origin(&origin).map_err(|e| anyhow::anyhow!("--url {url:?}: {e}"))?;
+    // Compared as the credential's hosts were kept: `scheme://host:port`.
+    let origin =
+        normalize_origin(&parsed.origin().ascii_serialization()).map_err(|e| anyhow::anyhow!("--url {url:?}: {e}"))?;
     if !meta.origins.contains(&origin) {
         bail!(
             "--credential {name} may be sent to {}, not to {origin} (assent credential add … --host names where)",
@@ -31,43 +32,25 @@ pub async fn header(home: &Home, name: &str, url: &str) -> Result<(String, Strin
         .await
         .context("reading the keychain")?
         .map_err(|e| anyhow::anyhow!("--credential {name}: the system keychain did not give its secret ({e})"))?;
-    Ok(carried(&meta.scheme, &secret))
-}
-
-/// `scheme://host:port` of `u`.
-fn origin_of(u: &reqwest::Url) -> Option<String> {
-    let host = u.host_str()?;
-    let port = u.port_or_known_default()?;
-    Some(format!("{}://{host}:{port}", u.scheme()))
-}
-
-/// The header a secret is sent in, as the HTTP applier sends it.
-fn carried(scheme: &Scheme, secret: &str) -> (String, String) {
-    use base64::Engine as _;
-    match scheme {
-        Scheme::Bearer => ("authorization".into(), format!("Bearer {secret}")),
-        Scheme::Basic => {
-            ("authorization".into(), format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(secret)))
-        }
-        Scheme::Header(h) => (h.clone(), secret.to_string()),
-    }
+    Ok(assent_apply::http::credential_header(&meta.scheme, &secret))
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::*;
+    use assent_apply::http::credential_header;
+    use assent_core::credentials::{Scheme, normalize_origin};
 
     #[test]
     fn each_scheme_is_sent_as_the_applier_sends_it() {
-        assert_eq!(carried(&Scheme::Bearer, "t0k"), ("authorization".into(), "Bearer t0k".into()));
-        assert_eq!(carried(&Scheme::Basic, "u:p"), ("authorization".into(), "Basic dTpw".into()));
-        assert_eq!(carried(&Scheme::Header("x-api-key".into()), "k"), ("x-api-key".into(), "k".into()));
+        assert_eq!(credential_header(&Scheme::Bearer, "t0k"), ("authorization".into(), "Bearer t0k".into()));
+        assert_eq!(credential_header(&Scheme::Basic, "u:p"), ("authorization".into(), "Basic dTpw".into()));
+        assert_eq!(credential_header(&Scheme::Header("x-api-key".into()), "k"), ("x-api-key".into(), "k".into()));
     }
 
     #[test]
     fn the_origin_is_the_urls_scheme_host_and_port() {
-        let o = |u: &str| origin_of(&reqwest::Url::parse(u).unwrap()).unwrap();
+        let o = |u: &str| normalize_origin(&reqwest::Url::parse(u).unwrap().origin().ascii_serialization()).unwrap();
         assert_eq!(o("https://api.example.com/mcp"), "https://api.example.com:443");
         assert_eq!(o("http://127.0.0.1:8080/mcp?x=1"), "http://127.0.0.1:8080");
     }

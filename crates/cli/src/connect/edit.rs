@@ -102,7 +102,7 @@ pub(super) fn json_file(file: &Path, f: impl FnOnce(&CstRootNode) -> Result<bool
     let empty = root
         .object_value()
         .is_some_and(|o| o.properties().iter().all(|p| p.decoded_name().as_deref() == Some("version")));
-    if empty && old.is_some() && file.extension().is_some_and(|e| e == "json") && is_ours(file) {
+    if empty && old.is_some() && is_ours(file) {
         std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
         return Ok(Done::Removed);
     }

@@ -66,15 +66,18 @@ impl Engine {
         timeout: Duration,
         on_lost: OnLost,
     ) -> Result<Proposal, CoreError> {
-        let mut lost = WithdrawIfLost {
+        // Made only for a wait that asks for it: most waits (10,000 open at once) keep nothing.
+        let mut lost = (on_lost == OnLost::Withdraw).then(|| WithdrawIfLost {
             engine: self.clone(),
             agent: who.agent().unwrap_or_default().to_string(),
             id: id.to_string(),
             armed: false,
-        };
-        let p = Box::pin(self.wait_inner(who, id, timeout, &mut lost, on_lost)).await;
+        });
+        let p = Box::pin(self.wait_inner(who, id, timeout, lost.as_mut())).await;
         // Answered (or refused): nothing was lost.
-        lost.armed = false;
+        if let Some(l) = lost.as_mut() {
+            l.armed = false;
+        }
         p
     }
 
@@ -83,8 +86,7 @@ impl Engine {
         who: &Principal,
         id: &str,
         timeout: Duration,
-        lost: &mut WithdrawIfLost,
-        on_lost: OnLost,
+        lost: Option<&mut WithdrawIfLost>,
     ) -> Result<Proposal, CoreError> {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
         let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
@@ -110,7 +112,9 @@ impl Engine {
         let _hold = hold;
         // The proposal is the agent's (the read above checked): from here a lost connection
         // withdraws it, when the agent said so.
-        lost.armed = on_lost == OnLost::Withdraw && who.agent().is_some() && !p.settled;
+        if let Some(l) = lost {
+            l.armed = who.agent().is_some() && !p.settled;
+        }
         loop {
             if p.settled {
                 return Ok(p);
