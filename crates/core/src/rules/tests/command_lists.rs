@@ -1,6 +1,7 @@
 //! A list of commands each run on its own (Cline's `run_commands`): allowed only when a rule
 //! allows every command in it, and read as no command when one could reach into the next.
 
+#![allow(clippy::unwrap_used)]
 use super::*;
 
 #[test]
