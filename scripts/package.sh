@@ -49,7 +49,7 @@ if [ -n "$features" ]; then
   [ -n "$core" ] && app_features+=(--features "$core")
 fi
 echo "== the command line ($profile)"
-cargo build "${cargo_flags[@]}" --locked -p assent
+cargo build "${cargo_flags[@]}" --locked -p assent -p assent-boundary
 bin="target/$profile/assent"
 
 # Man pages and completions, generated from the command's own definitions.

@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 require_build_tools
 ensure_packages "${ENGINE_PACKAGES[@]}" "${DESKTOP_PACKAGES[@]}"
 build_ui
-cargo build --release --locked -p assent -p assent-desktop
+cargo build --release --locked -p assent -p assent-boundary -p assent-desktop
 exec ./target/release/assent-desktop "$@"

@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 require_build_tools rust
 ensure_packages "${ENGINE_PACKAGES[@]}"
-cargo build --release --locked -p assent
+cargo build --release --locked -p assent -p assent-boundary
 exec ./target/release/assent serve "$@"

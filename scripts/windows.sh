@@ -26,7 +26,7 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-D warnings"
 
 echo "== Windows: cross-build ($target)"
 # The windows-test profile: dev, with unoptimised dependencies (Cargo.toml says why).
-cargo build --locked --profile windows-test --target "$target" -p assent --features "$features"
+cargo build --locked --profile windows-test --target "$target" -p assent -p assent-boundary --features "$features"
 out=target/$target/windows-test
 if [ "${1:-}" = --desktop ]; then
   cargo build --locked --profile windows-test --target "$target" -p assent-desktop \

@@ -570,8 +570,8 @@ async fn every_line(without_landlock: bool) {
 /// Fails the calling test, saying why, where no box can be built here: it cannot run, and must
 /// not pass as if it had (`why`: what the missing box means for what it tests).
 pub(crate) fn require_box(why: &str) {
-    let support = assent_confine::Support::detect();
-    let missing = support.missing(assent_confine::Profile::Workspace);
+    let support = assent_boundary::boxed::Support::detect();
+    let missing = support.missing(assent_boundary::Confine::Workspace);
     assert!(
         missing.is_empty(),
         "cannot run here: no box can be built ({}), so {why}; allow unprivileged user namespaces",
@@ -581,5 +581,5 @@ pub(crate) fn require_box(why: &str) {
 
 /// Whether this system builds the `read` box (namespaces, seccomp).
 pub(crate) fn assent_confine_available() -> bool {
-    assent_confine::Support::detect().can(assent_confine::Profile::Read)
+    assent_boundary::boxed::Support::detect().can(assent_boundary::Confine::Read)
 }

@@ -11,10 +11,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The scene and a server with its home, where this kernel can confine as `profile` does.
-async fn confining(profile: assent_confine::Profile) -> Option<(crate::confine::Scene, Server)> {
+async fn confining(profile: assent_boundary::Confine) -> Option<(crate::confine::Scene, Server)> {
     let scene = scene();
     let s = Server::start_with("", &[("HOME", scene.home.to_str().unwrap())]).await;
-    assent_confine::Support::detect().can(profile).then_some((scene, s))
+    assent_boundary::boxed::Support::detect().can(profile).then_some((scene, s))
 }
 
 /// The hook's answer for `line` (the `n`th asked) where this kernel `can` confine or not: where
@@ -134,7 +134,7 @@ async fn assent_run_refuses_what_was_not_allowed_confined() {
 /// and runs only what was decided. A ticket is used once.
 #[tokio::test]
 async fn a_forged_or_swapped_ticket_runs_only_what_was_decided() {
-    let Some((scene, s)) = confining(assent_confine::Profile::Read).await else { return };
+    let Some((scene, s)) = confining(assent_boundary::Confine::Read).await else { return };
     let out = scene.out.display().to_string();
     let Answer::Allowed { command, rewritten: true } = ask_hook(&s, &scene, "cat README.md", 30_000) else {
         panic!("a read is allowed confined")
@@ -261,7 +261,7 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
         .await;
     assert_eq!(st, reqwest::StatusCode::CREATED, "{rule}");
     assert!(rule["description"].as_str().unwrap().contains("never its executable configuration"), "{rule}");
-    let can = assent_confine::Support::detect().can(assent_confine::Profile::Workspace);
+    let can = assent_boundary::boxed::Support::detect().can(assent_boundary::Confine::Workspace);
     let makefile = std::fs::read_to_string(scene.proj.join("Makefile")).unwrap();
     for (n, (line, expect_ok)) in [
         ("make build", true),
@@ -322,7 +322,7 @@ async fn the_build_and_test_rule_runs_builds_confined_to_the_folder() {
 /// edit changes the script, the call asks again.
 #[tokio::test]
 async fn a_saved_rule_for_a_project_script_asks_again_once_the_script_changed() {
-    let Some((scene, s)) = confining(assent_confine::Profile::Workspace).await else { return };
+    let Some((scene, s)) = confining(assent_boundary::Confine::Workspace).await else { return };
     let pkg = scene.proj.join("package.json");
     std::fs::write(&pkg, r#"{"name": "p", "scripts": {"build": "echo built"}}"#).unwrap();
     let call = |c: &str, cwd: &std::path::Path| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": cwd, "client": "claude-code", "confinable": true}});

@@ -66,8 +66,8 @@ pub fn rule_path(path: &Path) -> String {
 
 /// Whether the `assent` the suite runs can confine a command so: on Linux, what the kernel
 /// allows; on Windows, never (a rule that confines asks there).
-pub fn can_confine(profile: assent_confine::Profile) -> bool {
-    windows_exe().is_none() && assent_confine::Support::detect().can(profile)
+pub fn can_confine(profile: assent_boundary::Confine) -> bool {
+    windows_exe().is_none() && assent_boundary::boxed::Support::detect().can(profile)
 }
 
 /// A running `assent serve`.

@@ -80,7 +80,7 @@ async fn pretooluse_allow_keeps_session_and_folder() {
     assert_eq!(p["preview"]["permission_mode"], "default");
     // Approved, the command runs in the box the proposal names; where none can be built (this
     // test against the Windows build), Assent's note says it runs unconfined.
-    let boxes = crate::harness::can_confine(assent_confine::Profile::Workspace);
+    let boxes = crate::harness::can_confine(assent_boundary::Confine::Workspace);
     if boxes {
         assert_eq!(p["preview"]["notes"], json!([]));
     } else {

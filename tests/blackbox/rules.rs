@@ -281,7 +281,7 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     let cwd = native(&proj);
     let bash = |c: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": c}, "cwd": cwd, "confinable": true}});
     // Where this kernel cannot confine, a confined rule allows nothing: the call asks.
-    let allowed = if can_confine(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
+    let allowed = if can_confine(assent_boundary::Confine::Workspace) { "approved" } else { "pending" };
     let id = propose(&s, bash("npm test -- --grep api")).await["id"].as_str().unwrap().to_string();
     let (st, shown) = s.req(Method::GET, &format!("/proposals/{id}/similar"), Some(&s.owner), None).await;
     assert_eq!(st, StatusCode::OK, "{shown}");
@@ -341,7 +341,7 @@ async fn approve_and_allow_similar_saves_the_narrowest_rule() {
     assert_eq!(d["rule"]["match"]["input"], "git log", "{d}");
     assert_eq!(d["rule"]["match"]["path"], "./**", "{d}");
     assert_eq!(d["rule"]["match"]["confine"], "read", "{d}");
-    let allowed_read = if can_confine(assent_confine::Profile::Read) { "approved" } else { "pending" };
+    let allowed_read = if can_confine(assent_boundary::Confine::Read) { "approved" } else { "pending" };
     assert_eq!(propose(&s, bash("git log -p src")).await["status"], allowed_read);
     assert_eq!(propose(&s, bash("git log --output=/tmp/x")).await["status"], "pending");
     assert_eq!(propose(&s, bash("git log > ~/.bashrc")).await["status"], "pending");
@@ -436,7 +436,7 @@ async fn the_cli_adds_lists_tests_and_removes_rules_and_approves_allowing_simila
         ),
         "{text}"
     );
-    let can = can_confine(assent_confine::Profile::Workspace);
+    let can = can_confine(assent_boundary::Confine::Workspace);
     let again = propose(&s, hooked("npm run lint -- --fix")).await;
     assert_eq!(again["status"], if can { "approved" } else { "pending" });
     assert_eq!(propose(&s, hooked("npm run lint")).await["status"], "pending");
@@ -494,8 +494,8 @@ async fn claude_code_settings_are_imported_rule_by_rule() {
     let hooked = |command: &str| json!({"kind": "tool.call", "payload": {"tool": "Bash", "input": {"command": command}, "cwd": cwd, "confinable": true}});
     // An imported command allow runs confined (where this kernel cannot, it asks).
     let can = can_confine;
-    let workspace = if can(assent_confine::Profile::Workspace) { "approved" } else { "pending" };
-    let read = if can(assent_confine::Profile::Read) { "approved" } else { "pending" };
+    let workspace = if can(assent_boundary::Confine::Workspace) { "approved" } else { "pending" };
+    let read = if can(assent_boundary::Confine::Read) { "approved" } else { "pending" };
     let src = native(&root.join("src").join("main.ts"));
     let cases = [
         (hooked("npm run test -- --watch"), workspace),

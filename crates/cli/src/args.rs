@@ -1,7 +1,7 @@
 //! The command line as clap reads it: every command, its options and its help.
 
 use crate::client::AgentAuth;
-use crate::{hook, propose, receipt, remote, rules, serve, store};
+use crate::{propose, receipt, remote, rules, serve, store};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -161,8 +161,7 @@ pub enum Command {
         auth: AgentAuth,
     },
     /// Answer a coding agent's permission hook through Assent.
-    #[command(subcommand)]
-    Hook(hook::HookCmd),
+    Hook(assent_boundary::hook::HookCmd),
     /// Manage the agents that may propose.
     #[command(subcommand)]
     Agent(AgentCmd),

@@ -2,22 +2,15 @@
 //! `server.json` and tokens, with its failures turned into the CLI's exit codes and messages.
 
 use crate::ExitError;
-use crate::home::{Home, read_token};
+use crate::home::Home;
 use anyhow::Result;
 use assent_client::{Endpoint, Resolve};
 use reqwest::Method;
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How the CLI identifies itself.
-#[derive(Debug, Clone, clap::Args)]
-pub struct AgentAuth {
-    /// Act as an agent with the token in this file (default: the home's agent.token).
-    #[arg(long, global = true, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-}
+pub use assent_boundary::home::{AgentAuth, agent_token};
 
 /// A connected client, and the home it belongs to (for messages).
 pub struct Client {
@@ -29,12 +22,7 @@ pub struct Client {
 /// The endpoint recorded in this home's `server.json`, looked up on each request.
 pub fn endpoint(home: &Home) -> Resolve<Endpoint> {
     let home = home.clone();
-    Arc::new(move || {
-        home.server().map(|info| Endpoint {
-            url: info.url.trim_end_matches('/').to_string(),
-            proof_key: info.proof_key.as_deref().and_then(|k| hex::decode(k).ok()),
-        })
-    })
+    Arc::new(move || home.endpoint())
 }
 
 fn not_running(home: &Home) -> anyhow::Error {
@@ -109,15 +97,6 @@ impl Client {
     /// A failure of [`Client::api`] as the CLI reports it.
     pub fn failed(&self, e: assent_client::Error) -> anyhow::Error {
         failure(&self.home, e)
-    }
-}
-
-/// The agent token: `--token-file`, else `ASSENT_TOKEN`, else the home's `agent.token`.
-pub fn agent_token(home: &Home, auth: &AgentAuth) -> Result<String> {
-    match (&auth.token_file, std::env::var("ASSENT_TOKEN")) {
-        (Some(f), _) => read_token(f),
-        (None, Ok(t)) if !t.trim().is_empty() => Ok(t.trim().to_string()),
-        _ => read_token(&home.agent_token()),
     }
 }
 

@@ -29,9 +29,8 @@ pub mod store;
 pub use assent_host::{config, home};
 
 pub use args::{AgentCmd, Cli, Command, CredentialCmd};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, Parser};
 use home::Home;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Installs the TLS provider every HTTP client in Assent uses (call once, early).
@@ -39,64 +38,7 @@ pub fn install_tls_provider() {
     assent_apply::install_tls_provider();
 }
 
-/// Exit codes.
-pub mod exit {
-    /// Success; for waits: approved or applied.
-    pub const OK: u8 = 0;
-    /// Any error.
-    pub const ERROR: u8 = 1;
-    /// No server is running for the home.
-    pub const NOT_RUNNING: u8 = 3;
-    /// Rejected.
-    pub const REJECTED: u8 = 4;
-    /// Refined: the person wants changes.
-    pub const REFINED: u8 = 5;
-    /// Expired or withdrawn.
-    pub const EXPIRED: u8 = 6;
-    /// Approved but applying it failed.
-    pub const FAILED: u8 = 7;
-    /// Still pending when the wait ended.
-    pub const PENDING: u8 = 8;
-
-    /// The exit code of a wait that ended in `status`.
-    pub fn for_status(status: &str) -> u8 {
-        match status {
-            "approved" | "applied" => OK,
-            "rejected" => REJECTED,
-            "refined" => REFINED,
-            "expired" | "withdrawn" => EXPIRED,
-            "failed" => FAILED,
-            _ => PENDING,
-        }
-    }
-}
-
-/// An error that decides the exit code.
-#[derive(Debug)]
-pub struct ExitError {
-    /// The code.
-    pub code: u8,
-    /// What to print (nothing if empty).
-    pub message: String,
-}
-
-impl ExitError {
-    /// An error with a message.
-    pub fn new(code: u8, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
-    }
-    /// An exit code with nothing more to say.
-    pub fn silent(code: u8) -> Self {
-        Self { code, message: String::new() }
-    }
-}
-
-impl std::fmt::Display for ExitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-impl std::error::Error for ExitError {}
+pub use assent_boundary::exit::{self, ExitError};
 
 fn init_tracing(serve: bool) {
     let default = if serve { "info" } else { "warn" };
@@ -223,10 +165,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // A call the hook rewrote to `assent run`: straight from the ticket it left.
-    if let Some(result) = run::quick(&args) {
+    if let Some(result) = assent_boundary::run::quick(&args) {
         return finish(result);
     }
-    let cli = hook_only(&args).unwrap_or_else(Cli::parse);
+    let cli = assent_boundary::run::hook_only(&args)
+        .map(|(home, cmd)| Cli { home, command: Command::Hook(cmd) })
+        .unwrap_or_else(Cli::parse);
     assent_apply::install_tls_provider();
     init_tracing(matches!(cli.command, Command::Serve(_)));
     // A hook or a run is one short exchange, started once per tool call: no worker threads.
@@ -244,93 +188,16 @@ pub fn main() -> ExitCode {
     finish(rt.block_on(run(cli)))
 }
 
-/// `assent [--home DIR] hook ...` alone: a hook runs before every tool call, and building the
-/// whole command line's parser was a fifth of its start.
-#[derive(Debug, Parser)]
-#[command(name = "assent")]
-struct HookOnly {
-    #[arg(long, global = true, value_name = "DIR")]
-    home: Option<PathBuf>,
-    #[command(subcommand)]
-    command: HookOnlyCommand,
-}
-
-#[derive(Debug, Subcommand)]
-enum HookOnlyCommand {
-    #[command(subcommand)]
-    Hook(hook::HookCmd),
-}
-
-/// `args` as a hook's command line, parsed by the hook's parser alone; none when they are
-/// anything else (help included), which the whole parser then reads and answers.
-fn hook_only(args: &[std::ffi::OsString]) -> Option<Cli> {
-    if !args.iter().skip(1).any(|a| a == "hook") {
-        return None;
-    }
-    let h = HookOnly::try_parse_from(args).ok()?;
-    let HookOnlyCommand::Hook(cmd) = h.command;
-    Some(Cli { home: h.home, command: Command::Hook(cmd) })
-}
-
-/// The `assent-run` binary's entry point: what a hook rewrote a call to, run from the ticket
-/// the hook left, or handed to the full `assent` (see [`run::RUNNER`]); the exit code. What it
-/// wrote to standard output is flushed (it starts without Rust's runtime, which would).
-pub fn runner_main() -> u8 {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let code = if let Some(result) = run::quick(&args) {
-        code(result)
-    } else if let Some(Cli { home, command: Command::Hook(cmd) }) = hook_only(&args) {
-        // A hook: answered here when a rule decides the call at once.
-        match Home::resolve(home) {
-            Ok(home) => match hook::quick(&home, cmd) {
-                hook::Quick::Answered(result) => code(result),
-                hook::Quick::HandOver(input, watch) => {
-                    code(run::hand_over(&args, Some(input), Some((hook::WATCH_VAR, watch.to_var()))))
-                }
-            },
-            Err(e) => code(Err(e)),
-        }
-    } else {
-        code(run::hand_over(&args, None, None))
-    };
-    match std::io::Write::flush(&mut std::io::stdout()) {
-        Ok(()) => code,
-        Err(_) => exit::ERROR,
-    }
-}
-
 /// The exit code for how a command ended, its error said on standard error.
 fn finish(result: anyhow::Result<()>) -> ExitCode {
-    ExitCode::from(code(result))
-}
-
-/// [`finish`]'s code.
-fn code(result: anyhow::Result<()>) -> u8 {
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            // A reader that stopped early (`assent list | head`) is not an error.
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
-                return 0;
-            }
-            if let Some(x) = e.downcast_ref::<ExitError>() {
-                if !x.message.is_empty() {
-                    eprintln!("assent: {}", x.message);
-                }
-                return x.code;
-            }
-            eprintln!("assent: {e:#}");
-            exit::ERROR
-        }
-    }
+    ExitCode::from(exit::code(result))
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use assent_boundary::run::hook_only;
 
     /// The hook's own parser reads a hook's command line as the whole parser does, and leaves
     /// everything else to it.
@@ -343,7 +210,8 @@ mod tests {
             &["assent", "hook", "codex", "--tools", "Bash,Edit", "--skip", "Read", "--token-file", "/t"],
             &["assent", "--home", "/h", "hook", "claude-code", "--token-file", "/t", "--timeout", "5"],
         ] {
-            let quick = hook_only(&os(line)).unwrap_or_else(|| panic!("{line:?} not read as a hook"));
+            let (home, cmd) = hook_only(&os(line)).unwrap_or_else(|| panic!("{line:?} not read as a hook"));
+            let quick = Cli { home, command: Command::Hook(cmd) };
             let whole = Cli::try_parse_from(os(line)).unwrap();
             assert_eq!(format!("{quick:?}"), format!("{whole:?}"), "{line:?}");
         }

@@ -182,7 +182,7 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
                 }
             }
             if let Some(b) = t.runs_in {
-                let how = assent_confine::Profile::parse(b.as_str()).map_or("", |p| p.in_words());
+                let how = b.in_words();
                 o.push_str(&format!(
                     "  runs in the {} box when approved ({how}); `--run unconfined` runs it as the client would\n",
                     b.as_str()

@@ -44,7 +44,7 @@ pub struct Gate {
 /// The argument a tool declares to be handed Assent's receipt for the call: the model leaves it
 /// empty; it is taken out of the call before the person sees it (the receipt binds the other
 /// arguments), and on approval it holds the receipt.
-pub const RECEIPT_ARG: &str = "assent_receipt";
+pub use assent_core::verdict::RECEIPT_ARG;
 
 /// The receipt's audience for a tool named as MCP clients name them (`mcp__SERVER__TOOL`): the
 /// server's name.

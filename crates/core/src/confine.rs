@@ -31,6 +31,23 @@ impl Confine {
 }
 
 impl Confine {
+    /// The profile named `s`.
+    pub fn parse(s: &str) -> Option<Confine> {
+        Confine::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// What it allows, in words for a person.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Confine::Read => {
+                "in a box: reads the working folder only (its secret files hidden); writes nothing; no network; no process outside; no secrets from the environment"
+            }
+            Confine::Workspace => {
+                "in a box: writes inside the working folder only, never its executable configuration (.git, package.json, Makefile, .claude, ...); no network; no process outside; no secrets from the environment"
+            }
+        }
+    }
+
     /// Every confinement.
     pub const ALL: [Confine; 2] = [Confine::Read, Confine::Workspace];
 }
@@ -112,6 +129,14 @@ pub fn check_hosts(hosts: &[String]) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profiles_by_name() {
+        assert_eq!(Confine::parse("workspace"), Some(Confine::Workspace));
+        assert_eq!(Confine::parse("read"), Some(Confine::Read));
+        assert_eq!(Confine::parse("none"), None);
+        assert_eq!(Confine::Read.as_str(), "read");
+    }
 
     #[test]
     fn hosts_are_checked_and_put_in_one_form() {

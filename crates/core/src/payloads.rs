@@ -78,9 +78,19 @@ impl PartialEq<&str> for KindName {
 /// The longest `cwd` of a tool call, in characters.
 pub const MAX_CWD: usize = 4096;
 
-/// The clients a tool call may say it came through.
-pub const CLIENTS: [&str; 8] =
-    ["claude-code", "cline", "codex", "copilot-cli", "gemini-cli", "opencode", "mcp-permission-prompt", "mcp-proxy"];
+/// Assent's own doors a tool call may say it came through (`assent mcp`'s), each with how the
+/// person reads it.
+pub const MCP_CLIENTS: [(&str, &str); 2] = [
+    ("mcp-permission-prompt", "the permission prompt tool of `assent mcp`"),
+    ("mcp-proxy", "the MCP gate `assent mcp proxy`"),
+];
+
+/// Every client a tool call may say it came through: each agent client Assent has a hook for
+/// (its module in `assent-agents`), then Assent's own MCP doors.
+pub fn clients() -> Vec<&'static str> {
+    let agents = assent_agents::all().iter().map(|a| a.name());
+    agents.chain(MCP_CLIENTS.iter().map(|(name, _)| *name)).collect()
+}
 
 /// `tool.call`: a tool the agent runs itself once approved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -352,10 +362,11 @@ fn client_schema() -> utoipa::openapi::Object {
     use utoipa::openapi::schema::{SchemaType, Type};
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
-        .enum_values(Some(CLIENTS.into_iter().map(Some).chain([None])))
-        .description(Some(
-            "The client the call came through, when it says: `claude-code`, `cline`, `codex`, `copilot-cli`, `gemini-cli` or `opencode` (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.",
-        ))
+        .enum_values(Some(clients().into_iter().map(Some).chain([None])))
+        .description(Some(format!(
+            "The client the call came through, when it says: {} (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.",
+            assent_agents::all().iter().map(|a| format!("`{}`", a.name())).collect::<Vec<_>>().join(", ")
+        )))
         .build()
 }
 

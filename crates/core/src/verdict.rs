@@ -30,24 +30,7 @@ pub enum Verdict {
     Ask(String),
 }
 
-/// A command as a person reads it: a string as it is; an argument list (Codex's
-/// `["bash", "-lc", "git push"]`) as the script a shell runs, or its words joined.
-pub fn command_text(command: &Value) -> Option<String> {
-    match command {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(words) => {
-            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-            match words.as_slice() {
-                [sh, flag, script] if sh.ends_with("sh") && (*flag == "-c" || *flag == "-lc") => {
-                    Some(script.to_string())
-                }
-                [] => None,
-                w => Some(w.join(" ")),
-            }
-        }
-        _ => None,
-    }
-}
+pub use assent_agents::{RECEIPT_ARG, command_text};
 
 /// A short title for a tool call: the tool and the first line of what it acts on.
 pub fn tool_call_title(tool: &str, input: &Value) -> String {

@@ -21,7 +21,9 @@ pub const COMMIT: &str = env!("ASSENT_COMMIT");
 pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("ASSENT_COMMIT"), ")");
 
 pub mod config;
-pub mod home;
+/// The data directory (the boundary's: the hook and the runner find the server, the token,
+/// the tickets and the keys there).
+pub use assent_boundary::home;
 pub mod receipts;
 pub mod start;
 

@@ -30,23 +30,8 @@ async fn write_keys(home: &Home, engine: &Engine) {
         .filter_map(|k| assent_receipt::PublicKey::from_base64(&k.x).ok().filter(|pk| pk.kid == k.kid))
         .map(|pk| pk.jwk())
         .collect();
-    let body = serde_json::json!({ "keys": jwks }).to_string();
-    if let Err(e) = assent_secrets::owner::write_private(&home.keys_json(), &body) {
+    if let Err(e) = assent_boundary::ticket::write_keys(home, &serde_json::json!({ "keys": jwks })) {
         tracing::warn!(error = %e, "cannot write keys.json");
-    }
-}
-
-/// Removes the tickets in `runs` that were used, and those older than an hour.
-fn prune_runs(runs: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(runs) else { return };
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for e in entries.flatten() {
-        let used = e.path().extension().is_some_and(|x| x == "used");
-        if e.file_type().is_ok_and(|t| t.is_file())
-            && (used || e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago))
-        {
-            let _ = std::fs::remove_file(e.path());
-        }
     }
 }
 
@@ -158,14 +143,12 @@ pub async fn open(home: &Home, config: Config) -> Result<Opened> {
 /// The confinements commands a rule allows only confined can run under here (`assent run`),
 /// said in the log: under any other, those rules ask instead.
 fn confinement() -> Vec<assent_core::confine::Confine> {
-    use assent_confine::Profile;
-    use assent_core::confine::Confine;
-    let support = assent_confine::Support::detect();
+    let support = assent_boundary::boxed::Support::detect();
     let mut can = Vec::new();
-    for (profile, confine) in [(Profile::Read, Confine::Read), (Profile::Workspace, Confine::Workspace)] {
+    for profile in assent_core::confine::Confine::ALL {
         let missing = support.missing(profile);
         if missing.is_empty() {
-            can.push(confine);
+            can.push(profile);
         } else {
             tracing::warn!(
                 profile = profile.as_str(),
@@ -355,7 +338,7 @@ pub async fn start(home: Home, flags: Flags) -> Result<Running> {
         loop {
             every.tick().await;
             let runs = runs.clone();
-            let _ = tokio::task::spawn_blocking(move || prune_runs(&runs)).await;
+            let _ = tokio::task::spawn_blocking(move || assent_boundary::ticket::prune(&runs)).await;
         }
     });
 
@@ -423,24 +406,5 @@ impl Running {
             Ok(Err(e)) => e.into(),
             Err(e) => anyhow::anyhow!("the API server task failed: {e}"),
         }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    #[test]
-    fn tickets_older_than_an_hour_are_pruned() {
-        let dir = std::env::temp_dir().join(format!("assent-prune-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (old, new, used) = (dir.join("p_old.json"), dir.join("p_new.json"), dir.join("p_run.used"));
-        for p in [&old, &new, &used] {
-            std::fs::write(p, "{}").unwrap();
-        }
-        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
-        std::fs::File::options().write(true).open(&old).unwrap().set_modified(two_hours_ago).unwrap();
-        super::prune_runs(&dir);
-        assert!(!old.exists() && new.exists() && !used.exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

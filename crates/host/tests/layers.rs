@@ -1,6 +1,7 @@
 //! The dependency rule between the crates, checked on their manifests: a host never leans on
-//! another host, and the core leans on no other crate of Assent but the leaves below it (crates
-//! that lean on no crate of Assent themselves: the command reader). And, across the workspace:
+//! another host, the core leans on no other crate of Assent but the leaves below it (crates
+//! that lean on no crate of Assent themselves: the command reader, the agent clients), and the
+//! boundary (where an allow becomes a run) on neither host. And, across the workspace:
 //! ARCHITECTURE.md names every crate and what it depends on, no manifest declares a dependency
 //! its code does not use, and no crate's modules import each other in a circle.
 
@@ -45,9 +46,20 @@ fn the_desktop_app_does_not_depend_on_the_command_line() {
 }
 
 #[test]
-fn the_core_depends_on_no_other_crate_of_assent() {
-    assert_eq!(deps("crates/core/Cargo.toml"), vec!["assent-commands".to_string()]);
-    assert_eq!(deps("crates/commands/Cargo.toml"), Vec::<String>::new(), "a leaf leans on nothing of Assent");
+fn the_core_leans_on_the_leaves_alone_and_the_boundary_on_no_host() {
+    assert_eq!(deps("crates/core/Cargo.toml"), vec!["assent-agents".to_string(), "assent-commands".to_string()]);
+    for leaf in ["crates/commands", "crates/agents"] {
+        assert_eq!(
+            deps(&format!("{leaf}/Cargo.toml")),
+            Vec::<String>::new(),
+            "{leaf}: a leaf leans on nothing of Assent"
+        );
+    }
+    // The boundary (the hook's fast path, the ticket, the box, assent-run) leans on neither host.
+    let boundary = deps("crates/boundary/Cargo.toml");
+    for host in ["assent-cli", "assent-host", "assent-api", "assent-store", "assent-mcp"] {
+        assert!(!boundary.contains(&host.to_string()), "assent-boundary depends on {host}");
+    }
     for host_only in ["assent-cli", "assent-host"] {
         for lib in ["crates/store", "crates/api", "crates/apply", "crates/secrets", "crates/notify", "crates/mcp"] {
             assert!(

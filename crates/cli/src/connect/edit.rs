@@ -194,31 +194,21 @@ fn event_list(root: &CstRootNode, client: &str, event: &str, line: &str, entry: 
     Ok(true)
 }
 
-/// Claude Code's PreToolUse or Gemini CLI's BeforeTool hook group.
-pub(super) fn hook_group(
+/// A client's hook in a `hooks` table: `entry` under `event` (the file given `"version": 1` first
+/// when `versioned`), or taken out.
+pub(super) fn hook_table(
     root: &CstRootNode,
     client: &str,
     event: &str,
     line: &str,
-    secs: u64,
+    entry: Value,
+    versioned: bool,
     undo: bool,
 ) -> Result<bool> {
-    let entry = if client == "gemini-cli" {
-        json!({"matcher": "", "hooks": [{"name": "assent", "type": "command", "command": line, "timeout": secs * 1000}]})
-    } else {
-        json!({"matcher": "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
-            "hooks": [{"type": "command", "command": line, "timeout": secs}]})
-    };
-    event_list(root, client, event, line, entry, undo)
-}
-
-/// Copilot CLI's hooks file: a `preToolUse` entry.
-pub(super) fn copilot(root: &CstRootNode, line: &str, secs: u64, undo: bool) -> Result<bool> {
-    if !undo && root.object_value_or_set().get("version").is_none() {
+    if versioned && !undo && root.object_value_or_set().get("version").is_none() {
         root.object_value_or_set().insert(0, "version", CstInputValue::Number("1".into()));
     }
-    let entry = json!({"type": "command", "bash": line, "timeoutSec": secs});
-    event_list(root, "copilot-cli", "preToolUse", line, entry, undo)
+    event_list(root, client, event, line, entry, undo)
 }
 
 /// An MCP client's server `name` (in `mcpServers`) put behind `assent mcp proxy`, or taken back.

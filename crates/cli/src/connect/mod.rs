@@ -8,7 +8,8 @@
 mod edit;
 
 use crate::home::Home;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
+use assent_agents::Format;
 use std::path::{Path, PathBuf};
 
 /// `assent connect`'s arguments.
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub struct ConnectArgs {
     /// The client: claude-code, codex, gemini-cli, copilot-cli, opencode, cline, or mcp (an MCP
     /// client's server put behind `assent mcp proxy`: with --config and --server).
-    #[arg(value_parser = ["claude-code", "codex", "gemini-cli", "copilot-cli", "opencode", "cline", "mcp"])]
+    #[arg(value_parser = clients())]
     pub client: String,
     /// The project's settings in this folder, not the user's (Claude Code, Gemini CLI, Copilot
     /// CLI, OpenCode).
@@ -48,70 +49,43 @@ enum Done {
     Unchanged,
 }
 
+/// The clients `assent connect` wires: every agent client, and `mcp`.
+fn clients() -> clap::builder::PossibleValuesParser {
+    let names = assent_agents::all().iter().map(|a| a.name()).chain(["mcp"]);
+    clap::builder::PossibleValuesParser::new(names)
+}
+
 /// Runs `assent connect`.
 pub fn run(home: &Home, a: ConnectArgs) -> Result<()> {
-    let user = dirs::home_dir().context("no home folder (set HOME)")?;
-    let cwd = std::env::current_dir().context("this folder")?;
-    let wait = a.timeout;
-    let (file, done, what) = match a.client.as_str() {
-        "mcp" => {
-            let (file, server) = (a.config.clone().unwrap_or_default(), a.server.clone().unwrap_or_default());
-            let done = edit::json_file(&file, |doc| edit::mcp_server(doc, home, &server, a.undo))?;
-            (file, done, format!("the MCP server `{server}` behind `assent mcp proxy`"))
-        }
-        "codex" => {
-            if a.project {
-                bail!("Codex reads its hooks from ~/.codex/config.toml alone: leave out --project");
-            }
-            let base = std::env::var_os("CODEX_HOME").map(PathBuf::from).unwrap_or_else(|| user.join(".codex"));
-            let file = base.join("config.toml");
-            let line = crate::hook::wiring(home, "codex", Some(wait.unwrap_or(590))).0;
-            let done = edit::toml_file(&file, |doc| edit::codex(doc, &line, wait.unwrap_or(590) + 10, a.undo))?;
-            (file, done, "the PermissionRequest hook (trust it when Codex asks)".to_string())
-        }
-        "claude-code" | "gemini-cli" => {
-            let (dir, event) = if a.client == "claude-code" {
-                let user_dir =
-                    std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from).unwrap_or_else(|| user.join(".claude"));
-                (if a.project { cwd.join(".claude") } else { user_dir }, "PreToolUse")
-            } else {
-                let base = std::env::var_os("GEMINI_CLI_HOME").map(PathBuf::from).unwrap_or_else(|| user.clone());
-                (if a.project { cwd.join(".gemini") } else { base.join(".gemini") }, "BeforeTool")
+    let places = assent_agents::Places::here().context("no home folder (set HOME)")?;
+    if a.client == "mcp" {
+        let (file, server) = (a.config.clone().unwrap_or_default(), a.server.clone().unwrap_or_default());
+        let done = edit::json_file(&file, |doc| edit::mcp_server(doc, home, &server, a.undo))?;
+        let what = format!("the MCP server `{server}` behind `assent mcp proxy`");
+        say(&a.client, &file, &places.user, &done, &what, a.undo);
+        return Ok(());
+    }
+    let agent = assent_agents::named(&a.client).with_context(|| format!("no client named `{}`", a.client))?;
+    let wiring = agent.wiring(&places, a.project).map_err(anyhow::Error::msg)?;
+    // The hook waits 590 s unless told (the client's own bound where it has one), and is given
+    // 10 more by the client.
+    let secs = a.timeout.unwrap_or(590);
+    let (line, file_text) = assent_boundary::hook::wiring(home, agent, Some(secs));
+    let done = match wiring.format {
+        Format::HookTable { event, entry, versioned } => edit::json_file(&wiring.file, |doc| {
+            edit::hook_table(doc, agent.name(), event, &line, entry(&line, secs + 10), versioned, a.undo)
+        })?,
+        Format::CodexToml => edit::toml_file(&wiring.file, |doc| edit::codex(doc, &line, secs + 10, a.undo))?,
+        Format::OwnFile => {
+            // A file of Assent's own, waiting the client's own default unless told.
+            let text = match a.timeout {
+                Some(_) => file_text,
+                None => assent_boundary::hook::wiring(home, agent, None).1,
             };
-            let file = dir.join("settings.json");
-            let secs = wait.unwrap_or(590);
-            let line = crate::hook::wiring(home, &a.client, Some(secs)).0;
-            let done = edit::json_file(&file, |doc| edit::hook_group(doc, &a.client, event, &line, secs + 10, a.undo))?;
-            (file, done, format!("the {event} hook"))
-        }
-        "copilot-cli" => {
-            let base = std::env::var_os("COPILOT_HOME").map(PathBuf::from).unwrap_or_else(|| user.join(".copilot"));
-            let file = if a.project { cwd.join(".github/hooks/assent.json") } else { base.join("hooks/assent.json") };
-            let secs = wait.unwrap_or(590);
-            let line = crate::hook::wiring(home, "copilot-cli", Some(secs)).0;
-            let done = edit::json_file(&file, |doc| edit::copilot(doc, &line, secs + 10, a.undo))?;
-            (file, done, "the preToolUse hook".to_string())
-        }
-        client => {
-            // OpenCode's plugin and Cline's hook file: files of Assent's own.
-            let file = match (client, a.project) {
-                ("opencode", false) => std::env::var_os("XDG_CONFIG_HOME")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| user.join(".config"))
-                    .join("opencode/plugin/assent.js"),
-                ("opencode", true) => cwd.join(".opencode/plugin/assent.js"),
-                (_, false) => std::env::var_os("CLINE_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| user.join(".cline"))
-                    .join("hooks/PreToolUse"),
-                (_, true) => bail!("Cline reads its hooks from ~/.cline/hooks alone: leave out --project"),
-            };
-            let text = crate::hook::wiring(home, client, wait).1.unwrap_or_default();
-            let what = if client == "opencode" { "Assent's plugin" } else { "the PreToolUse hook file" };
-            (file.clone(), edit::own_file(&file, &text, a.undo)?, what.to_string())
+            edit::own_file(&wiring.file, &text.unwrap_or_default(), a.undo)?
         }
     };
-    say(&a.client, &file, &user, &done, &what, a.undo);
+    say(&a.client, &wiring.file, &places.user, &done, wiring.what, a.undo);
     Ok(())
 }
 

@@ -61,19 +61,7 @@ fn read(path: &Path) -> Option<Value> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
-/// Every command of a Claude Code / Gemini CLI `hooks` table
-/// (`{"Event": [{"hooks": [{"command"}]}]}`), each with its event (`PreToolUse`).
-pub fn hook_table(v: &Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for (event, groups) in v["hooks"].as_object().into_iter().flatten().filter_map(|(e, g)| Some((e, g.as_array()?))) {
-        for hook in groups.iter().filter_map(|g| g["hooks"].as_array()).flatten() {
-            if let Some(cmd) = hook["command"].as_str() {
-                out.push((event.clone(), cmd.to_string()));
-            }
-        }
-    }
-    out
-}
+pub use assent_agents::check::hook_table;
 
 /// The commands of a `hooks` table but Assent's own.
 fn hook_commands(v: &Value) -> Vec<String> {

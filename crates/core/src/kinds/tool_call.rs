@@ -61,8 +61,8 @@ fn normalize(payload: Value) -> Result<payloads::ToolCall, CoreError> {
     };
     let client = match map.remove("client") {
         None | Some(Value::Null) => None,
-        Some(Value::String(c)) if payloads::CLIENTS.contains(&c.as_str()) => Some(c),
-        Some(_) => return Err(invalid(format!("`client` is one of {}", payloads::CLIENTS.join(", ")))),
+        Some(Value::String(c)) if payloads::clients().contains(&c.as_str()) => Some(c),
+        Some(_) => return Err(invalid(format!("`client` is one of {}", payloads::clients().join(", ")))),
     };
     let permission_mode = match map.remove("permission_mode") {
         None | Some(Value::Null) => None,
@@ -86,31 +86,18 @@ pub fn is_permission_mode(m: &str) -> bool {
     (1..=40).contains(&m.len()) && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// How the person reads a client a call came through (one of [`payloads::CLIENTS`]).
+/// How the person reads a client a call came through (one of [`payloads::clients`]).
 fn client_in_words(client: &str) -> Option<&'static str> {
-    match client {
-        "claude-code" => Some("Claude Code's hook"),
-        "codex" => Some("Codex's permission hook"),
-        "gemini-cli" => Some("Gemini CLI's BeforeTool hook"),
-        "copilot-cli" => Some("GitHub Copilot CLI's preToolUse hook"),
-        "opencode" => Some("Assent's OpenCode plugin"),
-        "cline" => Some("Cline's PreToolUse hook"),
-        "mcp-permission-prompt" => Some("the permission prompt tool of `assent mcp`"),
-        "mcp-proxy" => Some("the MCP gate `assent mcp proxy`"),
-        _ => None,
+    match assent_agents::named(client) {
+        Some(agent) => Some(agent.via()),
+        None => payloads::MCP_CLIENTS.iter().find(|(name, _)| *name == client).map(|(_, words)| *words),
     }
 }
 
-/// Assent's note on a call that came through Codex.
-pub const CODEX_NOTE: &str = "Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit \
-as a denial with the edited call, and the model may run that, which comes back here to approve.";
-
 /// Assent's notes on a call, from what its payload says (never from the agent's words).
 fn notes(call: &payloads::ToolCall) -> Vec<String> {
-    match call.client.as_deref() {
-        Some("codex") => vec![CODEX_NOTE.to_string()],
-        _ => Vec::new(),
-    }
+    let note = call.client.as_deref().and_then(assent_agents::named).and_then(|a| a.note());
+    note.into_iter().map(str::to_string).collect()
 }
 
 /// The stored payload of a call, its input moved rather than copied.
@@ -314,7 +301,7 @@ mod tests {
 
     #[test]
     fn every_client_read_has_words_for_the_person() {
-        assert!(payloads::CLIENTS.iter().all(|c| client_in_words(c).is_some()));
+        assert!(payloads::clients().iter().all(|c| client_in_words(c).is_some()));
     }
 
     #[test]
@@ -325,7 +312,7 @@ mod tests {
         );
         let Ok(p) = p else { panic!("refused") };
         let Preview::ToolCall(pv) = p.preview else { panic!("not a tool preview") };
-        assert_eq!(pv.notes, vec![CODEX_NOTE.to_string()]);
+        assert!(pv.notes[0].starts_with("Codex cannot run an edited call"), "{:?}", pv.notes);
         assert_eq!(pv.client.as_deref(), Some("Codex's permission hook"));
         assert_eq!((pv.cwd.as_deref(), pv.permission_mode.as_deref()), (Some("/p"), Some("default")));
         // An edit keeps them.
