@@ -85,11 +85,17 @@ pub const MCP_CLIENTS: [(&str, &str); 2] = [
     ("mcp-proxy", "the MCP gate `assent mcp proxy`"),
 ];
 
-/// Every client a tool call may say it came through: each agent client Assent has a hook for
-/// (its module in `assent-agents`), then Assent's own MCP doors.
+/// The agent clients Assent has a hook for (each one module of `assent-agents`), by name.
+fn agent_clients() -> Vec<&'static str> {
+    let mut names: Vec<&str> = assent_agents::all().iter().map(|a| a.name()).collect();
+    names.sort_unstable();
+    names
+}
+
+/// Every client a tool call may say it came through: each agent client Assent has a hook for,
+/// then Assent's own MCP doors.
 pub fn clients() -> Vec<&'static str> {
-    let agents = assent_agents::all().iter().map(|a| a.name());
-    agents.chain(MCP_CLIENTS.iter().map(|(name, _)| *name)).collect()
+    agent_clients().into_iter().chain(MCP_CLIENTS.iter().map(|(name, _)| *name)).collect()
 }
 
 /// `tool.call`: a tool the agent runs itself once approved.
@@ -365,7 +371,14 @@ fn client_schema() -> utoipa::openapi::Object {
         .enum_values(Some(clients().into_iter().map(Some).chain([None])))
         .description(Some(format!(
             "The client the call came through, when it says: {} (their hooks), `mcp-permission-prompt` (`assent mcp`'s permission prompt tool), `mcp-proxy` (`assent mcp proxy`, in front of an MCP server). Assent's own notes on the call follow from it.",
-            assent_agents::all().iter().map(|a| format!("`{}`", a.name())).collect::<Vec<_>>().join(", ")
+            {
+                let named: Vec<String> = agent_clients().iter().map(|n| format!("`{n}`")).collect();
+                match named.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
+                }
+            }
         )))
         .build()
 }
