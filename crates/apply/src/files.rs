@@ -222,8 +222,11 @@ impl Kind for FileWrite {
         KindName::FileWrite
     }
 
-    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
-        let path = payload.get("path").and_then(Value::as_str).map(str::to_string);
+    fn facts(&self, payload: &Payload) -> assent_core::rules::Facts {
+        let path = match payload {
+            Payload::FileWrite(w) => Some(w.path.clone()),
+            _ => None,
+        };
         assent_core::rules::Facts { path, ..Default::default() }
     }
 
@@ -242,14 +245,17 @@ impl Kind for FileWrite {
         };
         let (_, base, bytes) = now.map_err(|e| refused(e, &path))?;
         let preview = write_preview(&path, &base, bytes.as_deref(), &content, own);
-        let payload = json!({ "path": path.display().to_string(), "content": content });
+        let payload = Payload::FileWrite(payloads::FileWrite { path: path.display().to_string(), content });
         Ok(Prepared { payload, base: Some(json!(base)), preview })
     }
 
-    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
+    fn edit(&self, payload: &Payload, edits: &Value) -> Result<Payload, CoreError> {
+        let Payload::FileWrite(w) = payload else {
+            return Err(CoreError::invalid("invalid_edits", payload.not_of(KindName::FileWrite)));
+        };
         let map = object(edits.clone(), "file.write edit", &["content", "path"])
             .map_err(|_| CoreError::invalid("invalid_edits", "edits to a file.write are {\"content\": string}"))?;
-        if map.get("path").is_some_and(|p| Some(p) != payload.get("path")) {
+        if map.get("path").is_some_and(|p| p.as_str() != Some(w.path.as_str())) {
             return Err(CoreError::invalid(
                 "invalid_edits",
                 "the path of a file.write cannot be changed, only its content",
@@ -258,7 +264,7 @@ impl Kind for FileWrite {
         let content = map.get("content").and_then(Value::as_str).ok_or_else(|| {
             CoreError::invalid("invalid_edits", "edits to a file.write must give `content` as a string")
         })?;
-        Ok(json!({ "path": payload["path"], "content": content }))
+        Ok(Payload::FileWrite(payloads::FileWrite { path: w.path.clone(), content: content.to_string() }))
     }
 
     async fn apply(&self, p: &Proposal, payload: &Payload, _ctx: &ApplyCtx) -> ApplyOutcome {
@@ -342,12 +348,15 @@ impl Kind for FileDelete {
     fn name(&self) -> KindName {
         KindName::FileDelete
     }
-    fn destructive(&self, _payload: &Value) -> bool {
+    fn destructive(&self, _payload: &Payload) -> bool {
         true
     }
 
-    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
-        let path = payload.get("path").and_then(Value::as_str).map(str::to_string);
+    fn facts(&self, payload: &Payload) -> assent_core::rules::Facts {
+        let path = match payload {
+            Payload::FileDelete(d) => Some(d.path.clone()),
+            _ => None,
+        };
         assent_core::rules::Facts { path, ..Default::default() }
     }
 
@@ -378,10 +387,11 @@ impl Kind for FileDelete {
             content_withheld: false,
             content_pruned: false,
         });
-        Ok(Prepared { payload: json!({ "path": path.display().to_string() }), base: Some(json!(base)), preview })
+        let payload = Payload::FileDelete(payloads::FileDelete { path: path.display().to_string() });
+        Ok(Prepared { payload, base: Some(json!(base)), preview })
     }
 
-    fn edit(&self, _payload: &Value, _edits: &Value) -> Result<Value, CoreError> {
+    fn edit(&self, _payload: &Payload, _edits: &Value) -> Result<Payload, CoreError> {
         Err(CoreError::invalid("invalid_edits", "a file.delete has nothing to edit: approve or reject it"))
     }
 

@@ -228,50 +228,55 @@ fn preview(req: &payloads::HttpRequest, creds: &BTreeMap<String, CredentialMeta>
     })
 }
 
+/// A normalized request, typed; `code` when it is not one (it always is: normalizing makes it).
+fn typed(normalized: Value, code: &'static str) -> Result<payloads::HttpRequest, CoreError> {
+    payloads::read::<payloads::HttpRequest>(KindName::HttpRequest, &normalized).map_err(|e| invalid(code, e))
+}
+
 #[async_trait::async_trait]
 impl Kind for HttpRequest {
     fn name(&self) -> KindName {
         KindName::HttpRequest
     }
-    fn destructive(&self, payload: &Value) -> bool {
-        // What cannot be read is treated as the dangerous case.
-        payloads::read::<payloads::HttpRequest>(assent_core::payloads::KindName::HttpRequest, payload)
-            .map(|r| r.method == "DELETE" || effective_method(&r) == "DELETE")
-            .unwrap_or(true)
+    fn destructive(&self, payload: &Payload) -> bool {
+        // What is not a request is treated as the dangerous case.
+        match payload {
+            Payload::HttpRequest(r) => r.method == "DELETE" || effective_method(r) == "DELETE",
+            _ => true,
+        }
     }
 
-    fn facts(&self, payload: &Value) -> assent_core::rules::Facts {
-        // Read field by field: the body is not copied.
-        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-        let headers = payload.get("headers").and_then(Value::as_object);
-        let overridden = METHOD_OVERRIDES.iter().find_map(|h| text(headers.and_then(|m| m.get(*h))));
-        let u = payload.get("url").and_then(Value::as_str).and_then(|u| url::Url::parse(u).ok());
+    fn facts(&self, payload: &Payload) -> assent_core::rules::Facts {
+        let Payload::HttpRequest(r) = payload else { return assent_core::rules::Facts::default() };
+        let overridden = METHOD_OVERRIDES.iter().find_map(|h| r.headers.get(*h).cloned());
+        let u = url::Url::parse(&r.url).ok();
         assent_core::rules::Facts {
-            method: overridden.or_else(|| text(payload.get("method"))).map(|m| m.trim().to_ascii_uppercase()),
+            method: Some(overridden.unwrap_or_else(|| r.method.clone()).trim().to_ascii_uppercase()),
             host: u.as_ref().and_then(assent_commands::host::of_url),
             origin: u.as_ref().and_then(assent_core::rules::origin_of),
             path: u.as_ref().map(|u| u.path().to_string()),
-            credential: text(payload.get("credential")),
+            credential: r.credential.clone(),
             ..Default::default()
         }
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
-        let payload = normalize(payload, Some(&ctx.credentials))?;
-        let req = payloads::read::<payloads::HttpRequest>(assent_core::payloads::KindName::HttpRequest, &payload)
-            .map_err(|e| invalid("invalid_payload", e))?;
+        let req = typed(normalize(payload, Some(&ctx.credentials))?, "invalid_payload")?;
         let preview = preview(&req, &ctx.credentials);
-        Ok(Prepared { payload, base: None, preview })
+        Ok(Prepared { payload: Payload::HttpRequest(req), base: None, preview })
     }
 
-    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
+    fn edit(&self, payload: &Payload, edits: &Value) -> Result<Payload, CoreError> {
+        let Payload::HttpRequest(r) = payload else {
+            return Err(invalid("invalid_edits", payload.not_of(KindName::HttpRequest)));
+        };
         let Value::Object(e) = edits else {
             return Err(invalid("invalid_edits", "edits to an http.request are {\"json\"?, \"body\"?, \"headers\"?}"));
         };
         if let Some(k) = e.keys().find(|k| !["json", "body", "headers"].contains(&k.as_str())) {
             return Err(invalid("invalid_edits", format!("`{}` of an http.request cannot be edited", clip_pub(k, 64))));
         }
-        let mut merged = payload.clone();
+        let mut merged = Payload::HttpRequest(r.clone()).to_value();
         if let Value::Object(m) = &mut merged {
             if e.contains_key("json") {
                 m.remove("body");
@@ -283,7 +288,8 @@ impl Kind for HttpRequest {
                 m.insert(k.clone(), v.clone());
             }
         }
-        normalize(merged, None).map_err(|err| invalid("invalid_edits", err.to_string()))
+        let merged = normalize(merged, None).map_err(|err| invalid("invalid_edits", err.to_string()))?;
+        typed(merged, "invalid_edits").map(Payload::HttpRequest)
     }
 
     async fn apply(&self, p: &Proposal, payload: &Payload, ctx: &ApplyCtx) -> ApplyOutcome {

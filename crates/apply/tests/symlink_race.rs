@@ -55,7 +55,7 @@ async fn a_folder_swapped_for_a_link_never_puts_a_write_in_a_protected_place() {
         let prepared =
             if kind == KindName::FileWrite { write.prepare(payload, &ctx) } else { delete.prepare(payload, &ctx) };
         let prepared = prepared.unwrap_or_else(|e| panic!("proposal {i}: {e}"));
-        approved.push(proposal(i, kind, prepared.payload, prepared.base));
+        approved.push(proposal(i, kind, prepared.payload.to_value(), prepared.base));
     }
 
     // Applied while another thread keeps exchanging the folder and the link, atomically.

@@ -230,6 +230,18 @@ impl Payload {
         })
     }
 
+    /// The payload as it is stored, shown and hashed: its kind's fields as JSON.
+    pub fn to_value(&self) -> Value {
+        let v = match self {
+            Payload::ToolCall(p) => serde_json::to_value(p),
+            Payload::FileWrite(p) => serde_json::to_value(p),
+            Payload::FileDelete(p) => serde_json::to_value(p),
+            Payload::HttpRequest(p) => serde_json::to_value(p),
+        };
+        // Structs of strings, maps with string keys and JSON values always serialize.
+        v.unwrap_or(Value::Null)
+    }
+
     /// Its kind.
     pub fn kind(&self) -> KindName {
         match self {

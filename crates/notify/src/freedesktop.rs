@@ -271,7 +271,11 @@ async fn show(
 }
 
 async fn show_one(conn: &zbus::Connection, engine: &Engine, state: &Arc<Mutex<State>>, p: &Proposal) {
-    let destructive = engine.kinds().kind(p.kind).is_some_and(|k| k.destructive(&p.payload));
+    // What cannot be read as its kind's is treated as the dangerous case.
+    let destructive = engine.kinds().kind(p.kind).is_some_and(|k| match p.typed_payload() {
+        Ok(t) => k.destructive(&t),
+        Err(_) => true,
+    });
     let acts: &[(Act, &str)] = if destructive {
         &[(Act::Open, "Open")]
     } else {

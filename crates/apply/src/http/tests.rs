@@ -92,7 +92,9 @@ fn headers_that_change_the_meaning_are_flagged() {
     assert_eq!(pv["effective_method"], "DELETE");
     assert_eq!(pv["destructive"], true);
     let kind = HttpRequest { secrets: Arc::new(NoSecrets), timeout: Duration::from_secs(1) };
-    assert!(kind.destructive(&p), "a DELETE in disguise is offered Open only");
+    let typed = Payload::read(KindName::HttpRequest, &p).unwrap_or_else(|e| panic!("{e}"));
+    assert!(kind.destructive(&typed), "a DELETE in disguise is offered Open only");
+    assert_eq!(kind.facts(&typed).method.as_deref(), Some("DELETE"), "rules see the method it means");
 }
 
 struct NoSecrets;

@@ -238,7 +238,11 @@ impl Engine {
             super::envelope::refuse_beyond_i_json(edits, "edit")?;
         }
         let edited_payload = match (&req.edits, req.outcome) {
-            (Some(edits), Outcome::Approve) => Some(self.inner.kinds.of(p.kind)?.edit(&p.payload, edits)?),
+            (Some(edits), Outcome::Approve) => {
+                let stored = crate::payloads::Payload::read(p.kind, &p.payload)
+                    .map_err(|message| CoreError::InvalidState { message })?;
+                Some(self.inner.kinds.of(p.kind)?.edit(&stored, edits)?.to_value())
+            }
             _ => None,
         };
         let approved_sha256 =

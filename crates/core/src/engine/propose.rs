@@ -107,7 +107,7 @@ impl Engine {
 
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         refuse_beyond_i_json(&req.payload, "payload")?;
-        let Prepared { payload, base, preview } = self.prepare(&kind, agent, req.payload).await?;
+        let Prepared { payload: typed, base, preview } = self.prepare(&kind, agent, req.payload).await?;
 
         let now = self.now();
         let mut proposal = Proposal {
@@ -117,7 +117,7 @@ impl Engine {
             node: self.inner.config.node.clone(),
             title,
             summary,
-            payload,
+            payload: typed.to_value(),
             preview,
             base,
             session_id,
@@ -147,9 +147,9 @@ impl Engine {
         let inserted = loop {
             tries += 1;
             let (facts, rule, seq) = if tries <= RULE_TRIES {
-                self.consult(agent, kind.as_ref(), &proposal.payload, now)
+                self.consult(agent, kind.as_ref(), &typed, now)
             } else {
-                (kind.facts(&proposal.payload), None, 0)
+                (kind.facts(&typed), None, 0)
             };
             let decided = rule
                 .as_ref()

@@ -145,7 +145,9 @@ impl Engine {
                 message: format!("proposal `{}` is past the retention; its content was pruned", clip(&p.id, 80)),
             });
         }
-        Ok(Subject::new(p.agent.clone(), p.kind, kind.facts(payload)))
+        let typed =
+            crate::payloads::Payload::read(p.kind, payload).map_err(|message| CoreError::InvalidState { message })?;
+        Ok(Subject::new(p.agent.clone(), p.kind, kind.facts(&typed)))
     }
 
     /// The rule "allow similar" would make from a proposal, in words, without saving it.
@@ -193,7 +195,7 @@ impl Engine {
         &self,
         agent: &str,
         kind: &dyn crate::kinds::Kind,
-        payload: &Value,
+        payload: &crate::payloads::Payload,
         now: Timestamp,
     ) -> (Facts, Option<RuledBy>, i64) {
         let facts = kind.facts(payload);

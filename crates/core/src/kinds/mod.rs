@@ -77,8 +77,8 @@ impl Reconciled {
 /// A payload ready to store.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// Validated and normalized.
-    pub payload: Value,
+    /// Validated and normalized, typed by its kind (stored as [`Payload::to_value`] says).
+    pub payload: Payload,
     /// The target's state at proposal time, if the kind has a target.
     pub base: Option<Value>,
     /// Computed from `payload` (and `base`).
@@ -99,19 +99,21 @@ pub trait Kind: Send + Sync {
     fn blocking(&self) -> bool {
         self.name().blocking()
     }
-    /// Validates and normalizes a payload, snapshots the target, computes the preview.
-    /// Errors are [`CoreError::Invalid`] with a precise code.
+    /// The edge: validates and normalizes an agent's payload into its kind's typed payload,
+    /// snapshots the target, computes the preview. Errors are [`CoreError::Invalid`] with a
+    /// precise code. From here on the payload is typed.
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError>;
-    /// Applies a person's edits to a stored payload; the result is validated like a new one.
-    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError>;
-    /// What rules see of a prepared payload: its tool and command, path, method, host and
-    /// credential, as they apply to this kind.
-    fn facts(&self, _payload: &Value) -> crate::rules::Facts {
+    /// Applies a person's edits (as the API carries them) to a stored payload; the result is
+    /// validated like a new one.
+    fn edit(&self, payload: &Payload, edits: &Value) -> Result<Payload, CoreError>;
+    /// What rules see of a payload: its tool and command, path, method, host and credential, as
+    /// they apply to this kind.
+    fn facts(&self, _payload: &Payload) -> crate::rules::Facts {
         crate::rules::Facts::default()
     }
     /// Whether approving it from a notification is too dangerous (deletes): only "Open" is
     /// offered there.
-    fn destructive(&self, _payload: &Value) -> bool {
+    fn destructive(&self, _payload: &Payload) -> bool {
         false
     }
     /// Carries out an approved write (kinds of class `Applied`): the result to store, or why it

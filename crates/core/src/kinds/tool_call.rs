@@ -6,7 +6,7 @@ use super::{Kind, PrepareCtx, Prepared, clip};
 use crate::confine::Confine;
 use crate::error::CoreError;
 use crate::invisible;
-use crate::payloads::{self, KindName};
+use crate::payloads::{self, KindName, Payload};
 use crate::preview::{Preview, ToolPreview};
 
 use serde_json::{Map, Value};
@@ -100,22 +100,6 @@ fn notes(call: &payloads::ToolCall) -> Vec<String> {
     note.into_iter().map(str::to_string).collect()
 }
 
-/// The stored payload of a call, its input moved rather than copied.
-fn into_payload(call: payloads::ToolCall) -> Value {
-    let mut m = Map::new();
-    m.insert("tool".into(), Value::String(call.tool));
-    m.insert("input".into(), call.input);
-    for (k, v) in [("cwd", call.cwd), ("client", call.client), ("permission_mode", call.permission_mode)] {
-        if let Some(v) = v {
-            m.insert(k.into(), Value::String(v));
-        }
-    }
-    if call.confinable {
-        m.insert("confinable".into(), Value::Bool(true));
-    }
-    Value::Object(m)
-}
-
 /// The box a command runs in when a person approves it without choosing: `read` when the
 /// command only reads inside its working folder (as the reader says), else `workspace`, with the
 /// hosts the reader says it reaches (see [`assent_commands::reach`]). None for a call that is
@@ -203,24 +187,24 @@ impl Kind for ToolCall {
         KindName::ToolCall
     }
 
-    fn facts(&self, payload: &Value) -> crate::rules::Facts {
-        let mut facts = match (payload.get("tool").and_then(Value::as_str), payload.get("input")) {
-            (Some(tool), Some(input)) => crate::rules::Facts::of_tool_call(tool, input),
-            (Some(tool), None) => crate::rules::Facts::of_tool_call(tool, &Value::Null),
-            _ => crate::rules::Facts::default(),
-        };
-        facts.cwd = payload.get("cwd").and_then(Value::as_str).map(str::to_string);
-        facts.confinable = payload.get("confinable").and_then(Value::as_bool).unwrap_or(false);
+    fn facts(&self, payload: &Payload) -> crate::rules::Facts {
+        let Payload::ToolCall(call) = payload else { return crate::rules::Facts::default() };
+        let mut facts = crate::rules::Facts::of_tool_call(&call.tool, &call.input);
+        facts.cwd.clone_from(&call.cwd);
+        facts.confinable = call.confinable;
         facts
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
         let call = normalize(payload)?;
         let preview = preview(&call, &ctx.can_box);
-        Ok(Prepared { payload: into_payload(call), base: None, preview })
+        Ok(Prepared { payload: Payload::ToolCall(call), base: None, preview })
     }
 
-    fn edit(&self, payload: &Value, edits: &Value) -> Result<Value, CoreError> {
+    fn edit(&self, payload: &Payload, edits: &Value) -> Result<Payload, CoreError> {
+        let Payload::ToolCall(call) = payload else {
+            return Err(CoreError::invalid("invalid_edits", payload.not_of(KindName::ToolCall)));
+        };
         let Value::Object(e) = edits else {
             return Err(CoreError::invalid("invalid_edits", "edits to a tool.call are {\"input\": any}"));
         };
@@ -231,7 +215,7 @@ impl Kind for ToolCall {
             ));
         }
         if let Some(tool) = e.get("tool")
-            && Some(tool) != payload.get("tool")
+            && tool.as_str() != Some(call.tool.as_str())
         {
             return Err(CoreError::invalid(
                 "invalid_edits",
@@ -242,13 +226,10 @@ impl Kind for ToolCall {
             .get("input")
             .cloned()
             .ok_or_else(|| CoreError::invalid("invalid_edits", "edits to a tool.call must give `input`"))?;
-        // The working folder and the client stay the session's: an edit changes the input only.
-        let mut kept = Map::new();
-        kept.insert("input".into(), input);
-        for k in ["tool", "cwd", "client", "permission_mode", "confinable"] {
-            kept.insert(k.into(), payload.get(k).cloned().unwrap_or(Value::Null));
-        }
-        normalize(Value::Object(kept)).map(into_payload)
+        // The working folder and the client stay the session's: an edit changes the input only,
+        // and the whole is checked again as a new call would be.
+        let kept = payloads::ToolCall { input, ..call.clone() };
+        normalize(Payload::ToolCall(kept).to_value()).map(Payload::ToolCall)
     }
 }
 
@@ -266,7 +247,7 @@ mod tests {
         let p = ToolCall.prepare(json!({"tool": " Bash ", "input": {"command": "ls\u{202E}"}}), &ctx());
         let p = p.map_err(|e| e.to_string());
         let Ok(p) = p else { panic!("{p:?}") };
-        assert_eq!(p.payload, json!({"tool": "Bash", "input": {"command": "ls\u{202E}"}}));
+        assert_eq!(p.payload.to_value(), json!({"tool": "Bash", "input": {"command": "ls\u{202E}"}}));
         let Preview::ToolCall(pv) = p.preview else { panic!("not a tool preview") };
         assert_eq!(pv.tool, "Bash");
         assert_eq!(pv.invisible_characters[0].codepoint, "U+202E");
@@ -275,7 +256,7 @@ mod tests {
 
     #[test]
     fn missing_input_becomes_empty_object() {
-        let p = ToolCall.prepare(json!({"tool": "Read"}), &ctx()).map(|p| p.payload).ok();
+        let p = ToolCall.prepare(json!({"tool": "Read"}), &ctx()).map(|p| p.payload.to_value()).ok();
         assert_eq!(p, Some(json!({"tool": "Read", "input": {}})));
     }
 
@@ -317,7 +298,7 @@ mod tests {
         assert_eq!((pv.cwd.as_deref(), pv.permission_mode.as_deref()), (Some("/p"), Some("default")));
         // An edit keeps them.
         let edited = ToolCall.edit(&p.payload, &json!({"input": {"command": ["pwd"]}})).ok();
-        assert_eq!(edited.as_ref().and_then(|e| e.get("client")), Some(&json!("codex")));
+        assert_eq!(edited.map(|e| e.to_value()["client"].clone()), Some(json!("codex")));
         let plain = ToolCall.prepare(json!({"tool": "Bash", "client": "claude-code"}), &ctx());
         let Ok(Prepared { preview: Preview::ToolCall(pv), .. }) = plain else { panic!("refused") };
         assert!(pv.notes.is_empty());
@@ -325,9 +306,13 @@ mod tests {
 
     #[test]
     fn edits_replace_input_only() {
-        let stored = json!({"tool": "Bash", "input": {"command": "rm -rf /"}});
+        let Ok(Prepared { payload: stored, .. }) =
+            ToolCall.prepare(json!({"tool": "Bash", "input": {"command": "rm -rf /"}}), &ctx())
+        else {
+            panic!("refused")
+        };
         let edited = ToolCall.edit(&stored, &json!({"input": {"command": "ls"}})).ok();
-        assert_eq!(edited, Some(json!({"tool": "Bash", "input": {"command": "ls"}})));
+        assert_eq!(edited.map(|e| e.to_value()), Some(json!({"tool": "Bash", "input": {"command": "ls"}})));
         assert!(ToolCall.edit(&stored, &json!({"tool": "Write", "input": {}})).is_err());
         assert!(ToolCall.edit(&stored, &json!({"command": "ls"})).is_err());
         assert!(ToolCall.edit(&stored, &json!("ls")).is_err());
