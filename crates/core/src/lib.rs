@@ -31,6 +31,7 @@ pub mod canonical;
 pub mod confine;
 pub mod crash;
 pub mod credentials;
+pub mod decided;
 pub mod engine;
 pub mod error;
 pub mod events;

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 19] = [
+const VALUES: [&str; 20] = [
     "canonical",
     "confine",
     "crash",
+    "decided",
     "credentials",
     "error",
     "invisible",

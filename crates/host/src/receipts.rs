@@ -1,10 +1,8 @@
 //! Receipts: the key that signs what was decided, kept in the keychain (the 0600 file where
 //! there is none), and the claims each decision's receipt carries (`crates/receipt`).
 
-use assent_core::Proposal;
-use assent_core::payloads::KindName;
-use assent_core::proposal::Decision;
-use assent_receipt::{Claims, Key, payload_sha256};
+use assent_core::decided::Decided;
+use assent_receipt::{Claims, Key};
 use std::sync::{Arc, RwLock};
 
 /// How long a receipt may be relied on, in seconds, unless set.
@@ -44,40 +42,25 @@ impl Issuer {
         self.key.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
-    /// The claims of `d` on `p`.
-    pub fn claims(&self, p: &Proposal, d: &Decision) -> Claims {
-        let approved = d.edited_payload.as_ref().unwrap_or(&p.payload);
-        // Each payload hashed once: an approval carries the hash the engine checks before it
-        // applies (the same RFC 8785 hash), and unedited the approved payload is the proposed one.
-        let proposed_sha256 = payload_sha256(&p.payload);
-        let approved_sha256 = match (&d.approved_sha256, &d.edited_payload) {
-            (Some(h), _) => h.clone(),
-            (None, Some(edited)) => payload_sha256(edited),
-            (None, None) => proposed_sha256.clone(),
-        };
+    /// The claims of what was decided: the domain's, with who signs and until when.
+    pub fn claims(&self, d: &Decided) -> Claims {
         let iat = d.at.0.div_euclid(1000);
         let outcome =
             serde_json::to_value(d.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         Claims {
             iss: self.iss.clone(),
-            sub: p.agent.clone(),
-            jti: p.id.clone(),
+            sub: d.agent.clone(),
+            jti: d.proposal.clone(),
             iat,
             exp: iat + self.ttl,
-            aud: p.audience.clone(),
+            aud: d.audience.clone(),
             outcome,
-            kind: p.kind.to_string(),
-            tool: (p.kind == KindName::ToolCall)
-                .then(|| p.payload.get("tool").and_then(|t| t.as_str()).map(str::to_string))
-                .flatten(),
-            input_sha256: (p.kind == KindName::ToolCall).then(|| approved.get("input").map(payload_sha256)).flatten(),
-            payload_sha256: approved_sha256,
-            proposed_sha256,
-            decided_by: match (&d.rule, &d.device) {
-                (Some(r), _) => format!("rule:{}", r.id),
-                (None, Some(dev)) => format!("{}:{dev}", d.by),
-                (None, None) => d.by.clone(),
-            },
+            kind: d.kind.to_string(),
+            tool: d.tool.clone(),
+            input_sha256: d.input_sha256.clone(),
+            payload_sha256: d.approved_sha256.clone(),
+            proposed_sha256: d.proposed_sha256.clone(),
+            decided_by: d.decided_by.clone(),
             channel: d.channel.as_str().to_string(),
             confine: d.confine.map(|c| c.as_str().to_string()),
             hosts: d.hosts.clone(),
@@ -86,11 +69,11 @@ impl Issuer {
 }
 
 impl assent_core::engine::Receipts for Issuer {
-    fn issue(&self, p: &Proposal, d: &Decision) -> Option<String> {
-        match self.key().sign(&self.claims(p, d)) {
+    fn issue(&self, d: &Decided) -> Option<String> {
+        match self.key().sign(&self.claims(d)) {
             Ok(t) => Some(t),
             Err(e) => {
-                tracing::error!(error = %e, proposal = %p.id, "could not sign a receipt; the decision stands without one");
+                tracing::error!(error = %e, proposal = %d.proposal, "could not sign a receipt; the decision stands without one");
                 None
             }
         }

@@ -198,8 +198,9 @@ pub struct EngineParts {
 /// Signs a decision's receipt. The engine asks once per decision, as it records it; a host
 /// holds the key (`crates/receipt` signs).
 pub trait Receipts: Send + Sync {
-    /// The receipt of `decision` on `p` (none if it cannot be made; the decision stands).
-    fn issue(&self, p: &Proposal, decision: &crate::proposal::Decision) -> Option<String>;
+    /// The receipt of a decision, as the domain states it (none if it cannot be made; the
+    /// decision stands).
+    fn issue(&self, decided: &crate::decided::Decided) -> Option<String>;
     /// The key that signs now: its id and its public half (base64url).
     fn current(&self) -> (String, String);
     /// Makes a new key the one that signs (kept where the old one was); the new key's id and
@@ -302,7 +303,7 @@ impl Engine {
         mut decision: crate::proposal::Decision,
     ) -> crate::proposal::Decision {
         if let Some(r) = &self.inner.receipts {
-            decision.receipt = r.issue(p, &decision);
+            decision.receipt = r.issue(&crate::decided::Decided::of(p, &decision));
         }
         decision
     }
