@@ -39,7 +39,7 @@ PACKAGE_PACKAGES=(desktop-file-utils appstream x11-utils)
 
 # What the Windows pass needs (scripts/windows.sh): a mingw-w64 linker for the cross-build and
 # Wine to run the result.
-WINDOWS_PACKAGES=(gcc-mingw-w64-x86-64 wine wine64)
+WINDOWS_PACKAGES=(gcc-mingw-w64-x86-64 wine wine64 nsis)
 
 # The toolchains building from source needs (README: "Build from source").
 RUST_MIN=1.88

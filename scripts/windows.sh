@@ -86,3 +86,7 @@ ASSENT_TEST_WINDOWS_EXE=$PWD/$out/assent.exe cargo test --locked -p assent --tes
   --skip boundary::protected_paths_are_compared_as_a_case_insensitive_disk_would \
   --skip boundary::the_owner_credential_never_goes_to_whoever_holds_a_stale_port \
   --skip leases::a_killed_mcp_server_leaves_no_pending_proposal
+
+# The installer of these programs (packaging/windows/assent.nsi, Debian's NSIS), installed
+# silently, its `assent.exe serve` and CLI used, and removed, under Wine in a prefix of its own.
+./scripts/windows-installer.sh "$out"

@@ -65,9 +65,14 @@ RequestExecutionLevel user
 InstallDir "$LOCALAPPDATA\Programs\Assent"
 ; An upgrade goes where the previous install went.
 InstallDirRegKey HKCU "${UNINST_KEY}" "InstallLocation"
-; Best ratio by default; -DCOMPRESSOR=zlib packs in seconds (the test script's choice for debug builds).
+; Best ratio by default; -DCOMPRESSOR=zlib packs in seconds, and -DCOMPRESSOR=off stores the
+; programs as they are (the test run's choice: it installs a debug build once and removes it).
 !define /ifndef COMPRESSOR "/SOLID lzma"
+!if "${COMPRESSOR}" == "off"
+SetCompress off
+!else
 SetCompressor ${COMPRESSOR}
+!endif
 ManifestDPIAware true
 ShowInstDetails show
 ShowUninstDetails show
