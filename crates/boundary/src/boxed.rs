@@ -27,21 +27,26 @@
 //! | seccomp | socket families other than UNIX and IP (`vsock` reaches a VM's host whatever the namespace), device nodes, file handles, mounts, namespaces, io_uring, keyrings, `ptrace`, the clock, the host name, the kernel log, fanotify, kexec, modules, quotas, terminal input injection (a reviewed list: `refused.rs`) |
 //! | the environment | tokens, keys and secrets in the client's environment |
 //!
-//! Linux only: elsewhere [`Support::detect`] reports that no box can be built, so no rule allows
-//! a command that needs one.
+//! On macOS the box is Seatbelt's: `sandbox-exec` with a policy written for the run from the
+//! same profile ([`seatbelt`]: reads, writes inside the folder but its executable configuration,
+//! no network). Windows has no box yet: [`Support::detect`] says so, and no rule allows a
+//! command that needs one (the call asks).
 
 #[cfg(target_os = "linux")]
 mod bpf;
 #[cfg(target_os = "linux")]
 mod direct;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod found;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod kept;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "macos")]
+mod macos;
 #[cfg(target_os = "linux")]
 mod refused;
+pub mod seatbelt;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -83,7 +88,15 @@ pub struct Support {
     pub landlock_abi: u32,
     /// Whether seccomp filters can be installed.
     pub seccomp: bool,
+    /// Whether macOS's Seatbelt can confine a command (`/usr/bin/sandbox-exec`).
+    pub seatbelt: bool,
 }
+
+/// Where macOS keeps Seatbelt's command.
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// What Windows lacks, in the words `assent doctor` and the server's start say.
+pub const NO_BOX: &str = "Windows has no box yet: a rule that would run a command in one asks instead, and an approval runs a command only unconfined, marked on the proposal";
 
 /// The Landlock ABI the box's Landlock layer is written for (6, Linux 6.12: the signal and
 /// abstract-socket scopes); an older one enforces what it has of it, and none leaves the box to
@@ -96,7 +109,12 @@ impl Support {
         #[cfg(target_os = "linux")]
         {
             let landlock_abi = if linux::landlock_withheld() { 0 } else { linux::landlock_abi() };
-            Support { namespaces: linux::namespaces(), landlock_abi, seccomp: linux::seccomp_available() }
+            Support {
+                namespaces: linux::namespaces(),
+                landlock_abi,
+                seccomp: linux::seccomp_available(),
+                seatbelt: false,
+            }
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -104,6 +122,7 @@ impl Support {
                 namespaces: Err("the box is built from Linux namespaces; this system has none".into()),
                 landlock_abi: 0,
                 seccomp: false,
+                seatbelt: cfg!(target_os = "macos") && Path::new(SANDBOX_EXEC).is_file(),
             }
         }
     }
@@ -112,8 +131,14 @@ impl Support {
     /// same: the namespaces and seccomp; Landlock is a layer added where there is one.
     pub fn missing(&self, _profile: Confine) -> Vec<String> {
         let mut out = Vec::new();
+        if cfg!(target_os = "macos") {
+            if !self.seatbelt {
+                out.push(format!("Seatbelt's {SANDBOX_EXEC} is not on this Mac"));
+            }
+            return out;
+        }
         if !cfg!(target_os = "linux") {
-            out.push("the box needs Linux (namespaces and seccomp)".to_string());
+            out.push(NO_BOX.to_string());
             return out;
         }
         if let Err(why) = &self.namespaces {
@@ -132,6 +157,9 @@ impl Support {
 
     /// The layers a box has here, in words (`namespaces, seccomp, Landlock ABI 7`).
     pub fn layers(&self) -> String {
+        if cfg!(target_os = "macos") {
+            return "Seatbelt (sandbox-exec), a policy written for each run".into();
+        }
         let mut l = vec!["user, PID, network, IPC, UTS and mount namespaces".to_string()];
         if self.seccomp {
             l.push("seccomp".into());
@@ -223,9 +251,13 @@ pub fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     {
         linux::run(spec)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
     {
-        Err(Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] })
+        macos::run(spec)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        Err(Error::Unsupported { profile: spec.profile.as_str(), missing: vec![NO_BOX.into()] })
     }
 }
 
@@ -237,9 +269,13 @@ pub fn exec(spec: &Spec) -> Error {
     {
         linux::exec(spec)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
     {
-        Error::Unsupported { profile: spec.profile.as_str(), missing: vec!["not Linux".into()] }
+        macos::exec(spec)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        Error::Unsupported { profile: spec.profile.as_str(), missing: vec![NO_BOX.into()] }
     }
 }
 

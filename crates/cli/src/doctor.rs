@@ -280,9 +280,16 @@ fn confinement() -> Check {
     if missing.is_empty() {
         return Check::ok("box", format!("commands run in a box (read, workspace): {}", support.layers()));
     }
+    let fix = if cfg!(windows) {
+        "nothing to set: decide such calls in the inbox (docs/platforms.md says what Windows has)"
+    } else if cfg!(target_os = "macos") {
+        "Seatbelt's sandbox-exec comes with macOS: reinstall the system's command-line tools"
+    } else {
+        "allow unprivileged user namespaces (Debian 11+, Ubuntu 22.04, Fedora: on by default; Ubuntu 24.04+: an AppArmor profile for assent and assent-run, see docs/rules.md)"
+    };
     Check::note(
         "box",
         format!("commands cannot run in a box here: {}; rules that box ask instead", missing.join("; ")),
-        "allow unprivileged user namespaces (Debian 11+, Ubuntu 22.04, Fedora: on by default; Ubuntu 24.04+: an AppArmor profile for assent and assent-run, see docs/rules.md)",
+        fix,
     )
 }

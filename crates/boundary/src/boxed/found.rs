@@ -195,6 +195,24 @@ fn keep(file: &Path, scans: &std::collections::HashMap<PathBuf, Scan>) {
     }
 }
 
+/// Removes what of executable configuration appeared in `cwd` during a run (the box's processes
+/// are all gone by then: nothing writes after this).
+pub(crate) fn remove_created(cwd: &Path, before: &[PathBuf]) {
+    let after = found(cwd, crate::Confine::Workspace).map(|f| f.executable).unwrap_or_default();
+    for p in after.iter().filter(|p| !before.contains(p)) {
+        let removed = if p.is_dir() && !p.is_symlink() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
+        match removed {
+            Ok(()) => eprintln!(
+                "assent run: removed {}: the boxed command created executable configuration, which it may not leave behind",
+                p.display()
+            ),
+            Err(e) => {
+                eprintln!("assent run: the boxed command created {}, which could not be removed: {e}", p.display())
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

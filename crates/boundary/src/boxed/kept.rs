@@ -9,7 +9,10 @@ use std::path::PathBuf;
 /// not this user's alone.
 pub(crate) fn folder(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let uid = std::fs::metadata("/proc/self").ok()?.uid();
+    // This process's user (the system call cannot fail).
+    #[allow(unsafe_code)]
+    // SAFETY: getuid takes nothing and only returns the caller's real user id.
+    let uid = unsafe { libc::getuid() };
     let base = std::env::temp_dir().join(format!("assent-{name}-{uid}"));
     match std::fs::symlink_metadata(&base) {
         // Another user's, or not a folder: never used.

@@ -168,7 +168,7 @@ pub(crate) fn run(spec: &Spec) -> Result<std::process::ExitStatus, Error> {
     let code = ns::run(&plan, proxy.is_none())?;
     drop(proxy);
     if let Some(before) = before {
-        remove_created(&cwd, &before);
+        crate::boxed::found::remove_created(&cwd, &before);
     }
     Ok(status(code))
 }
@@ -189,24 +189,6 @@ pub(crate) fn exec(spec: &Spec) -> Error {
             std::process::exit(code)
         }
         Err(e) => e,
-    }
-}
-
-/// Removes what of executable configuration appeared in `cwd` during a run (the box's processes
-/// are all gone by then: nothing writes after this).
-fn remove_created(cwd: &Path, before: &[PathBuf]) {
-    let after = crate::boxed::found::found(cwd, Confine::Workspace).map(|f| f.executable).unwrap_or_default();
-    for p in after.iter().filter(|p| !before.contains(p)) {
-        let removed = if p.is_dir() && !p.is_symlink() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
-        match removed {
-            Ok(()) => eprintln!(
-                "assent run: removed {}: the boxed command created executable configuration, which it may not leave behind",
-                p.display()
-            ),
-            Err(e) => {
-                eprintln!("assent run: the boxed command created {}, which could not be removed: {e}", p.display())
-            }
-        }
     }
 }
 
