@@ -273,3 +273,56 @@ async fn the_small_hook_answers_as_the_whole_one() {
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
     assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("not running"), "{v}");
 }
+
+/// The client that started a hook killed outright while the hook waits (no signal reaches the
+/// hook): the hook sees it gone in the process table and withdraws its question within a few
+/// seconds, long before its lease would (60 s). The client is a shell the hook runs under: `sh`
+/// here, `cmd.exe` under Wine (where the Windows build finds it through a snapshot of the
+/// processes and its handle); the control, the same hook whose client stays, is still waiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_whose_client_is_killed_withdraws_its_question() {
+    let s = Server::start().await;
+    // Each client's call its own (the tool-use id keys the proposal).
+    let client = |home: &std::path::Path, call: &str| -> Child {
+        let mut ev: Value = serde_json::from_str(&fixture("claude_pretooluse_bash.json")).unwrap();
+        ev["tool_use_id"] = json!(call);
+        let event = home.join(format!("{call}.json"));
+        std::fs::write(&event, ev.to_string()).unwrap();
+        let hook = format!("--home {} hook claude-code --timeout 60", native(home));
+        let mut c = match crate::harness::windows_exe() {
+            Some(exe) => {
+                let mut c = std::process::Command::new("wine");
+                let line = format!("{} {hook} < {}", native(std::path::Path::new(&exe)), native(&event));
+                c.args(["cmd", "/c", &line]).env("WINEDEBUG", "-all");
+                c
+            }
+            None => {
+                let mut c = std::process::Command::new("sh");
+                let line = format!("'{}' {hook} < '{}'; sleep 300", crate::harness::BIN, event.display());
+                c.args(["-c", &line]);
+                c
+            }
+        };
+        c.launch(&s.env, Stdio::null(), Stdio::null())
+    };
+    let mut killed = client(s.home(), "toolu_killed");
+    s.until_waiting(1).await;
+    let (_, page) = s.req(Method::GET, "/proposals", Some(&s.owner), None).await;
+    let id = page["items"][0]["id"].as_str().unwrap().to_string();
+    killed.kill().unwrap();
+    let _ = killed.wait();
+    let since = std::time::Instant::now();
+    while s.get(&id, &s.owner).await.1["status"] == "pending" {
+        assert!(since.elapsed() < std::time::Duration::from_secs(5), "still pending 5 s after its client was killed");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(s.get(&id, &s.owner).await.1["status"], "withdrawn");
+    // The control: a client that stays keeps its question.
+    let mut kept = client(s.home(), "toolu_kept");
+    s.until_waiting(1).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let (_, page) = s.req(Method::GET, "/proposals?status=pending", Some(&s.owner), None).await;
+    assert_eq!(page["items"].as_array().map(Vec::len), Some(1), "the waiting hook's question stays: {page}");
+    kept.kill().unwrap();
+    let _ = kept.wait();
+}

@@ -279,35 +279,6 @@ pub fn exec(spec: &Spec) -> Error {
     }
 }
 
-/// A live process, as the system's process table says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Process {
-    /// Its parent's id.
-    pub parent: u32,
-    /// When it started (in the system's clock ticks since boot: with the id, it names one
-    /// process, never a later one given the same id).
-    pub start: String,
-}
-
-/// The process `pid`; none once it has exited (a zombie included), or where there is no
-/// process table to read (not Linux).
-pub fn process(pid: u32) -> Option<Process> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    // Read at once (the file says it is empty, so a plain read would grow its buffer from 32 bytes,
-    // a call each time).
-    let mut s = String::with_capacity(1024);
-    std::io::Read::read_to_string(&mut std::fs::File::open(format!("/proc/{pid}/stat")).ok()?, &mut s).ok()?;
-    // After the command name (in parentheses, which may hold anything): state, ppid, ...
-    let rest = s.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
-        return None;
-    }
-    Some(Process { parent: fields.get(1)?.parse().ok()?, start: fields.get(19)?.to_string() })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ pub mod boxed;
 pub mod exit;
 pub mod home;
 pub mod hook;
+pub mod procs;
 pub mod program;
 pub mod run;
 pub mod ticket;

@@ -24,20 +24,15 @@ impl Watch {
 
     /// The client as the system has it now; nothing to watch where there is no process table.
     pub fn here() -> Self {
-        #[cfg(unix)]
-        {
-            let parent = std::os::unix::process::parent_id();
-            let mut watched = Vec::new();
-            if let Some(p) = crate::boxed::process(parent) {
-                watched.push((parent, p.start));
-                if let Some(g) = crate::boxed::process(p.parent).filter(|_| p.parent > 1) {
-                    watched.push((p.parent, g.start));
-                }
+        let Some(parent) = parent_id() else { return Self::default() };
+        let mut watched = Vec::new();
+        if let Some(p) = crate::procs::process(parent) {
+            watched.push((parent, p.start));
+            if let Some(g) = crate::procs::process(p.parent).filter(|_| p.parent > 1) {
+                watched.push((p.parent, g.start));
             }
-            Self { parent, watched }
         }
-        #[cfg(not(unix))]
-        Self::default()
+        Self { parent, watched }
     }
 
     /// The value of [`WATCH_VAR`] for this process.
@@ -49,10 +44,13 @@ impl Watch {
         v
     }
 
-    /// The watch in `v`, when it was taken for this process.
+    /// The watch in `v`, when it was taken for this process: on Unix by this very process
+    /// (`assent-run` becomes the whole `assent`), on Windows by its parent (`assent-run` starts
+    /// it and waits).
     fn parse(v: &str) -> Option<Self> {
         let mut parts = v.split(';');
-        if parts.next()?.parse::<u32>().ok()? != std::process::id() {
+        let taker = if cfg!(windows) { parent_id()? } else { std::process::id() };
+        if parts.next()?.parse::<u32>().ok()? != taker {
             return None;
         }
         let parent = parts.next()?.parse().ok()?;
@@ -65,13 +63,22 @@ impl Watch {
     /// Whether the client is gone: the hook was handed to another parent, or a watched process
     /// exited (never, where there is no process table: a wait then ends by its own bound).
     pub fn is_gone(&self) -> bool {
-        #[cfg(unix)]
-        {
-            std::os::unix::process::parent_id() != self.parent
-                || self.watched.iter().any(|(pid, start)| crate::boxed::process(*pid).is_none_or(|p| p.start != *start))
-        }
-        #[cfg(not(unix))]
-        false
+        // On Windows a process keeps its parent's id when the parent ends: only the watched
+        // processes say it.
+        let adopted = cfg!(unix) && parent_id() != Some(self.parent);
+        adopted || self.watched.iter().any(|(pid, start)| crate::procs::process(*pid).is_none_or(|p| p.start != *start))
+    }
+}
+
+/// This process's parent; none where there is no process table.
+fn parent_id() -> Option<u32> {
+    #[cfg(unix)]
+    {
+        Some(std::os::unix::process::parent_id())
+    }
+    #[cfg(not(unix))]
+    {
+        crate::procs::process(std::process::id()).map(|p| p.parent)
     }
 }
 
@@ -95,7 +102,7 @@ mod tests {
     #[test]
     fn a_watched_process_that_exits_is_gone() {
         let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep");
-        let start = crate::boxed::process(child.id()).expect("in the process table").start;
+        let start = crate::procs::process(child.id()).expect("in the process table").start;
         let w = Watch { parent: std::os::unix::process::parent_id(), watched: vec![(child.id(), start)] };
         assert!(!w.is_gone(), "the client is still there");
         child.kill().expect("kill");
