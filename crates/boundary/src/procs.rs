@@ -54,6 +54,7 @@ fn linux(pid: u32) -> Option<Process> {
 #[cfg(target_os = "macos")]
 #[allow(unsafe_code)]
 fn macos(pid: u32) -> Option<Process> {
+    // SAFETY: proc_bsdinfo is plain data (integers and byte arrays): all zeros is a value of it.
     let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
     let size = std::mem::size_of::<libc::proc_bsdinfo>() as libc::c_int;
     // SAFETY: `info` is a proc_bsdinfo of `size` bytes, the buffer PROC_PIDTBSDINFO fills.
