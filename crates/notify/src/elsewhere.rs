@@ -1,4 +1,4 @@
-//! Platforms whose notification service Assent does not speak yet (Windows, macOS): nothing is
+//! Platforms whose notification service Assent does not speak yet (macOS): nothing is
 //! shown, the inbox still gets every proposal, and `assent doctor` and the settings page say
 //! so. `what` (the line a notification would carry) is shared with the Linux side.
 

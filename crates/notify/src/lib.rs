@@ -16,15 +16,22 @@ use assent_core::proposal::Proposal;
 use std::sync::Arc;
 use std::time::Duration;
 
-// The platform's notification service: the freedesktop one on the session bus (Linux). Other
-// platforms have none built yet: Assent works on without notifications there and says so.
+// The platform's notification service: the freedesktop one on the session bus (Linux), Windows'
+// toasts. macOS has none built yet: Assent works on without notifications there and says so.
+// What a click decides is the same everywhere (`decisions`; unused where nothing is shown yet).
+#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
+mod decisions;
 #[cfg(target_os = "linux")]
 mod freedesktop;
 #[cfg(target_os = "linux")]
 pub use freedesktop::{probe, screen_locked, start};
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::{probe, screen_locked, start};
+#[cfg(not(any(target_os = "linux", windows)))]
 mod elsewhere;
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", windows)))]
 pub use elsewhere::{probe, screen_locked, start};
 
 /// What the host does when the person asks to see a proposal (or the inbox, for a summary).
@@ -110,7 +117,7 @@ impl Availability {
 }
 
 /// One line that says what a proposal does, from what Assent computed (never the agent's words).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
 pub(crate) fn what(p: &Proposal) -> String {
     let line = match &p.preview {
         Preview::FileWrite(f) => match f.diff.stats {
