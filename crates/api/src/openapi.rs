@@ -7,6 +7,7 @@
 //! carry ([`ERROR_CODES`], which the `error_codes` test checks against every place the code
 //! raises one).
 
+use assent_core::payloads::KindName;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use std::sync::OnceLock;
@@ -426,10 +427,10 @@ fn one_shape_per_outcome(components: &mut utoipa::openapi::Components, name: &st
 
 /// The kinds and the schema of each one's payload.
 const KINDS: [(&str, &str); 4] = [
-    ("tool.call", "ToolCall"),
-    ("file.write", "FileWrite"),
-    ("file.delete", "FileDelete"),
-    ("http.request", "HttpRequest"),
+    (KindName::ToolCall.as_str(), "ToolCall"),
+    (KindName::FileWrite.as_str(), "FileWrite"),
+    (KindName::FileDelete.as_str(), "FileDelete"),
+    (KindName::HttpRequest.as_str(), "HttpRequest"),
 ];
 
 /// A proposal body names its kind and gives that kind's payload: described as one shape per

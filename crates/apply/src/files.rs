@@ -165,7 +165,7 @@ pub struct FileWrite {
 
 impl FileWrite {
     fn normalize(&self, payload: Value, agent: &str) -> Result<(PathBuf, String), CoreError> {
-        let map = object(payload, "file.write", &["path", "content"])?;
+        let map = object(payload, KindName::FileWrite.as_str(), &["path", "content"])?;
         let path = self.policy.check(text_field(&map, "path")?, agent)?;
         let content = text_field(&map, "content")?.to_string();
         Ok((path, content))
@@ -361,7 +361,7 @@ impl Kind for FileDelete {
     }
 
     fn prepare(&self, payload: Value, ctx: &PrepareCtx) -> Result<Prepared, CoreError> {
-        let map = object(payload, "file.delete", &["path"])?;
+        let map = object(payload, KindName::FileDelete.as_str(), &["path"])?;
         let path = self.policy.check(text_field(&map, "path")?, &ctx.agent)?;
         let (_, base, bytes) = current(&path).map_err(|e| refused(e, &path))?;
         if !base.exists {

@@ -79,7 +79,11 @@ pub fn read(settings: &serde_json::Value, anchors: &Anchors) -> Result<Vec<Entry
 }
 
 fn tool_call(tool: &str) -> RuleMatch {
-    RuleMatch { kind: Some("tool.call".into()), tool: Some(tool.into()), ..Default::default() }
+    RuleMatch {
+        kind: Some(assent_core::payloads::KindName::ToolCall.as_str().into()),
+        tool: Some(tool.into()),
+        ..Default::default()
+    }
 }
 
 /// Splits `Tool(specifier)`, undoing `\(`, `\)` and `\\` in the specifier.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, clap::Args)]
 pub struct ProposeArgs {
     /// The kind.
-    #[arg(long, default_value = "tool.call")]
+    #[arg(long, default_value = assent_core::payloads::KindName::ToolCall.as_str())]
     pub kind: String,
     /// For tool.call: the tool's name.
     #[arg(long, conflicts_with_all = ["payload", "payload_file"])]

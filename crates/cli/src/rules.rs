@@ -275,7 +275,7 @@ pub async fn run(home: &Home, cmd: RuleCmd) -> Result<()> {
                 (Some(b), _) => serde_json::from_str::<Value>(&b).context("the proposal is not JSON")?,
                 (None, Some(t)) => {
                     let input = command.map(|c| json!({"command": c})).unwrap_or_else(|| json!({}));
-                    json!({"kind": "tool.call", "payload": {"tool": t, "input": input}})
+                    json!({"kind": assent_core::payloads::KindName::ToolCall.as_str(), "payload": {"tool": t, "input": input}})
                 }
                 (None, None) => bail!("give a proposal as JSON, or --tool (and --command)"),
             };

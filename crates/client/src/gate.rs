@@ -112,7 +112,7 @@ impl Gate {
             payload["confinable"] = json!(true);
         }
         let mut body = json!({
-            "kind": "tool.call",
+            "kind": assent_core::payloads::KindName::ToolCall.as_str(),
             "payload": payload,
             "expires_in": self.expires_in,
             "lease_secs": LEASE_SECS,

@@ -217,7 +217,10 @@ pub fn prune(v: &Value) -> Value {
 pub fn pruned_preview(preview: &Value) -> Value {
     let mut v = preview.clone();
     if let Value::Object(m) = &mut v
-        && matches!(m.get("type").and_then(Value::as_str), Some("file.write" | "file.delete"))
+        && m.get("type")
+            .and_then(Value::as_str)
+            .and_then(crate::payloads::KindName::parse)
+            .is_some_and(|k| matches!(k, crate::payloads::KindName::FileWrite | crate::payloads::KindName::FileDelete))
     {
         m.remove("hunks");
         m.remove("summary");

@@ -100,3 +100,52 @@ fn no_circle_of_imports() {
         visit(m, &graph, &mut Vec::new(), &mut done);
     }
 }
+
+/// The engine's parts keep their own state: each part's fields are private to its module (the
+/// engine reaches them through the part's methods), and the engine's `Inner` holds parts, not
+/// the loose state they own. Read with a parser, so a field made `pub(crate)` later fails here.
+#[test]
+fn the_engines_parts_keep_their_state() {
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let parts = [
+        ("rules.rs", "RuleBook"),
+        ("expiry.rs", "Sweeper"),
+        ("identity.rs", "Identities"),
+        ("receipts.rs", "Signer"),
+        ("credentials.rs", "Credentials"),
+    ];
+    let structs = |file: &str| -> Vec<syn::ItemStruct> {
+        let text = std::fs::read_to_string(engine.join(file)).unwrap();
+        syn::parse_file(&text)
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|i| if let syn::Item::Struct(s) = i { Some(s) } else { None })
+            .collect()
+    };
+    for (file, name) in parts {
+        let part = structs(file).into_iter().find(|s| s.ident == name).unwrap_or_else(|| panic!("no {name} in {file}"));
+        for f in &part.fields {
+            assert!(
+                matches!(f.vis, syn::Visibility::Inherited),
+                "{name}.{} is visible outside {file}: a part's state is its own",
+                f.ident.as_ref().map(ToString::to_string).unwrap_or_default()
+            );
+        }
+    }
+    let inner = structs("mod.rs").into_iter().find(|s| s.ident == "Inner").unwrap();
+    let names: Vec<String> = inner.fields.iter().filter_map(|f| f.ident.as_ref().map(ToString::to_string)).collect();
+    for loose in [
+        "rule_changes",
+        "swept",
+        "next_sweep",
+        "sweep_now",
+        "owner_hash",
+        "agents",
+        "secrets",
+        "receipts",
+        "keys_rotated",
+    ] {
+        assert!(!names.iter().any(|n| n == loose), "Inner holds `{loose}`, which a part owns");
+    }
+}

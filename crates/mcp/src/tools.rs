@@ -3,6 +3,7 @@
 
 use assent_client::{Client, Error, Gate, Gated, gate};
 use assent_core::Proposal;
+use assent_core::payloads::KindName;
 use assent_core::status::Status;
 use assent_core::verdict::Verdict;
 use rmcp::model::Tool;
@@ -276,7 +277,7 @@ pub fn view(p: &Proposal) -> Value {
             v["receipt"] = json!(r);
         }
     }
-    if kind == "tool.call" && status == Status::Approved {
+    if kind == KindName::ToolCall.as_str() && status == Status::Approved {
         v["approved_input"] = p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null);
     }
     if let Some(r) = &p.result {
@@ -290,7 +291,7 @@ pub fn view(p: &Proposal) -> Value {
         Status::Pending => format!(
             "Waiting for a person to review it in Assent. Call wait_for_decision with id {id} (call again while it is pending)."
         ),
-        Status::Approved if kind == "tool.call" => {
+        Status::Approved if kind == KindName::ToolCall.as_str() => {
             "Approved. Run it now with approved_input (the person may have edited it); a tool that asks for \
              Assent's receipt gets the receipt above."
                 .to_string()
@@ -339,12 +340,13 @@ impl Stop {
 /// `as_task`: `wait_for_decision` waits until the proposal is settled, not one wait's time.
 pub async fn call(api: &Client, name: &str, args: Map<String, Value>, stop: &Stop, as_task: bool) -> Outcome {
     let r = match name {
-        "propose_file_write" => propose(api, "file.write", &args, &["path", "content"]).await,
-        "propose_file_delete" => propose(api, "file.delete", &args, &["path"]).await,
+        "propose_file_write" => propose(api, KindName::FileWrite.as_str(), &args, &["path", "content"]).await,
+        "propose_file_delete" => propose(api, KindName::FileDelete.as_str(), &args, &["path"]).await,
         "propose_http_request" => {
-            propose(api, "http.request", &args, &["method", "url", "headers", "json", "body", "credential"]).await
+            let fields = ["method", "url", "headers", "json", "body", "credential"];
+            propose(api, KindName::HttpRequest.as_str(), &args, &fields).await
         }
-        "request_approval" => propose(api, "tool.call", &args, &["tool", "input"]).await,
+        "request_approval" => propose(api, KindName::ToolCall.as_str(), &args, &["tool", "input"]).await,
         "get_proposal" => status(api, &args, 0).await,
         "wait_for_decision" => {
             let wait = match args.get("timeout_seconds") {

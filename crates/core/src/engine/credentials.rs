@@ -5,25 +5,41 @@ use super::Engine;
 use crate::credentials::{CredentialMeta, Scheme, validate_name};
 use crate::error::CoreError;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 pub use crate::credentials::{is_loopback_host, normalize_origin};
+
+/// The credentials' metadata as the store holds it, and the keychain their secrets are in: kept
+/// here alone.
+pub(crate) struct Credentials {
+    secrets: Option<Arc<dyn crate::credentials::SecretSource>>,
+    meta: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
+}
+
+impl Credentials {
+    pub(crate) fn new(
+        secrets: Option<Arc<dyn crate::credentials::SecretSource>>,
+        meta: BTreeMap<String, CredentialMeta>,
+    ) -> Credentials {
+        Credentials { secrets, meta: RwLock::new(Arc::new(meta)) }
+    }
+}
 
 impl Engine {
     /// The credentials' metadata, by name.
     pub fn credential_map(&self) -> Arc<BTreeMap<String, CredentialMeta>> {
-        self.inner.credentials.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner.credentials.meta.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     async fn reload_credentials(&self) -> Result<(), CoreError> {
         let fresh: BTreeMap<_, _> =
             self.inner.store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
-        *self.inner.credentials.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
+        *self.inner.credentials.meta.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
         Ok(())
     }
 
     fn keychain(&self) -> Result<Arc<dyn crate::credentials::SecretSource>, CoreError> {
-        self.inner.secrets.clone().ok_or_else(|| CoreError::Unavailable {
+        self.inner.credentials.secrets.clone().ok_or_else(|| CoreError::Unavailable {
             code: "keychain_unavailable",
             message: "no system keychain is configured for credentials".into(),
         })

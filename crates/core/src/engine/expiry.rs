@@ -8,13 +8,55 @@ use crate::status::{Action, next};
 use crate::store::Transition;
 use crate::time::Timestamp;
 use std::future::Future;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 const MAX_SLEEP_MS: i64 = 60_000;
 const BATCH: u32 = 500;
 /// How often leases are looked at while there are any.
 const LEASE_TICK_MS: i64 = 1000;
+
+/// When the expiry sweeper looks next, and what wakes it sooner: its own state, kept here.
+pub(crate) struct Sweeper {
+    /// When it plans to wake next (ms); a new proposal expiring earlier pokes it.
+    next: AtomicI64,
+    now: tokio::sync::Notify,
+    /// The clock's skew it last finished looking at (see [`Engine::move_clock`]).
+    swept: tokio::sync::watch::Sender<i64>,
+}
+
+impl Sweeper {
+    pub(crate) fn new() -> Sweeper {
+        Sweeper {
+            next: AtomicI64::new(i64::MAX),
+            now: tokio::sync::Notify::new(),
+            swept: tokio::sync::watch::Sender::new(i64::MIN),
+        }
+    }
+
+    /// Wakes it now (a lease was granted: it looks every second from now on).
+    pub(crate) fn poke(&self) {
+        self.now.notify_one();
+    }
+
+    /// Wakes it now if `at` (ms) comes before it planned to look.
+    pub(crate) fn poke_if_before(&self, at: i64) {
+        if at < self.next.load(Ordering::Acquire) {
+            self.now.notify_one();
+        }
+    }
+
+    /// Whenever it finishes looking: the time it was looking at and when it looks next.
+    fn looked(&self, skew: i64, next: i64) {
+        self.next.store(next, Ordering::Release);
+        self.swept.send_replace(skew);
+    }
+
+    /// The skew it last finished looking at, as it moves.
+    pub(crate) fn swept(&self) -> tokio::sync::watch::Receiver<i64> {
+        self.swept.subscribe()
+    }
+}
 
 impl Engine {
     /// Expires every pending proposal that is due now. Returns how many it expired.
@@ -112,13 +154,12 @@ impl Engine {
             if self.inner.leases.len() > 0 {
                 next = next.min(now + LEASE_TICK_MS);
             }
-            self.inner.next_sweep.store(next, Ordering::Release);
-            self.inner.swept.send_replace(skew);
+            self.inner.sweeper.looked(skew, next);
             let wait = Duration::from_millis((next - now).max(0) as u64);
             tokio::select! {
                 _ = &mut shutdown => return,
                 () = self.inner.clock.sleep(wait) => {}
-                _ = self.inner.sweep_now.notified() => {}
+                _ = self.inner.sweeper.now.notified() => {}
             }
         }
     }

@@ -158,7 +158,7 @@ impl Engine {
             && self.inner.leases.grant(&p.id, secs)
         {
             // The sweeper may be asleep for a minute: it looks every second from now on.
-            self.inner.sweep_now.notify_one();
+            self.inner.sweeper.poke();
         }
     }
 
@@ -169,7 +169,7 @@ impl Engine {
             granted |= self.inner.leases.grant(&id, secs);
         }
         if granted {
-            self.inner.sweep_now.notify_one();
+            self.inner.sweeper.poke();
         }
         Ok(())
     }

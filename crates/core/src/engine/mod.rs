@@ -9,6 +9,7 @@ mod decide;
 pub mod devices;
 mod envelope;
 mod expiry;
+mod identity;
 pub mod lease;
 mod propose;
 mod quota;
@@ -26,18 +27,16 @@ pub use quota::human as human_bytes;
 pub use sessions::{MAX_BATCH, ProposedBatch, ProposedItem, SessionCounts};
 pub use wait::{OnLost, WAITER_LOST};
 
-use crate::credentials::{CredentialMeta, SecretSource};
+use crate::credentials::SecretSource;
 use crate::error::CoreError;
 use crate::events::{Event, EventBus, Waiters};
 use crate::kinds::KindRegistry;
 use crate::proposal::{AgentInfo, AuditEntry, Proposal};
-use crate::secret::{hashes_equal, new_token, token_hash};
+use crate::secret::{new_token, token_hash};
 use crate::store::{ListQuery, Store, Transitioned};
 use crate::time::{Clock, Timestamp};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::AtomicI64;
-use std::sync::{Arc, RwLock};
-use tokio::sync::{Notify, broadcast};
+use std::sync::Arc;
+use tokio::sync::broadcast;
 
 /// Limits and defaults. Hosts fill it from `config.toml`.
 #[derive(Debug, Clone)]
@@ -156,27 +155,19 @@ pub(crate) struct Inner {
     pub(crate) clock: Arc<Clock>,
     /// Whether the owner may move the clock (a test build started with `ASSENT_TEST_CLOCK`).
     movable_clock: bool,
-    /// The clock's skew the expiry sweeper last finished looking at (see [`Engine::move_clock`]).
-    pub(crate) swept: tokio::sync::watch::Sender<i64>,
-    owner_hash: [u8; 32],
-    /// Each active agent's name by the SHA-256 of its token.
-    agents: RwLock<HashMap<[u8; 32], String>>,
-    /// When the expiry sweeper plans to wake next (ms); a new proposal expiring earlier pokes it.
-    pub(crate) next_sweep: AtomicI64,
-    pub(crate) sweep_now: Notify,
+    /// When the expiry sweeper looks next, and what wakes it.
+    pub(crate) sweeper: expiry::Sweeper,
+    /// Who holds a token.
+    identities: identity::Identities,
     /// Applies running at once.
     pub(crate) apply_slots: tokio::sync::Semaphore,
-    pub(crate) secrets: Option<Arc<dyn SecretSource>>,
-    pub(crate) receipts: Option<Arc<dyn Receipts>>,
-    pub(crate) credentials: RwLock<Arc<BTreeMap<String, CredentialMeta>>>,
+    /// The credentials' metadata and the keychain their secrets are in.
+    pub(crate) credentials: credentials::Credentials,
     pub(crate) usage: quota::Usage,
-    /// The rules in force, compiled.
-    pub(crate) rules: RwLock<Arc<crate::rules::RuleSet>>,
-    /// Rule changes one at a time, so each reload sees the latest.
-    pub(crate) rule_changes: tokio::sync::Mutex<()>,
-    /// How many times this node's receipt key was rotated: a host that keeps a copy of the
-    /// published keys (`keys.json`, for `assent run`) writes it again when this moves.
-    pub(crate) keys_rotated: tokio::sync::watch::Sender<u64>,
+    /// The rules in force, and their changes one at a time.
+    pub(crate) rules: rules::RuleBook,
+    /// Who signs receipts, and how many times this node's key was rotated.
+    pub(crate) signer: receipts::Signer,
 }
 
 /// What an engine is built from.
@@ -218,10 +209,6 @@ pub struct Engine {
 
 pub use crate::names::validate_agent_name;
 
-fn by_hash(agents: Vec<(String, [u8; 32])>) -> HashMap<[u8; 32], String> {
-    agents.into_iter().map(|(name, hash)| (hash, name)).collect()
-}
-
 impl Engine {
     /// An engine from its parts.
     pub async fn new(parts: EngineParts) -> Result<Self, CoreError> {
@@ -244,19 +231,13 @@ impl Engine {
                 leases: lease::Leases::new(clock.clone()),
                 clock,
                 movable_clock: test_clock.is_some(),
-                swept: tokio::sync::watch::Sender::new(i64::MIN),
-                owner_hash,
-                agents: RwLock::new(by_hash(agents)),
-                next_sweep: AtomicI64::new(i64::MAX),
-                sweep_now: Notify::new(),
+                sweeper: expiry::Sweeper::new(),
+                identities: identity::Identities::new(owner_hash, agents),
                 apply_slots: tokio::sync::Semaphore::new(8),
-                secrets,
-                receipts,
-                credentials: RwLock::new(Arc::new(creds)),
+                credentials: credentials::Credentials::new(secrets, creds),
                 usage,
-                rules: RwLock::new(Arc::new(rules)),
-                rule_changes: tokio::sync::Mutex::new(()),
-                keys_rotated: tokio::sync::watch::Sender::new(0),
+                rules: rules::RuleBook::new(rules),
+                signer: receipts::Signer::new(receipts),
             }),
         };
         if let Some(rx) = changes {
@@ -284,7 +265,7 @@ impl Engine {
     /// lapsed), or after 5 seconds if no sweeper runs. False if the clock may not be moved.
     pub async fn move_clock(&self, by: std::time::Duration) -> bool {
         let Some(clock) = self.movable_clock() else { return false };
-        let mut swept = self.inner.swept.subscribe();
+        let mut swept = self.inner.sweeper.swept();
         clock.advance(by);
         let target = clock.skew_ms();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), swept.wait_for(|s| *s >= target)).await;
@@ -302,9 +283,7 @@ impl Engine {
         p: &Proposal,
         mut decision: crate::proposal::Decision,
     ) -> crate::proposal::Decision {
-        if let Some(r) = &self.inner.receipts {
-            decision.receipt = r.issue(&crate::decided::Decided::of(p, &decision));
-        }
+        decision.receipt = self.inner.signer.issue(&crate::decided::Decided::of(p, &decision));
         decision
     }
 
@@ -346,12 +325,7 @@ impl Engine {
     /// that hash, which tells nothing of any stored token (finding a token for a given hash is
     /// what SHA-256 rules out), and not on how many agents there are.
     pub fn authenticate(&self, token: &str) -> Option<Principal> {
-        let h = token_hash(token);
-        if hashes_equal(&h, &self.inner.owner_hash) {
-            return Some(Principal::Owner);
-        }
-        let agents = self.inner.agents.read().unwrap_or_else(|e| e.into_inner());
-        agents.get(&h).map(|name| Principal::Agent(name.clone()))
+        self.inner.identities.who(token)
     }
 
     /// Subscribes to proposal events.
@@ -463,7 +437,7 @@ impl Engine {
 
     async fn reload_agents(&self) -> Result<(), CoreError> {
         let fresh = self.inner.store.agent_tokens().await?;
-        *self.inner.agents.write().unwrap_or_else(|e| e.into_inner()) = by_hash(fresh);
+        self.inner.identities.agents_now(fresh);
         Ok(())
     }
 

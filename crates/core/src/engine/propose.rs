@@ -13,7 +13,6 @@ use crate::status::Status;
 use crate::store::{Idempotency, Inserted, NewRecord};
 use crate::time::Timestamp;
 use serde_json::Value;
-use std::sync::atomic::Ordering;
 
 const IDEMPOTENCY_KEY_MAX: usize = 200;
 /// How many times the rules decide a proposal whose rules changed as it was filed, before it
@@ -208,9 +207,7 @@ impl Engine {
                 }
                 self.inner.bus.publish(Event::Created { proposal: proposal.summary_view() });
                 match proposal.status {
-                    Status::Pending if proposal.expires_at.0 < self.inner.next_sweep.load(Ordering::Acquire) => {
-                        self.inner.sweep_now.notify_one();
-                    }
+                    Status::Pending => self.inner.sweeper.poke_if_before(proposal.expires_at.0),
                     Status::Approved if proposal.class == crate::status::KindClass::Applied => {
                         self.spawn_apply(proposal.id.clone());
                     }

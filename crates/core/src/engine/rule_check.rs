@@ -44,7 +44,7 @@ impl Engine {
             }
         }
         if (m.tool.is_some() || m.input.is_some()) && !kind_is(&[KindName::ToolCall]) {
-            return Err(mismatch(if m.input.is_some() { "input" } else { "tool" }, "tool.call"));
+            return Err(mismatch(if m.input.is_some() { "input" } else { "tool" }, KindName::ToolCall.as_str()));
         }
         if m.path.is_some() && !kind_is(&KindName::ALL) {
             return Err(mismatch("path", "file.write, file.delete, tool.call and http.request (its URL's path)"));
@@ -84,7 +84,7 @@ impl Engine {
         }
         for (field, present) in [("method", m.method.is_some()), ("credential", m.credential.is_some())] {
             if present && !kind_is(&[KindName::HttpRequest]) {
-                return Err(mismatch(field, "http.request"));
+                return Err(mismatch(field, KindName::HttpRequest.as_str()));
             }
         }
         if m.host.is_some() && !kind_is(&[KindName::HttpRequest, KindName::ToolCall]) {

@@ -209,22 +209,49 @@ pub(super) async fn load(store: &dyn crate::store::Store) -> Result<RuleSet, Cor
     Ok(compile(&store.rules().await?).at_seq(seq))
 }
 
+/// The rules in force, compiled, and the one-at-a-time order of changes to them: their own
+/// state, kept here.
+pub(crate) struct RuleBook {
+    set: std::sync::RwLock<Arc<RuleSet>>,
+    /// Rule changes one at a time, so each reload sees the latest.
+    changes: tokio::sync::Mutex<()>,
+}
+
+impl RuleBook {
+    pub(crate) fn new(set: RuleSet) -> RuleBook {
+        RuleBook { set: std::sync::RwLock::new(Arc::new(set)), changes: tokio::sync::Mutex::new(()) }
+    }
+
+    fn current(&self) -> Arc<RuleSet> {
+        self.set.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn put(&self, set: RuleSet) {
+        *self.set.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
+    }
+
+    /// Held while a change is made: one at a time.
+    async fn one_at_a_time(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.changes.lock().await
+    }
+}
+
 impl Engine {
     /// The rule set in force.
     pub(super) fn rule_set(&self) -> Arc<RuleSet> {
-        self.inner.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner.rules.current()
     }
 
     /// Reads the rules in force again from the store (another node changed them, or this one
     /// was out of touch), one change at a time with this node's own.
     pub(super) async fn reload_rules(&self) -> Result<(), CoreError> {
-        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let _one_at_a_time = self.inner.rules.one_at_a_time().await;
         self.reload_rules_locked().await
     }
 
     async fn reload_rules_locked(&self) -> Result<(), CoreError> {
         let set = load(self.inner.store.as_ref()).await?;
-        *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
+        self.inner.rules.put(set);
         Ok(())
     }
 
@@ -237,7 +264,7 @@ impl Engine {
         if seq == old.seq() + 1 {
             match change(&old) {
                 Ok(set) => {
-                    *self.inner.rules.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set.at_seq(seq));
+                    self.inner.rules.put(set.at_seq(seq));
                     return;
                 }
                 Err(e) => tracing::error!(error = %e, "the rules do not compile together; reading them again"),
@@ -287,7 +314,7 @@ impl Engine {
             Some(n) if n.trim().is_empty() => None,
             other => other,
         };
-        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let _one_at_a_time = self.inner.rules.one_at_a_time().await;
         if self.rule_set().len() >= MAX_RULES {
             return Err(CoreError::TooMany {
                 code: "too_many_rules",
@@ -317,7 +344,7 @@ impl Engine {
 
     /// The person removes a rule.
     pub async fn remove_rule(&self, actor: &Actor, id: &str) -> Result<Rule, CoreError> {
-        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let _one_at_a_time = self.inner.rules.one_at_a_time().await;
         let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, self.now()).await?;
         let (rule, seq) = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
         self.swap_rules(seq, |s| s.without(|c| c.id == rule.id)).await;
@@ -363,7 +390,7 @@ impl Engine {
             expires_at: None,
             matched: 0,
         };
-        let _one_at_a_time = self.inner.rule_changes.lock().await;
+        let _one_at_a_time = self.inner.rules.one_at_a_time().await;
         let Ok(compiled) = candidate(&rule) else { return };
         match self.inner.store.add_rule(rule).await {
             Ok(seq) => self.swap_rules(seq, |s| s.with(compiled)).await,

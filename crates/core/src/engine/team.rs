@@ -37,10 +37,8 @@ impl Engine {
                     None => Event::Created { proposal: summary },
                     Some(from) => Event::Updated { proposal: summary, from },
                 });
-                if p.status == Status::Pending
-                    && p.expires_at.0 < self.inner.next_sweep.load(std::sync::atomic::Ordering::Acquire)
-                {
-                    self.inner.sweep_now.notify_one();
+                if p.status == Status::Pending {
+                    self.inner.sweeper.poke_if_before(p.expires_at.0);
                 }
                 if p.status == Status::Approved && p.class == KindClass::Applied && self.applies_here(&p) {
                     self.spawn_apply(p.id.clone());
