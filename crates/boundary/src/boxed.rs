@@ -96,7 +96,7 @@ pub struct Support {
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
 /// What Windows lacks, in the words `assent doctor` and the server's start say.
-pub const NO_BOX: &str = "Windows has no box yet: a rule that would run a command in one asks instead, and an approval runs a command only unconfined, marked on the proposal";
+pub const NO_BOX: &str = "Windows has no box yet (an approval runs a command only unconfined, marked on the proposal)";
 
 /// The Landlock ABI the box's Landlock layer is written for (6, Linux 6.12: the signal and
 /// abstract-socket scopes); an older one enforces what it has of it, and none leaves the box to

@@ -78,17 +78,40 @@ async fn keychain(home: &Home) -> Check {
         "no owner credential yet (Assent has not run in this home)".to_string()
     };
     match reachable {
-        Ok(()) => Check::ok(NAME, format!("Secret Service reachable and unlocked; {owner}")),
+        Ok(()) => Check::ok(NAME, format!("{} reachable and unlocked; {owner}", keychain_name())),
         Err(why) if configured == "file" => Check::note(
             NAME,
             format!("no usable keychain ({}); {owner}, as config.toml asks", first_sentence(&why)),
-            "credentials for HTTP writes need a keychain: install and unlock one (gnome-keyring, KeePassXC) if you add any",
+            keychain_fix(true),
         ),
-        Err(why) => Check::problem(
-            NAME,
-            format!("no usable keychain: {}; {owner}", first_sentence(&why)),
-            "install a Secret Service (`sudo apt install gnome-keyring`) and unlock it by logging in to a desktop session; on a headless machine set `owner_credential = \"file\"` in config.toml",
-        ),
+        Err(why) => {
+            Check::problem(NAME, format!("no usable keychain: {}; {owner}", first_sentence(&why)), keychain_fix(false))
+        }
+    }
+}
+
+/// The system's keychain, by its name on this platform.
+fn keychain_name() -> &'static str {
+    if cfg!(windows) {
+        "Windows Credential Manager"
+    } else if cfg!(target_os = "macos") {
+        "the macOS Keychain"
+    } else {
+        "Secret Service"
+    }
+}
+
+/// How to get a usable keychain on this platform (`optional`: only credentials need it).
+fn keychain_fix(optional: bool) -> &'static str {
+    match (cfg!(windows), cfg!(target_os = "macos"), optional) {
+        (true, _, _) => "log in to Windows as yourself (Credential Manager is per user); a service account has none",
+        (_, true, _) => "unlock your login keychain (Keychain Access), or log in to the Mac's desktop",
+        (_, _, true) => {
+            "credentials for HTTP writes need a keychain: install and unlock one (gnome-keyring, KeePassXC) if you add any"
+        }
+        _ => {
+            "install a Secret Service (`sudo apt install gnome-keyring`) and unlock it by logging in to a desktop session; on a headless machine set `owner_credential = \"file\"` in config.toml"
+        }
     }
 }
 

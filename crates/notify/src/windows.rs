@@ -20,7 +20,7 @@ const APP_ID: &str = "dev.assent.inbox";
 
 /// Windows 10 and later show toasts with buttons.
 pub async fn probe() -> Result<ServiceInfo, String> {
-    Ok(ServiceInfo { server: "Windows toast notifications".into(), actions: true })
+    Ok(ServiceInfo { server: "Windows (toasts)".into(), actions: true })
 }
 
 /// Starts showing toasts; clicks come back through a channel to the decision logic.
