@@ -6,38 +6,118 @@ use crate::check::{self, Check};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// A coding agent's client, as Assent's hook meets it.
-pub trait Agent: Sync {
+/// What a client says of itself, as data: one constant in each client's module.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
     /// Its name: in a proposal's `client` and in `assent hook NAME` (`claude-code`).
-    fn name(&self) -> &'static str;
-
+    pub name: &'static str,
     /// Its name for a person (`Claude Code`).
-    fn title(&self) -> &'static str;
-
+    pub title: &'static str,
     /// How the person reads a call that came through it (`Claude Code's hook`).
-    fn via(&self) -> &'static str;
-
+    pub via: &'static str,
     /// Assent's note on every call that came through it, when it has one.
-    fn note(&self) -> Option<&'static str> {
-        None
-    }
-
+    pub note: Option<&'static str>,
     /// What `assent hook NAME` is, in a line of its help.
-    fn about(&self) -> &'static str;
-
+    pub about: &'static str,
     /// Its tools that only read (or change nothing but its own state): not gated unless named
     /// with `--tools`.
-    fn read_only(&self) -> &'static [&'static str];
-
+    pub read_only: &'static [&'static str],
     /// Its shell tool whose command the hook's answer can replace, so that a call runs in a box
     /// (none: nothing it runs can be confined).
-    fn shell_tool(&self) -> Option<&'static str> {
-        None
-    }
-
+    pub shell_tool: Option<&'static str>,
     /// The argument of its shell tool that names the folder the command runs in, if any.
+    pub folder_arg: Option<&'static str>,
+    /// Whether a call nobody decided goes back to the client's own permission prompt (else
+    /// Assent's hook refuses it: the client has no prompt to go back to).
+    pub hands_back: bool,
+    /// The longest the hook may wait for the person, in seconds (none: the hook's own bound).
+    pub most_wait: Option<u64>,
+    /// Whether an approved call that declares a receipt argument gets its receipt.
+    pub carries_receipt: bool,
+    /// Whether it runs a call the hook rewrote (to `assent run PROPOSAL`, a confined run).
+    pub runs_rewritten: bool,
+}
+
+impl Facts {
+    /// A client named `name` (`title`, read as `via`, its hook `about`), whose tools in
+    /// `read_only` only read; the rest as most clients are (no shell a box can take, an undecided
+    /// call back to its prompt, no bound of its own, no receipts, rewritten calls run).
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        via: &'static str,
+        about: &'static str,
+        read_only: &'static [&'static str],
+    ) -> Facts {
+        Facts {
+            name,
+            title,
+            via,
+            note: None,
+            about,
+            read_only,
+            shell_tool: None,
+            folder_arg: None,
+            hands_back: true,
+            most_wait: None,
+            carries_receipt: false,
+            runs_rewritten: true,
+        }
+    }
+}
+
+/// A coding agent's client, as Assent's hook meets it: its facts, and what it does.
+pub trait Agent: Sync {
+    /// What it says of itself.
+    fn facts(&self) -> &'static Facts;
+
+    /// Its name: in a proposal's `client` and in `assent hook NAME` (`claude-code`).
+    fn name(&self) -> &'static str {
+        self.facts().name
+    }
+    /// Its name for a person (`Claude Code`).
+    fn title(&self) -> &'static str {
+        self.facts().title
+    }
+    /// How the person reads a call that came through it (`Claude Code's hook`).
+    fn via(&self) -> &'static str {
+        self.facts().via
+    }
+    /// Assent's note on every call that came through it, when it has one.
+    fn note(&self) -> Option<&'static str> {
+        self.facts().note
+    }
+    /// What `assent hook NAME` is, in a line of its help.
+    fn about(&self) -> &'static str {
+        self.facts().about
+    }
+    /// Its tools that only read.
+    fn read_only(&self) -> &'static [&'static str] {
+        self.facts().read_only
+    }
+    /// Its shell tool a box can take, if any.
+    fn shell_tool(&self) -> Option<&'static str> {
+        self.facts().shell_tool
+    }
+    /// The argument of its shell tool that names the shell's folder, if any.
     fn folder_arg(&self) -> Option<&'static str> {
-        None
+        self.facts().folder_arg
+    }
+    /// Whether a call nobody decided goes back to the client's own prompt.
+    fn hands_back(&self) -> bool {
+        self.facts().hands_back
+    }
+    /// The longest the hook may wait for the person, if the client bounds it.
+    fn most_wait(&self) -> Option<u64> {
+        self.facts().most_wait
+    }
+    /// Whether an approved call that declares a receipt argument gets its receipt.
+    fn carries_receipt(&self) -> bool {
+        self.facts().carries_receipt
+    }
+    /// Whether it runs a call the hook rewrote to a boxed run.
+    fn runs_rewritten(&self) -> bool {
+        self.facts().runs_rewritten
     }
 
     /// Its hook event (`raw`, as read on standard input) in the names the hook uses.
@@ -45,27 +125,6 @@ pub trait Agent: Sync {
 
     /// The answer to `call` in the client's shape (one JSON line).
     fn answer(&self, call: &Call, answer: &Answer, rewrite: &Rewrite) -> Value;
-
-    /// Whether a call nobody decided goes back to the client's own permission prompt (else
-    /// Assent's hook refuses it: the client has no prompt to go back to).
-    fn hands_back(&self) -> bool {
-        true
-    }
-
-    /// The longest the hook may wait for the person, in seconds (none: the hook's own bound).
-    fn most_wait(&self) -> Option<u64> {
-        None
-    }
-
-    /// Whether an approved call that declares a receipt argument gets its receipt.
-    fn carries_receipt(&self) -> bool {
-        false
-    }
-
-    /// Whether it runs a call the hook rewrote (to `assent run PROPOSAL`, a confined run).
-    fn runs_rewritten(&self) -> bool {
-        true
-    }
 
     /// The file the client runs the hook from, with the hook's command line `argv` in it
     /// (none: its settings name the command itself).

@@ -1,7 +1,7 @@
 //! Claude Code: `PreToolUse` (every call) or `PermissionRequest` (what it would prompt for)
 //! command hooks in its settings, and `assent mcp` as an MCP server.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, RECEIPT_ARG, Rewrite, Wiring, boxed_reason};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, RECEIPT_ARG, Rewrite, Wiring, boxed_reason};
 use crate::check::{Check, hook_table, on_path, read_json};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -26,27 +26,22 @@ pub(crate) const READ_ONLY: [&str; 11] = [
 
 const NAME: &str = "claude code";
 
+/// What Claude Code says of itself.
+const FACTS: Facts = Facts {
+    shell_tool: Some("Bash"),
+    carries_receipt: true,
+    ..Facts::new(
+        "claude-code",
+        "Claude Code",
+        "Claude Code's hook",
+        "Claude Code PreToolUse or PermissionRequest hooks",
+        &READ_ONLY,
+    )
+};
+
 impl Agent for ClaudeCode {
-    fn name(&self) -> &'static str {
-        "claude-code"
-    }
-    fn title(&self) -> &'static str {
-        "Claude Code"
-    }
-    fn via(&self) -> &'static str {
-        "Claude Code's hook"
-    }
-    fn about(&self) -> &'static str {
-        "Claude Code PreToolUse or PermissionRequest hooks"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    fn shell_tool(&self) -> Option<&'static str> {
-        Some("Bash")
-    }
-    fn carries_receipt(&self) -> bool {
-        true
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn read(&self, ev: Value) -> Result<Call, String> {

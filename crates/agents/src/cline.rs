@@ -3,7 +3,7 @@
 //! the input given; it has no way to refuse one call with a reason the model reads, nor a
 //! prompt to hand a call back to.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, Rewrite, Wiring, carry};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, Rewrite, Wiring, carry};
 use crate::check::{Check, on_path, printed, when_killed, when_missing};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -20,28 +20,23 @@ pub const MOST_WAIT: u64 = 110;
 /// come here): not gated unless named with `--tools`. Its `fetch_web_content` is gated.
 const READ_ONLY: [&str; 4] = ["read_files", "search_codebase", "ask_question", "spawn_agent"];
 
+/// What Cline says of itself.
+const FACTS: Facts = Facts {
+    // No shell tool a box can take (its `run_commands` runs a list), no prompt to go back to.
+    hands_back: false,
+    most_wait: Some(MOST_WAIT),
+    ..Facts::new(
+        "cline",
+        "Cline",
+        "Cline's PreToolUse hook",
+        "Cline's PreToolUse hook (--script prints the hook file; it waits at most 110 s, under Cline's 120)",
+        &READ_ONLY,
+    )
+};
+
 impl Agent for Cline {
-    fn name(&self) -> &'static str {
-        "cline"
-    }
-    fn title(&self) -> &'static str {
-        "Cline"
-    }
-    fn via(&self) -> &'static str {
-        "Cline's PreToolUse hook"
-    }
-    fn about(&self) -> &'static str {
-        "Cline's PreToolUse hook (--script prints the hook file; it waits at most 110 s, under Cline's 120)"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    // No shell tool a box can take: its `run_commands` runs a list of commands.
-    fn hands_back(&self) -> bool {
-        false
-    }
-    fn most_wait(&self) -> Option<u64> {
-        Some(MOST_WAIT)
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     /// Its event: `tool_call` with its `id`, `name` and `input`; the workspace; the task.

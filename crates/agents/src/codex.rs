@@ -6,7 +6,7 @@
 //! the PATH afterwards is not on the daemon's, every hook then fails, and Codex falls back to its
 //! own prompt, silently; its check looks at the daemon's PATH.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, Rewrite, Wiring, command_text};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, Rewrite, Wiring, command_text};
 use crate::check::{Check, on_path};
 use crate::claude_code::{READ_ONLY, claude_shape, read_claude_event};
 use serde_json::{Value, json};
@@ -21,27 +21,22 @@ const NAME: &str = "codex";
 pub const NOTE: &str = "Codex cannot run an edited call: if you edit this one, Assent tells Codex your edit \
 as a denial with the edited call, and the model may run that, which comes back here to approve.";
 
+/// What OpenAI Codex says of itself.
+const FACTS: Facts = Facts {
+    note: Some(NOTE),
+    runs_rewritten: false,
+    ..Facts::new(
+        "codex",
+        "OpenAI Codex",
+        "Codex's permission hook",
+        "OpenAI Codex PermissionRequest hooks (an approval with edits is answered as a denial naming the edited call)",
+        &READ_ONLY,
+    )
+};
+
 impl Agent for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
-    fn title(&self) -> &'static str {
-        "OpenAI Codex"
-    }
-    fn via(&self) -> &'static str {
-        "Codex's permission hook"
-    }
-    fn note(&self) -> Option<&'static str> {
-        Some(NOTE)
-    }
-    fn about(&self) -> &'static str {
-        "OpenAI Codex PermissionRequest hooks (an approval with edits is answered as a denial naming the edited call)"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    fn runs_rewritten(&self) -> bool {
-        false
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn read(&self, ev: Value) -> Result<Call, String> {

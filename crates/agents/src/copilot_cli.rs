@@ -2,7 +2,7 @@
 //! `toolName`, `toolArgs`, `cwd`, `sessionId`). Copilot runs a call whose hook times out: keep
 //! `--timeout` under `timeoutSec`.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, Rewrite, Wiring, boxed_reason, carry};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, Rewrite, Wiring, boxed_reason, carry};
 use crate::check::{Check, Hook, missing_program, on_path, read_json, too_little_time};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -20,24 +20,21 @@ const DEFAULT_TIMEOUT_SECS: u64 = 30;
 const READ_ONLY: [&str; 8] =
     ["view", "glob", "grep", "read_bash", "list_bash", "list_agents", "read_agent", "fetch_copilot_cli_documentation"];
 
+/// What GitHub Copilot CLI says of itself.
+const FACTS: Facts = Facts {
+    shell_tool: Some("bash"),
+    ..Facts::new(
+        "copilot-cli",
+        "GitHub Copilot CLI",
+        "GitHub Copilot CLI's preToolUse hook",
+        "GitHub Copilot CLI preToolUse hooks (\"preToolUse\" in a hooks file; keep --timeout under timeoutSec)",
+        &READ_ONLY,
+    )
+};
+
 impl Agent for CopilotCli {
-    fn name(&self) -> &'static str {
-        "copilot-cli"
-    }
-    fn title(&self) -> &'static str {
-        "GitHub Copilot CLI"
-    }
-    fn via(&self) -> &'static str {
-        "GitHub Copilot CLI's preToolUse hook"
-    }
-    fn about(&self) -> &'static str {
-        "GitHub Copilot CLI preToolUse hooks (\"preToolUse\" in a hooks file; keep --timeout under timeoutSec)"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    fn shell_tool(&self) -> Option<&'static str> {
-        Some("bash")
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn read(&self, ev: Value) -> Result<Call, String> {

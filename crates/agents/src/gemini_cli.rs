@@ -3,7 +3,7 @@
 //! decided) and exits 2 (Gemini blocks the call) on any error; a hook given less time than it
 //! waits for the person lets calls through unseen.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, Rewrite, Wiring, boxed_reason};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, Rewrite, Wiring, boxed_reason};
 use crate::check::{Check, Hook, missing_program, on_path, read_json, too_little_time, when_killed};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -43,31 +43,24 @@ const READ_ONLY: [&str; 19] = [
     "list_mcp_resources",
 ];
 
-impl Agent for GeminiCli {
-    fn name(&self) -> &'static str {
-        "gemini-cli"
-    }
-    fn title(&self) -> &'static str {
-        "Gemini CLI"
-    }
-    fn via(&self) -> &'static str {
-        "Gemini CLI's BeforeTool hook"
-    }
-    fn about(&self) -> &'static str {
-        "Gemini CLI BeforeTool hooks (every call answered: a deny when nobody decided; keep --timeout under the hook's timeout)"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    fn shell_tool(&self) -> Option<&'static str> {
-        Some("run_shell_command")
-    }
-    fn folder_arg(&self) -> Option<&'static str> {
-        Some("dir_path")
-    }
+/// What Gemini CLI says of itself.
+const FACTS: Facts = Facts {
+    shell_tool: Some("run_shell_command"),
+    folder_arg: Some("dir_path"),
     // Its `ask` waits for ever in a headless run: a call nobody decided is not run.
-    fn hands_back(&self) -> bool {
-        false
+    hands_back: false,
+    ..Facts::new(
+        "gemini-cli",
+        "Gemini CLI",
+        "Gemini CLI's BeforeTool hook",
+        "Gemini CLI BeforeTool hooks (every call answered: a deny when nobody decided; keep --timeout under the hook's timeout)",
+        &READ_ONLY,
+    )
+};
+
+impl Agent for GeminiCli {
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn read(&self, ev: Value) -> Result<Call, String> {

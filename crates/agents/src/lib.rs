@@ -26,7 +26,7 @@ mod copilot_cli;
 mod gemini_cli;
 mod opencode;
 
-pub use agent::{Agent, Answer, Call, Format, Places, RECEIPT_ARG, Rewrite, Wiring, boxed_reason, command_text};
+pub use agent::{Agent, Answer, Call, Facts, Format, Places, RECEIPT_ARG, Rewrite, Wiring, boxed_reason, command_text};
 pub use check::{Check, Status};
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! model reads the reason) and runs with the arguments given. It has no prompt to hand a call
 //! back to: a call nobody decided is not run.
 
-use crate::agent::{Agent, Answer, Call, Format, Places, Rewrite, Wiring, carry};
+use crate::agent::{Agent, Answer, Call, Facts, Format, Places, Rewrite, Wiring, carry};
 use crate::check::{Check, on_path, printed, when_missing};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -20,30 +20,23 @@ const READ_ONLY: [&str; 8] = ["read", "glob", "grep", "list", "todowrite", "todo
 /// The plugin's source, its command line left to fill in.
 const PLUGIN: &str = include_str!("opencode_plugin.js");
 
+/// What OpenCode says of itself.
+const FACTS: Facts = Facts {
+    shell_tool: Some("bash"),
+    folder_arg: Some("workdir"),
+    hands_back: false,
+    ..Facts::new(
+        "opencode",
+        "OpenCode",
+        "Assent's OpenCode plugin",
+        "OpenCode, through Assent's plugin (--plugin prints it, to save as ~/.config/opencode/plugin/assent.js)",
+        &READ_ONLY,
+    )
+};
+
 impl Agent for Opencode {
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-    fn title(&self) -> &'static str {
-        "OpenCode"
-    }
-    fn via(&self) -> &'static str {
-        "Assent's OpenCode plugin"
-    }
-    fn about(&self) -> &'static str {
-        "OpenCode, through Assent's plugin (--plugin prints it, to save as ~/.config/opencode/plugin/assent.js)"
-    }
-    fn read_only(&self) -> &'static [&'static str] {
-        &READ_ONLY
-    }
-    fn shell_tool(&self) -> Option<&'static str> {
-        Some("bash")
-    }
-    fn folder_arg(&self) -> Option<&'static str> {
-        Some("workdir")
-    }
-    fn hands_back(&self) -> bool {
-        false
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     /// `tool.execute.before`, as the plugin hands it over (`tool`, `args`, `directory`,
