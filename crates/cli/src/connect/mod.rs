@@ -67,23 +67,18 @@ pub fn run(home: &Home, a: ConnectArgs) -> Result<()> {
     }
     let agent = assent_agents::named(&a.client).with_context(|| format!("no client named `{}`", a.client))?;
     let wiring = agent.wiring(&places, a.project).map_err(anyhow::Error::msg)?;
-    // The hook waits 590 s unless told (the client's own bound where it has one), and is given
-    // 10 more by the client.
+    // A hook in the client's settings waits 590 s unless told (the client's own bound where it
+    // has one) and is given 10 more by the client; a file of Assent's own waits the client's own
+    // default unless told.
     let secs = a.timeout.unwrap_or(590);
-    let (line, file_text) = assent_boundary::hook::wiring(home, agent, Some(secs));
+    let wait = if matches!(wiring.format, Format::OwnFile) { a.timeout } else { Some(secs) };
+    let (line, file_text) = assent_boundary::hook::wiring(home, agent, wait);
     let done = match wiring.format {
         Format::HookTable { event, entry, versioned } => edit::json_file(&wiring.file, |doc| {
             edit::hook_table(doc, agent.name(), event, &line, entry(&line, secs + 10), versioned, a.undo)
         })?,
         Format::CodexToml => edit::toml_file(&wiring.file, |doc| edit::codex(doc, &line, secs + 10, a.undo))?,
-        Format::OwnFile => {
-            // A file of Assent's own, waiting the client's own default unless told.
-            let text = match a.timeout {
-                Some(_) => file_text,
-                None => assent_boundary::hook::wiring(home, agent, None).1,
-            };
-            edit::own_file(&wiring.file, &text.unwrap_or_default(), a.undo)?
-        }
+        Format::OwnFile => edit::own_file(&wiring.file, &file_text.unwrap_or_default(), a.undo)?,
     };
     say(&a.client, &wiring.file, &places.user, &done, wiring.what, a.undo);
     Ok(())
