@@ -105,6 +105,10 @@ check "uninstall entry: InstallLocation" same "$(regval "$uninst" InstallLocatio
 check "uninstall entry: QuietUninstallString" same "$(regval "$uninst" QuietUninstallString)" "\"$instdir_w\\Uninstall.exe\" /S"
 for v in Publisher UninstallString NoModify NoRepair EstimatedSize; do check "uninstall entry: $v" regval "$uninst" $v; done
 check "log-in entry (Run\\Assent): $login" same "$(regval "$run" Assent)" "$login"
+aumid='HKCU\Software\Classes\AppUserModelId\dev.assent.inbox'
+check "notifications' sender: DisplayName Assent" same "$(regval "$aumid" DisplayName)" Assent
+check "notifications' sender: IconUri, installed" same "$(regval "$aumid" IconUri)" "$instdir_w\assent.ico"
+check "installed assent.ico" test -s "$instdir/assent.ico"
 check "PATH appended: $user_path;$instdir_w" same "$(regval 'HKCU\Environment' Path)" "$user_path;$instdir_w"
 
 # Test only: Wine 8 lacks ProcessPrng (docs/platforms.md); the stand-in goes next to the
@@ -146,6 +150,7 @@ check "install folder gone" test ! -e "$instdir"
 check "Start menu folder gone" test ! -e "$startmenu"
 check "uninstall entry gone" absent "$uninst"
 check "log-in entry gone" absent "$run" /v Assent
+check "notifications' sender gone" absent "$aumid"
 check "PATH given back as it was: $user_path" same "$(regval 'HKCU\Environment' Path)" "$user_path"
 check "user data kept: $home_w ($(wc -l <<<"$data_before") files, as before)" same "$(cd "$home" && find . -type f | sort)" "$data_before"
 check "user data kept: assent.db" test -s "$home/assent.db"

@@ -16,6 +16,8 @@
 ;     in a new terminal
 ;   - the "Apps & features" entry (HKCU\...\Uninstall\Assent)
 ;   - optional, off by default: "Start Assent when you log in" (HKCU\...\Run, value "Assent")
+;   - the app's identity for its notifications (HKCU\Software\Classes\AppUserModelId\
+;     dev.assent.inbox: its name and icon), so a toast shows as "Assent" with Assent's icon
 ;
 ; Command line (silent installs):
 ;   setup.exe /S                      install with the defaults
@@ -48,6 +50,9 @@ Target amd64-unicode
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\Assent"
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
 !define ENV_KEY "Environment"
+; The id the toasts are shown under (crates/notify/src/windows.rs, APP_ID; tauri.conf.json's
+; identifier). An unpackaged app's toasts take their name and icon from this key.
+!define AUMID_KEY "Software\Classes\AppUserModelId\dev.assent.inbox"
 ; makensis works from this file's folder (hence SRC given absolute).
 !define ICON "../../icons/icon.ico"
 ; What the Run value runs: the desktop app (tray, notifications), else the headless server.
@@ -291,6 +296,7 @@ Section "Assent (required)" SecMain
   SetOutPath "$INSTDIR"
   File "${SRC}/assent.exe"
   File "${SRC}/assent-run.exe"
+  File "/oname=assent.ico" "${ICON}"
 !ifdef HAVE_DESKTOP
   File "${SRC}/assent-desktop.exe"
 !endif
@@ -318,6 +324,10 @@ Section "Assent (required)" SecMain
   WriteRegDWORD HKCU "${UNINST_KEY}" "NoRepair" 1
   ${GetSize} "$INSTDIR" "/S=0K" $0 $1 $2 ; KB, as EstimatedSize wants
   WriteRegDWORD HKCU "${UNINST_KEY}" "EstimatedSize" $0
+
+  ; The notifications' sender: "Assent", with its icon.
+  WriteRegStr HKCU "${AUMID_KEY}" "DisplayName" "${PRODUCT}"
+  WriteRegStr HKCU "${AUMID_KEY}" "IconUri" "$INSTDIR\assent.ico"
 
   Call AddToPath
 SectionEnd
@@ -369,6 +379,7 @@ FunctionEnd
 Section "Uninstall"
   Delete "$INSTDIR\assent.exe"
   Delete "$INSTDIR\assent-run.exe"
+  Delete "$INSTDIR\assent.ico"
   ; Named whether or not this build packed it: an earlier version may have.
   Delete "$INSTDIR\assent-desktop.exe"
   Delete "$INSTDIR\Uninstall.exe"
@@ -385,6 +396,7 @@ Section "Uninstall"
     DeleteRegValue HKCU "${RUN_KEY}" "Assent"
   ${EndIf}
 
+  DeleteRegKey HKCU "${AUMID_KEY}"
   Call un.RemoveFromPath ; reads the uninstall key: before it goes
   DeleteRegKey HKCU "${UNINST_KEY}"
 SectionEnd

@@ -130,11 +130,16 @@ async fn notifications() -> Check {
             format!("{} shows notifications but without buttons", info.server),
             "decide in the inbox (or use a notification daemon with actions, such as dunst or GNOME's)",
         ),
-        Err(why) => Check::problem(
-            NAME,
-            why,
-            "log in to a desktop session, or install and start a notification daemon (`sudo apt install dunst`)",
-        ),
+        Err(why) => Check::problem(NAME, why, notifications_fix()),
+    }
+}
+
+/// What to do when no notification is shown, on this platform.
+fn notifications_fix() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "open the Assent app: macOS shows the notifications of an app bundle (Assent.app), allowed in System Settings, Notifications"
+    } else {
+        "log in to a desktop session, or install and start a notification daemon (`sudo apt install dunst`)"
     }
 }
 

@@ -62,7 +62,7 @@ fn key() -> String {
     if getrandom::fill(&mut b).is_err() {
         return String::new();
     }
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    hex::encode(b)
 }
 
 /// A click Assent honours: the button, and its notification's proposal and seen hash.

@@ -1,6 +1,6 @@
-//! Platforms whose notification service Assent does not speak yet (macOS): nothing is
-//! shown, the inbox still gets every proposal, and `assent doctor` and the settings page say
-//! so. `what` (the line a notification would carry) is shared with the Linux side.
+//! Platforms whose notification service Assent does not speak (not Linux, Windows or macOS):
+//! nothing is shown, the inbox still gets every proposal, and `assent doctor` and the settings
+//! page say so.
 
 use crate::{Availability, Host, Options, ServiceInfo};
 use assent_core::Engine;

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 // The platform's notification service: the freedesktop one on the session bus (Linux), Windows'
-// toasts. macOS has none built yet: Assent works on without notifications there and says so.
-// What a click decides is the same everywhere (`decisions`; unused where nothing is shown yet).
-#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
+// toasts, macOS's Notification Center. Elsewhere Assent works on without notifications and says
+// so. What a click decides is the same everywhere (`decisions`; unused where nothing is shown).
+#[cfg_attr(not(any(target_os = "linux", windows, target_os = "macos")), allow(dead_code))]
 mod decisions;
 #[cfg(target_os = "linux")]
 mod freedesktop;
@@ -29,9 +29,14 @@ pub use freedesktop::{probe, screen_locked, start};
 mod windows;
 #[cfg(windows)]
 pub use windows::{probe, screen_locked, start};
-#[cfg(not(any(target_os = "linux", windows)))]
+#[cfg(target_os = "macos")]
+#[allow(unsafe_code)]
+mod macos;
+#[cfg(target_os = "macos")]
+pub use macos::{probe, screen_locked, start};
+#[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
 mod elsewhere;
-#[cfg(not(any(target_os = "linux", windows)))]
+#[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
 pub use elsewhere::{probe, screen_locked, start};
 
 /// What the host does when the person asks to see a proposal (or the inbox, for a summary).
@@ -117,7 +122,7 @@ impl Availability {
 }
 
 /// One line that says what a proposal does, from what Assent computed (never the agent's words).
-#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
+#[cfg_attr(not(any(target_os = "linux", windows, target_os = "macos")), allow(dead_code))]
 pub(crate) fn what(p: &Proposal) -> String {
     let line = match &p.preview {
         Preview::FileWrite(f) => match f.diff.stats {
