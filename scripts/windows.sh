@@ -53,13 +53,18 @@ wineboot -i >/dev/null 2>&1
 wine "$out/assent.exe" --version
 
 # The unit tests whose code differs on Windows, as Windows programs: the file applier and its path
-# policy (at_windows.rs, paths.rs), and the secret files' access list (acl.rs). Built with the
+# policy (at_windows.rs, paths.rs), the secret files' access list (acl.rs), the process table and
+# the exit wait (procs.rs, exits.rs). Built with the
 # same profile as assent.exe, so its dependencies are not built again.
 echo "== Windows: the file applier's and the secret files' unit tests, under Wine"
 mkdir -p "$out/deps"
 cp "$out/bcryptprimitives.dll" "$out/deps/"
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --locked --profile windows-test --target "$target" \
   -p assent-apply -p assent-secrets --lib
+# The hook's view of its client: the process table (a Toolhelp snapshot) and the exit wait on the
+# client's handles.
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --locked --profile windows-test --target "$target" \
+  -p assent-boundary --lib -- procs:: exits::
 
 # What needs no desktop: proposals, waits, decisions, files applied, leases, the hooks' protocol,
 # `assent mcp` under the real MCP client (Python's SDK), the CLI, HTTP calls, receipts, rules. Left out, each for a reason of the platform (README, "Platforms"):

@@ -5,9 +5,8 @@
 //! depends on neither the command line nor the host, and `assent-run`, the small binary a
 //! client starts for each hook and each confined call, is built from it alone.
 //!
-//! - [`hook`]: the hook's fast path and the agent clients it speaks for ([`hook::clients`]: one
-//!   module per client, the registry every other part reads its clients from). An event read
-//!   into one shape, the call filed in one blocking exchange (`assent_client::loopback`), the answer written
+//! - [`hook`]: the hook's fast path for the agent clients (`assent_agents`: one module per
+//!   client, the registry every other part reads its clients from). An event read into one shape, the call filed in one blocking exchange (`assent_client::loopback`), the answer written
 //!   in the client's shape; a call that waits for the person is handed to the whole `assent`.
 //! - [`ticket`]: what a hook leaves for the confined run (the settled proposal), how the run
 //!   claims it (used once) and checks it (the receipt, signed by this Assent, for exactly the
@@ -16,11 +15,14 @@
 //!   ([`Confine`], the core's: rules name it, receipts carry it, the box enforces it).
 //! - [`run`]: `assent-run`'s own work: a ticket run in its box, a hook answered at once, or the
 //!   same arguments handed to the whole `assent` beside it.
+//! - [`procs`], [`exits`]: the process table and the system's exit events, by which a waiting
+//!   hook sees its client die (`hook::Watch`).
 //! - [`home`]: the data directory's files (where the hook finds its server, token, tickets and
 //!   keys), [`exit`]: the exit codes both binaries end with.
 
 pub mod boxed;
 pub mod exit;
+pub mod exits;
 pub mod home;
 pub mod hook;
 pub mod procs;

@@ -29,7 +29,7 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
                 let stop = async {
                     tokio::select! {
                         () = assent_host::start::stop_signal() => {}
-                        () = gone(&watch) => {}
+                        () = gone(watch.clone()) => {}
                     }
                 };
                 hook::answer(home, &h, gate(&client.api, h.gate(), stop).await)
@@ -41,9 +41,17 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
     hook::closed(answered.await)
 }
 
-/// Resolves once the client that started the hook is gone.
-async fn gone(watch: &Watch) {
-    while !watch.is_gone() {
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+/// Resolves once the client that started the hook is gone: at its exit where the system
+/// reports exits (macOS, Windows), else within a quarter of a second (Linux reads `/proc`).
+async fn gone(watch: Watch) {
+    let exits = std::sync::Arc::new(watch.exits());
+    let watch = std::sync::Arc::new(watch);
+    loop {
+        let (w, e) = (watch.clone(), exits.clone());
+        let quarter = std::time::Duration::from_millis(250);
+        match tokio::task::spawn_blocking(move || w.wait_gone(Option::as_ref(&e), quarter)).await {
+            Ok(false) => {}
+            _ => return,
+        }
     }
 }

@@ -6,11 +6,14 @@
 /// with its start time (so a reused id is not taken for it). Taken before the call is filed: a
 /// client killed between the filing and the wait must not leave a watch on whoever adopted the
 /// hook.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Watch {
     parent: u32,
     watched: Vec<(u32, String)>,
 }
+
+use crate::exits::Exits;
+use std::time::Duration;
 
 /// How `assent-run` hands its [`Watch`] to the whole `assent` it executes (the same process:
 /// `pid;parent;pid:start;...`). A value for another process is ignored.
@@ -63,10 +66,35 @@ impl Watch {
     /// Whether the client is gone: the hook was handed to another parent, or a watched process
     /// exited (never, where there is no process table: a wait then ends by its own bound).
     pub fn is_gone(&self) -> bool {
-        // On Windows a process keeps its parent's id when the parent ends: only the watched
-        // processes say it.
-        let adopted = cfg!(unix) && parent_id() != Some(self.parent);
-        adopted || self.watched.iter().any(|(pid, start)| crate::procs::process(*pid).is_none_or(|p| p.start != *start))
+        self.adopted()
+            || self.watched.iter().any(|(pid, start)| crate::procs::process(*pid).is_none_or(|p| p.start != *start))
+    }
+
+    /// Whether the hook was handed to another parent: on Unix, its client died. (On Windows a
+    /// process keeps its parent's id when the parent ends: only the watched processes say it.)
+    fn adopted(&self) -> bool {
+        cfg!(unix) && parent_id() != Some(self.parent)
+    }
+
+    /// The watched processes' exits as the system reports them, where it does (macOS, Windows).
+    pub fn exits(&self) -> Option<Exits> {
+        Exits::watch(&self.watched)
+    }
+
+    /// Waits up to `timeout`; whether the client is gone by then. Where the system reports
+    /// exits (`exits`, from [`Watch::exits`]) the wait ends at the client's; elsewhere the process
+    /// table is read when the time is up.
+    pub fn wait_gone(&self, exits: Option<&Exits>, timeout: Duration) -> bool {
+        if self.adopted() {
+            return true;
+        }
+        match exits {
+            Some(e) => e.wait(timeout) || self.adopted(),
+            None => {
+                std::thread::sleep(timeout);
+                self.is_gone()
+            }
+        }
     }
 }
 
@@ -86,7 +114,6 @@ fn parent_id() -> Option<u32> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn a_watch_passes_to_the_same_process_only() {
