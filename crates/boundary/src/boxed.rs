@@ -44,6 +44,8 @@ mod kept;
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+#[cfg(unix)]
+mod net;
 #[cfg(target_os = "linux")]
 mod refused;
 pub mod seatbelt;

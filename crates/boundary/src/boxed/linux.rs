@@ -5,7 +5,6 @@
 //! kernel kills every process left in it, before anything is cleaned up.
 
 mod etc_view;
-mod net;
 // fork, unshare, mount, pivot_root and capset, each with why it is sound beside it: the box's
 // processes are forked and build the box themselves, which no safe wrapper of these calls covers
 // (rustix's `fork` is unsafe too).
@@ -13,6 +12,7 @@ mod net;
 mod ns;
 mod view;
 
+use super::net;
 use crate::boxed::refused::filter;
 use crate::boxed::{Confine, Error, Spec};
 use landlock::{
@@ -128,8 +128,8 @@ fn boxed(spec: &Spec) -> Result<Boxed, Error> {
         }
     }
     let proxy = if spec.hosts.is_empty() { None } else { Some(net::Proxy::start(&spec.hosts)?) };
-    if let Some(p) = &proxy {
-        m.rw_at(p.dir(), Path::new(net::INSIDE));
+    if let Some(dir) = proxy.as_ref().and_then(net::Proxy::dir) {
+        m.rw_at(dir, Path::new(net::INSIDE));
     }
     let mut env = crate::boxed::environment(std::env::vars_os(), Path::new("/tmp"));
     if spec.profile == Confine::Workspace {

@@ -229,7 +229,7 @@ fn init(plan: &Plan, err: libc::c_int) -> String {
             Ok(a) => format!("http://127.0.0.1:{}", a.port()),
             Err(e) => return format!("the bridge to the proxy: {e}"),
         };
-        for k in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+        for k in super::net::PROXY_VARS {
             env.push((k.into(), url.clone().into()));
         }
         // SAFETY: the bridge runs its loop and never returns.

@@ -1,72 +1,126 @@
 //! Network by name: a box that may reach named hosts gets them through a proxy Assent runs for
-//! the run, outside the box, on a UNIX socket bound into it; nothing else leaves the box (its
-//! network namespace has only its own loopback). Inside, a bridge process of the box listens on the box's loopback and hands each connection to the socket, and the command
-//! is told of it as `HTTPS_PROXY` / `HTTP_PROXY` (which npm, pip, cargo, git over HTTPS and curl
-//! follow). The proxy takes `CONNECT host:port` (TLS: it sees the name, never the content) and
-//! plain `http://` requests in absolute form, and refuses every host not named, any port but
-//! the web's and git's, and anything else.
+//! the run, outside the box; nothing else leaves the box. On Linux the proxy listens on a UNIX
+//! socket bound into the box (whose network namespace has only its own loopback), and a bridge
+//! process of the box listens on the box's loopback and hands each connection to the socket; on
+//! macOS it listens on a loopback port, the one address Seatbelt's policy lets the box reach
+//! (`seatbelt.rs`). Either way the command is told of it as `HTTPS_PROXY` / `HTTP_PROXY` (which
+//! npm, pip, cargo, git over HTTPS and curl follow). The proxy takes `CONNECT host:port` (TLS:
+//! it sees the name, never the content) and plain `http://` requests in absolute form, and
+//! refuses every host not named, any port but the web's and git's, and anything else.
 
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The folder the proxy's socket is bound at inside the box.
+#[cfg(target_os = "linux")]
 pub(crate) const INSIDE: &str = "/run/assent-box/net";
 /// The socket's name in it.
-pub(crate) const SOCKET: &str = "proxy.sock";
+const SOCKET: &str = "proxy.sock";
 /// The ports a host named alone may be reached on: HTTPS, HTTP, git's own protocol (`host:port`
 /// names one other port).
 const PORTS: &[u16] = &[443, 80, 9418];
 /// The longest request head read.
 const MAX_HEAD: usize = 16 * 1024;
 
-/// The proxy of one run: its socket's folder (bound into the box), stopped when dropped.
+/// The variables that tell a command of its proxy.
+pub(crate) const PROXY_VARS: [&str; 4] = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"];
+
+/// The proxy of one run, stopped when dropped.
 pub(crate) struct Proxy {
-    dir: tempfile::TempDir,
+    at: At,
     stop: Arc<AtomicBool>,
 }
 
+/// Where a proxy listens.
+enum At {
+    /// A UNIX socket in this folder (bound into the box at `INSIDE`, on Linux).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Socket(tempfile::TempDir),
+    /// A loopback port.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    Port(u16),
+}
+
 impl Proxy {
-    /// Starts a proxy that lets through `hosts` alone (compared without case).
+    /// Starts a proxy on a UNIX socket that lets through `hosts` alone (compared without case).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn start(hosts: &[String]) -> std::io::Result<Proxy> {
         let dir = tempfile::Builder::new().prefix("assent-net-").tempdir()?;
         let listener = UnixListener::bind(dir.path().join(SOCKET))?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let hosts: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| h.to_ascii_lowercase()).collect());
-        let s = stop.clone();
-        std::thread::Builder::new().name("assent-box-proxy".into()).spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let hosts = hosts.clone();
-                let _ = std::thread::Builder::new().name("assent-box-proxy-conn".into()).spawn(move || {
-                    let _ = serve(conn, &hosts);
-                });
-            }
-        })?;
-        Ok(Proxy { dir, stop })
+        let stop = accept_all(move || listener.accept().map(|(c, _)| c), hosts)?;
+        Ok(Proxy { at: At::Socket(dir), stop })
     }
 
-    /// The folder its socket is in (bound into the box at [`INSIDE`]).
-    pub(crate) fn dir(&self) -> &Path {
-        self.dir.path()
+    /// Starts a proxy on a loopback port that lets through `hosts` alone.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    pub(crate) fn on_loopback(hosts: &[String]) -> std::io::Result<Proxy> {
+        let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))?;
+        let port = listener.local_addr()?.port();
+        let stop = accept_all(move || listener.accept().map(|(c, _)| c), hosts)?;
+        Ok(Proxy { at: At::Port(port), stop })
     }
+
+    /// The folder its socket is in (bound into the box at `INSIDE`, on Linux), when it listens
+    /// on one.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        match &self.at {
+            At::Socket(d) => Some(d.path()),
+            At::Port(_) => None,
+        }
+    }
+
+    /// Its loopback port, when it listens on one.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    pub(crate) fn port(&self) -> Option<u16> {
+        match &self.at {
+            At::Port(p) => Some(*p),
+            At::Socket(_) => None,
+        }
+    }
+}
+
+/// Serves each connection `accept` takes, on a thread of its own, until the flag it returns is
+/// set (and one more connection wakes the loop).
+fn accept_all<S: Duplex>(
+    mut accept: impl FnMut() -> std::io::Result<S> + Send + 'static,
+    hosts: &[String],
+) -> std::io::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let hosts: Arc<Vec<String>> = Arc::new(hosts.iter().map(|h| h.to_ascii_lowercase()).collect());
+    let s = stop.clone();
+    std::thread::Builder::new().name("assent-box-proxy".into()).spawn(move || {
+        loop {
+            let conn = accept();
+            if s.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(conn) = conn else { continue };
+            let hosts = hosts.clone();
+            let _ = std::thread::Builder::new().name("assent-box-proxy-conn".into()).spawn(move || {
+                let _ = serve(conn, &hosts);
+            });
+        }
+    })?;
+    Ok(stop)
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wakes the accepting thread, which then ends.
-        let _ = UnixStream::connect(self.dir.path().join(SOCKET));
+        match &self.at {
+            At::Socket(dir) => drop(UnixStream::connect(dir.path().join(SOCKET))),
+            At::Port(port) => drop(std::net::TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, *port))),
+        }
     }
 }
 
 /// The request head of `conn`, up to its blank line.
-fn head(conn: &mut UnixStream) -> std::io::Result<Vec<u8>> {
+fn head(conn: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(1024);
     let mut byte = [0u8; 1];
     while !buf.ends_with(b"\r\n\r\n") {
@@ -95,7 +149,7 @@ fn target(request_line: &str) -> Option<(String, u16, bool)> {
     Some((host.to_ascii_lowercase(), port, false))
 }
 
-fn serve(mut conn: UnixStream, hosts: &[String]) -> std::io::Result<()> {
+fn serve(mut conn: impl Duplex, hosts: &[String]) -> std::io::Result<()> {
     let head = head(&mut conn)?;
     let line = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_string();
     let Some((host, port, tunnel)) = target(&line) else {
@@ -192,8 +246,9 @@ fn splice<A: Duplex, B: Duplex>(mut a: A, mut b: B) -> std::io::Result<()> {
 
 /// The bridge inside the box (a process the box's init forks): takes connections on the box's
 /// loopback (`listener`) and hands each to the proxy's socket.
+#[cfg(target_os = "linux")]
 pub(crate) fn bridge(listener: std::net::TcpListener) -> crate::boxed::Error {
-    let socket = PathBuf::from(INSIDE).join(SOCKET);
+    let socket = Path::new(INSIDE).join(SOCKET);
     for conn in listener.incoming() {
         let Ok(conn) = conn else { continue };
         let socket = socket.clone();
@@ -210,6 +265,52 @@ pub(crate) fn bridge(listener: std::net::TcpListener) -> crate::boxed::Error {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// The proxy as macOS's box reaches it (a loopback port): a named host's tunnel carries
+    /// bytes both ways, any other host is refused, and the proxy stops when dropped.
+    #[test]
+    fn a_loopback_proxy_lets_through_named_hosts_alone() {
+        let upstream = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = upstream.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for conn in upstream.incoming().flatten() {
+                let mut c = conn;
+                let mut b = [0u8; 4];
+                if c.read_exact(&mut b).is_ok() {
+                    let _ = c.write_all(&[b"echo:".as_slice(), &b].concat());
+                }
+            }
+        });
+        let proxy = Proxy::on_loopback(&[format!("127.0.0.1:{port}")]).unwrap();
+        let at = (std::net::Ipv4Addr::LOCALHOST, proxy.port().unwrap());
+        assert!(proxy.dir().is_none(), "no socket: a port");
+        let ask = |line: &str| {
+            let mut c = std::net::TcpStream::connect(at).unwrap();
+            c.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+            c.write_all(format!("{line}\r\nHost: x\r\n\r\n").as_bytes()).unwrap();
+            c
+        };
+        let mut refused = String::new();
+        ask("CONNECT 127.0.0.2:443 HTTP/1.1").read_to_string(&mut refused).unwrap();
+        assert!(refused.starts_with("HTTP/1.1 403") && refused.contains("not 127.0.0.2:443"), "{refused}");
+        let mut tunnel = ask(&format!("CONNECT 127.0.0.1:{port} HTTP/1.1"));
+        let mut head = [0u8; 39];
+        tunnel.read_exact(&mut head).unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200 Connection Established\r\n\r\n");
+        tunnel.write_all(b"ping").unwrap();
+        let mut echoed = [0u8; 9];
+        tunnel.read_exact(&mut echoed).unwrap();
+        assert_eq!(&echoed, b"echo:ping");
+        drop(proxy);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut after = String::new();
+        let gone = std::net::TcpStream::connect(at).map(|mut c| {
+            let _ = c.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+            let _ = c.write_all(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n");
+            c.read_to_string(&mut after)
+        });
+        assert!(gone.is_err() || after.is_empty(), "a dropped proxy serves nothing: {after}");
+    }
 
     #[test]
     fn targets_of_requests() {
