@@ -8,9 +8,10 @@
 //! current file (removed lines) are not in the payload and stay whole. A line is only ever
 //! stripped when filling it in gives back the same text, so what is read is what was computed.
 
-use crate::preview::Preview;
+use crate::payloads::Payload;
+use crate::preview::{FilePreview, Hunk, Line, Preview};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// Characters of one line a preview shows at most.
 pub const MAX_LINE_CHARS: usize = 4_000;
@@ -31,129 +32,177 @@ pub fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
-fn content_lines(payload: &Value) -> Option<Vec<&str>> {
-    payload.get("content").and_then(Value::as_str).map(lines)
+/// A line of a stored hunk: whole, or its numbers alone where the payload's content holds its
+/// text (a run of consecutive such lines, one entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum StoredLine {
+    /// A line the payload does not hold (a removed one, one shown otherwise than the content
+    /// says): as the preview has it.
+    Whole(Line),
+    /// Lines `new`, `new + 1`, ... of the content, `run` of them, shown as the diff shows them.
+    Bare(Bare),
 }
 
-fn has_hunks(preview: &Value) -> bool {
-    preview.get("hunks").and_then(Value::as_array).is_some_and(|h| !h.is_empty())
+/// Lines of the payload's content, by their numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Bare {
+    tag: String,
+    old: Option<u64>,
+    new: u64,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    run: u64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    clipped: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    flagged: bool,
 }
 
-/// The preview as it is stored: lines that show the payload's content lose their text.
-pub fn compact<'a>(payload: &Value, preview: &'a Value) -> Cow<'a, Value> {
-    if !has_hunks(preview) || content_lines(payload).is_none() {
-        return Cow::Borrowed(preview);
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A hunk as it is stored: its numbers, and its lines each whole or bare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct StoredHunk {
+    old_start: u64,
+    old_lines: u64,
+    new_start: u64,
+    new_lines: u64,
+    lines: Vec<StoredLine>,
+}
+
+/// A file preview as it is stored: the preview without its hunks, and its stored hunks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct StoredFile {
+    #[serde(flatten)]
+    preview: FilePreview,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hunks: Option<Vec<StoredHunk>>,
+}
+
+/// The stored previews whose form differs from the preview's: a written file's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+enum StoredPreview {
+    #[serde(rename = "file.write")]
+    FileWrite(StoredFile),
+}
+
+impl Bare {
+    /// Whether `next` is the line after this run, so that it joins it.
+    fn continued_by(&self, next: &Bare) -> bool {
+        let plain = |b: &Bare| !b.clipped && !b.flagged;
+        plain(self)
+            && plain(next)
+            && next.run == 1
+            && next.tag == self.tag
+            && next.new == self.new + self.run
+            && next.old == self.old.map(|o| o + self.run)
     }
-    Cow::Owned(compact_owned(payload, preview.clone()))
+
+    /// The lines it stands for, their text filled in from `content`.
+    fn lines(self, content: &[&str]) -> impl Iterator<Item = Line> {
+        let Bare { tag, old, new, run, clipped, flagged } = self;
+        (0..run).map(move |i| {
+            let n = new + i;
+            let raw = (n as usize).checked_sub(1).and_then(|i| content.get(i));
+            Line {
+                tag: tag.clone(),
+                old: old.map(|o| o + i),
+                new: Some(n),
+                text: raw.map(|r| display_line(r).0).unwrap_or_default(),
+                clipped,
+                flagged,
+            }
+        })
+    }
 }
 
-/// [`compact`], for a preview the caller no longer needs (nothing is copied).
-pub fn compact_owned(payload: &Value, mut preview: Value) -> Value {
-    if !has_hunks(&preview) {
-        return preview;
-    }
-    let Some(content) = content_lines(payload) else { return preview };
-    for hunk in preview.get_mut("hunks").and_then(Value::as_array_mut).into_iter().flatten() {
-        for line in hunk.get_mut("lines").and_then(Value::as_array_mut).into_iter().flatten() {
-            let Some(n) = line.get("new").and_then(Value::as_u64).map(|n| n as usize) else { continue };
-            let same = match (n.checked_sub(1).and_then(|i| content.get(i)), line.get("text").and_then(Value::as_str)) {
-                (Some(raw), Some(text)) => display_line(raw).0 == text,
-                _ => false,
+impl StoredHunk {
+    /// `h` as stored: a line whose text is what the content's line `new` shows loses its text,
+    /// and consecutive such lines become one run.
+    fn of(h: Hunk, content: &[&str]) -> Self {
+        let mut lines: Vec<StoredLine> = Vec::with_capacity(h.lines.len());
+        for line in h.lines {
+            let shown = line.new.and_then(|n| (n as usize).checked_sub(1)).and_then(|i| content.get(i));
+            let bare = match (line.new, shown) {
+                (Some(new), Some(raw)) if display_line(raw).0 == line.text => {
+                    Bare { tag: line.tag, old: line.old, new, run: 1, clipped: line.clipped, flagged: line.flagged }
+                }
+                _ => {
+                    lines.push(StoredLine::Whole(line));
+                    continue;
+                }
             };
-            if same && let Value::Object(m) = line {
-                m.remove("text");
+            match lines.last_mut() {
+                Some(StoredLine::Bare(run)) if run.continued_by(&bare) => run.run += 1,
+                _ => lines.push(StoredLine::Bare(bare)),
             }
         }
-        if let Some(lines) = hunk.get_mut("lines").and_then(Value::as_array_mut) {
-            *lines = runs(std::mem::take(lines));
+        StoredHunk {
+            old_start: h.old_start,
+            old_lines: h.old_lines,
+            new_start: h.new_start,
+            new_lines: h.new_lines,
+            lines,
         }
     }
-    preview
+
+    /// The hunk again, every line whole.
+    fn expand(self, content: &[&str]) -> Hunk {
+        let lines = self
+            .lines
+            .into_iter()
+            .flat_map(|l| -> Box<dyn Iterator<Item = Line> + '_> {
+                match l {
+                    StoredLine::Whole(line) => Box::new(std::iter::once(line)),
+                    StoredLine::Bare(b) => Box::new(b.lines(content)),
+                }
+            })
+            .collect();
+        Hunk {
+            old_start: self.old_start,
+            old_lines: self.old_lines,
+            new_start: self.new_start,
+            new_lines: self.new_lines,
+            lines,
+        }
+    }
 }
 
-/// A stripped line that is only its tag and numbers, as (tag, old, new).
-fn bare(line: &Value) -> Option<(&str, Option<u64>, u64)> {
-    let m = line.as_object()?;
-    if m.contains_key("text") || m.keys().any(|k| !matches!(k.as_str(), "tag" | "old" | "new")) {
-        return None;
-    }
-    Some((m.get("tag")?.as_str()?, m.get("old").and_then(Value::as_u64), m.get("new")?.as_u64()?))
+/// The preview as it is stored: the lines of a written file's diff that show `payload`'s content
+/// keep their numbers and lose their text.
+pub fn compact(payload: &Payload, preview: &Preview) -> Value {
+    let (Payload::FileWrite(w), Preview::FileWrite(f)) = (payload, preview) else { return preview.to_value() };
+    let Some(hunks) = f.diff.hunks.as_ref().filter(|h| !h.is_empty()) else { return preview.to_value() };
+    let content = lines(&w.content);
+    let mut rest = f.clone();
+    rest.diff.hunks = None;
+    let stored =
+        StoredFile { preview: rest, hunks: Some(hunks.iter().cloned().map(|h| StoredHunk::of(h, &content)).collect()) };
+    serde_json::to_value(StoredPreview::FileWrite(stored)).unwrap_or_else(|_| preview.to_value())
 }
 
-/// Consecutive stripped lines of one tag with consecutive numbers become one
-/// `{"tag", "old", "new", "run": N}`: a block of new content is stored as one entry.
-fn runs(lines: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(lines.len());
-    let mut run: Option<(String, Option<u64>, u64, u64)> = None;
-    let flush = |out: &mut Vec<Value>, run: &mut Option<(String, Option<u64>, u64, u64)>| {
-        if let Some((tag, old, new, n)) = run.take() {
-            let mut v = serde_json::json!({"tag": tag, "old": old, "new": new});
-            if n > 1 {
-                v["run"] = Value::from(n);
-            }
-            out.push(v);
+/// The preview read back from its stored form ([`compact`]), the left-out text filled in from
+/// `content`, the stored payload's content when it has one.
+pub fn expand(content: Option<&str>, stored: Value) -> Preview {
+    let Some(content) = content else { return Preview::read(stored) };
+    match StoredPreview::deserialize(&stored) {
+        Ok(StoredPreview::FileWrite(StoredFile { mut preview, hunks: Some(hunks) })) => {
+            let content = lines(content);
+            preview.diff.hunks = Some(hunks.into_iter().map(|h| h.expand(&content)).collect());
+            Preview::FileWrite(preview)
         }
-    };
-    for line in lines {
-        match (bare(&line), &mut run) {
-            (Some((tag, old, new)), Some((rt, ro, rn, n)))
-                if tag == rt && new == *rn + *n && old == ro.map(|o| o + *n) =>
-            {
-                *n += 1;
-            }
-            (Some((tag, old, new)), _) => {
-                flush(&mut out, &mut run);
-                run = Some((tag.to_string(), old, new, 1));
-            }
-            (None, _) => {
-                flush(&mut out, &mut run);
-                out.push(line);
-            }
-        }
-    }
-    flush(&mut out, &mut run);
-    out
-}
-
-/// Fills in what [`compact`] left out, from the stored payload.
-pub fn expand(payload: &Value, preview: &mut Value) {
-    if !has_hunks(preview) {
-        return;
-    }
-    let Some(content) = content_lines(payload) else { return };
-    for hunk in preview.get_mut("hunks").and_then(Value::as_array_mut).into_iter().flatten() {
-        if let Some(lines) = hunk.get_mut("lines").and_then(Value::as_array_mut)
-            && lines.iter().any(|l| l.get("run").is_some())
-        {
-            *lines = std::mem::take(lines)
-                .into_iter()
-                .flat_map(|l| {
-                    let n = l.get("run").and_then(Value::as_u64).unwrap_or(1);
-                    let (old, new) = (l.get("old").and_then(Value::as_u64), l.get("new").and_then(Value::as_u64));
-                    (0..n).map(move |i| {
-                        let mut one = l.clone();
-                        if let Value::Object(m) = &mut one {
-                            m.remove("run");
-                            m.insert("old".into(), old.map(|o| Value::from(o + i)).unwrap_or(Value::Null));
-                            m.insert("new".into(), new.map(|x| Value::from(x + i)).unwrap_or(Value::Null));
-                        }
-                        one
-                    })
-                })
-                .collect();
-        }
-        for line in hunk.get_mut("lines").and_then(Value::as_array_mut).into_iter().flatten() {
-            let Value::Object(m) = line else { continue };
-            if m.contains_key("text") {
-                continue;
-            }
-            let raw = m
-                .get("new")
-                .and_then(Value::as_u64)
-                .and_then(|n| (n as usize).checked_sub(1))
-                .and_then(|i| content.get(i));
-            m.insert("text".into(), Value::String(raw.map(|r| display_line(r).0).unwrap_or_default()));
-        }
+        _ => Preview::read(stored),
     }
 }
 
@@ -172,14 +221,15 @@ pub struct StoredJson {
 }
 
 impl StoredJson {
-    /// Serializes `p`'s payload and compact preview, and what rules see of it.
-    pub fn of(p: &crate::proposal::Proposal, facts: &crate::rules::Facts) -> Self {
+    /// Serializes `p`'s payload (`typed`, as its kind read it) and compact preview, and what
+    /// rules see of it.
+    pub fn of(p: &crate::proposal::Proposal, typed: &Payload, facts: &crate::rules::Facts) -> Self {
         let (payload, preview) = (p.payload.to_string(), p.preview.to_value());
         let gist = crate::light::Gist::sized(&p.payload, payload.len(), &preview);
         let gist = serde_json::to_string(&gist).unwrap_or_default();
         StoredJson {
             payload,
-            preview: compact_owned(&p.payload, preview).to_string(),
+            preview: compact(typed, &p.preview).to_string(),
             facts: serde_json::to_string(facts).ok(),
             gist,
         }
@@ -238,7 +288,7 @@ pub fn pruned_preview(preview: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preview::{Diff, FilePreview, Hunk, Line, ToolPreview};
+    use crate::preview::{Diff, ToolPreview};
     use serde_json::json;
 
     fn file_preview() -> Preview {
@@ -254,35 +304,72 @@ mod tests {
         })
     }
 
+    fn line(tag: &str, old: Option<u64>, new: Option<u64>, text: &str) -> Line {
+        Line { tag: tag.into(), old, new, text: text.into(), clipped: false, flagged: false }
+    }
+
+    fn written(lines: Vec<Line>) -> Preview {
+        let hunk = Hunk { old_start: 1, old_lines: 3, new_start: 1, new_lines: 4, lines };
+        Preview::FileWrite(FilePreview {
+            path: "/x".into(),
+            exists: true,
+            diff: Diff { hunks: Some(vec![hunk]), ..Default::default() },
+            ..Default::default()
+        })
+    }
+
+    fn write(content: &str) -> Payload {
+        Payload::FileWrite(crate::payloads::FileWrite { path: "/x".into(), content: content.into() })
+    }
+
     #[test]
     fn what_is_stored_once_reads_back_the_same() {
-        let payload = json!({"path": "/x", "content": "a\nB\u{202E}\nc\r\nnew\n"});
-        let preview = json!({"hunks": [{"lines": [
-            {"tag": " ", "old": 1, "new": 1, "text": "a"},
-            {"tag": "-", "old": 2, "new": null, "text": "b"},
-            {"tag": "+", "old": null, "new": 2, "text": "B\u{27E6}U+202E\u{27E7}", "flagged": true},
-            {"tag": " ", "old": 3, "new": 3, "text": "c"},
-            {"tag": "+", "old": null, "new": 4, "text": "not what line 4 says"},
-        ]}]});
-        let stored = compact(&payload, &preview).into_owned();
+        let content = "a\nB\u{202E}\nc\r\nnew\n";
+        let mut flagged = line("+", None, Some(2), "B\u{27E6}U+202E\u{27E7}");
+        flagged.flagged = true;
+        let preview = written(vec![
+            line(" ", Some(1), Some(1), "a"),
+            line("-", Some(2), None, "b"),
+            flagged,
+            line(" ", Some(3), Some(3), "c"),
+            line("+", None, Some(4), "not what line 4 says"),
+        ]);
+        let stored = compact(&write(content), &preview);
         let lines = stored["hunks"][0]["lines"].as_array().cloned().unwrap_or_default();
         let kept: Vec<bool> = lines.iter().map(|l| l.get("text").is_some()).collect();
         assert_eq!(kept, vec![false, true, false, false, true], "only what the payload says is left out");
-        // A block of new lines is one entry.
+        assert_eq!(lines[2], json!({"tag": "+", "old": null, "new": 2, "flagged": true}), "a flag stays, in no run");
+        assert_eq!(stored["type"], "file.write");
+        assert_eq!(expand(Some(content), stored), preview);
+        // A block of new lines is one entry, as it always was stored.
         let block: String = (0..100).map(|i| format!("l{i}\n")).collect();
-        let many = json!({"content": block});
-        let full = json!({"hunks": [{"lines": (0..100).map(|i| json!({"tag": "+", "old": null, "new": i + 1, "text": format!("l{i}")})).collect::<Vec<_>>()}]});
-        let small = compact(&many, &full).into_owned();
+        let full = written((0..100).map(|i| line("+", None, Some(i + 1), &format!("l{i}"))).collect());
+        let small = compact(&write(&block), &full);
         assert_eq!(small["hunks"][0]["lines"], json!([{"tag": "+", "old": null, "new": 1, "run": 100}]));
-        let mut again = small;
-        expand(&many, &mut again);
-        assert_eq!(again, full);
-        let mut back = stored;
-        expand(&payload, &mut back);
-        assert_eq!(back, preview);
-        // Nothing to do for previews without hunks or payloads without content.
-        let tool = json!({"type": "tool.call", "input": {}});
-        assert!(matches!(compact(&json!({}), &tool), Cow::Borrowed(_)));
+        assert_eq!(expand(Some(&block), small), full);
+        // Context lines run with both numbers.
+        let ctx = written((0..3).map(|i| line(" ", Some(i + 5), Some(i + 1), &format!("l{i}"))).collect());
+        let c = compact(&write(&block), &ctx);
+        assert_eq!(c["hunks"][0]["lines"], json!([{"tag": " ", "old": 5, "new": 1, "run": 3}]));
+        assert_eq!(expand(Some(&block), c), ctx);
+        // Nothing to do for previews of other kinds, or without the content.
+        let tool = Preview::ToolCall(ToolPreview { tool: "Bash".into(), ..Default::default() });
+        assert_eq!(compact(&write("x"), &tool), tool.to_value());
+        assert_eq!(expand(None, preview.to_value()), preview);
+    }
+
+    #[test]
+    fn a_stored_preview_of_an_earlier_version_reads_as_it_did() {
+        // Written by the JSON form of this code (a flagged line bare, a run), read typed.
+        let stored = json!({"type": "file.write", "path": "/x", "exists": true, "current_size": 0,
+            "hunks": [{"old_start": 1, "old_lines": 0, "new_start": 1, "new_lines": 3, "lines": [
+                {"tag": "+", "old": null, "new": 1, "run": 2},
+                {"tag": "+", "old": null, "new": 3, "flagged": true}]}]});
+        let Preview::FileWrite(f) = expand(Some("a\nb\nc\u{202E}\n"), stored) else { panic!("not a file preview") };
+        let lines = f.diff.hunks.unwrap_or_default().remove(0).lines;
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["a", "b", "c\u{27E6}U+202E\u{27E7}"]);
+        assert!(lines[2].flagged && !lines[0].flagged);
     }
 
     #[test]

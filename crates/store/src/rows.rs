@@ -3,6 +3,7 @@
 use crate::conn::Cols;
 use assent_core::error::StoreError;
 use assent_core::light::{Gist, Listed};
+use assent_core::payloads::KindName;
 use assent_core::preview::Preview;
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::status::{KindClass, Status};
@@ -65,10 +66,10 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         pruned_at: row.int_opt("pruned_at")?.map(Timestamp),
         class,
     };
-    // The stored preview leaves out what the payload holds: fill it in, then read it typed.
-    let mut preview: Value = json(row, "preview")?.unwrap_or_default();
-    assent_core::stored::expand(&p.payload, &mut preview);
-    p.preview = Preview::read(preview);
+    // The stored preview leaves out what a written file's content holds: filled in from it.
+    let preview: Value = json(row, "preview")?.unwrap_or_default();
+    let content = (p.kind == KindName::FileWrite).then(|| p.payload.get("content").and_then(Value::as_str)).flatten();
+    p.preview = assent_core::stored::expand(content, preview);
     p.refresh_derived();
     Ok(p)
 }

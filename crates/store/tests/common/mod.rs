@@ -69,7 +69,11 @@ pub fn proposal(id: &str, n: i64) -> Proposal {
 
 /// A plain new record of `p`.
 pub fn record(p: Proposal) -> NewRecord {
-    let stored = assent_core::stored::StoredJson::of(&p, &Default::default());
+    let stored = assent_core::stored::StoredJson::of(
+        &p,
+        &p.typed_payload().expect("a payload of its kind"),
+        &Default::default(),
+    );
     NewRecord {
         proposal: p,
         idempotency: None,
