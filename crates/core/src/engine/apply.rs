@@ -44,14 +44,11 @@ impl Engine {
             channel: Channel::System,
             detail,
         };
-        match self.inner.store.transition(vec![t], true).await {
-            Ok(done) => {
-                self.announce(&[p.status], &done);
-                match done.into_iter().next() {
-                    Some(Transitioned::Done(p)) => Some(p),
-                    _ => None,
-                }
-            }
+        match self.commit(vec![t], true).await {
+            Ok(done) => match done.into_iter().next() {
+                Some(Transitioned::Done(p)) => Some(p),
+                _ => None,
+            },
             Err(e) => {
                 tracing::error!(id = %p.id, error = %e, "could not record the apply step");
                 None
@@ -76,7 +73,7 @@ impl Engine {
 
     async fn apply_approved(&self, id: &str) {
         let _slot = self.inner.apply_slots.acquire().await;
-        let p = match self.inner.store.get(id).await {
+        let p = match self.inner.ledger.store().get(id).await {
             Ok(Some(p)) if p.status == Status::Approved => p,
             _ => return,
         };
@@ -114,7 +111,7 @@ impl Engine {
     /// Settles every write that was approved or applying when Assent last stopped. Hosts
     /// call it once at start, before serving.
     pub async fn recover(&self) -> usize {
-        let rows = match self.inner.store.unsettled_applies().await {
+        let rows = match self.inner.ledger.store().unsettled_applies().await {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e, "could not read unsettled writes");

@@ -154,10 +154,8 @@ impl Engine {
                 Err(e) => results[idx].error = Some(err_info(&e)),
             }
         }
-        let from: Vec<Status> = planned.iter().map(|(_, t)| t.from).collect();
         let (idxs, ts): (Vec<usize>, Vec<Transition>) = planned.into_iter().unzip();
-        let done = if ts.is_empty() { Vec::new() } else { self.inner.store.transition(ts, false).await? };
-        self.announce(&from, &done);
+        let done = self.commit(ts, false).await?;
         for (idx, t) in idxs.into_iter().zip(done) {
             match t {
                 Transitioned::Done(p) => {
@@ -175,7 +173,7 @@ impl Engine {
 
     /// A person decides every pending proposal of a group together: all or nothing.
     pub async fn decide_group(&self, actor: &Actor, g: GroupDecision) -> Result<BatchResult, CoreError> {
-        let mut members = self.inner.store.group(g.agent.as_deref(), &g.group_id).await?;
+        let mut members = self.inner.ledger.store().group(g.agent.as_deref(), &g.group_id).await?;
         if let Some(n) = &g.node {
             members.retain(|p| p.node.as_deref() == Some(n.as_str()));
         }
@@ -226,9 +224,9 @@ impl Engine {
             };
             ts.push(self.plan(actor, p, req)?);
         }
-        let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
-        let done = self.inner.store.transition(ts, true).await?;
-        if let Some(pos) = done.iter().position(|t| matches!(t, Transitioned::Conflict(_))) {
+        let committed = self.inner.ledger.transition(ts, true).await?;
+        // All or nothing: a conflict changed nothing, so there is nothing to announce.
+        if let Some(pos) = committed.done().iter().position(|t| matches!(t, Transitioned::Conflict(_))) {
             return Err(CoreError::InvalidState {
                 message: format!(
                     "proposal `{}` of group `{}` was settled meanwhile; nothing was changed",
@@ -237,8 +235,8 @@ impl Engine {
                 ),
             });
         }
-        self.announce(&from, &done);
-        let results = done
+        let results = self
+            .announce(committed)
             .into_iter()
             .filter_map(|t| match t {
                 Transitioned::Done(p) => {

@@ -33,7 +33,7 @@ impl Engine {
 
     async fn reload_credentials(&self) -> Result<(), CoreError> {
         let fresh: BTreeMap<_, _> =
-            self.inner.store.credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
+            self.inner.ledger.store().credentials().await?.into_iter().map(|c| (c.name.clone(), c)).collect();
         *self.inner.credentials.meta.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
         Ok(())
     }
@@ -74,7 +74,7 @@ impl Engine {
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?;
         let meta = CredentialMeta { name: name.to_string(), scheme, origins, created_at: self.now() };
-        self.inner.store.add_credential(meta.clone()).await?;
+        self.inner.ledger.store().add_credential(meta.clone()).await?;
         self.reload_credentials().await?;
         Ok(meta)
     }
@@ -90,7 +90,7 @@ impl Engine {
             .await
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?
             .map_err(|e| CoreError::Unavailable { code: "keychain_unavailable", message: e.to_string() })?;
-        self.inner.store.remove_credential(name).await?;
+        self.inner.ledger.store().remove_credential(name).await?;
         self.reload_credentials().await
     }
 }

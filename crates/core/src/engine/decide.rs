@@ -172,9 +172,8 @@ impl Engine {
                 ))
             })
             .collect();
-        let from: Vec<Status> = ts.iter().map(|t| t.from).collect();
-        match self.inner.store.transition(ts, false).await {
-            Ok(done) => self.announce(&from, &done),
+        match self.commit(ts, false).await {
+            Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "could not expire proposals at decision time"),
         }
     }
@@ -322,9 +321,8 @@ impl Engine {
             self.similar_match(&p)?;
         }
         let t = self.plan(actor, &p, req)?;
-        let from = [t.from];
-        let done = self.inner.store.transition(vec![t], true).await?;
-        let p = match done.first() {
+        let committed = self.inner.ledger.transition(vec![t], true).await?;
+        let p = match committed.done().first() {
             Some(Transitioned::Done(p)) => p.clone(),
             Some(Transitioned::Conflict(now)) => return Err(invalid_state(id, *now)),
             None => return Err(CoreError::invalid("internal", "no transition result")),
@@ -335,7 +333,7 @@ impl Engine {
             Some(s) => Some(self.allow_similar(actor, &p, s.expires_in).await),
             None => None,
         };
-        self.announce(&from, &done);
+        let _ = self.announce(committed);
         Ok(Decided { proposal: p, rule: rule.transpose()? })
     }
 
@@ -369,8 +367,7 @@ impl Engine {
             detail,
             ..Transition::status_change(p.id.clone(), p.status, to, self.now(), agent, crate::proposal::Channel::Agent)
         };
-        let done = self.inner.store.transition(vec![t], true).await?;
-        self.announce(&[p.status], &done);
+        let done = self.commit(vec![t], true).await?;
         match done.into_iter().next() {
             Some(Transitioned::Done(p)) => Ok(p.for_agent()),
             Some(Transitioned::Conflict(now)) => Err(CoreError::InvalidState {

@@ -33,14 +33,14 @@ pub fn validate_device_name(name: &str) -> Result<(), CoreError> {
 impl Engine {
     /// This server's paired devices, revoked ones too, by name.
     pub async fn devices(&self) -> Result<Vec<Device>, CoreError> {
-        self.inner.store.devices().await
+        self.inner.ledger.store().devices().await
     }
 
     /// Pairs a device (a revoked name may be paired again) and logs it.
     pub async fn pair_device(&self, device: Device) -> Result<(), CoreError> {
         validate_device_name(&device.name)?;
         let (name, at) = (device.name.clone(), device.added_at);
-        self.inner.store.add_device(device).await?;
+        self.inner.ledger.store().add_device(device).await?;
         self.remote_log(&name, "paired", at, None).await;
         Ok(())
     }
@@ -48,18 +48,18 @@ impl Engine {
     /// Records a use of a device (its passkey as updated, and now); false if it is revoked or
     /// unknown.
     pub async fn device_used(&self, name: &str, passkey: &str) -> Result<bool, CoreError> {
-        self.inner.store.device_used(name, passkey, self.now()).await
+        self.inner.ledger.store().device_used(name, passkey, self.now()).await
     }
 
     /// Sets or clears a paired device's Web Push subscription; false if it is revoked.
     pub async fn set_device_push(&self, name: &str, push: Option<&str>) -> Result<bool, CoreError> {
-        self.inner.store.set_device_push(name, push).await
+        self.inner.ledger.store().set_device_push(name, push).await
     }
 
     /// Revokes a paired device and logs it; `not_found` if none by that name is paired.
     pub async fn revoke_device(&self, name: &str) -> Result<(), CoreError> {
         let at = self.now();
-        if !self.inner.store.revoke_device(name, at).await? {
+        if !self.inner.ledger.store().revoke_device(name, at).await? {
             return Err(CoreError::NotFound(format!("no paired device `{}`", crate::kinds::clip(name, 80))));
         }
         self.remote_log(name, "revoked", at, None).await;
@@ -69,14 +69,14 @@ impl Engine {
     /// Appends to the remote log (`device` '' when none is known). A failure to log is logged
     /// and does not fail what it records.
     pub async fn remote_log(&self, device: &str, event: &str, at: Timestamp, detail: Option<Value>) {
-        if let Err(e) = self.inner.store.remote_log(device, event, at, detail).await {
+        if let Err(e) = self.inner.ledger.store().remote_log(device, event, at, detail).await {
             tracing::error!(error = %e, event, "could not write to the remote log");
         }
     }
 
     /// The remote log after position `after_seq`, oldest first.
     pub async fn remote_log_after(&self, after_seq: i64, limit: u32) -> Result<Vec<LogEntry>, CoreError> {
-        self.inner.store.remote_log_after(after_seq, limit).await
+        self.inner.ledger.store().remote_log_after(after_seq, limit).await
     }
 }
 

@@ -63,7 +63,7 @@ impl Engine {
     pub async fn expire_due(&self) -> usize {
         let mut total = 0;
         loop {
-            let due = match self.inner.store.due_for_expiry(self.now(), BATCH).await {
+            let due = match self.inner.ledger.store().due_for_expiry(self.now(), BATCH).await {
                 Ok(d) => d,
                 Err(e) => {
                     tracing::error!(error = %e, "could not read proposals due for expiry");
@@ -74,19 +74,16 @@ impl Engine {
                 return total;
             }
             let now = self.now();
-            let mut from = Vec::new();
             let mut ts = Vec::new();
             for (id, status) in due {
                 let class = crate::status::KindClass::DecisionOnly; // Expire is class-independent.
                 if let Ok(to) = next(status, Action::Expire, class) {
-                    from.push(status);
                     ts.push(Transition::status_change(id, status, to, now, "assent", Channel::System));
                 }
             }
             let n = ts.len();
-            match self.inner.store.transition(ts, false).await {
-                Ok(done) => {
-                    self.announce(&from, &done);
+            match self.commit(ts, false).await {
+                Ok(_) => {
                     total += n;
                 }
                 Err(e) => {
@@ -108,7 +105,7 @@ impl Engine {
         let before = Timestamp(now.0.saturating_sub(keep_ms));
         let mut total = 0;
         loop {
-            match self.inner.store.prune(before, now, BATCH).await {
+            match self.inner.ledger.store().prune(before, now, BATCH).await {
                 Ok(n) => {
                     total += n;
                     if n < u64::from(BATCH) {
@@ -142,7 +139,7 @@ impl Engine {
                 next_prune = self.now().0 + prune_every;
             }
             let now = self.now().0;
-            let next = match self.inner.store.next_expiry().await {
+            let next = match self.inner.ledger.store().next_expiry().await {
                 Ok(Some(t)) => t.0.min(now + MAX_SLEEP_MS),
                 Ok(None) => now + MAX_SLEEP_MS,
                 Err(e) => {

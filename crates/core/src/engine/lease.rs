@@ -165,7 +165,7 @@ impl Engine {
     /// Gives every pending leased proposal this node received a whole lease: at start-up.
     pub(crate) async fn resume_leases(&self) -> Result<(), CoreError> {
         let mut granted = false;
-        for (id, secs) in self.inner.store.pending_leases().await? {
+        for (id, secs) in self.inner.ledger.store().pending_leases().await? {
             granted |= self.inner.leases.grant(&id, secs);
         }
         if granted {
@@ -183,7 +183,6 @@ impl Engine {
         // Withdrawing is the same change whatever the kind's class.
         let Ok(to) = next(Status::Pending, Action::Withdraw, crate::status::KindClass::DecisionOnly) else { return 0 };
         let now = self.now();
-        let from = vec![Status::Pending; lapsed.len()];
         let ts: Vec<Transition> = lapsed
             .into_iter()
             .map(|(id, secs)| Transition {
@@ -194,13 +193,12 @@ impl Engine {
                 ..Transition::status_change(id, Status::Pending, to, now, "assent", Channel::System)
             })
             .collect();
-        match self.inner.store.transition(ts, false).await {
+        match self.commit(ts, false).await {
             Ok(done) => {
                 let n = done.iter().filter(|t| matches!(t, Transitioned::Done(_))).count();
                 if n > 0 {
                     tracing::info!(withdrawn = n, "withdrew proposals nobody waits for (their lease lapsed)");
                 }
-                self.announce(&from, &done);
                 n
             }
             Err(e) => {

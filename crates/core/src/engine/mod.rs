@@ -11,6 +11,7 @@ mod envelope;
 mod expiry;
 mod identity;
 pub mod lease;
+mod ledger;
 mod propose;
 mod quota;
 mod receipts;
@@ -29,11 +30,11 @@ pub use wait::{OnLost, WAITER_LOST};
 
 use crate::credentials::SecretSource;
 use crate::error::CoreError;
-use crate::events::{Event, EventBus, Waiters};
+use crate::events::Event;
 use crate::kinds::KindRegistry;
 use crate::proposal::{AgentInfo, AuditEntry, Proposal};
 use crate::secret::{new_token, token_hash};
-use crate::store::{ListQuery, Store, Transitioned};
+use crate::store::{ListQuery, Store, Transition, Transitioned};
 use crate::time::{Clock, Timestamp};
 use std::sync::Arc;
 use tokio::sync::broadcast;
@@ -144,11 +145,10 @@ fn next_cursor(q: &ListQuery, last: Option<i64>, n: usize) -> Option<String> {
 }
 
 pub(crate) struct Inner {
-    pub(crate) store: Arc<dyn Store>,
+    /// The one path by which a proposal is filed and moved, and made known once committed.
+    pub(crate) ledger: ledger::Ledger,
     pub(crate) kinds: KindRegistry,
     pub(crate) config: EngineConfig,
-    pub(crate) bus: EventBus,
-    pub(crate) waiters: Waiters,
     /// The leases of pending proposals this node received.
     pub(crate) leases: lease::Leases,
     /// The time: leases, expiry and back-off read it and sleep on it.
@@ -223,11 +223,9 @@ impl Engine {
         let changes = store.take_changes();
         let engine = Self {
             inner: Arc::new(Inner {
-                store,
+                ledger: ledger::Ledger::new(store, 4096),
                 kinds,
                 config,
-                bus: EventBus::new(4096),
-                waiters: Waiters::default(),
                 leases: lease::Leases::new(clock.clone()),
                 clock,
                 movable_clock: test_clock.is_some(),
@@ -330,22 +328,22 @@ impl Engine {
 
     /// Subscribes to proposal events.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.inner.bus.subscribe()
+        self.inner.ledger.subscribe()
     }
 
     /// Number of open waits.
     pub fn open_waits(&self) -> usize {
-        self.inner.waiters.open()
+        self.inner.ledger.waiters().open()
     }
 
     /// Number of agents waiting on a decision right now (a long-poll open).
     pub fn agents_waiting(&self) -> usize {
-        self.inner.waiters.agents_waiting()
+        self.inner.ledger.waiters().agents_waiting()
     }
 
     /// A proposal the principal may see (agents: only their own; others are `not_found`).
     pub async fn get(&self, who: &Principal, id: &str) -> Result<Proposal, CoreError> {
-        let p = self.inner.store.get(id).await?;
+        let p = self.inner.ledger.store().get(id).await?;
         match p {
             // An agent sees only its own, and its name is only good on the node it belongs to.
             Some(p) if who.agent().is_none_or(|a| a == p.agent && self.applies_here(&p)) => {
@@ -363,7 +361,8 @@ impl Engine {
     /// and its payload's hash, its payload not read (a decision's checks need no more).
     pub async fn row(&self, id: &str) -> Result<crate::light::Listed, CoreError> {
         self.inner
-            .store
+            .ledger
+            .store()
             .get_row(id)
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("no proposal `{}`", crate::kinds::clip(id, 80))))
@@ -371,13 +370,13 @@ impl Engine {
 
     /// How many proposals are pending, of every agent (the owner's inbox badge and tray).
     pub async fn pending_count(&self) -> Result<u64, CoreError> {
-        self.inner.store.count_pending().await
+        self.inner.ledger.store().count_pending().await
     }
 
     /// A page of proposals, newest first; agents see only their own.
     pub async fn list(&self, who: &Principal, q: ListQuery, cursor: Option<&str>) -> Result<Page, CoreError> {
         let q = self.page_query(who, q, cursor)?;
-        let rows = self.inner.store.list(&q).await?;
+        let rows = self.inner.ledger.store().list(&q).await?;
         let next_cursor = next_cursor(&q, rows.last().map(|(seq, _)| *seq), rows.len());
         Ok(Page { items: rows.into_iter().map(|(_, p)| who.view(p)).collect(), next_cursor })
     }
@@ -391,7 +390,7 @@ impl Engine {
         cursor: Option<&str>,
     ) -> Result<(Vec<crate::light::Listed>, Option<String>), CoreError> {
         let q = self.page_query(who, q, cursor)?;
-        let rows = self.inner.store.list_rows(&q).await?;
+        let rows = self.inner.ledger.store().list_rows(&q).await?;
         let next_cursor = next_cursor(&q, rows.last().map(|(seq, _)| *seq), rows.len());
         let items = rows
             .into_iter()
@@ -422,21 +421,21 @@ impl Engine {
     /// The audit trail of a proposal the principal may see.
     pub async fn audit_of(&self, who: &Principal, id: &str) -> Result<Vec<AuditEntry>, CoreError> {
         self.get(who, id).await?;
-        self.inner.store.audit_for(id).await
+        self.inner.ledger.store().audit_for(id).await
     }
 
     /// Audit rows after `after_seq` (for export).
     pub async fn audit_after(&self, after_seq: i64, limit: u32) -> Result<Vec<AuditEntry>, CoreError> {
-        self.inner.store.audit_after(after_seq, limit).await
+        self.inner.ledger.store().audit_after(after_seq, limit).await
     }
 
     /// Every agent (never their tokens).
     pub async fn agents(&self) -> Result<Vec<AgentInfo>, CoreError> {
-        self.inner.store.agents().await
+        self.inner.ledger.store().agents().await
     }
 
     async fn reload_agents(&self) -> Result<(), CoreError> {
-        let fresh = self.inner.store.agent_tokens().await?;
+        let fresh = self.inner.ledger.store().agent_tokens().await?;
         self.inner.identities.agents_now(fresh);
         Ok(())
     }
@@ -451,7 +450,7 @@ impl Engine {
     pub async fn add_agent_with(&self, name: &str, reuse: bool) -> Result<String, CoreError> {
         validate_agent_name(name)?;
         let token = new_token("asnt");
-        self.inner.store.add_agent(name, token_hash(&token), self.now(), reuse).await?;
+        self.inner.ledger.store().add_agent(name, token_hash(&token), self.now(), reuse).await?;
         self.reload_agents().await?;
         Ok(token)
     }
@@ -460,42 +459,51 @@ impl Engine {
     /// token lives in the home's `agent.token`). False if that agent was revoked.
     pub async fn set_agent_token(&self, name: &str, token: &str) -> Result<bool, CoreError> {
         validate_agent_name(name)?;
-        let ok = self.inner.store.set_agent_token(name, token_hash(token), self.now()).await?;
+        let ok = self.inner.ledger.store().set_agent_token(name, token_hash(token), self.now()).await?;
         self.reload_agents().await?;
         Ok(ok)
     }
 
     /// Revokes an agent's token at once. Its proposals stay for the person to decide.
     pub async fn revoke_agent(&self, name: &str) -> Result<(), CoreError> {
-        if !self.inner.store.revoke_agent(name, self.now()).await? {
+        if !self.inner.ledger.store().revoke_agent(name, self.now()).await? {
             return Err(CoreError::NotFound(format!("no active agent `{}`", crate::kinds::clip(name, 80))));
         }
         self.reload_agents().await
     }
 
-    /// A proposal changed (here or on another node): its waiters hear of it, and a proposal
-    /// no longer pending needs no lease.
-    pub(crate) fn changed(&self, p: &Proposal) {
-        self.inner.waiters.notify(p);
-        if p.status != crate::status::Status::Pending {
-            self.inner.leases.forget(&p.id);
-        }
+    /// Writes status changes through the ledger and, once committed, announces them and does
+    /// what follows from each.
+    pub(crate) async fn commit(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
+        let committed = self.inner.ledger.transition(ts, atomic).await?;
+        Ok(self.announce(committed))
     }
 
-    /// Publishes the outcome of transitions, wakes their waiters, and starts carrying out
-    /// the writes that were just approved.
-    pub(crate) fn announce(&self, from: &[crate::status::Status], done: &[Transitioned]) {
-        for (from, t) in from.iter().zip(done) {
+    /// Announces committed changes (the ledger wakes their waiters and publishes them) and does
+    /// what follows from each.
+    pub(crate) fn announce(&self, c: ledger::Committed) -> Vec<Transitioned> {
+        let done = self.inner.ledger.announce(c);
+        for t in &done {
             if let Transitioned::Done(p) = t {
-                self.changed(p);
-                self.inner.bus.publish(Event::Updated { proposal: p.summary_view(), from: *from });
-                if p.status == crate::status::Status::Approved
-                    && p.class == crate::status::KindClass::Applied
-                    && self.applies_here(p)
-                {
-                    self.spawn_apply(p.id.clone());
-                }
+                self.follow_up(p);
             }
+        }
+        done
+    }
+
+    /// What follows from a proposal's change, once it is known: while it is pending, its expiry
+    /// is planned; after, it needs no lease; a write approved for this node is carried out.
+    pub(crate) fn follow_up(&self, p: &Proposal) {
+        if p.status == crate::status::Status::Pending {
+            self.inner.sweeper.poke_if_before(p.expires_at.0);
+        } else {
+            self.inner.leases.forget(&p.id);
+        }
+        if p.status == crate::status::Status::Approved
+            && p.class == crate::status::KindClass::Applied
+            && self.applies_here(p)
+        {
+            self.spawn_apply(p.id.clone());
         }
     }
 }

@@ -5,7 +5,6 @@ use super::Engine;
 use super::envelope::{Envelope, REF_MAX, envelope, refuse_beyond_i_json};
 use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
-use crate::events::Event;
 use crate::kinds::{PrepareCtx, Prepared, clip};
 use crate::proposal::{NewProposal, Proposal};
 use crate::secret::{base32, random_bytes};
@@ -159,7 +158,7 @@ impl Engine {
                 });
             // Serialized here, once, off the store's single writer: the quota counts these
             // bytes and the store writes them as they are.
-            let stored = crate::stored::StoredJson::of(&proposal, &facts);
+            let stored = crate::stored::StoredJson::of(&proposal, &typed, &facts);
             let (bytes, at) = (stored.bytes(), proposal.created_at);
             self.inner.usage.reserve(agent, bytes, cfg.max_bytes_per_agent_per_day, at)?;
             let again = decided.is_some().then(|| proposal.clone());
@@ -173,7 +172,7 @@ impl Engine {
                 decided,
                 rule: rule.map(|(c, _, _)| c.id),
             };
-            let res = self.inner.store.insert(rec).await;
+            let res = self.inner.ledger.insert(rec).await;
             if !matches!(res, Ok(Inserted::Created { .. })) {
                 self.inner.usage.release(agent, bytes, at);
             }
@@ -190,9 +189,9 @@ impl Engine {
         Ok(self.filed(inserted?))
     }
 
-    /// A proposal the store took (or had under its idempotency key): its lease started, its
-    /// news told, an expiry sooner than the sweeper's next look or a write a rule approved
-    /// started.
+    /// A proposal the store took (or had under its idempotency key; the ledger told its news):
+    /// its lease started, then what follows from it (an expiry sooner than the sweeper's next
+    /// look, a write a rule approved started).
     fn filed(&self, inserted: Inserted) -> Proposed {
         match inserted {
             Inserted::Existing(p) => {
@@ -202,17 +201,9 @@ impl Engine {
             Inserted::Created { proposal, superseded } => {
                 self.lease(&proposal);
                 if let Some(old) = superseded {
-                    self.inner.waiters.notify(&old);
-                    self.inner.bus.publish(Event::Updated { proposal: old.summary_view(), from: Status::Pending });
+                    self.follow_up(&old);
                 }
-                self.inner.bus.publish(Event::Created { proposal: proposal.summary_view() });
-                match proposal.status {
-                    Status::Pending => self.inner.sweeper.poke_if_before(proposal.expires_at.0),
-                    Status::Approved if proposal.class == crate::status::KindClass::Applied => {
-                        self.spawn_apply(proposal.id.clone());
-                    }
-                    _ => {}
-                }
+                self.follow_up(&proposal);
                 Proposed { proposal: proposal.for_agent(), created: true }
             }
         }

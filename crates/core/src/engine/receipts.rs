@@ -44,13 +44,13 @@ impl Engine {
         let now = self.now();
         let key = ReceiptKey { kid, x, node: self.inner.config.node.clone(), added_at: now, publish_until: None };
         let until = now.plus_secs(u64::try_from(ttl_secs + RETIRED_SKEW_SECS).unwrap_or(0));
-        self.inner.store.publish_receipt_key(key, until).await
+        self.inner.ledger.store().publish_receipt_key(key, until).await
     }
 
     /// The receipt keys verifiers may meet now: every node's current one, and retired ones
     /// whose receipts are still valid.
     pub async fn receipt_keys(&self) -> Result<Vec<ReceiptKey>, CoreError> {
-        self.inner.store.receipt_keys(self.now()).await
+        self.inner.ledger.store().receipt_keys(self.now()).await
     }
 
     /// Starts a new receipt key on this node: from now on it signs; the old one stays

@@ -133,7 +133,7 @@ impl Engine {
             return Ok(Verdict { effect: Effect::Ask, rule: None });
         };
         let (effect, id) = (c.effect, c.id.clone());
-        Ok(Verdict { effect, rule: self.inner.store.rule(&id).await? })
+        Ok(Verdict { effect, rule: self.inner.ledger.store().rule(&id).await? })
     }
 
     /// What rules see of a stored proposal (its approved payload when the person edited it).

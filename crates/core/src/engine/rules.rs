@@ -3,7 +3,6 @@
 
 use super::{Actor, Engine};
 use crate::error::CoreError;
-use crate::events::Event;
 use crate::kinds::clip;
 use crate::proposal::{Decision, Outcome, Proposal, RuleRef};
 use crate::rules::{Candidate, Effect, Rule, RuleMatch, RuleSet, Subject, describe};
@@ -250,7 +249,7 @@ impl Engine {
     }
 
     async fn reload_rules_locked(&self) -> Result<(), CoreError> {
-        let set = load(self.inner.store.as_ref()).await?;
+        let set = load(self.inner.ledger.store().as_ref()).await?;
         self.inner.rules.put(set);
         Ok(())
     }
@@ -336,26 +335,26 @@ impl Engine {
             matched: 0,
         };
         let compiled = candidate(&rule).map_err(|e| invalid(e.code, e.message))?;
-        let seq = self.inner.store.add_rule(rule.clone()).await?;
+        let seq = self.inner.ledger.store().add_rule(rule.clone()).await?;
         self.swap_rules(seq, |s| s.with(compiled)).await;
-        self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
+        self.inner.ledger.rules_changed(rule.id.clone());
         Ok(rule)
     }
 
     /// The person removes a rule.
     pub async fn remove_rule(&self, actor: &Actor, id: &str) -> Result<Rule, CoreError> {
         let _one_at_a_time = self.inner.rules.one_at_a_time().await;
-        let removed = self.inner.store.remove_rule(id, &actor.by, actor.channel, self.now()).await?;
+        let removed = self.inner.ledger.store().remove_rule(id, &actor.by, actor.channel, self.now()).await?;
         let (rule, seq) = removed.ok_or_else(|| CoreError::NotFound(format!("no rule `{}`", clip(id, 80))))?;
         self.swap_rules(seq, |s| s.without(|c| c.id == rule.id)).await;
-        self.inner.bus.publish(Event::RulesChanged { rule_id: rule.id.clone() });
+        self.inner.ledger.rules_changed(rule.id.clone());
         Ok(rule)
     }
 
     /// Puts the built-in read-only rule in force on a home that never had it: once, so that a
     /// person who removed it (turned it off) keeps it off. Removing it is logged like any rule.
     pub(super) async fn seed_builtin_rules(&self) {
-        let store = self.inner.store.as_ref();
+        let store = self.inner.ledger.store().as_ref();
         match store.rule(BUILTIN_READ_ONLY_ID).await {
             Ok(Some(_)) => return,
             Ok(None) => {}
@@ -392,7 +391,7 @@ impl Engine {
         };
         let _one_at_a_time = self.inner.rules.one_at_a_time().await;
         let Ok(compiled) = candidate(&rule) else { return };
-        match self.inner.store.add_rule(rule).await {
+        match self.inner.ledger.store().add_rule(rule).await {
             Ok(seq) => self.swap_rules(seq, |s| s.with(compiled)).await,
             // Another node of a team put it in force first.
             Err(e) => tracing::debug!(error = %e, "the built-in read-only rule was not added"),
@@ -404,13 +403,13 @@ impl Engine {
     /// `next_after` (none: the first page); `limit` is clamped to 1..=[`MAX_RULE_PAGE`].
     pub async fn rules(&self, after: Option<i64>, limit: Option<u32>) -> Result<RuleList, CoreError> {
         let limit = limit.unwrap_or(RULE_PAGE).clamp(1, MAX_RULE_PAGE);
-        let mut page = self.inner.store.rules_after(after.unwrap_or(0).max(0), limit + 1).await?;
+        let mut page = self.inner.ledger.store().rules_after(after.unwrap_or(0).max(0), limit + 1).await?;
         let next_after = (page.len() > limit as usize).then(|| page[limit as usize - 1].0);
         page.truncate(limit as usize);
-        let recent = self.inner.store.recent_facts(HISTORY).await?;
+        let recent = self.inner.ledger.store().recent_facts(HISTORY).await?;
         let week_ago = Timestamp(self.now().0 - 7 * 24 * 3600 * 1000);
         let saved: std::collections::HashMap<String, u64> =
-            self.inner.store.rule_decisions_since(week_ago).await?.into_iter().collect();
+            self.inner.ledger.store().rule_decisions_since(week_ago).await?.into_iter().collect();
         // Only this page's rules (compiled already, in the set in force) look at the proposals.
         let ids: std::collections::HashSet<&str> = page.iter().map(|(_, r)| r.id.as_str()).collect();
         let in_force = self.rule_set();
@@ -441,6 +440,6 @@ impl Engine {
         after_seq: i64,
         limit: u32,
     ) -> Result<Vec<crate::rules::RuleLogEntry>, CoreError> {
-        self.inner.store.rule_log_after(after_seq, limit).await
+        self.inner.ledger.store().rule_log_after(after_seq, limit).await
     }
 }

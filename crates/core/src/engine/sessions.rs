@@ -139,7 +139,7 @@ impl Engine {
             Some(a) => (Some(a), Some(self.inner.config.node.as_deref().unwrap_or(""))),
             None => (None, None),
         };
-        let rows = self.inner.store.session_counts(session_id, agent, node).await?;
+        let rows = self.inner.ledger.store().session_counts(session_id, agent, node).await?;
         let by_status: BTreeMap<String, u64> = rows.iter().map(|(s, n)| (s.as_str().to_string(), *n)).collect();
         Ok(SessionCounts {
             session_id: session_id.to_string(),

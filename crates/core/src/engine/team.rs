@@ -3,8 +3,7 @@
 //! when this node received the proposal.
 
 use super::{Engine, Inner};
-use crate::events::Event;
-use crate::status::{KindClass, Status};
+use crate::status::Status;
 use crate::store::RemoteChange;
 use std::sync::Weak;
 use tokio::sync::mpsc;
@@ -23,7 +22,7 @@ impl Engine {
     async fn remote(&self, change: RemoteChange) {
         match change {
             RemoteChange::Proposal { id, from } => {
-                let p = match self.inner.store.get(&id).await {
+                let p = match self.inner.ledger.store().get(&id).await {
                     Ok(Some(p)) => p,
                     Ok(None) => return,
                     Err(e) => {
@@ -31,21 +30,11 @@ impl Engine {
                         return;
                     }
                 };
-                self.changed(&p);
-                let summary = p.summary_view();
-                self.inner.bus.publish(match from {
-                    None => Event::Created { proposal: summary },
-                    Some(from) => Event::Updated { proposal: summary, from },
-                });
-                if p.status == Status::Pending {
-                    self.inner.sweeper.poke_if_before(p.expires_at.0);
-                }
-                if p.status == Status::Approved && p.class == KindClass::Applied && self.applies_here(&p) {
-                    self.spawn_apply(p.id.clone());
-                }
+                self.inner.ledger.heard(&p, from);
+                self.follow_up(&p);
             }
             RemoteChange::Rules => match self.reload_rules().await {
-                Ok(()) => self.inner.bus.publish(Event::RulesChanged { rule_id: String::new() }),
+                Ok(()) => self.inner.ledger.rules_changed(String::new()),
                 Err(e) => tracing::warn!(error = %e, "could not reload the rules another node changed"),
             },
             RemoteChange::Resync => self.resync().await,
@@ -55,12 +44,12 @@ impl Engine {
     /// After the store was out of reach: every open wait reads its proposal again, and what
     /// was approved here meanwhile is carried out.
     async fn resync(&self) {
-        for id in self.inner.waiters.ids() {
-            if let Ok(Some(p)) = self.inner.store.get(&id).await {
-                self.inner.waiters.notify(&p);
+        for id in self.inner.ledger.waiters().ids() {
+            if let Ok(Some(p)) = self.inner.ledger.store().get(&id).await {
+                self.inner.ledger.wake(&p);
             }
         }
-        match self.inner.store.unsettled_applies().await {
+        match self.inner.ledger.store().unsettled_applies().await {
             Ok(rows) => {
                 for p in rows.into_iter().filter(|p| p.status == Status::Approved && self.applies_here(p)) {
                     self.spawn_apply(p.id);

@@ -89,7 +89,8 @@ impl Engine {
         lost: Option<&mut WithdrawIfLost>,
     ) -> Result<Proposal, CoreError> {
         let timeout = timeout.min(Duration::from_secs(self.inner.config.max_wait_secs));
-        let mut guard = self.inner.waiters.register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
+        let mut guard =
+            self.inner.ledger.waiters().register(id, who.agent(), self.inner.config.max_waits_per_agent as usize)?;
         let deadline = Instant::now() + timeout;
         // A wait spends nearly all its life parked below, and with 10,000 open waits what a
         // parked wait holds is what the server's memory is made of: so it holds no proposal
