@@ -43,10 +43,11 @@ pub struct Decided {
 }
 
 impl Decided {
-    /// What `d` on `p` binds. A stored payload that is not of its kind's shape binds no tool or
-    /// input (its hashes still bind it whole).
-    pub fn of(p: &Proposal, d: &Decision) -> Decided {
-        let approved = d.edited_payload.as_ref().unwrap_or(&p.payload);
+    /// What `d` on `p` binds, `approved` being the payload it approved as the engine holds it
+    /// typed (the kind's prepared payload, or the person's edit as the kind read it); none (a
+    /// stored payload not of its kind's shape) binds no tool or input, its hashes still bind it
+    /// whole.
+    pub fn of(p: &Proposal, d: &Decision, approved: Option<&Payload>) -> Decided {
         // Each payload hashed once: an approval carries the hash the engine checks before it
         // applies, and unedited the approved payload is the proposed one.
         let proposed_sha256 = canonical_sha256(&p.payload);
@@ -55,8 +56,8 @@ impl Decided {
             (None, Some(edited)) => canonical_sha256(edited),
             (None, None) => proposed_sha256.clone(),
         };
-        let call = match Payload::read(p.kind, approved) {
-            Ok(Payload::ToolCall(call)) => Some(call),
+        let call = match approved {
+            Some(Payload::ToolCall(call)) => Some(call),
             _ => None,
         };
         Decided {
@@ -66,8 +67,8 @@ impl Decided {
             audience: p.audience.clone(),
             outcome: d.outcome,
             kind: p.kind,
-            input_sha256: call.as_ref().map(|c| canonical_sha256(&c.input)),
-            tool: call.map(|c| c.tool),
+            input_sha256: call.map(|c| canonical_sha256(&c.input)),
+            tool: call.map(|c| c.tool.clone()),
             approved_sha256,
             proposed_sha256,
             decided_by: match (&d.rule, &d.device) {
@@ -105,7 +106,8 @@ mod tests {
                 "edited_payload": edited}),
         );
         let Some(d) = &p.decision else { panic!("decided") };
-        let decided = Decided::of(&p, d);
+        let typed = d.edited_payload.as_ref().and_then(|e| Payload::read(p.kind, e).ok());
+        let decided = Decided::of(&p, d, typed.as_ref());
         assert_eq!(decided.tool.as_deref(), Some("Bash"));
         assert_eq!(decided.input_sha256, Some(canonical_sha256(&json!({"command": "ls"}))), "the edited input");
         assert_eq!(decided.approved_sha256, canonical_sha256(&edited));
@@ -119,11 +121,12 @@ mod tests {
             "rule": {"id": "r_1", "description": "allow writes"}});
         let write = proposal("file.write", json!({"path": "/w/a", "content": "x"}), decision.clone());
         let Some(d) = &write.decision else { panic!("decided") };
-        let decided = Decided::of(&write, d);
+        let decided = Decided::of(&write, d, write.typed_payload().ok().as_ref());
         assert_eq!((decided.tool, decided.input_sha256), (None, None));
         assert_eq!(decided.decided_by, "rule:r_1");
         let odd = proposal("tool.call", json!({"tool": "Bash", "unknown": 1}), decision);
         let Some(d) = &odd.decision else { panic!("decided") };
-        assert_eq!(Decided::of(&odd, d).input_sha256, None, "not read as a call: no input bound");
+        assert!(odd.typed_payload().is_err(), "not of its kind's shape");
+        assert_eq!(Decided::of(&odd, d, None).input_sha256, None, "not read as a call: no input bound");
     }
 }

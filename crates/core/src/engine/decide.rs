@@ -236,14 +236,17 @@ impl Engine {
         if let Some(edits) = &req.edits {
             super::envelope::refuse_beyond_i_json(edits, "edit")?;
         }
-        let edited_payload = match (&req.edits, req.outcome) {
+        // The stored payload read as its kind's once: what an edit applies to and, unedited,
+        // what the receipt binds.
+        let stored = crate::payloads::Payload::read(p.kind, &p.payload);
+        let edited = match (&req.edits, req.outcome) {
             (Some(edits), Outcome::Approve) => {
-                let stored = crate::payloads::Payload::read(p.kind, &p.payload)
-                    .map_err(|message| CoreError::InvalidState { message })?;
-                Some(self.inner.kinds.of(p.kind)?.edit(&stored, edits)?.to_value())
+                let stored = stored.as_ref().map_err(|message| CoreError::InvalidState { message: message.clone() })?;
+                Some(self.inner.kinds.of(p.kind)?.edit(stored, edits)?)
             }
             _ => None,
         };
+        let edited_payload = edited.as_ref().map(crate::payloads::Payload::to_value);
         let approved_sha256 =
             (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
         let mut detail = serde_json::json!({
@@ -283,6 +286,7 @@ impl Engine {
                     receipt: None,
                     at: now,
                 },
+                edited.as_ref().or(stored.as_ref().ok()),
             )),
             result: None,
             error: None,

@@ -275,13 +275,15 @@ impl Engine {
         self.inner.clock.now()
     }
 
-    /// `decision` with its receipt, when this engine signs receipts.
+    /// `decision` with its receipt, when this engine signs receipts: bound to `approved`, the
+    /// approved payload as the engine holds it typed.
     pub(crate) fn with_receipt(
         &self,
         p: &Proposal,
         mut decision: crate::proposal::Decision,
+        approved: Option<&crate::payloads::Payload>,
     ) -> crate::proposal::Decision {
-        decision.receipt = self.inner.signer.issue(&crate::decided::Decided::of(p, &decision));
+        decision.receipt = self.inner.signer.issue(&crate::decided::Decided::of(p, &decision, approved));
         decision
     }
 

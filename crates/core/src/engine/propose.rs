@@ -153,7 +153,7 @@ impl Engine {
                 .as_ref()
                 .and_then(|(c, confine, hosts)| super::rules::rule_decision(c, *confine, hosts, &proposal, now))
                 .map(|mut t| {
-                    t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d));
+                    t.decision = t.decision.take().map(|d| self.with_receipt(&proposal, d, Some(&typed)));
                     t
                 });
             // Serialized here, once, off the store's single writer: the quota counts these
