@@ -55,11 +55,42 @@ impl Check {
     }
 }
 
-/// A settings file as JSON: settings files may hold comments and trailing commas (Gemini
-/// CLI's do), so they are read as JSONC.
+/// The most of a settings file read (a project's may be anything).
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// A settings file as JSON, read as the clients read it: through a link, and as JSONC (settings
+/// files may hold comments and trailing commas: Gemini CLI's do; plain JSON is JSONC too). The
+/// one reader of settings, for `assent doctor` and for what a project's own settings say to its
+/// client (`assent_core::kinds::project_hooks`): a file the client reads is never one Assent
+/// cannot. At most [`MAX_SETTINGS_BYTES`], of a regular file only: a FIFO or a device put in
+/// its place is not read, and opening it never blocks.
 pub fn read_json(file: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = read_small(file)?;
     jsonc_parser::cst::CstRootNode::parse(&text, &jsonc_parser::ParseOptions::default()).ok()?.to_serde_value()
+}
+
+/// The text of the regular file `file` (a link followed), when it is at most
+/// [`MAX_SETTINGS_BYTES`]; checked on what was opened, so a file swapped after a look is not
+/// read instead.
+fn read_small(file: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A FIFO opened for reading waits for a writer unless non-blocking; a regular file
+        // reads the same either way.
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = opts.open(file).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() || m.len() > MAX_SETTINGS_BYTES {
+        return None;
+    }
+    let mut text = String::new();
+    f.take(MAX_SETTINGS_BYTES + 1).read_to_string(&mut text).ok()?;
+    (text.len() as u64 <= MAX_SETTINGS_BYTES).then_some(text)
 }
 
 /// `program` in the folders of the `PATH`.
@@ -205,7 +236,22 @@ pub fn handed_back(hands_back: bool, why: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::wait_of;
+    use super::{MAX_SETTINGS_BYTES, read_json, wait_of};
+
+    #[test]
+    fn settings_are_jsonc_and_a_large_file_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("assent-agents-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a folder");
+        let small = dir.join("small.json");
+        std::fs::write(&small, "{\"a\": 1, // one\n}").expect("written");
+        assert_eq!(read_json(&small), Some(serde_json::json!({"a": 1})));
+        let large = dir.join("large.json");
+        let pad = " ".repeat(MAX_SETTINGS_BYTES as usize);
+        std::fs::write(&large, format!("{{\"a\": 1}}{pad}")).expect("written");
+        assert_eq!(read_json(&large), None, "over the bound: not read");
+        assert_eq!(read_json(&dir), None, "a folder");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_wait_is_read_from_the_command() {

@@ -2,16 +2,14 @@
 //! (commands the client runs before and after each call, outside Assent and outside any box) or
 //! turn hooks off (Assent's included: the client then files nothing). A call from such a project
 //! carries Assent's note saying so, and `assent doctor` says it of the folder it runs in. Read
-//! from the disk by Assent (never from what the agent sent), each file at most 1 MiB.
+//! from the disk by Assent (never from what the agent sent), as the clients read them (through
+//! links, comments allowed: `assent_agents::check::read_json`), each file at most 1 MiB.
 
 use serde_json::Value;
 use std::path::Path;
 
 /// How every note of this module starts (the notification picks them out by it).
 pub const NOTE_START: &str = "This project's `";
-
-/// The most of a settings file read.
-const MAX_BYTES: u64 = 1 << 20;
 
 /// What one client's project settings do to hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,15 +51,8 @@ impl Finding {
     }
 }
 
-fn read(path: &Path) -> Option<Value> {
-    let m = std::fs::symlink_metadata(path).ok()?;
-    if !m.is_file() || m.len() > MAX_BYTES {
-        return None;
-    }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
-}
-
 pub use assent_agents::check::hook_table;
+use assent_agents::check::read_json as read;
 
 /// The commands of a `hooks` table but Assent's own.
 fn hook_commands(v: &Value) -> Vec<String> {
@@ -94,7 +85,8 @@ pub fn findings(dir: &Path) -> Vec<Finding> {
         let Ok(entries) = std::fs::read_dir(dir.join(folder)) else { continue };
         let mut files: Vec<String> = entries
             .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            // A link to code is code the client loads too.
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
             .filter_map(|e| e.file_name().to_str().map(|n| format!("{folder}/{n}")))
             .filter(|f| !f.starts_with(".cursor/") || f.ends_with("hooks.json"))
             .collect();
@@ -134,5 +126,35 @@ mod tests {
             ]
         );
         assert!(f[0].words().contains("turns the client's hooks off"));
+    }
+
+    /// What the clients read, Assent reads: a Gemini CLI settings file with comments, a settings
+    /// file that is a link, a plugin that is a link; and a FIFO in a settings file's place is
+    /// passed over without blocking.
+    #[cfg(unix)]
+    #[test]
+    fn settings_are_read_as_the_clients_read_them() {
+        let d = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".gemini")).unwrap();
+        std::fs::create_dir_all(d.path().join(".claude")).unwrap();
+        std::fs::create_dir_all(d.path().join(".opencode/plugins")).unwrap();
+        let jsonc = "{\n  // hooks are slow\n  \"hooksConfig\": {\"enabled\": false,},\n}\n";
+        std::fs::write(d.path().join(".gemini/settings.json"), jsonc).unwrap();
+        let target = elsewhere.path().join("real.json");
+        std::fs::write(&target, r#"{"disableAllHooks": true}"#).unwrap();
+        std::os::unix::fs::symlink(&target, d.path().join(".claude/settings.json")).unwrap();
+        std::os::unix::fs::symlink(&target, d.path().join(".opencode/plugins/p.js")).unwrap();
+        let fifo = d.path().join(".claude/settings.local.json");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let f = findings(d.path());
+        assert_eq!(
+            f,
+            vec![
+                Finding::TurnsHooksOff { file: ".claude/settings.json".into() },
+                Finding::TurnsHooksOff { file: ".gemini/settings.json".into() },
+                Finding::HookCode { file: ".opencode/plugins/p.js".into() },
+            ]
+        );
     }
 }
