@@ -326,3 +326,29 @@ async fn a_hook_whose_client_is_killed_withdraws_its_question() {
     kept.kill().unwrap();
     let _ = kept.wait();
 }
+
+/// A client that gives up while its call is being handed from `assent-run` (which filed it) to
+/// the whole `assent` (which listens for the signal) still withdraws it: `assent-run` holds the
+/// signals back and `assent` lets them through once it listens. The hand-over is paused 1.5 s
+/// (a test build's pause) so the signal lands in it; before the hold, SIGINT there ended the hook
+/// by its default action and the question stayed in the inbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg(unix)]
+async fn a_hook_interrupted_while_it_is_handed_over_withdraws_its_question() {
+    let s = Server::start().await;
+    let mut env = s.env.clone();
+    env.push(("ASSENT_TEST_PAUSE".into(), "hook-handover:1500".into()));
+    let event = json!({"session_id": "s-1", "cwd": "/home/dev/shop", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "npm publish"}, "tool_use_id": "toolu_handover",
+        "permission_mode": "default"});
+    let started = std::time::Instant::now();
+    let child = spawn_with("assent-run", "claude-code", s.home(), &env, &event.to_string(), &["--timeout", "60"]);
+    let id = s.first_pending().await["id"].as_str().unwrap().to_string();
+    assert!(started.elapsed() < std::time::Duration::from_millis(1500), "the signal lands in the pause");
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let p = s.get(&id, &s.owner).await.1;
+    assert_eq!(p["status"], "withdrawn", "the question left the inbox: {p}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("withdrawn"), "{}", String::from_utf8_lossy(&out.stdout));
+}

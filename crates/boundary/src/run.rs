@@ -32,11 +32,14 @@ pub fn main() -> u8 {
     let code = if let Some(result) = quick(&args) {
         exit::code(result)
     } else if let Some((home, cmd)) = hook_only(&args) {
-        // A hook: answered here when a rule decides the call at once.
+        // A hook: answered here when a rule decides the call at once. A client's signal to give
+        // up waits from now until the whole `assent`, should the call be handed to it, listens.
+        hook::signals::hold();
         match Home::resolve(home) {
             Ok(home) => match hook::quick(&home, cmd) {
                 Quick::Answered(result) => exit::code(result),
                 Quick::HandOver(input, watch) => {
+                    assent_core::crash::pause("hook-handover");
                     exit::code(hand_over(&args, Some(input), Some((hook::WATCH_VAR, watch.to_var()))))
                 }
             },

@@ -18,7 +18,11 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
         return Ok(());
     }
     let watch = Watch::start();
-    let answered = async {
+    // Listening before the signals `assent-run` held back are let through: a client that gave up
+    // while the call was being filed is heard now (`assent_boundary::hook::signals`).
+    let signals = assent_host::start::StopSignals::listen();
+    hook::signals::release();
+    let answered = async move {
         let Some(h) = hook::read(cmd, &hook::stdin()?)? else { return Ok(()) };
         let verdict = match Client::agent(home, &h.args.auth) {
             Err(_) => hook::not_running(h.agent, home),
@@ -28,7 +32,7 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
                 // parent).
                 let stop = async {
                     tokio::select! {
-                        () = assent_host::start::stop_signal() => {}
+                        () = signals.recv() => {}
                         () = gone(watch.clone()) => {}
                     }
                 };

@@ -223,23 +223,55 @@ pub async fn team_options(config: &Config, url: &str) -> Result<TeamOptions> {
 /// Resolves when the process is asked to stop: Ctrl-C (SIGINT), SIGTERM, or SIGHUP (its
 /// terminal closed). `assent serve` then stops cleanly; a waiting hook withdraws its proposal.
 pub async fn stop_signal() {
+    StopSignals::listen().recv().await;
+}
+
+/// The stop signals (SIGINT, SIGTERM, SIGHUP; Ctrl-C on Windows), listened for from the moment
+/// this is made: one that arrives before [`StopSignals::recv`] is awaited is not lost.
+pub struct StopSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
-            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
-        else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
+    signals: Option<[tokio::signal::unix::Signal; 3]>,
+}
+
+impl StopSignals {
+    /// Starts listening now (on Unix, the handlers are in place when this returns).
+    pub fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let signals = match (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) {
+                (Ok(int), Ok(term), Ok(hup)) => Some([int, term, hup]),
+                _ => None,
+            };
+            StopSignals { signals }
+        }
+        #[cfg(not(unix))]
+        {
+            StopSignals {}
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    /// Resolves at the first stop signal (never, where they could not be listened for).
+    pub async fn recv(self) {
+        #[cfg(unix)]
+        {
+            let Some([mut int, mut term, mut hup]) = self.signals else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+                _ = hup.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 

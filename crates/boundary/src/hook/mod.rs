@@ -26,6 +26,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod signals;
 mod watch;
 
 pub use watch::{WATCH_VAR, Watch};
