@@ -22,31 +22,28 @@ fn set() -> libc::sigset_t {
     }
 }
 
+/// Changes this thread's mask of the stop signals (`SIG_BLOCK` or `SIG_UNBLOCK`).
+#[cfg(unix)]
+fn mask(how: libc::c_int) {
+    let s = set();
+    // SAFETY: a valid set; the old mask is not asked for.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::pthread_sigmask(how, &s, std::ptr::null_mut());
+    }
+}
+
 /// Holds the stop signals back in this thread (and what it executes): they wait, pending.
 pub fn hold() {
     #[cfg(unix)]
-    {
-        let s = set();
-        // SAFETY: a valid set; the old mask is not asked for.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_BLOCK, &s, std::ptr::null_mut());
-        }
-    }
+    mask(libc::SIG_BLOCK);
 }
 
 /// Lets the stop signals through again in this thread: one that came while they were held is
 /// delivered now. Call once their handlers are in place.
 pub fn release() {
     #[cfg(unix)]
-    {
-        let s = set();
-        // SAFETY: a valid set; the old mask is not asked for.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &s, std::ptr::null_mut());
-        }
-    }
+    mask(libc::SIG_UNBLOCK);
 }
 
 #[cfg(all(test, unix))]
