@@ -46,14 +46,20 @@ pub async fn run(home: &Home, cmd: HookCmd) -> Result<()> {
 }
 
 /// Resolves once the client that started the hook is gone: at its exit where the system
-/// reports exits (macOS, Windows), else within a quarter of a second (Linux reads `/proc`).
+/// reports exits (macOS, Windows: a blocking wait, a quarter of a second at a time), else within
+/// a quarter of a second (Linux reads `/proc`).
 async fn gone(watch: Watch) {
-    let exits = std::sync::Arc::new(watch.exits());
-    let watch = std::sync::Arc::new(watch);
+    let quarter = std::time::Duration::from_millis(250);
+    let Some(exits) = watch.exits() else {
+        while !watch.is_gone() {
+            tokio::time::sleep(quarter).await;
+        }
+        return;
+    };
+    let both = std::sync::Arc::new((watch, exits));
     loop {
-        let (w, e) = (watch.clone(), exits.clone());
-        let quarter = std::time::Duration::from_millis(250);
-        match tokio::task::spawn_blocking(move || w.wait_gone(Option::as_ref(&e), quarter)).await {
+        let b = both.clone();
+        match tokio::task::spawn_blocking(move || b.0.wait_gone(&b.1, quarter)).await {
             Ok(false) => {}
             _ => return,
         }

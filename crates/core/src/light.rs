@@ -102,10 +102,16 @@ impl Gist {
     /// [`Gist::of`] where the payload's length as JSON is known (it was just serialized to be
     /// stored): not counted again.
     pub fn sized(payload: &Value, payload_bytes: usize, preview: &Value) -> Gist {
-        let mut kept = preview.clone();
-        if let Some(p) = kept.as_object_mut() {
-            p.retain(|k, _| PREVIEW_KEPT.contains(&k.as_str()));
-        }
+        // Only the kept fields copied: a file's hunks are most of a preview.
+        let kept = match preview {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(k, _)| PREVIEW_KEPT.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
         Gist {
             payload: cut(payload, 1),
             preview: cut(&kept, 1),

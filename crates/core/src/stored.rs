@@ -183,12 +183,15 @@ impl StoredHunk {
 /// keep their numbers and lose their text.
 pub fn compact(payload: &Payload, preview: &Preview) -> Value {
     let (Payload::FileWrite(w), Preview::FileWrite(f)) = (payload, preview) else { return preview.to_value() };
-    let Some(hunks) = f.diff.hunks.as_ref().filter(|h| !h.is_empty()) else { return preview.to_value() };
+    if f.diff.hunks.as_ref().is_none_or(Vec::is_empty) {
+        return preview.to_value();
+    }
     let content = lines(&w.content);
+    // One copy of the preview, its hunks taken out of it to be stored their own way.
     let mut rest = f.clone();
-    rest.diff.hunks = None;
+    let hunks = rest.diff.hunks.take().unwrap_or_default();
     let stored =
-        StoredFile { preview: rest, hunks: Some(hunks.iter().cloned().map(|h| StoredHunk::of(h, &content)).collect()) };
+        StoredFile { preview: rest, hunks: Some(hunks.into_iter().map(|h| StoredHunk::of(h, &content)).collect()) };
     serde_json::to_value(StoredPreview::FileWrite(stored)).unwrap_or_else(|_| preview.to_value())
 }
 
@@ -224,15 +227,11 @@ impl StoredJson {
     /// Serializes `p`'s payload (`typed`, as its kind read it) and compact preview, and what
     /// rules see of it.
     pub fn of(p: &crate::proposal::Proposal, typed: &Payload, facts: &crate::rules::Facts) -> Self {
-        let (payload, preview) = (p.payload.to_string(), p.preview.to_value());
+        // The preview serialized once, compact: a gist keeps none of the hunks compaction changes.
+        let (payload, preview) = (p.payload.to_string(), compact(typed, &p.preview));
         let gist = crate::light::Gist::sized(&p.payload, payload.len(), &preview);
         let gist = serde_json::to_string(&gist).unwrap_or_default();
-        StoredJson {
-            payload,
-            preview: compact(typed, &p.preview).to_string(),
-            facts: serde_json::to_string(facts).ok(),
-            gist,
-        }
+        StoredJson { payload, preview: preview.to_string(), facts: serde_json::to_string(facts).ok(), gist }
     }
 
     /// What they cost on disk.

@@ -81,20 +81,10 @@ impl Watch {
         Exits::watch(&self.watched)
     }
 
-    /// Waits up to `timeout`; whether the client is gone by then. Where the system reports
-    /// exits (`exits`, from [`Watch::exits`]) the wait ends at the client's; elsewhere the process
-    /// table is read when the time is up.
-    pub fn wait_gone(&self, exits: Option<&Exits>, timeout: Duration) -> bool {
-        if self.adopted() {
-            return true;
-        }
-        match exits {
-            Some(e) => e.wait(timeout) || self.adopted(),
-            None => {
-                std::thread::sleep(timeout);
-                self.is_gone()
-            }
-        }
+    /// Waits up to `timeout` on the system's report of the watched processes' exits (`exits`,
+    /// from [`Watch::exits`]); whether the client is gone by then.
+    pub fn wait_gone(&self, exits: &Exits, timeout: Duration) -> bool {
+        self.adopted() || exits.wait(timeout) || self.adopted()
     }
 }
 
