@@ -76,7 +76,7 @@ pub struct Detail {
 pub async fn get_proposal(d: State<'_, Desktop>, id: String) -> Res<Detail> {
     let proposal = d.engine.get(&Principal::Owner, &id).await?;
     let audit = d.engine.audit_of(&Principal::Owner, &id).await?;
-    let payload_sha256 = assent_core::canonical::canonical_sha256(&proposal.payload);
+    let payload_sha256 = proposal.payload.sha256();
     Ok(Detail { proposal, audit, payload_sha256 })
 }
 

@@ -102,14 +102,15 @@ async fn a_folder_swapped_for_a_link_never_puts_a_write_in_a_protected_place() {
     let real = if std::fs::symlink_metadata(&proj).is_ok_and(|m| m.is_dir()) { proj.clone() } else { link.clone() };
     assert_eq!(entries(&secret), Vec::<String>::new(), "nothing lands in the protected folder");
     for p in applied.iter() {
-        let name = Path::new(p.payload["path"].as_str().unwrap_or_default())
+        let payload = p.payload.to_value();
+        let name = Path::new(payload["path"].as_str().unwrap_or_default())
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         let there = real.join(&name);
         if p.kind == "file.write" {
             let got = std::fs::read_to_string(&there).unwrap_or_default();
-            assert_eq!(Some(got.as_str()), p.payload["content"].as_str(), "{name} is in the approved folder");
+            assert_eq!(Some(got.as_str()), payload["content"].as_str(), "{name} is in the approved folder");
         }
     }
     assert!(entries(&real).iter().all(|n| !n.ends_with(".tmp")), "no temp files left behind");

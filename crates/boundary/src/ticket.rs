@@ -49,17 +49,22 @@ pub fn approved(p: &assent_core::Proposal, keys: &KeySet, now: i64) -> Result<Ap
     };
     let approved = p.approved_payload.as_ref().unwrap_or(&p.payload);
     let receipt = d.receipt.as_deref().ok_or_else(|| refuse(format!("{id} has no receipt to check")))?;
-    let expect = Expect { payload: Some(approved), audience: None, tool_call: None, approved: true };
+    let json = approved.to_value();
+    let expect = Expect { payload: Some(&json), audience: None, tool_call: None, approved: true };
     let claims = verify(receipt, keys, &expect, now)
         .map_err(|r| refuse(format!("{id}'s receipt is refused ({}): {r}", r.code())))?;
     if claims.jti != *id || claims.confine.as_deref() != Some(confine.as_str()) || claims.hosts != d.hosts {
         return Err(refuse(format!("{id}'s receipt is for another proposal or another box")));
     }
-    let call: assent_core::payloads::ToolCall = serde_json::from_value(approved.clone())
-        .map_err(|e| refuse(format!("{id}'s approved call cannot be read: {e}")))?;
+    let call = approved.of(p.kind).map_err(|e| refuse(format!("{id}'s approved call cannot be read: {e}")))?;
+    let assent_core::payloads::Payload::ToolCall(call) = &*call else {
+        return Err(refuse(format!("{id} is not an approved tool call")));
+    };
     let command = call.input.get("command").and_then(serde_json::Value::as_str);
-    match (command, call.cwd) {
-        (Some(c), Some(w)) => Ok(Approved { command: c.to_string(), cwd: w, profile: confine, hosts: claims.hosts }),
+    match (command, &call.cwd) {
+        (Some(c), Some(w)) => {
+            Ok(Approved { command: c.to_string(), cwd: w.clone(), profile: confine, hosts: claims.hosts })
+        }
         _ => Err(refuse(format!("{id} has no command and working folder to run"))),
     }
 }

@@ -56,12 +56,14 @@ pub fn computed_title(p: &Proposal) -> String {
             format!("{} {}{}", h.method, h.host.as_deref().unwrap_or(""), h.path.as_deref().unwrap_or(""))
         }
         Preview::ToolCall(t) => {
-            // The payload when it is there (a pruned one keeps only the preview's figures).
-            let (tool, input) = match (p.payload.get("tool").and_then(Value::as_str), p.payload.get("input")) {
-                (Some(tool), Some(input)) => (tool, input),
-                _ => (t.tool.as_str(), &t.input),
-            };
-            assent_core::verdict::tool_call_title(tool, input)
+            // The payload when it reads as its kind's (a pruned one keeps only the preview's
+            // figures).
+            match p.typed_payload().as_deref() {
+                Ok(assent_core::payloads::Payload::ToolCall(c)) => {
+                    assent_core::verdict::tool_call_title(&c.tool, &c.input)
+                }
+                _ => assent_core::verdict::tool_call_title(&t.tool, &t.input),
+            }
         }
         Preview::Unreadable { .. } => p.kind.to_string(),
     }
@@ -128,13 +130,7 @@ pub fn proposal(p: &Proposal, audit: Option<&[assent_core::proposal::AuditEntry]
     }
     kv("what", format!("{} (computed by Assent)", safe(&computed_title(p))));
     // What `--seen` takes: a decision with it is refused if the payload is not this one.
-    kv(
-        "sha256",
-        format!(
-            "{} (of the payload; decide with --seen to decide only this)",
-            assent_core::canonical::canonical_sha256(&p.payload)
-        ),
-    );
+    kv("sha256", format!("{} (of the payload; decide with --seen to decide only this)", p.payload.sha256()));
     if let Some(t) = &p.title {
         kv("title", format!("{} (the agent's words)", safe(t)));
     }

@@ -50,10 +50,10 @@ impl Decided {
     pub fn of(p: &Proposal, d: &Decision, approved: Option<&Payload>) -> Decided {
         // Each payload hashed once: an approval carries the hash the engine checks before it
         // applies, and unedited the approved payload is the proposed one.
-        let proposed_sha256 = canonical_sha256(&p.payload);
+        let proposed_sha256 = p.payload.sha256();
         let approved_sha256 = match (&d.approved_sha256, &d.edited_payload) {
             (Some(h), _) => h.clone(),
-            (None, Some(edited)) => canonical_sha256(edited),
+            (None, Some(edited)) => edited.sha256(),
             (None, None) => proposed_sha256.clone(),
         };
         let call = match approved {
@@ -106,12 +106,12 @@ mod tests {
                 "edited_payload": edited}),
         );
         let Some(d) = &p.decision else { panic!("decided") };
-        let typed = d.edited_payload.as_ref().and_then(|e| Payload::read(p.kind, e).ok());
-        let decided = Decided::of(&p, d, typed.as_ref());
+        let typed = d.edited_payload.as_ref().and_then(|e| e.of(p.kind).ok());
+        let decided = Decided::of(&p, d, typed.as_deref());
         assert_eq!(decided.tool.as_deref(), Some("Bash"));
         assert_eq!(decided.input_sha256, Some(canonical_sha256(&json!({"command": "ls"}))), "the edited input");
         assert_eq!(decided.approved_sha256, canonical_sha256(&edited));
-        assert_eq!(decided.proposed_sha256, canonical_sha256(&p.payload));
+        assert_eq!(decided.proposed_sha256, canonical_sha256(&p.payload.to_value()));
         assert_eq!((decided.decided_by.as_str(), decided.at), ("owner", Timestamp(1000)));
     }
 
@@ -121,7 +121,7 @@ mod tests {
             "rule": {"id": "r_1", "description": "allow writes"}});
         let write = proposal("file.write", json!({"path": "/w/a", "content": "x"}), decision.clone());
         let Some(d) = &write.decision else { panic!("decided") };
-        let decided = Decided::of(&write, d, write.typed_payload().ok().as_ref());
+        let decided = Decided::of(&write, d, write.typed_payload().ok().as_deref());
         assert_eq!((decided.tool, decided.input_sha256), (None, None));
         assert_eq!(decided.decided_by, "rule:r_1");
         let odd = proposal("tool.call", json!({"tool": "Bash", "unknown": 1}), decision);

@@ -35,6 +35,7 @@ pub mod decided;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod held;
 pub mod invisible;
 pub mod kinds;
 pub mod light;

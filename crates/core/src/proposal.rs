@@ -1,5 +1,7 @@
 //! The proposal and the types around it, as they are stored and as they cross the wire.
 
+use crate::held::Held;
+use crate::payloads::Payload;
 use crate::preview::Preview;
 use crate::status::{KindClass, Status};
 use crate::time::Timestamp;
@@ -75,7 +77,9 @@ pub struct Decision {
     pub feedback: Option<String>,
     /// The payload as the person edited it, when they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edited_payload: Option<Value>,
+    #[cfg_attr(feature = "ts", ts(as = "Option<Value>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Value>))]
+    pub edited_payload: Option<Held>,
     /// SHA-256 of the canonical JSON of the payload that was approved (edited or not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_sha256: Option<String>,
@@ -155,7 +159,9 @@ pub struct Proposal {
     /// The agent's own summary: its words, not Assent's.
     pub summary: Option<String>,
     /// The validated, normalized payload: stored once, never changed.
-    pub payload: Value,
+    #[cfg_attr(feature = "ts", ts(as = "Value"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Value))]
+    pub payload: Held,
     /// Computed by Assent from the stored payload.
     pub preview: Preview,
     /// What the target looked like when proposed (for kinds that have a target).
@@ -188,7 +194,9 @@ pub struct Proposal {
     /// The person's decision, once made.
     pub decision: Option<Decision>,
     /// The payload that was approved (the edited one when the person edited it): what runs.
-    pub approved_payload: Option<Value>,
+    #[cfg_attr(feature = "ts", ts(as = "Option<Value>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Value>))]
+    pub approved_payload: Option<Held>,
     /// What applying it produced.
     pub result: Option<Value>,
     /// Why it failed.
@@ -202,9 +210,36 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    /// Its stored payload, read as its kind's.
-    pub fn typed_payload(&self) -> Result<crate::payloads::Payload, String> {
-        crate::payloads::Payload::read(self.kind, &self.payload)
+    /// Its stored payload as its kind's, or why it is not one.
+    pub fn typed_payload(&self) -> Result<std::borrow::Cow<'_, Payload>, String> {
+        self.payload.of(self.kind)
+    }
+
+    /// The payload approved (the edit, when the person edited it) as its kind's, or why it is not
+    /// one; none unless approved.
+    pub fn approved(&self) -> Option<Result<std::borrow::Cow<'_, Payload>, String>> {
+        self.approved_payload.as_ref().map(|a| a.of(self.kind))
+    }
+
+    /// The input of the approved call (the person's edit, when they edited it), when this is an
+    /// approved tool call whose approved payload reads as one.
+    pub fn approved_input(&self) -> Option<Value> {
+        match &*self.approved()?.ok()? {
+            Payload::ToolCall(call) => Some(call.input.clone()),
+            _ => None,
+        }
+    }
+
+    /// The proposal with what it holds as JSON typed by its kind where it reads so (see
+    /// [`Held::read`]): a proposal read off the wire, or a row's decision.
+    pub fn typed(mut self) -> Self {
+        let kind = self.kind;
+        self.payload = std::mem::take(&mut self.payload).typed_as(kind);
+        self.approved_payload = self.approved_payload.take().map(|a| a.typed_as(kind));
+        if let Some(d) = self.decision.as_mut() {
+            d.edited_payload = d.edited_payload.take().map(|e| e.typed_as(kind));
+        }
+        self
     }
 
     /// A proposal of an applied kind, being applied, with `payload` and `base` and nothing
@@ -224,7 +259,7 @@ impl Proposal {
             node: None,
             title: None,
             summary: None,
-            payload,
+            payload: Held::read(kind, payload),
             preview: Preview::Unreadable { raw: Value::Null },
             base,
             session_id: None,

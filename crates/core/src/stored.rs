@@ -228,8 +228,9 @@ impl StoredJson {
     /// rules see of it.
     pub fn of(p: &crate::proposal::Proposal, typed: &Payload, facts: &crate::rules::Facts) -> Self {
         // The preview serialized once, compact: a gist keeps none of the hunks compaction changes.
-        let (payload, preview) = (p.payload.to_string(), compact(typed, &p.preview));
-        let gist = crate::light::Gist::sized(&p.payload, payload.len(), &preview);
+        let value = p.payload.to_value();
+        let (payload, preview) = (value.to_string(), compact(typed, &p.preview));
+        let gist = crate::light::Gist::sized(&value, payload.len(), &preview);
         let gist = serde_json::to_string(&gist).unwrap_or_default();
         StoredJson { payload, preview: preview.to_string(), facts: serde_json::to_string(facts).ok(), gist }
     }

@@ -64,10 +64,7 @@ pub fn verdict_of(p: &Proposal) -> Verdict {
                 return Verdict::Confined { proposal: p.id.clone(), confine, by_rule, hosts };
             }
             let edited = d.is_some_and(|d| d.edited_payload.is_some());
-            Verdict::Allow(
-                edited
-                    .then(|| p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null)),
-            )
+            Verdict::Allow(edited.then(|| p.approved_input().unwrap_or(Value::Null)))
         }
         Status::Rejected => Verdict::Deny(match d.and_then(|d| d.reason.as_deref()) {
             Some(r) => format!("Rejected in Assent: {r}"),

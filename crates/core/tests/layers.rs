@@ -1,6 +1,6 @@
 //! The layers inside the core, checked on its sources: values (time, ids, canonical JSON,
-//! hidden characters, a list's gist, names, status, proposals, payloads, previews, credentials and origin
-//! rules) import nothing above them; contracts (the store trait, kinds, events) import only
+//! hidden characters, a list's gist, names, status, proposals, payloads and how a record holds
+//! them, previews, credentials and origin rules) import nothing above them; contracts (the store trait, kinds, events) import only
 //! values; the engine sits on top. And no two modules import each other, directly or around a
 //! circle. The sources are read with a real parser (tests/support/modules.rs, shared with the
 //! host's layering test, which plants the forms a text scan missed and checks each is found).
@@ -10,13 +10,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const VALUES: [&str; 20] = [
+const VALUES: [&str; 21] = [
     "canonical",
     "confine",
     "crash",
     "decided",
     "credentials",
     "error",
+    "held",
     "invisible",
     "light",
     "names",

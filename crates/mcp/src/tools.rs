@@ -278,7 +278,7 @@ pub fn view(p: &Proposal) -> Value {
         }
     }
     if kind == KindName::ToolCall.as_str() && status == Status::Approved {
-        v["approved_input"] = p.approved_payload.as_ref().and_then(|a| a.get("input")).cloned().unwrap_or(Value::Null);
+        v["approved_input"] = p.approved_input().unwrap_or(Value::Null);
     }
     if let Some(r) = &p.result {
         v["result"] = r.clone();

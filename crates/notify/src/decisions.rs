@@ -42,7 +42,7 @@ pub(crate) fn one(p: &Proposal, destructive: bool) -> Note {
         vec![(Act::Approve, "Approve"), (Act::Reject, "Reject"), (Act::Open, "Open")]
     };
     let summary = format!("{} proposes {}", p.agent, if destructive { "a destructive change" } else { "a change" });
-    let seen = assent_core::canonical::canonical_sha256(&p.payload);
+    let seen = p.payload.sha256();
     Note { summary, body: what(p), proposal: Some((p.id.clone(), seen)), acts }
 }
 
@@ -317,7 +317,7 @@ mod tests {
         let req = request(&click).unwrap();
         assert_eq!(click.proposal.as_deref(), Some("p_1"));
         assert_eq!(req.outcome, Outcome::Approve);
-        assert_eq!(req.seen, Some(assent_core::canonical::canonical_sha256(&p.payload)), "bound to what was shown");
+        assert_eq!(req.seen, Some(p.payload.sha256()), "bound to what was shown");
         assert_eq!(reg.clicked(1, &key_of("Reject")), None, "a decision's buttons are honoured once");
     }
 

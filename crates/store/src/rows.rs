@@ -2,10 +2,11 @@
 
 use crate::conn::Cols;
 use assent_core::error::StoreError;
+use assent_core::held::Held;
 use assent_core::light::{Gist, Listed};
-use assent_core::payloads::KindName;
+use assent_core::payloads::Payload;
 use assent_core::preview::Preview;
-use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
+use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Decision, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::time::Timestamp;
 use serde::de::DeserializeOwned;
@@ -39,14 +40,16 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         "applied" => KindClass::Applied,
         _ => KindClass::DecisionOnly,
     };
+    let kind = kind(&g("kind")?)?;
     let mut p = Proposal {
         id: g("id")?,
-        kind: kind(&g("kind")?)?,
+        kind,
         agent: g("agent")?,
         node: row.node()?,
         title: go("title")?,
         summary: go("summary")?,
-        payload: json(row, "payload")?.unwrap_or_default(),
+        // Typed as its kind's where it reads so and writes back the same (see `Held::read`).
+        payload: Held::read(kind, json(row, "payload")?.unwrap_or_default()),
         preview: Preview::Unreadable { raw: Value::Null },
         base: json(row, "base")?,
         session_id: go("session_id")?,
@@ -59,7 +62,10 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         expires_at: Timestamp(gi("expires_at")?),
         lease_secs: row.int_opt("lease_secs")?.and_then(|s| u32::try_from(s).ok()),
         audience: go("audience")?,
-        decision: json(row, "decision")?,
+        decision: json::<Decision>(row, "decision")?.map(|mut d| {
+            d.edited_payload = d.edited_payload.map(|e| e.typed_as(kind));
+            d
+        }),
         approved_payload: None,
         result: json(row, "result")?,
         error: json(row, "error")?,
@@ -68,8 +74,14 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
     };
     // The stored preview leaves out what a written file's content holds: filled in from it.
     let preview: Value = json(row, "preview")?.unwrap_or_default();
-    let content = (p.kind == KindName::FileWrite).then(|| p.payload.get("content").and_then(Value::as_str)).flatten();
-    p.preview = assent_core::stored::expand(content, preview);
+    let typed = p.payload.of(kind).ok();
+    let content = match typed.as_deref() {
+        Some(Payload::FileWrite(w)) => Some(w.content.as_str()),
+        _ => None,
+    };
+    let preview = assent_core::stored::expand(content, preview);
+    drop(typed);
+    p.preview = preview;
     p.refresh_derived();
     Ok(p)
 }
@@ -187,7 +199,7 @@ pub(crate) fn listed_row(row: &dyn Cols) -> Result<(i64, Listed), StoreError> {
             }
             serde_json::from_str(&g).map_err(|e| StoreError::Corrupt(format!("gist of {}: {e}", proposal.id)))?
         }
-        None => Gist::of(&proposal.payload, &proposal.preview.to_value()),
+        None => Gist::of(&proposal.payload.to_value(), &proposal.preview.to_value()),
     };
     Ok((row.int("seq")?, Listed { proposal, gist }))
 }

@@ -232,7 +232,7 @@ async fn lists_groups_and_expiry_read_what_was_stored() {
         for ((_, whole), (_, row)) in page.iter().zip(&rows) {
             assert_eq!(row.proposal.id, whole.id, "{db}");
             assert_eq!(row.proposal.payload, serde_json::Value::Null, "{db}: the payload is not read");
-            assert_eq!(row.gist, Gist::of(&whole.payload, &whole.preview.to_value()), "{db}");
+            assert_eq!(row.gist, Gist::of(&whole.payload.to_value(), &whole.preview.to_value()), "{db}");
             assert_eq!(row.proposal.status, whole.status, "{db}");
         }
         let next = s.list(&ListQuery { limit: 10, before: Some(page[1].0), ..ListQuery::default() }).await.unwrap();
@@ -442,7 +442,7 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
     for (db, s, _dir) in stores().await {
         let big = "x".repeat(2_000);
         let mut p = proposal("p_0001", 1);
-        p.payload = json!({"tool": "t", "input": {"text": big}});
+        p.payload = assent_core::held::Held::read(p.kind, json!({"tool": "t", "input": {"text": big}}));
         created(&s, record(p)).await;
         let mut w = Proposal::applying(
             "p_0002",
@@ -480,11 +480,11 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
         assert_eq!(s.prune(Timestamp(5_000), Timestamp(6_000), 10).await.unwrap(), 0, "{db}");
         let pruned = s.get("p_0001").await.unwrap().unwrap();
         assert_eq!(pruned.pruned_at, Some(Timestamp(6_000)), "{db}");
-        assert!(!pruned.payload.to_string().contains(&big), "{db}");
+        assert!(!pruned.payload.to_value().to_string().contains(&big), "{db}");
         // A pruned proposal's gist is cut from what was kept of it.
         let rows = s.list_rows(&ListQuery { limit: 10, ..ListQuery::default() }).await.unwrap();
         let row = &rows.iter().find(|(_, l)| l.proposal.id == "p_0001").expect("listed").1;
-        assert_eq!(row.gist, Gist::of(&pruned.payload, &pruned.preview.to_value()), "{db}");
+        assert_eq!(row.gist, Gist::of(&pruned.payload.to_value(), &pruned.preview.to_value()), "{db}");
         assert!(
             s.recent_facts(10).await.unwrap().iter().all(|(_, k, _)| *k != assent_core::payloads::KindName::ToolCall),
             "{db}: pruned ones left out"

@@ -175,7 +175,10 @@ async fn a_point_read_sees_each_acknowledged_write() {
     assert!(s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).is_none());
     insert(&s, 1).await;
     let read = s.get("p_0001").await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("not found"));
-    assert_eq!((read.status, read.payload.clone()), (Status::Pending, json!({"tool": "t", "input": {"n": 1}})));
+    assert_eq!(
+        (read.status, read.payload.to_value().into_owned()),
+        (Status::Pending, json!({"tool": "t", "input": {"n": 1}}))
+    );
     let change = Transition::status_change(
         "p_0001".into(),
         Status::Pending,

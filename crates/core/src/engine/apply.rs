@@ -7,7 +7,6 @@
 //! known (an HTTP call), never retrying on its own.
 
 use super::Engine;
-use crate::canonical::canonical_sha256;
 use crate::crash;
 use crate::kinds::{ApplyCtx, ApplyOutcome, Reconciled};
 use crate::payloads::Payload;
@@ -61,13 +60,15 @@ impl Engine {
     fn approved_payload(p: &Proposal) -> Result<Payload, ErrorInfo> {
         let payload = p.approved_payload.as_ref().unwrap_or(&p.payload);
         let recorded = p.decision.as_ref().and_then(|d| d.approved_sha256.as_deref());
-        if recorded != Some(canonical_sha256(payload).as_str()) {
+        if recorded != Some(payload.sha256().as_str()) {
             return Err(ErrorInfo {
                 code: "integrity".into(),
                 message: "the payload to apply does not match the one that was approved; nothing was done".into(),
             });
         }
-        Payload::read(p.kind, payload)
+        payload
+            .of(p.kind)
+            .map(std::borrow::Cow::into_owned)
             .map_err(|m| ErrorInfo { code: "integrity".into(), message: format!("{m}; nothing was done") })
     }
 

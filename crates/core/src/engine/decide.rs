@@ -3,8 +3,8 @@
 //! the proposal had when it was read, and the store applies it only if that is still true.
 
 use super::{Actor, Engine};
-use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
+use crate::held::Held;
 use crate::kinds::clip;
 use crate::proposal::{Decision, DecisionRequest, Outcome, Proposal};
 use crate::status::{Action, Status, next};
@@ -83,7 +83,7 @@ pub(super) fn check_form(req: &DecisionRequest) -> Result<(), CoreError> {
 /// runs through Assent, or no box here), when it is one: `Some(None)` for a command no box holds.
 fn boxable(p: &Proposal) -> Option<Option<crate::confine::Confine>> {
     match &p.preview {
-        crate::preview::Preview::ToolCall(t) if p.payload.get("confinable") == Some(&serde_json::Value::Bool(true)) => {
+        crate::preview::Preview::ToolCall(t) if matches!(p.typed_payload().as_deref(), Ok(crate::payloads::Payload::ToolCall(c)) if c.confinable) => {
             t.input.get("command").map(|_| t.runs_in)
         }
         _ => None,
@@ -196,7 +196,7 @@ impl Engine {
             Outcome::Refine => Action::Refine,
         };
         if let Some(seen) = &req.seen
-            && *seen != crate::canonical::canonical_sha256(&p.payload)
+            && *seen != p.payload.sha256()
         {
             return Err(CoreError::invalid(
                 "not_what_was_shown",
@@ -238,7 +238,7 @@ impl Engine {
         }
         // The stored payload read as its kind's once: what an edit applies to and, unedited,
         // what the receipt binds.
-        let stored = crate::payloads::Payload::read(p.kind, &p.payload);
+        let stored = p.typed_payload();
         let edited = match (&req.edits, req.outcome) {
             (Some(edits), Outcome::Approve) => {
                 let stored = stored.as_ref().map_err(|message| CoreError::InvalidState { message: message.clone() })?;
@@ -246,14 +246,14 @@ impl Engine {
             }
             _ => None,
         };
-        let edited_payload = edited.as_ref().map(crate::payloads::Payload::to_value);
+        let edited_payload = edited.clone().map(Held::Typed);
         let approved_sha256 =
-            (req.outcome == Outcome::Approve).then(|| canonical_sha256(edited_payload.as_ref().unwrap_or(&p.payload)));
+            (req.outcome == Outcome::Approve).then(|| edited_payload.as_ref().unwrap_or(&p.payload).sha256());
         let mut detail = serde_json::json!({
             "outcome": req.outcome,
             "reason": reason,
             "feedback": feedback,
-            "edited": edited_payload.is_some(),
+            "edited": edited.is_some(),
         });
         if req.outcome == Outcome::Approve && boxable(p).is_some() {
             detail["run"] = serde_json::Value::String(confine.map_or("unconfined", |c| c.as_str()).to_string());
@@ -286,7 +286,7 @@ impl Engine {
                     receipt: None,
                     at: now,
                 },
-                edited.as_ref().or(stored.as_ref().ok()),
+                edited.as_ref().or(stored.as_ref().ok().map(|s| &**s)),
             )),
             result: None,
             error: None,
@@ -414,7 +414,7 @@ impl Engine {
                 ),
             });
         }
-        let payload = p.approved_payload.clone().unwrap_or_else(|| p.payload.clone());
+        let payload = p.approved_payload.as_ref().unwrap_or(&p.payload);
         let body = serde_json::json!({
             "kind": p.kind,
             "payload": payload,

@@ -115,7 +115,7 @@ impl Engine {
             node: self.inner.config.node.clone(),
             title,
             summary,
-            payload: typed.to_value(),
+            payload: typed.clone().into(),
             preview,
             base,
             session_id,

@@ -145,8 +145,7 @@ impl Engine {
                 message: format!("proposal `{}` is past the retention; its content was pruned", clip(&p.id, 80)),
             });
         }
-        let typed =
-            crate::payloads::Payload::read(p.kind, payload).map_err(|message| CoreError::InvalidState { message })?;
+        let typed = payload.of(p.kind).map_err(|message| CoreError::InvalidState { message })?;
         Ok(Subject::new(p.agent.clone(), p.kind, kind.facts(&typed)))
     }
 

@@ -158,7 +158,7 @@ pub(super) fn rule_decision(
             reason,
             feedback: None,
             edited_payload: None,
-            approved_sha256: (outcome == Outcome::Approve).then(|| crate::canonical::canonical_sha256(&p.payload)),
+            approved_sha256: (outcome == Outcome::Approve).then(|| p.payload.sha256()),
             by: "rule".into(),
             node: p.node.clone(),
             rule: Some(RuleRef { id: c.id.clone(), description }),

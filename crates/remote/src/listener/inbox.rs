@@ -3,7 +3,6 @@
 
 use super::fail::Fail;
 use super::{Listener, Session, cookie, light, no_store};
-use assent_core::canonical::canonical_sha256;
 use assent_core::light::Listed;
 use assent_core::proposal::{AuditEntry, Proposal};
 use assent_core::store::ListQuery;
@@ -27,7 +26,7 @@ struct Shown2 {
 }
 
 fn shown(p: Proposal) -> Shown2 {
-    Shown2 { payload_sha256: canonical_sha256(&p.payload), proposal: p }
+    Shown2 { payload_sha256: p.payload.sha256(), proposal: p }
 }
 
 #[derive(Deserialize)]
