@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
 
-/// A proposal's payload, an approved payload or an edit, as a record holds it.
-#[derive(Debug, Clone, PartialEq)]
+/// A proposal's payload, an approved payload or an edit, as a record holds it. Two are equal
+/// when their JSON is, however each is held.
+#[derive(Debug, Clone)]
 pub enum Held {
     /// Of its kind's shape. It serializes to exactly the JSON stored, shown and hashed: a
     /// stored JSON that this version's kind would write back otherwise (a row of an earlier
@@ -96,6 +97,16 @@ impl From<Payload> for Held {
     }
 }
 
+impl PartialEq for Held {
+    fn eq(&self, other: &Held) -> bool {
+        match (self, other) {
+            (Held::Typed(a), Held::Typed(b)) => a == b,
+            (Held::Json(a), Held::Json(b)) => a == b,
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
 impl PartialEq<Value> for Held {
     fn eq(&self, other: &Value) -> bool {
         *self.to_value() == *other
@@ -138,7 +149,7 @@ mod tests {
         // typed on demand, held as stored so its hash stays.
         let older = json!({"tool": "Read"});
         let held = Held::read(KindName::ToolCall, older.clone());
-        assert_eq!(held, Held::Json(older.clone()));
+        assert!(matches!(&held, Held::Json(v) if *v == older));
         assert_eq!(held.sha256(), crate::canonical::canonical_sha256(&older));
         assert!(matches!(held.of(KindName::ToolCall).as_deref(), Ok(Payload::ToolCall(c)) if c.tool == "Read"));
         // Not of its kind's shape, or of another kind: an error, never a default.
@@ -147,8 +158,11 @@ mod tests {
         assert!(typed.typed().is_some() && typed.of(KindName::FileWrite).is_err());
         // Off the wire it is JSON until typed with its kind.
         let wire: Held = serde_json::from_value(call.clone()).unwrap_or_default();
-        assert_eq!(wire, Held::Json(call.clone()));
-        assert!(wire.typed_as(KindName::ToolCall).typed().is_some());
+        assert!(matches!(&wire, Held::Json(v) if *v == call));
+        let typed = wire.clone().typed_as(KindName::ToolCall);
+        assert!(typed.typed().is_some());
+        assert_eq!(typed, wire, "equal as JSON, however held");
+        assert_ne!(typed, Held::read(KindName::ToolCall, json!({"tool": "Bash", "input": {"command": "ls -a"}})));
         assert!(Held::default().is_null());
     }
 }

@@ -41,6 +41,10 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         _ => KindClass::DecisionOnly,
     };
     let kind = kind(&g("kind")?)?;
+    let pruned_at = row.int_opt("pruned_at")?.map(Timestamp);
+    // Typed as its kind's where it reads so and writes back the same (see `Held::read`); what
+    // was kept of a pruned one is held as kept (its long strings are their sizes and hashes).
+    let held = |v: Value| if pruned_at.is_some() { Held::Json(v) } else { Held::read(kind, v) };
     let mut p = Proposal {
         id: g("id")?,
         kind,
@@ -48,8 +52,7 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         node: row.node()?,
         title: go("title")?,
         summary: go("summary")?,
-        // Typed as its kind's where it reads so and writes back the same (see `Held::read`).
-        payload: Held::read(kind, json(row, "payload")?.unwrap_or_default()),
+        payload: held(json(row, "payload")?.unwrap_or_default()),
         preview: Preview::Unreadable { raw: Value::Null },
         base: json(row, "base")?,
         session_id: go("session_id")?,
@@ -63,13 +66,13 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         lease_secs: row.int_opt("lease_secs")?.and_then(|s| u32::try_from(s).ok()),
         audience: go("audience")?,
         decision: json::<Decision>(row, "decision")?.map(|mut d| {
-            d.edited_payload = d.edited_payload.map(|e| e.typed_as(kind));
+            d.edited_payload = d.edited_payload.map(|e| held(e.into_value()));
             d
         }),
         approved_payload: None,
         result: json(row, "result")?,
         error: json(row, "error")?,
-        pruned_at: row.int_opt("pruned_at")?.map(Timestamp),
+        pruned_at,
         class,
     };
     // The stored preview leaves out what a written file's content holds: filled in from it.

@@ -80,6 +80,7 @@ async fn inserts_read_back_and_keep_their_promises() {
         let got = created(&s, record(p.clone())).await;
         assert_eq!((got.id.as_str(), got.status, got.lease_secs), ("p_0001", Status::Pending, Some(15)), "{db}");
         let read = s.get("p_0001").await.unwrap().expect(db);
+        assert!(read.payload.typed().is_some(), "{db}: read back typed as its kind's");
         assert_eq!(
             (read.payload, read.session_id, read.lease_secs),
             (p.payload.clone(), Some("s1".into()), Some(15)),
@@ -480,6 +481,7 @@ async fn facts_bytes_unsettled_writes_and_pruning() {
         assert_eq!(s.prune(Timestamp(5_000), Timestamp(6_000), 10).await.unwrap(), 0, "{db}");
         let pruned = s.get("p_0001").await.unwrap().unwrap();
         assert_eq!(pruned.pruned_at, Some(Timestamp(6_000)), "{db}");
+        assert!(pruned.payload.typed().is_none(), "{db}: a pruned payload is held as it was kept, not typed");
         assert!(!pruned.payload.to_value().to_string().contains(&big), "{db}");
         // A pruned proposal's gist is cut from what was kept of it.
         let rows = s.list_rows(&ListQuery { limit: 10, ..ListQuery::default() }).await.unwrap();
