@@ -355,8 +355,11 @@ pub struct ProposalSummary {
     pub expires_at: Timestamp,
 }
 
+// Read at the API's route (strictly: an unknown field is 422); the engine checks its envelope
+// and its kind reads its payload. Serialized (fields left out stay out) for the hash an
+// idempotency key binds.
 /// What an agent sends to propose.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewProposal {
@@ -367,45 +370,59 @@ pub struct NewProposal {
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::payloads::payload_schema))]
     pub payload: Value,
     /// A short title in the agent's words.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub title: Option<String>,
     /// A longer summary in the agent's words.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "openapi",
         schema(max_length = 10000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$")
     )]
     pub summary: Option<String>,
     /// The agent's session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub session_id: Option<String>,
     /// The batch it belongs to.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub group_id: Option<String>,
     /// The refined (or pending) proposal this one revises.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub supersedes: Option<String>,
     /// Seconds until it expires undecided: 1 to the server's `max_expires_in` (30 days,
     /// 2,592,000, unless configured otherwise); left out, the server's default.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2592000))]
     pub expires_in: Option<u64>,
     /// Seconds the proposal may go without its agent waiting for the answer (an open wait) or
     /// reading it, 5 to 3,600: once they pass, Assent withdraws it, so a question nobody waits
     /// for leaves the inbox (the agent was killed, or gave up). Left out: it waits until it
     /// expires.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
     pub lease_secs: Option<u64>,
     /// Who will check the decision's receipt (a tool server's or an API's name, as it expects
     /// it): the receipt's `aud`, so a receipt made for one server is refused by another.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub audience: Option<String>,
+}
+
+impl NewProposal {
+    /// A proposal body as JSON, read strictly (`invalid_request` with where it went wrong): the
+    /// items of a batch, and callers holding JSON.
+    pub fn read(body: Value) -> Result<NewProposal, crate::error::CoreError> {
+        crate::strict::from_value(body)
+            .map_err(|e| crate::error::CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))
+    }
+
+    /// The SHA-256 of its canonical JSON: what an idempotency key is bound to.
+    pub fn sha256(&self) -> String {
+        serde_json::to_value(self).map(|v| crate::canonical::canonical_sha256(&v)).unwrap_or_default()
+    }
 }
 
 /// What a person sends to decide.

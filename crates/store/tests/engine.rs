@@ -44,7 +44,11 @@ fn approve() -> DecisionRequest {
 }
 
 async fn propose(e: &Engine, agent: &str, body: serde_json::Value) -> String {
-    e.propose(agent, body, None).await.unwrap_or_else(|err| panic!("{err}")).proposal.id
+    e.propose(agent, assent_core::NewProposal::read(body).unwrap_or_else(|err| panic!("{err}")), None)
+        .await
+        .unwrap_or_else(|err| panic!("{err}"))
+        .proposal
+        .id
 }
 
 #[tokio::test]

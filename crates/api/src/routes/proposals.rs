@@ -4,12 +4,11 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, Json, Query};
 use assent_core::store::ListQuery;
-use assent_core::{Principal, Proposal, Status};
+use assent_core::{NewProposal, Principal, Proposal, Status};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::Value;
 use std::time::Duration;
 
 /// Propose a write. The `Idempotency-Key` header makes a retry safe: the same key and body
@@ -29,12 +28,12 @@ pub async fn create(
     State(s): State<AppState>,
     Caller(who): Caller,
     headers: HeaderMap,
-    Json(body): Json<Value>,
+    Json(req): Json<NewProposal>,
 ) -> Result<Response, ApiError> {
     let Principal::Agent(agent) = who else {
         return Err(ApiError::forbidden("proposals are made by agents: use an agent token, not the owner credential"));
     };
-    let out = s.engine.propose(&agent, body, idempotency_key(&headers)?).await?;
+    let out = s.engine.propose(&agent, req, idempotency_key(&headers)?).await?;
     let status = if out.created { StatusCode::CREATED } else { StatusCode::OK };
     let mut res = (status, axum::Json(&out.proposal)).into_response();
     if let Ok(loc) = HeaderValue::from_str(&format!("/v1/proposals/{}", out.proposal.id)) {

@@ -5,6 +5,7 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Json, Owner, Person, Query};
 use assent_core::engine::rules::{NewRule, RuleList, Similar, Verdict};
+use assent_core::proposal::NewProposal;
 use assent_core::rules::{Rule, RuleLogEntry};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -86,7 +87,7 @@ pub async fn test(
             ));
         }
     };
-    Ok(axum::Json(s.engine.test_rules(&agent, body).await?))
+    Ok(axum::Json(s.engine.test_rules(&agent, NewProposal::read(body)?).await?))
 }
 
 /// The rule "approve and allow similar" would save, in words, before anything is saved.

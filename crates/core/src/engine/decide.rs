@@ -415,18 +415,20 @@ impl Engine {
             });
         }
         let payload = p.approved_payload.as_ref().unwrap_or(&p.payload);
-        let body = serde_json::json!({
-            "kind": p.kind,
-            "payload": payload,
-            "title": p.title,
-            "summary": p.summary,
-            "session_id": p.session_id,
-            "group_id": p.group_id,
-            "supersedes": p.id,
-            "audience": p.audience,
-        });
+        let again = crate::proposal::NewProposal {
+            kind: p.kind.as_str().to_string(),
+            payload: payload.to_value().into_owned(),
+            title: p.title.clone(),
+            summary: p.summary.clone(),
+            session_id: p.session_id.clone(),
+            group_id: p.group_id.clone(),
+            supersedes: Some(p.id.clone()),
+            expires_in: None,
+            lease_secs: None,
+            audience: p.audience.clone(),
+        };
         let origin = Some((actor.by.clone(), actor.channel));
-        let id = self.propose_as(&p.agent, body, None, origin).await?.proposal.id;
+        let id = self.propose_as(&p.agent, again, None, origin).await?.proposal.id;
         self.get(&super::Principal::Owner, &id).await
     }
 }

@@ -3,7 +3,6 @@
 
 use super::Engine;
 use super::envelope::{Envelope, REF_MAX, envelope, refuse_beyond_i_json};
-use crate::canonical::canonical_sha256;
 use crate::error::CoreError;
 use crate::kinds::{PrepareCtx, Prepared, clip};
 use crate::proposal::{NewProposal, Proposal};
@@ -76,15 +75,15 @@ impl Engine {
             .map_err(|e| CoreError::invalid("invalid_payload", format!("could not prepare the payload: {e}")))?
     }
 
-    /// Files a proposal for `agent` from a request body. `idempotency_key` makes retries safe.
+    /// Files a proposal for `agent`, as the route read it. `idempotency_key` makes retries safe.
     /// The proposal comes back as the agent may see it ([`Proposal::for_agent`]).
     pub async fn propose(
         &self,
         agent: &str,
-        body: Value,
+        req: NewProposal,
         idempotency_key: Option<&str>,
     ) -> Result<Proposed, CoreError> {
-        self.propose_as(agent, body, idempotency_key, None).await
+        self.propose_as(agent, req, idempotency_key, None).await
     }
 
     /// [`Engine::propose`], filed by someone else on the agent's behalf (the person retrying a
@@ -92,13 +91,11 @@ impl Engine {
     pub(crate) async fn propose_as(
         &self,
         agent: &str,
-        body: Value,
+        mut req: NewProposal,
         idempotency_key: Option<&str>,
         origin: Option<(String, crate::proposal::Channel)>,
     ) -> Result<Proposed, CoreError> {
-        let idempotency = idempotency_key.map(|k| idempotency(k, &body)).transpose()?;
-        let mut req: NewProposal = crate::strict::from_value(body)
-            .map_err(|e| CoreError::invalid("invalid_request", format!("invalid proposal: {e}")))?;
+        let idempotency = idempotency_key.map(|k| idempotency(k, &req)).transpose()?;
         let cfg = &self.inner.config;
         let Envelope { expires_in, lease_secs, title, summary, session_id, group_id, supersedes, audience } =
             envelope(&mut req, cfg)?;
@@ -211,14 +208,14 @@ impl Engine {
 }
 
 /// An `Idempotency-Key` checked, with the hash of the request it keys.
-fn idempotency(key: &str, body: &Value) -> Result<Idempotency, CoreError> {
+fn idempotency(key: &str, req: &NewProposal) -> Result<Idempotency, CoreError> {
     if key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX || !key.chars().all(|c| c.is_ascii_graphic()) {
         return Err(CoreError::invalid(
             "invalid_idempotency_key",
             format!("an Idempotency-Key is 1-{IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
         ));
     }
-    Ok(Idempotency { key: key.to_string(), request_sha256: canonical_sha256(body) })
+    Ok(Idempotency { key: key.to_string(), request_sha256: req.sha256() })
 }
 
 #[cfg(test)]

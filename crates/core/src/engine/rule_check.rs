@@ -10,7 +10,6 @@ use crate::payloads::KindName;
 use crate::proposal::{NewProposal, Proposal};
 use crate::rules::{Candidate, Compiled, Effect, Facts, Rule, RuleMatch, Subject, describe};
 use crate::time::Timestamp;
-use serde_json::Value;
 
 /// The rule that decides a proposal, with the box an allow runs it in and the hosts that box
 /// reaches.
@@ -116,12 +115,10 @@ impl Engine {
         Ok(m)
     }
 
-    /// What the rules in force say about a proposal `agent` might make (`body` as it would be
+    /// What the rules in force say about a proposal `agent` might make (`req` as it would be
     /// posted). Nothing is stored; the kind validates the payload as it would on posting.
-    pub async fn test_rules(&self, agent: &str, body: Value) -> Result<Verdict, CoreError> {
+    pub async fn test_rules(&self, agent: &str, mut req: NewProposal) -> Result<Verdict, CoreError> {
         crate::names::validate_agent_name(agent)?;
-        let mut req: NewProposal = crate::strict::from_value(body)
-            .map_err(|e| invalid("invalid_request", format!("invalid proposal: {e}")))?;
         super::envelope::envelope(&mut req, &self.inner.config)?;
         let kind = self.inner.kinds.get(&req.kind)?.clone();
         let prepared = self.prepare(&kind, agent, req.payload).await?;

@@ -4,7 +4,7 @@
 
 use super::{Engine, Principal};
 use crate::error::CoreError;
-use crate::proposal::{ErrorInfo, Proposal};
+use crate::proposal::{ErrorInfo, NewProposal, Proposal};
 use crate::status::Status;
 use serde::Serialize;
 use serde_json::Value;
@@ -115,7 +115,10 @@ impl Engine {
                     _ => {
                         m.insert("group_id".into(), Value::String(group_id.clone()));
                         let key = idempotency_key.map(|k| format!("{k}/{index}"));
-                        self.propose(agent, item, key.as_deref()).await.map(|p| p.proposal.for_agent())
+                        match NewProposal::read(item) {
+                            Ok(req) => self.propose(agent, req, key.as_deref()).await.map(|p| p.proposal.for_agent()),
+                            Err(e) => Err(e),
+                        }
                     }
                 },
             };
