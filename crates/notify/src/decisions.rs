@@ -23,6 +23,14 @@ pub(crate) enum Act {
     Open,
 }
 
+/// A button a notifier shows: its key (what a press sends back), what it does and its label.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Button<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) act: Act,
+    pub(crate) label: &'a str,
+}
+
 /// A notification to show: its two lines, its proposal with the hash of the payload it
 /// describes (none for a summary of several), and its buttons with their labels.
 #[derive(Debug, Clone, PartialEq)]
@@ -182,8 +190,8 @@ pub(crate) async fn act(engine: &Engine, host: &dyn Host, click: Click) {
 pub(crate) trait Notifier: Send + Sync + 'static {
     /// The notifier's id of a notification.
     type Id: Eq + Hash + Ord + Copy + Send + Sync + 'static;
-    /// Shows `note`, each button `(key, label)`; its id.
-    async fn show(&self, note: &Note, buttons: &[(&str, &str)]) -> Result<Self::Id, String>;
+    /// Shows `note` with `buttons`; its id.
+    async fn show(&self, note: &Note, buttons: &[Button<'_>]) -> Result<Self::Id, String>;
     /// Closes notification `id` (where the system can).
     async fn close(&self, id: Self::Id);
 }
@@ -191,11 +199,11 @@ pub(crate) trait Notifier: Send + Sync + 'static {
 /// Shows `note` through `n` with fresh keys and remembers it.
 async fn show<N: Notifier>(n: &N, reg: &Registry<N::Id>, note: &Note) {
     let keys = Registry::<N::Id>::keys(note);
-    let buttons: Vec<(&str, &str)> = keys
+    let buttons: Vec<Button<'_>> = keys
         .iter()
         .zip(&note.acts)
         .filter(|((k, _), _)| !k.is_empty())
-        .map(|((k, _), (_, label))| (k.as_str(), *label))
+        .map(|((k, _), (act, label))| Button { key: k.as_str(), act: *act, label })
         .collect();
     match n.show(note, &buttons).await {
         Ok(id) => reg.shown(id, note, keys),
@@ -288,9 +296,9 @@ mod tests {
     #[async_trait::async_trait]
     impl Notifier for StandIn {
         type Id = u64;
-        async fn show(&self, note: &Note, buttons: &[(&str, &str)]) -> Result<u64, String> {
+        async fn show(&self, note: &Note, buttons: &[Button<'_>]) -> Result<u64, String> {
             let mut s = self.shown.lock().unwrap();
-            s.push((note.clone(), buttons.iter().map(|(k, l)| (k.to_string(), l.to_string())).collect()));
+            s.push((note.clone(), buttons.iter().map(|b| (b.key.to_string(), b.label.to_string())).collect()));
             Ok(s.len() as u64)
         }
         async fn close(&self, _id: u64) {}

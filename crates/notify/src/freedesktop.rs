@@ -1,6 +1,6 @@
 //! Notifications through the freedesktop service on the D-Bus session bus (Linux desktops).
 
-use crate::decisions::{Note, Notifier, Registry, act, announce};
+use crate::decisions::{Button, Note, Notifier, Registry, act, announce};
 use crate::{Availability, Host, Options, ServiceInfo};
 use assent_core::Engine;
 use futures_util::StreamExt;
@@ -62,8 +62,8 @@ struct Freedesktop {
 impl Notifier for Freedesktop {
     type Id = u32;
 
-    async fn show(&self, note: &Note, buttons: &[(&str, &str)]) -> Result<u32, String> {
-        let mut actions: Vec<&str> = buttons.iter().flat_map(|(k, l)| [*k, *l]).collect();
+    async fn show(&self, note: &Note, buttons: &[Button<'_>]) -> Result<u32, String> {
+        let mut actions: Vec<&str> = buttons.iter().flat_map(|b| [b.key, b.label]).collect();
         // "default" is the click on the notification itself: it only opens the inbox.
         actions.extend(["default", "Open Assent"]);
         let hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();

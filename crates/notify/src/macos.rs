@@ -14,7 +14,7 @@
 //! desktop app (`Assent.app`) shows notifications; `assent serve` outside a bundle shows none and
 //! says so. Compiled for both Mac targets in the test run; never run here (no Mac).
 
-use crate::decisions::{Act, Note, Notifier, Registry, act, announce};
+use crate::decisions::{Act, Button, Note, Notifier, Registry, act, announce};
 use crate::{Availability, Host, Options, ServiceInfo};
 use assent_core::Engine;
 use objc2::rc::Retained;
@@ -208,7 +208,7 @@ struct Center {
 impl Notifier for Center {
     type Id = u64;
 
-    async fn show(&self, note: &Note, buttons: &[(&str, &str)]) -> Result<u64, String> {
+    async fn show(&self, note: &Note, buttons: &[Button<'_>]) -> Result<u64, String> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         post(id, note, buttons);
         Ok(id)
@@ -225,7 +225,7 @@ impl Notifier for Center {
 /// Posts notification `id`: `note`'s lines, the category of its buttons, and each button's key
 /// by its action. Labels are the category's; a button without a key (no randomness) is absent
 /// from `userInfo`, so pressing it decides nothing.
-fn post(id: u64, note: &Note, buttons: &[(&str, &str)]) {
+fn post(id: u64, note: &Note, buttons: &[Button<'_>]) {
     let content = UNMutableNotificationContent::new();
     content.setTitle(&NSString::from_str(&note.summary));
     content.setBody(&NSString::from_str(&note.body));
@@ -233,10 +233,7 @@ fn post(id: u64, note: &Note, buttons: &[(&str, &str)]) {
     content.setCategoryIdentifier(&NSString::from_str(if decides { DECIDE } else { OPEN_ONLY }));
     let (keys, actions): (Vec<Retained<NSString>>, Vec<Retained<NSString>>) = buttons
         .iter()
-        .filter_map(|(key, label)| {
-            let (a, _) = note.acts.iter().find(|(_, l)| l == label)?;
-            Some((NSString::from_str(key), NSString::from_str(action_id(*a))))
-        })
+        .map(|b| (NSString::from_str(b.key), NSString::from_str(action_id(b.act))))
         .unzip();
     let actions: Vec<&NSString> = actions.iter().map(|a| &**a).collect();
     let keys: Vec<&NSString> = keys.iter().map(|k| &**k).collect();

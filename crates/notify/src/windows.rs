@@ -7,7 +7,7 @@
 //! decision logic as on Linux and macOS (`decisions`). Compiled in the test run (cross-built);
 //! Wine shows no toasts.
 
-use crate::decisions::{Note, Notifier, Registry, act, announce};
+use crate::decisions::{Button, Note, Notifier, Registry, act, announce};
 use crate::{Availability, Host, Options, ServiceInfo};
 use assent_core::Engine;
 use std::sync::Arc;
@@ -80,7 +80,7 @@ fn parse(argument: &str) -> Option<(u64, String)> {
 impl Notifier for Toasts {
     type Id = u64;
 
-    async fn show(&self, note: &Note, buttons: &[(&str, &str)]) -> Result<u64, String> {
+    async fn show(&self, note: &Note, buttons: &[Button<'_>]) -> Result<u64, String> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         toast(id, note, buttons, self.clicks.clone()).map_err(|e| e.to_string())?;
         Ok(id)
@@ -102,7 +102,7 @@ impl Notifier for Toasts {
 fn toast(
     id: u64,
     note: &Note,
-    buttons: &[(&str, &str)],
+    buttons: &[Button<'_>],
     clicks: mpsc::UnboundedSender<(u64, String)>,
 ) -> windows::core::Result<()> {
     let doc = XmlDocument::new()?;
@@ -120,7 +120,7 @@ fn toast(
     visual.AppendChild(&binding)?;
     root.AppendChild(&visual)?;
     let actions = doc.CreateElement(h!("actions"))?;
-    for (key, label) in buttons {
+    for Button { key, label, .. } in buttons {
         let action = doc.CreateElement(h!("action"))?;
         action.SetAttribute(h!("content"), &HSTRING::from(*label))?;
         action.SetAttribute(h!("arguments"), &HSTRING::from(argument(id, key)))?;
