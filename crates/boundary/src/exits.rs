@@ -50,7 +50,7 @@ impl Exits {
 }
 
 /// Whether `pid` is still the process that started at `start`.
-#[cfg(any(target_os = "macos", windows))]
+#[cfg(target_os = "macos")]
 fn same(pid: u32, start: &str) -> bool {
     crate::procs::process(pid).is_some_and(|p| p.start == start)
 }
@@ -133,24 +133,27 @@ impl Drop for Handles {
 #[cfg(windows)]
 #[allow(unsafe_code)]
 mod sys {
-    use super::{Exits, Handles, same};
+    use super::{Exits, Handles};
     use std::time::Duration;
     use windows_sys::Win32::Foundation::{WAIT_OBJECT_0, WAIT_TIMEOUT};
-    use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_SYNCHRONIZE, WaitForMultipleObjects};
+    use windows_sys::Win32::System::Threading::{
+        OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE, WaitForMultipleObjects,
+    };
 
     pub(super) fn watch(processes: &[(u32, String)]) -> Option<Exits> {
         let mut handles = Handles(Vec::new());
         let mut gone = false;
         for (pid, start) in processes {
             // SAFETY: a handle opened for waiting on, kept in `handles` (closed when it drops).
-            let h = unsafe { OpenProcess(PROCESS_SYNCHRONIZE, 0, *pid) };
+            let h = unsafe { OpenProcess(PROCESS_SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, 0, *pid) };
             if h.is_null() {
                 gone = true;
                 continue;
             }
             handles.0.push(h);
-            // Opened first, checked after: the handle names the process that had the id then.
-            gone |= !same(*pid, start);
+            // Its start asked through the handle (no snapshot of every process): the process
+            // the handle names, alive, and the one that started then, not a reused id's.
+            gone |= crate::procs::started(h).as_deref() != Some(start.as_str());
         }
         Some(Exits { gone, handles })
     }

@@ -70,13 +70,11 @@ fn macos(pid: u32) -> Option<Process> {
 #[cfg(windows)]
 #[allow(unsafe_code)]
 fn windows(pid: u32) -> Option<Process> {
-    use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, INVALID_HANDLE_VALUE, WAIT_TIMEOUT};
+    use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
     use windows_sys::Win32::System::Diagnostics::ToolHelp::{
         CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
     };
-    use windows_sys::Win32::System::Threading::{
-        GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE, WaitForSingleObject,
-    };
+    use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE};
     // Its parent, from a snapshot of the processes.
     // SAFETY: a snapshot handle is closed below; the entries are PROCESSENTRY32W with their size set.
     let parent = unsafe {
@@ -97,21 +95,39 @@ fn windows(pid: u32) -> Option<Process> {
         CloseHandle(snap);
         found?
     };
-    // Alive (its handle not signalled), and when it was made.
-    // SAFETY: the process handle is checked and closed; the times are written into FILETIMEs.
-    unsafe {
+    // SAFETY: the process handle is checked, used and closed here.
+    let start = unsafe {
         let h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_SYNCHRONIZE, 0, pid);
         if h.is_null() {
             return None;
         }
-        let alive = WaitForSingleObject(h, 0) == WAIT_TIMEOUT;
-        let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
-        let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-        let timed = GetProcessTimes(h, &mut created, &mut exited, &mut kernel, &mut user) != 0;
+        let start = started(h);
         CloseHandle(h);
-        let start = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
-        (alive && timed).then(|| Process { parent, start: start.to_string() })
-    }
+        start
+    };
+    Some(Process { parent, start: start? })
+}
+
+/// When the process behind `h` started (its creation time in 100 ns), while it is alive (its
+/// handle not signalled); `h` is opened for `PROCESS_QUERY_LIMITED_INFORMATION` and
+/// `PROCESS_SYNCHRONIZE`. Asked through a handle, it names the process the handle was opened on,
+/// never a later one given the same id.
+#[cfg(windows)]
+#[allow(unsafe_code)]
+pub(crate) fn started(h: windows_sys::Win32::Foundation::HANDLE) -> Option<String> {
+    use windows_sys::Win32::Foundation::{FILETIME, WAIT_TIMEOUT};
+    use windows_sys::Win32::System::Threading::{GetProcessTimes, WaitForSingleObject};
+    let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: `h` is an open process handle (the caller's); the times are written into FILETIMEs.
+    let (alive, timed) = unsafe {
+        (
+            WaitForSingleObject(h, 0) == WAIT_TIMEOUT,
+            GetProcessTimes(h, &mut created, &mut exited, &mut kernel, &mut user) != 0,
+        )
+    };
+    let start = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
+    (alive && timed).then(|| start.to_string())
 }
 
 #[cfg(test)]

@@ -231,10 +231,8 @@ fn post(id: u64, note: &Note, buttons: &[Button<'_>]) {
     content.setBody(&NSString::from_str(&note.body));
     let decides = note.acts.iter().any(|(a, _)| *a != Act::Open);
     content.setCategoryIdentifier(&NSString::from_str(if decides { DECIDE } else { OPEN_ONLY }));
-    let (keys, actions): (Vec<Retained<NSString>>, Vec<Retained<NSString>>) = buttons
-        .iter()
-        .map(|b| (NSString::from_str(b.key), NSString::from_str(action_id(b.act))))
-        .unzip();
+    let (keys, actions): (Vec<Retained<NSString>>, Vec<Retained<NSString>>) =
+        buttons.iter().map(|b| (NSString::from_str(b.key), NSString::from_str(action_id(b.act)))).unzip();
     let actions: Vec<&NSString> = actions.iter().map(|a| &**a).collect();
     let keys: Vec<&NSString> = keys.iter().map(|k| &**k).collect();
     let info: Retained<NSDictionary<NSString, NSString>> = NSDictionary::from_slices(&actions, &keys);
