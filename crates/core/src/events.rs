@@ -3,8 +3,9 @@
 //! keyed by id, so that a decision wakes exactly its waiters, not every open wait.
 
 use crate::error::CoreError;
-use crate::proposal::{Proposal, ProposalSummary};
+use crate::proposal::Proposal;
 use crate::status::Status;
+use crate::time::Timestamp;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -191,6 +192,63 @@ impl EventBus {
     /// A new subscription.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.tx.subscribe()
+    }
+}
+
+/// The small form of a proposal carried by events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalSummary {
+    /// Id.
+    pub id: String,
+    /// Kind.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub kind: crate::payloads::KindName,
+    /// Agent.
+    pub agent: String,
+    /// The node that received it (team store).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub node: Option<String>,
+    /// The agent's title.
+    pub title: Option<String>,
+    /// Status.
+    pub status: Status,
+    /// Settled for its kind.
+    pub settled: bool,
+    /// Session.
+    pub session_id: Option<String>,
+    /// Group.
+    pub group_id: Option<String>,
+    /// Revises.
+    pub supersedes: Option<String>,
+    /// Created.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+    /// Expiry.
+    pub expires_at: Timestamp,
+}
+
+impl ProposalSummary {
+    /// The small form of `p`, sent on the event stream.
+    pub fn of(p: &Proposal) -> ProposalSummary {
+        ProposalSummary {
+            id: p.id.clone(),
+            kind: p.kind,
+            agent: p.agent.clone(),
+            node: p.node.clone(),
+            title: p.title.clone(),
+            status: p.status,
+            settled: p.settled,
+            session_id: p.session_id.clone(),
+            group_id: p.group_id.clone(),
+            supersedes: p.supersedes.clone(),
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+            expires_at: p.expires_at,
+        }
     }
 }
 

@@ -298,61 +298,6 @@ impl Proposal {
         self.preview = self.preview.for_agent();
         self
     }
-
-    /// The small form sent on the event stream.
-    pub fn summary_view(&self) -> ProposalSummary {
-        ProposalSummary {
-            id: self.id.clone(),
-            kind: self.kind,
-            agent: self.agent.clone(),
-            node: self.node.clone(),
-            title: self.title.clone(),
-            status: self.status,
-            settled: self.settled,
-            session_id: self.session_id.clone(),
-            group_id: self.group_id.clone(),
-            supersedes: self.supersedes.clone(),
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-            expires_at: self.expires_at,
-        }
-    }
-}
-
-/// The small form of a proposal carried by events.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ProposalSummary {
-    /// Id.
-    pub id: String,
-    /// Kind.
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub kind: crate::payloads::KindName,
-    /// Agent.
-    pub agent: String,
-    /// The node that received it (team store).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub node: Option<String>,
-    /// The agent's title.
-    pub title: Option<String>,
-    /// Status.
-    pub status: Status,
-    /// Settled for its kind.
-    pub settled: bool,
-    /// Session.
-    pub session_id: Option<String>,
-    /// Group.
-    pub group_id: Option<String>,
-    /// Revises.
-    pub supersedes: Option<String>,
-    /// Created.
-    pub created_at: Timestamp,
-    /// Last change.
-    pub updated_at: Timestamp,
-    /// Expiry.
-    pub expires_at: Timestamp,
 }
 
 // Read at the API's route (strictly: an unknown field is 422); the engine checks its envelope

@@ -102,7 +102,7 @@ impl Ledger {
     /// hear of it, as new (`from` none) or as having left `from`.
     pub(crate) fn heard(&self, p: &Proposal, from: Option<Status>) {
         self.waiters.notify(p);
-        let proposal = p.summary_view();
+        let proposal = crate::events::ProposalSummary::of(p);
         self.bus.publish(match from {
             None => Event::Created { proposal },
             Some(from) => Event::Updated { proposal, from },

@@ -306,7 +306,7 @@ impl Engine {
 
     /// Whether the proposal `p` is agent `agent`'s own: its name, on this node (an agent's
     /// name is only good on the node it belongs to).
-    pub fn belongs_to(&self, agent: &str, p: &crate::proposal::ProposalSummary) -> bool {
+    pub fn belongs_to(&self, agent: &str, p: &crate::events::ProposalSummary) -> bool {
         p.agent == agent && self.is_here(&p.node)
     }
 
