@@ -238,23 +238,37 @@ pub enum RemoteChange {
     Resync,
 }
 
-/// The storage the engine runs on.
+/// The storage the engine runs on: the filing of proposals ([`Filing`]) and every other
+/// record ([`Records`]). The engine's ledger alone holds a `Store`; the rest of the engine
+/// reaches the store as [`Records`], which cannot file or move a proposal.
+pub trait Store: Filing + Records {}
+
+impl<T: Filing + Records + ?Sized> Store for T {}
+
+/// How proposals are filed and moved: the writes whose news the ledger announces once they are
+/// committed.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Filing: Send + Sync + 'static {
     /// Inserts a proposal (idempotency, pending limit and supersession checked atomically)
     /// and appends its audit row. Returns only once the row is durable.
     async fn insert(&self, rec: NewRecord) -> Result<Inserted, CoreError>;
     /// Applies transitions. With `atomic`, all apply or none (a conflict rolls all back and
     /// is reported as such); without, each stands alone.
     async fn transition(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError>;
+}
+
+/// Everything stored but the filing of proposals: reading them, and agents, rules, credentials,
+/// devices, keys and the upkeep that changes no proposal's status.
+#[async_trait]
+pub trait Records: Send + Sync + 'static {
     /// One proposal.
     async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError>;
     /// A page of proposals with their positions, newest first.
     async fn list(&self, q: &ListQuery) -> Result<Vec<(i64, Proposal)>, CoreError>;
-    /// [`Store::list`] as a list shows it: each proposal's stored gist instead of its payload
+    /// [`Records::list`] as a list shows it: each proposal's stored gist instead of its payload
     /// and preview, which are not read (see [`crate::light`]).
     async fn list_rows(&self, q: &ListQuery) -> Result<Vec<(i64, crate::light::Listed)>, CoreError>;
-    /// One proposal as [`Store::list_rows`] has it: its status and its payload's hash without
+    /// One proposal as [`Records::list_rows`] has it: its status and its payload's hash without
     /// its payload read.
     async fn get_row(&self, id: &str) -> Result<Option<crate::light::Listed>, CoreError>;
 

@@ -156,11 +156,14 @@ fn the_engines_parts_keep_their_state() {
 }
 
 /// A proposal is filed and moved through the ledger alone (`engine/ledger.rs`), where "announce
-/// after commit" is said once: in the engine's other sources, every call with the shape of the
-/// store's `transition` (two arguments) or `insert` (one) is made on the ledger, however the
-/// store was reached (a variable of any name, a method chain), and none names `Store::insert`
-/// or `Store::transition` as a path. Read with a parser; tried with a store held in a variable
-/// `s` (`s.transition(ts, true)`), which fails it.
+/// after commit" is said once. The types hold it first: the ledger alone holds the store's
+/// `Filing`, and hands the rest of the engine its `Records`, which cannot file or move a
+/// proposal. This holds it on the sources too, should a `Store` reach the engine another way: in
+/// the engine's other sources, every call with the shape of `transition` (two arguments) or
+/// `insert` (one) is made on the ledger, however the store was reached (a variable of any name,
+/// a method chain), and none names `Store::`/`Filing::insert` or `transition` as a path. Read
+/// with a parser; tried with a store held in a variable `s` (`s.transition(ts, true)`), which
+/// fails it.
 #[test]
 fn proposals_change_through_the_ledger_alone() {
     use syn::visit::Visit;
@@ -185,7 +188,7 @@ fn proposals_change_through_the_ledger_alone() {
             if let syn::Expr::Path(p) = &*c.func {
                 let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
                 if names.len() >= 2
-                    && names.iter().any(|n| n == "Store")
+                    && names.iter().any(|n| n == "Store" || n == "Filing")
                     && names.last().is_some_and(|n| n == "transition" || n == "insert")
                 {
                     self.0.push(format!("`{}(..)`", names.join("::")));

@@ -12,7 +12,9 @@ use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Proposal};
 use assent_core::remote::{Device, LogEntry};
 use assent_core::rules::{Facts, Rule, RuleLogEntry};
 use assent_core::status::Status;
-use assent_core::store::{Inserted, ListQuery, NewRecord, ReceiptKey, RemoteChange, Store, Transition, Transitioned};
+use assent_core::store::{
+    Filing, Inserted, ListQuery, NewRecord, ReceiptKey, Records, RemoteChange, Transition, Transitioned,
+};
 use assent_core::time::Timestamp;
 use async_trait::async_trait;
 use serde_json::Value;
@@ -98,7 +100,7 @@ macro_rules! write_op {
 }
 
 #[async_trait]
-impl<B: Backend> Store for SqlStore<B> {
+impl<B: Backend> Filing for SqlStore<B> {
     async fn insert(&self, rec: NewRecord) -> Result<Inserted, CoreError> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.0.jobs().send(Job::Insert(Box::new(rec), reply)).await.map_err(|_| StoreError::Closed)?;
@@ -108,7 +110,10 @@ impl<B: Backend> Store for SqlStore<B> {
     async fn transition(&self, ts: Vec<Transition>, atomic: bool) -> Result<Vec<Transitioned>, CoreError> {
         write_op!(self, |c, node| ops::transitions(c, node, &ts, atomic))
     }
+}
 
+#[async_trait]
+impl<B: Backend> Records for SqlStore<B> {
     async fn get(&self, id: &str) -> Result<Option<Proposal>, CoreError> {
         self.0.get(id).await
     }

@@ -6,7 +6,7 @@
 
 use assent_core::proposal::{Channel, Proposal};
 use assent_core::status::Status;
-use assent_core::store::{Inserted, ListQuery, NewRecord, Store, Transition, Transitioned};
+use assent_core::store::{Filing, Inserted, ListQuery, NewRecord, Records, Transition, Transitioned};
 use assent_core::time::Timestamp;
 use assent_store::SqliteStore;
 use serde_json::json;

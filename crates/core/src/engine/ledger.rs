@@ -4,15 +4,17 @@
 //! it (a lease dropped, a write carried out, an expiry planned: `Engine::follow_up`).
 //!
 //! The event bus and the waiters are the ledger's own: nothing else can publish a proposal's
-//! change or wake its waiters. The store is reached through [`Ledger::store`] for reads and for
-//! what is not a proposal's change (agents, rules, keys); a proposal is filed and moved only
-//! here (`crates/core/tests/layers.rs` reads the engine's sources and holds it so).
+//! change or wake its waiters. The store is the ledger's too: the rest of the engine reaches it
+//! through [`Ledger::store`] as its [`Records`] (reads, and what is not a proposal's change:
+//! agents, rules, keys), which have no way to file or move a proposal; only the ledger holds its
+//! [`crate::store::Filing`] (and `crates/core/tests/layers.rs` reads the engine's sources for a
+//! call of that shape elsewhere).
 
 use crate::error::CoreError;
 use crate::events::{Event, EventBus, Waiters};
 use crate::proposal::Proposal;
 use crate::status::Status;
-use crate::store::{Inserted, NewRecord, Store, Transition, Transitioned};
+use crate::store::{Inserted, NewRecord, Records, Store, Transition, Transitioned};
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -45,9 +47,10 @@ impl Ledger {
         Ledger { store, bus: EventBus::new(capacity), waiters: Waiters::default() }
     }
 
-    /// The store: for reads, and for what is not a proposal's change.
-    pub(crate) fn store(&self) -> &Arc<dyn Store> {
-        &self.store
+    /// The store for reads, and for what is not a proposal's change: its [`Records`], which
+    /// cannot file or move a proposal.
+    pub(crate) fn store(&self) -> &dyn Records {
+        &*self.store
     }
 
     /// The open waits on proposals.

@@ -203,7 +203,7 @@ fn set_of(cands: Vec<Candidate>) -> RuleSet {
 }
 
 /// The rules in force, compiled, at the rule log's position read before them.
-pub(super) async fn load(store: &dyn crate::store::Store) -> Result<RuleSet, CoreError> {
+pub(super) async fn load(store: &dyn crate::store::Records) -> Result<RuleSet, CoreError> {
     let seq = store.rule_seq().await?;
     Ok(compile(&store.rules().await?).at_seq(seq))
 }
@@ -249,7 +249,7 @@ impl Engine {
     }
 
     async fn reload_rules_locked(&self) -> Result<(), CoreError> {
-        let set = load(self.inner.ledger.store().as_ref()).await?;
+        let set = load(self.inner.ledger.store()).await?;
         self.inner.rules.put(set);
         Ok(())
     }
@@ -354,7 +354,7 @@ impl Engine {
     /// Puts the built-in read-only rule in force on a home that never had it: once, so that a
     /// person who removed it (turned it off) keeps it off. Removing it is logged like any rule.
     pub(super) async fn seed_builtin_rules(&self) {
-        let store = self.inner.ledger.store().as_ref();
+        let store = self.inner.ledger.store();
         match store.rule(BUILTIN_READ_ONLY_ID).await {
             Ok(Some(_)) => return,
             Ok(None) => {}
