@@ -66,7 +66,10 @@ pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 /// its place is not read, and opening it never blocks.
 pub fn read_json(file: &Path) -> Option<Value> {
     let text = read_small(file)?;
-    jsonc_parser::cst::CstRootNode::parse(&text, &jsonc_parser::ParseOptions::default()).ok()?.to_serde_value()
+    // The parser's syntax tree alone (no comments or tokens kept): what a read needs, where
+    // `assent connect`'s edits, which keep comments, use the concrete tree.
+    let options = jsonc_parser::CollectOptions::default();
+    jsonc_parser::parse_to_ast(&text, &options, &jsonc_parser::ParseOptions::default()).ok()?.value.map(Into::into)
 }
 
 /// The text of the regular file `file` (a link followed), when it is at most
