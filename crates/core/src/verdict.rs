@@ -63,8 +63,17 @@ pub fn verdict_of(p: &Proposal) -> Verdict {
                 let hosts = d.map(|d| d.hosts.clone()).unwrap_or_default();
                 return Verdict::Confined { proposal: p.id.clone(), confine, by_rule, hosts };
             }
-            let edited = d.is_some_and(|d| d.edited_payload.is_some());
-            Verdict::Allow(edited.then(|| p.approved_input().unwrap_or(Value::Null)))
+            if d.is_none_or(|d| d.edited_payload.is_none()) {
+                return Verdict::Allow(None);
+            }
+            // The person approved an edit: the edited input runs, or nothing does (never the
+            // agent's own input in its place).
+            match p.approved_input() {
+                Some(input) => Verdict::Allow(Some(input)),
+                None => Verdict::Deny(
+                    "Approved in Assent with an edit that cannot be read here as a tool call: nothing runs; look at it in Assent".into(),
+                ),
+            }
         }
         Status::Rejected => Verdict::Deny(match d.and_then(|d| d.reason.as_deref()) {
             Some(r) => format!("Rejected in Assent: {r}"),
@@ -112,6 +121,14 @@ mod tests {
             json!({"tool": "Bash", "input": {"command": "ls"}}),
         );
         assert_eq!(verdict_of(&edited), Verdict::Allow(Some(json!({"command": "ls"}))));
+        // An edit that does not read as a call (a newer server's field, a damaged record): the
+        // agent's own input never runs in its place.
+        let unreadable = proposal(
+            "approved",
+            decision(json!({"edited_payload": {"tool": "Bash", "input": {"command": "ls"}, "later": 1}})),
+            json!({"tool": "Bash", "input": {"command": "ls"}, "later": 1}),
+        );
+        assert!(matches!(verdict_of(&unreadable), Verdict::Deny(m) if m.contains("nothing runs")));
         let rejected = proposal("rejected", decision(json!({"outcome": "reject", "reason": "not now"})), Value::Null);
         assert_eq!(verdict_of(&rejected), Verdict::Deny("Rejected in Assent: not now".into()));
         let refined =
