@@ -3,7 +3,7 @@
 //! payload its kind prepared and the store reads rows back typed, so from the route to the
 //! receipt a payload is a [`Payload`]; the JSON form is what a list row (which reads no
 //! payload), a payload pruned after the retention, or a proposal read off the wire (where the
-//! kind is a sibling field) holds, and is read typed on demand ([`Held::of`]).
+//! kind is a sibling field) holds, and is read typed where it is used ([`Held::of`]).
 
 use crate::payloads::{KindName, Payload};
 use serde::{Deserialize, Serialize};
@@ -29,14 +29,6 @@ impl Held {
         match Payload::read(kind, &v) {
             Ok(p) if p.to_value() == v => Held::Typed(p),
             _ => Held::Json(v),
-        }
-    }
-
-    /// This, typed as `kind`'s where it is JSON that reads so (see [`Held::read`]).
-    pub fn typed_as(self, kind: KindName) -> Held {
-        match self {
-            Held::Json(v) => Held::read(kind, v),
-            typed => typed,
         }
     }
 
@@ -78,11 +70,6 @@ impl Held {
     pub fn sha256(&self) -> String {
         crate::canonical::canonical_sha256(&self.to_value())
     }
-
-    /// Whether nothing is held (a list's row, which reads no payload).
-    pub fn is_null(&self) -> bool {
-        matches!(self, Held::Json(Value::Null))
-    }
 }
 
 impl Default for Held {
@@ -116,17 +103,14 @@ impl PartialEq<Value> for Held {
 impl Serialize for Held {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Held::Typed(Payload::ToolCall(p)) => p.serialize(s),
-            Held::Typed(Payload::FileWrite(p)) => p.serialize(s),
-            Held::Typed(Payload::FileDelete(p)) => p.serialize(s),
-            Held::Typed(Payload::HttpRequest(p)) => p.serialize(s),
+            Held::Typed(p) => p.serialize(s),
             Held::Json(v) => v.serialize(s),
         }
     }
 }
 
 /// Read as JSON: a payload on the wire comes without its kind (a sibling field), so it is typed
-/// where it is used ([`Held::of`]) or with the kind at hand ([`Held::typed_as`]).
+/// where it is used ([`Held::of`]).
 impl<'de> Deserialize<'de> for Held {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Value::deserialize(d).map(Held::Json)
@@ -159,10 +143,10 @@ mod tests {
         // Off the wire it is JSON until typed with its kind.
         let wire: Held = serde_json::from_value(call.clone()).unwrap_or_default();
         assert!(matches!(&wire, Held::Json(v) if *v == call));
-        let typed = wire.clone().typed_as(KindName::ToolCall);
+        let typed = Held::read(KindName::ToolCall, call.clone());
         assert!(typed.typed().is_some());
         assert_eq!(typed, wire, "equal as JSON, however held");
         assert_ne!(typed, Held::read(KindName::ToolCall, json!({"tool": "Bash", "input": {"command": "ls -a"}})));
-        assert!(Held::default().is_null());
+        assert_eq!(Held::default(), Value::Null);
     }
 }

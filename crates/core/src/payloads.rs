@@ -232,14 +232,8 @@ impl Payload {
 
     /// The payload as it is stored, shown and hashed: its kind's fields as JSON.
     pub fn to_value(&self) -> Value {
-        let v = match self {
-            Payload::ToolCall(p) => serde_json::to_value(p),
-            Payload::FileWrite(p) => serde_json::to_value(p),
-            Payload::FileDelete(p) => serde_json::to_value(p),
-            Payload::HttpRequest(p) => serde_json::to_value(p),
-        };
         // Structs of strings, maps with string keys and JSON values always serialize.
-        v.unwrap_or(Value::Null)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Its kind.
@@ -255,6 +249,18 @@ impl Payload {
     /// Why a kind handed this payload cannot carry it out: it is of another kind.
     pub fn not_of(&self, kind: KindName) -> String {
         format!("a {} payload was handed to {kind}", self.kind())
+    }
+}
+
+/// Serialized as its kind's fields alone (the kind is the proposal's own field).
+impl Serialize for Payload {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Payload::ToolCall(p) => p.serialize(s),
+            Payload::FileWrite(p) => p.serialize(s),
+            Payload::FileDelete(p) => p.serialize(s),
+            Payload::HttpRequest(p) => p.serialize(s),
+        }
     }
 }
 

@@ -215,31 +215,13 @@ impl Proposal {
         self.payload.of(self.kind)
     }
 
-    /// The payload approved (the edit, when the person edited it) as its kind's, or why it is not
-    /// one; none unless approved.
-    pub fn approved(&self) -> Option<Result<std::borrow::Cow<'_, Payload>, String>> {
-        self.approved_payload.as_ref().map(|a| a.of(self.kind))
-    }
-
     /// The input of the approved call (the person's edit, when they edited it), when this is an
     /// approved tool call whose approved payload reads as one.
     pub fn approved_input(&self) -> Option<Value> {
-        match &*self.approved()?.ok()? {
+        match &*self.approved_payload.as_ref()?.of(self.kind).ok()? {
             Payload::ToolCall(call) => Some(call.input.clone()),
             _ => None,
         }
-    }
-
-    /// The proposal with what it holds as JSON typed by its kind where it reads so (see
-    /// [`Held::read`]): a proposal read off the wire, or a row's decision.
-    pub fn typed(mut self) -> Self {
-        let kind = self.kind;
-        self.payload = std::mem::take(&mut self.payload).typed_as(kind);
-        self.approved_payload = self.approved_payload.take().map(|a| a.typed_as(kind));
-        if let Some(d) = self.decision.as_mut() {
-            d.edited_payload = d.edited_payload.take().map(|e| e.typed_as(kind));
-        }
-        self
     }
 
     /// A proposal of an applied kind, being applied, with `payload` and `base` and nothing

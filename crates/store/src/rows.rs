@@ -5,7 +5,6 @@ use assent_core::error::StoreError;
 use assent_core::held::Held;
 use assent_core::light::{Gist, Listed};
 use assent_core::payloads::Payload;
-use assent_core::preview::Preview;
 use assent_core::proposal::{AgentInfo, AuditEntry, Channel, Decision, Proposal};
 use assent_core::status::{KindClass, Status};
 use assent_core::time::Timestamp;
@@ -45,6 +44,16 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
     // Typed as its kind's where it reads so and writes back the same (see `Held::read`); what
     // was kept of a pruned one is held as kept (its long strings are their sizes and hashes).
     let held = |v: Value| if pruned_at.is_some() { Held::Json(v) } else { Held::read(kind, v) };
+    let payload = held(json(row, "payload")?.unwrap_or_default());
+    // The stored preview leaves out what a written file's content holds: filled in from it.
+    let preview = {
+        let typed = payload.of(kind).ok();
+        let content = match typed.as_deref() {
+            Some(Payload::FileWrite(w)) => Some(w.content.as_str()),
+            _ => None,
+        };
+        assent_core::stored::expand(content, json(row, "preview")?.unwrap_or_default())
+    };
     let mut p = Proposal {
         id: g("id")?,
         kind,
@@ -52,8 +61,8 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         node: row.node()?,
         title: go("title")?,
         summary: go("summary")?,
-        payload: held(json(row, "payload")?.unwrap_or_default()),
-        preview: Preview::Unreadable { raw: Value::Null },
+        payload,
+        preview,
         base: json(row, "base")?,
         session_id: go("session_id")?,
         group_id: go("group_id")?,
@@ -75,16 +84,6 @@ pub(crate) fn proposal(row: &dyn Cols) -> Result<Proposal, StoreError> {
         pruned_at,
         class,
     };
-    // The stored preview leaves out what a written file's content holds: filled in from it.
-    let preview: Value = json(row, "preview")?.unwrap_or_default();
-    let typed = p.payload.of(kind).ok();
-    let content = match typed.as_deref() {
-        Some(Payload::FileWrite(w)) => Some(w.content.as_str()),
-        _ => None,
-    };
-    let preview = assent_core::stored::expand(content, preview);
-    drop(typed);
-    p.preview = preview;
     p.refresh_derived();
     Ok(p)
 }

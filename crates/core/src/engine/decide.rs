@@ -195,8 +195,11 @@ impl Engine {
             Outcome::Reject => Action::Reject,
             Outcome::Refine => Action::Refine,
         };
+        // The stored payload's hash, once: what the person was shown and, unedited, what an
+        // approval binds.
+        let shown = p.payload.sha256();
         if let Some(seen) = &req.seen
-            && *seen != p.payload.sha256()
+            && *seen != shown
         {
             return Err(CoreError::invalid(
                 "not_what_was_shown",
@@ -248,7 +251,7 @@ impl Engine {
         };
         let edited_payload = edited.clone().map(Held::Typed);
         let approved_sha256 =
-            (req.outcome == Outcome::Approve).then(|| edited_payload.as_ref().unwrap_or(&p.payload).sha256());
+            (req.outcome == Outcome::Approve).then(|| edited_payload.as_ref().map_or(shown, Held::sha256));
         let mut detail = serde_json::json!({
             "outcome": req.outcome,
             "reason": reason,
